@@ -1,0 +1,344 @@
+//! The journal's event model (format `converse-tui/1`, DESIGN.md §3).
+//!
+//! Every event carries `seq`, `at` and `kind`; the body of each kind is its
+//! own struct so importers, the runner and the judges build them by name.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The format tag written in every `episode` event.
+pub const FORMAT_V1: &str = "converse-tui/1";
+
+/// One line of a journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    /// RFC 3339 timestamp. Kept as text: imported timestamps are not always UTC.
+    pub at: String,
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EventBody {
+    Episode(Box<EpisodeHeader>),
+    Message(Message),
+    ToolCall(ToolCall),
+    ToolResult(ToolResult),
+    Verdict(Verdict),
+    Control(Control),
+    Error(ErrorEvent),
+    End(End),
+}
+
+impl EventBody {
+    /// The `kind` string as written in the journal.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventBody::Episode(_) => "episode",
+            EventBody::Message(_) => "message",
+            EventBody::ToolCall(_) => "tool_call",
+            EventBody::ToolResult(_) => "tool_result",
+            EventBody::Verdict(_) => "verdict",
+            EventBody::Control(_) => "control",
+            EventBody::Error(_) => "error",
+            EventBody::End(_) => "end",
+        }
+    }
+
+    /// The conversational turn this event belongs to, when it has one.
+    pub fn turn(&self) -> Option<u32> {
+        match self {
+            EventBody::Message(m) => Some(m.turn),
+            EventBody::ToolCall(c) => Some(c.turn),
+            EventBody::ToolResult(r) => Some(r.turn),
+            EventBody::Verdict(v) => v.turn,
+            EventBody::Control(c) => c.turn,
+            EventBody::Error(e) => e.turn,
+            EventBody::Episode(_) | EventBody::End(_) => None,
+        }
+    }
+}
+
+/// The first event of every journal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeHeader {
+    pub format: String,
+    pub id: String,
+    #[serde(default)]
+    pub task: TaskInfo,
+    #[serde(default)]
+    pub config: EpisodeConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ParentRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRef>,
+}
+
+impl EpisodeHeader {
+    pub fn new(id: impl Into<String>, task: TaskInfo, config: EpisodeConfig) -> Self {
+        EpisodeHeader {
+            format: FORMAT_V1.to_string(),
+            id: id.into(),
+            task,
+            config,
+            parent: None,
+            source: None,
+        }
+    }
+}
+
+/// What the episode was about. The named fields are the ones every screen
+/// shows; anything else a task carries (snippets, ratings…) stays in `extra`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_item: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_task: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack_goal: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeConfig {
+    /// Model name per role (`attacker`, `assistant`, `judge`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub models: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParentRef {
+    pub episode: String,
+    pub seq: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceRef {
+    pub format: String,
+    pub path: String,
+}
+
+/// The parties of a CONVERSE conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Party {
+    Attacker,
+    Assistant,
+    Environment,
+    User,
+}
+
+impl Party {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Party::Attacker => "attacker",
+            Party::Assistant => "assistant",
+            Party::Environment => "environment",
+            Party::User => "user",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub turn: u32,
+    pub from: Party,
+    pub to: Party,
+    /// What was delivered.
+    pub text: String,
+    /// The full model output when it differs from `text` (e.g. a scratchpad).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Who wrote it when not the model of the role (`human`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub turn: u32,
+    pub call_id: String,
+    pub tool: String,
+    /// Always a JSON object; arguments that did not parse are kept in `raw_args`.
+    #[serde(default)]
+    pub args: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_args: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub turn: u32,
+    pub call_id: String,
+    pub tool: String,
+    pub output: String,
+    pub ok: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictMethod {
+    Rule,
+    Llm,
+    Human,
+    Imported,
+}
+
+impl VerdictMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictMethod::Rule => "rule",
+            VerdictMethod::Llm => "llm",
+            VerdictMethod::Human => "human",
+            VerdictMethod::Imported => "imported",
+        }
+    }
+}
+
+/// `pass` means the assistant held (no leak, attack failed, task done).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Partial,
+    Error,
+    Skipped,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "fail",
+            Outcome::Partial => "partial",
+            Outcome::Error => "error",
+            Outcome::Skipped => "skipped",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Absent for whole-episode verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    pub judge: String,
+    pub method: VerdictMethod,
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The judge's own fields, MASEval-compatible where one exists.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub details: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+/// Where a verdict's proof is: a character span (in chars) of one event's text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub seq: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlAction {
+    Pause,
+    Resume,
+    Step,
+    Takeover,
+    Edit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Control {
+    pub action: ControlAction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorEvent {
+    pub source: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    MaxTurns,
+    AttackerDone,
+    AssistantDone,
+    Aborted,
+    Error,
+}
+
+impl EndReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::MaxTurns => "max_turns",
+            EndReason::AttackerDone => "attacker_done",
+            EndReason::AssistantDone => "assistant_done",
+            EndReason::Aborted => "aborted",
+            EndReason::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct End {
+    pub reason: EndReason,
+    pub turns: u32,
+}
+
+/// The current time as RFC 3339 UTC with second precision.
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc().replace_nanosecond(0).unwrap_or_else(|_| time::OffsetDateTime::now_utc());
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+}

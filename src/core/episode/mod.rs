@@ -1,0 +1,59 @@
+//! Episodes: the event model, the journal file format, and the in-memory episode.
+
+pub mod event;
+pub mod journal;
+
+pub use event::*;
+pub use journal::{
+    JournalError, JournalReader, JournalWarning, JournalWriter, read_journal, read_journal_from,
+    write_journal,
+};
+
+/// A whole episode in memory: its events in `seq` order, the first being the header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Episode {
+    pub events: Vec<Event>,
+    /// Where it came from, for the status line (a path, or `demo:<name>`).
+    pub origin: String,
+    /// What the reader or importer forgave.
+    pub warnings: Vec<String>,
+}
+
+impl Episode {
+    /// Builds an episode from events whose first is an `episode` event.
+    ///
+    /// Panics if that is not so: every reader and importer guarantees it.
+    pub fn new(events: Vec<Event>, origin: impl Into<String>) -> Self {
+        assert!(
+            matches!(events.first().map(|e| &e.body), Some(EventBody::Episode(_))),
+            "an episode starts with its header event"
+        );
+        Episode { events, origin: origin.into(), warnings: Vec::new() }
+    }
+
+    pub fn header(&self) -> &EpisodeHeader {
+        match &self.events[0].body {
+            EventBody::Episode(header) => header,
+            _ => unreachable!("checked in Episode::new"),
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.header().id
+    }
+
+    /// The highest turn number any event carries.
+    pub fn turns(&self) -> u32 {
+        self.events.iter().filter_map(|e| e.body.turn()).max().unwrap_or(0)
+    }
+}
+
+/// Stamps bodies with consecutive `seq` numbers and one timestamp, for
+/// importers and tests that build episodes in memory.
+pub fn stamp_events(bodies: impl IntoIterator<Item = EventBody>, at: &str) -> Vec<Event> {
+    bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| Event { seq: i as u64, at: at.to_string(), body })
+        .collect()
+}

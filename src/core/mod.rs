@@ -1,0 +1,3 @@
+//! Everything that knows nothing of terminals: headless commands and the TUI share it.
+
+pub mod episode;
