@@ -4,4 +4,5 @@
 //! `app` (state and `update`), `ui` (`draw`), `tui` (terminal and loop),
 //! `headless` (commands without a screen).
 
+pub mod config;
 pub mod core;

@@ -1,0 +1,5 @@
+//! Configuration: paths, the config file, the keymap and themes.
+
+pub mod paths;
+
+pub use paths::Paths;
