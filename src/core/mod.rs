@@ -1,3 +1,4 @@
 //! Everything that knows nothing of terminals: headless commands and the TUI share it.
 
 pub mod episode;
+pub mod sanitize;
