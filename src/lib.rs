@@ -4,5 +4,8 @@
 //! `app` (state and `update`), `ui` (`draw`), `tui` (terminal and loop),
 //! `headless` (commands without a screen).
 
+pub mod app;
 pub mod config;
 pub mod core;
+pub mod tui;
+pub mod ui;

@@ -1,5 +1,9 @@
 //! Configuration: paths, the config file, the keymap and themes.
 
+pub mod keymap;
 pub mod paths;
+pub mod theme;
 
+pub use keymap::Keymap;
 pub use paths::Paths;
+pub use theme::Theme;

@@ -1,0 +1,21 @@
+//! Inputs to `update` and the effects it asks the loop to carry out.
+
+use std::time::Duration;
+
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resize(u16, u16),
+    /// Time passed (drives autoplay). Carried in the action so `update` never reads a clock.
+    Tick(Duration),
+}
+
+/// What `update` cannot do itself because it does no I/O.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+}

@@ -1,0 +1,17 @@
+//! Application state and `update()`: keys and runner events become state
+//! changes; nothing here draws or does I/O.
+
+pub mod action;
+pub mod autoplay;
+pub mod browser;
+pub mod detail;
+pub mod layout;
+pub mod pane;
+pub mod state;
+pub mod update;
+pub mod view;
+pub mod wrap;
+
+pub use action::{Action, Effect};
+pub use state::AppState;
+pub use update::update;

@@ -1,0 +1,375 @@
+//! `update(state, action) -> effects`: the only place state changes.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
+
+use crate::config::keymap::Command;
+
+use super::action::{Action, Effect};
+use super::detail::Detail;
+use super::layout::PaneId;
+use super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
+use super::view::EpisodeView;
+
+/// Lines one wheel notch scrolls.
+const WHEEL_LINES: isize = 3;
+
+pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Key(key) if key.kind != KeyEventKind::Release => on_key(state, key),
+        Action::Key(_) => {}
+        Action::Mouse(mouse) => on_mouse(state, mouse),
+        Action::Paste(text) => {
+            if let Some(Overlay::Prompt(prompt)) = &mut state.overlay {
+                prompt
+                    .input
+                    .extend(text.chars().filter(|c| !c.is_control()));
+                live_filter(state);
+            }
+        }
+        Action::Resize(width, height) => state.resize(width, height),
+        Action::Tick(dt) => on_tick(state, dt),
+    }
+    if state.quit {
+        vec![Effect::Quit]
+    } else {
+        Vec::new()
+    }
+}
+
+fn on_key(state: &mut AppState, key: KeyEvent) {
+    if matches!(state.overlay, Some(Overlay::Prompt(_))) {
+        return on_prompt_key(state, key);
+    }
+    let Some(command) = state.keymap.command(&key) else {
+        return;
+    };
+    state.message = None;
+    match &state.overlay {
+        Some(_) => on_overlay_command(state, command),
+        None if state.screen == Screen::Browser => on_browser_command(state, command),
+        None => on_inspector_command(state, command),
+    }
+}
+
+fn on_prompt_key(state: &mut AppState, key: KeyEvent) {
+    let Some(Overlay::Prompt(prompt)) = &mut state.overlay else {
+        return;
+    };
+    let ctrl_c = key.code == KeyCode::Char('c')
+        && key
+            .modifiers
+            .contains(ratatui::crossterm::event::KeyModifiers::CONTROL);
+    match key.code {
+        _ if ctrl_c => state.quit = true,
+        KeyCode::Esc => {
+            let kind = prompt.kind;
+            state.overlay = None;
+            if kind == PromptKind::Filter
+                && let Some(browser) = &mut state.browser
+            {
+                browser.set_filter(String::new());
+            }
+        }
+        KeyCode::Enter => {
+            let prompt = prompt.clone();
+            state.overlay = None;
+            submit_prompt(state, prompt);
+        }
+        KeyCode::Backspace => {
+            prompt.input.pop();
+            live_filter(state);
+        }
+        KeyCode::Char(c) if !c.is_control() => {
+            if prompt.kind != PromptKind::JumpToTurn || c.is_ascii_digit() {
+                prompt.input.push(c);
+            }
+            live_filter(state);
+        }
+        _ => {}
+    }
+}
+
+/// The browser filter applies as the user types.
+fn live_filter(state: &mut AppState) {
+    if let (Some(Overlay::Prompt(prompt)), Some(browser)) = (&state.overlay, &mut state.browser)
+        && prompt.kind == PromptKind::Filter
+    {
+        browser.set_filter(prompt.input.clone());
+    }
+}
+
+fn submit_prompt(state: &mut AppState, prompt: Prompt) {
+    match prompt.kind {
+        PromptKind::Filter => {}
+        PromptKind::JumpToTurn => {
+            let Some(view) = &mut state.view else { return };
+            let max = view.max_turn();
+            match prompt
+                .input
+                .parse::<u32>()
+                .ok()
+                .and_then(|t| view.end_of_turn(t).filter(|_| t >= 1))
+            {
+                Some(cursor) => move_cursor(state, cursor),
+                None => state.message = Some(format!("no turn '{}' (turns 1–{max})", prompt.input)),
+            }
+        }
+        PromptKind::Search => {
+            let query = if prompt.input.is_empty() {
+                state.last_search.clone()
+            } else {
+                prompt.input
+            };
+            if query.is_empty() {
+                return;
+            }
+            state.last_search = query.clone();
+            let found = state.view.as_ref().and_then(|view| view.search(&query));
+            match found {
+                Some(cursor) => move_cursor(state, cursor),
+                None => state.message = Some(format!("no event contains '{query}'")),
+            }
+        }
+    }
+}
+
+fn on_overlay_command(state: &mut AppState, command: Command) {
+    let viewport = state.detail_viewport();
+    match (&mut state.overlay, command) {
+        (_, Command::Quit) => state.quit = true,
+        (_, Command::Close | Command::Help | Command::OpenDetail) => state.overlay = None,
+        (Some(Overlay::Detail(d)), c) => {
+            if let Some(delta) = scroll_delta(c, viewport) {
+                d.scroll_by(delta, viewport);
+            }
+        }
+        (Some(Overlay::Help { scroll }), c) => {
+            if let Some(delta) = scroll_delta(c, viewport) {
+                *scroll = (*scroll as isize + delta).max(0) as usize;
+            }
+        }
+        _ => {}
+    }
+}
+
+fn scroll_delta(command: Command, viewport: usize) -> Option<isize> {
+    let page = viewport.saturating_sub(1).max(1) as isize;
+    match command {
+        Command::ScrollDown | Command::SelectNext => Some(1),
+        Command::ScrollUp | Command::SelectPrev => Some(-1),
+        Command::PageDown => Some(page),
+        Command::PageUp => Some(-page),
+        Command::First => Some(isize::MIN / 2),
+        Command::Last => Some(isize::MAX / 2),
+        _ => None,
+    }
+}
+
+fn on_browser_command(state: &mut AppState, command: Command) {
+    let Some(browser) = &mut state.browser else {
+        return;
+    };
+    let page = state.area.height.saturating_sub(6).max(1) as isize;
+    match command {
+        Command::SelectNext | Command::ScrollDown | Command::NextEvent => browser.select_by(1),
+        Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => browser.select_by(-1),
+        Command::PageDown => browser.select_by(page),
+        Command::PageUp => browser.select_by(-page),
+        Command::First => browser.select_by(isize::MIN / 2),
+        Command::Last => browser.select_by(isize::MAX / 2),
+        Command::OpenDetail => {
+            if let Some(i) = browser.selected_episode() {
+                let episode = browser.episodes[i].clone();
+                state.view = Some(EpisodeView::new(episode));
+                state.screen = Screen::Inspector;
+                state.autoplay.playing = false;
+                let (w, h) = (state.area.width, state.area.height);
+                state.resize(w, h);
+            }
+        }
+        Command::Search => {
+            let input = browser.filter.clone();
+            state.overlay = Some(Overlay::Prompt(Prompt {
+                kind: PromptKind::Filter,
+                input,
+            }));
+        }
+        Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
+        Command::Close | Command::Browser if state.view.is_some() => {
+            state.screen = Screen::Inspector
+        }
+        Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
+        Command::Quit => state.quit = true,
+        _ => {}
+    }
+}
+
+fn on_inspector_command(state: &mut AppState, command: Command) {
+    let Some(view) = &mut state.view else {
+        if command == Command::Quit {
+            state.quit = true;
+        }
+        return;
+    };
+    let focus = state.focus;
+    let cursor = view.cursor;
+    match command {
+        Command::NextEvent => move_cursor(state, cursor + 1),
+        Command::PrevEvent => {
+            let target = cursor
+                .saturating_sub(1)
+                .max(view.first_cursor().min(cursor));
+            move_cursor(state, target);
+        }
+        Command::NextTurn => {
+            let target = view.next_turn_cursor();
+            move_cursor(state, target);
+        }
+        Command::PrevTurn => {
+            let target = view.prev_turn_cursor();
+            move_cursor(state, target);
+        }
+        Command::First => {
+            let target = view.first_cursor();
+            view.follow_tail = false;
+            move_cursor(state, target);
+        }
+        Command::Last => {
+            let target = view.last();
+            view.follow_tail = true;
+            move_cursor(state, target);
+        }
+        Command::JumpToTurn => open_prompt(state, PromptKind::JumpToTurn),
+        Command::Search => open_prompt(state, PromptKind::Search),
+        Command::PlayPause => {
+            if cursor >= view.last() && !state.autoplay.playing {
+                view.set_cursor(view.first_cursor());
+            }
+            state.autoplay.toggle();
+        }
+        Command::Faster => state.autoplay.faster(),
+        Command::Slower => state.autoplay.slower(),
+        Command::FocusNext => state.focus = focus.next(),
+        Command::FocusPrev => state.focus = focus.prev(),
+        Command::ScrollDown | Command::ScrollUp | Command::PageDown | Command::PageUp => {
+            let viewport = view.pane(focus).map_or(1, |p| p.viewport);
+            if let Some(delta) = scroll_delta(command, viewport) {
+                scroll_pane(view, focus, delta);
+            }
+        }
+        Command::SelectNext | Command::SelectPrev => {
+            let delta = if command == Command::SelectNext {
+                1
+            } else {
+                -1
+            };
+            match view.pane_mut(focus) {
+                Some(pane) => pane.select_by(delta),
+                None => {
+                    let rows = view.verdict_rows.len() as isize;
+                    view.verdict_selected = (view.verdict_selected as isize + delta)
+                        .clamp(0, (rows - 1).max(0))
+                        as usize;
+                }
+            }
+        }
+        Command::OpenDetail => open_detail(state),
+        Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
+        Command::Quit => state.quit = true,
+        _ => {}
+    }
+}
+
+fn scroll_pane(view: &mut EpisodeView, id: PaneId, delta: isize) {
+    match view.pane_mut(id) {
+        Some(pane) => pane.scroll_by(delta),
+        None => {
+            let rows = view.verdict_rows.len() as isize;
+            view.verdict_selected =
+                (view.verdict_selected as isize + delta).clamp(0, (rows - 1).max(0)) as usize;
+        }
+    }
+}
+
+/// Moves the replay cursor; a manual move stops autoplay.
+fn move_cursor(state: &mut AppState, cursor: usize) {
+    if let Some(view) = &mut state.view {
+        if cursor < view.last() {
+            view.follow_tail = false;
+        }
+        view.set_cursor(cursor);
+    }
+    state.autoplay.playing = false;
+}
+
+fn open_prompt(state: &mut AppState, kind: PromptKind) {
+    state.overlay = Some(Overlay::Prompt(Prompt {
+        kind,
+        input: String::new(),
+    }));
+}
+
+/// Opens the selected item of the focused pane, or the verdict row.
+fn open_detail(state: &mut AppState) {
+    let Some(view) = &state.view else { return };
+    let event = match view.pane(state.focus) {
+        Some(pane) => pane.selected_item().map(|i| pane.items[i].event),
+        None => view
+            .verdict_rows
+            .get(view.verdict_selected)
+            .map(|r| r.event),
+    };
+    let event = event.unwrap_or(view.cursor);
+    let mut detail = Detail::of_event(&view.events()[event], view.events());
+    detail.set_width(state.detail_area().width.saturating_sub(3) as usize);
+    state.overlay = Some(Overlay::Detail(detail));
+}
+
+fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
+    let delta = match mouse.kind {
+        MouseEventKind::ScrollDown => WHEEL_LINES,
+        MouseEventKind::ScrollUp => -WHEEL_LINES,
+        _ => return,
+    };
+    let viewport = state.detail_viewport();
+    match &mut state.overlay {
+        Some(Overlay::Detail(d)) => d.scroll_by(delta, viewport),
+        Some(Overlay::Help { scroll }) => *scroll = (*scroll as isize + delta).max(0) as usize,
+        Some(Overlay::Prompt(_)) => {}
+        None if state.screen == Screen::Browser => {
+            if let Some(b) = &mut state.browser {
+                b.select_by(delta.signum());
+            }
+        }
+        None => {
+            let Some(id) = state.layout.pane_at(mouse.column, mouse.row) else {
+                return;
+            };
+            if let Some(view) = &mut state.view {
+                let delta = if id == PaneId::Verdicts {
+                    delta.signum()
+                } else {
+                    delta
+                };
+                scroll_pane(view, id, delta);
+            }
+        }
+    }
+}
+
+fn on_tick(state: &mut AppState, dt: std::time::Duration) {
+    let Some(view) = &mut state.view else { return };
+    if !state.autoplay.playing || state.screen != Screen::Inspector {
+        return;
+    }
+    let next = view.cursor + 1;
+    if next > view.last() {
+        state.autoplay.playing = false;
+        return;
+    }
+    if state.autoplay.tick(dt, &view.events()[next].body) {
+        view.set_cursor(next);
+    }
+}

@@ -1,0 +1,383 @@
+//! One episode on the inspector screen: the replay cursor and everything
+//! derived from it (pane contents, verdict rows, the turn timeline).
+//!
+//! Events are only ever appended (live runs), so every index here is built
+//! incrementally in [`EpisodeView::push`].
+
+use std::collections::HashMap;
+
+use crate::core::episode::{Episode, Event, EventBody, Outcome, Party, Verdict, VerdictMethod};
+use crate::core::sanitize::inert;
+
+use super::layout::PaneId;
+use super::pane::Pane;
+
+/// The latest verdict of one judge (and method) at the cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictRow {
+    /// Event index of that verdict.
+    pub event: usize,
+    pub judge: String,
+    pub method: VerdictMethod,
+}
+
+/// What the timeline shows for one turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TurnMark {
+    /// The worst outcome among verdicts that changed in this turn.
+    pub changed: Option<Outcome>,
+    /// Event index of the last event of the turn.
+    pub last_event: usize,
+}
+
+pub struct EpisodeView {
+    pub episode: Episode,
+    /// Index of the last revealed event.
+    pub cursor: usize,
+    /// Attacker, Assistant and Tools panes.
+    panes: [Pane; 3],
+    /// The turn each event belongs to (events without one inherit the previous).
+    turn_of: Vec<u32>,
+    /// Per turn (index 0 = turn 1); whole-episode verdicts are in `end_mark`.
+    pub turns: Vec<TurnMark>,
+    pub end_mark: Option<Outcome>,
+    /// Last outcome per judge key, to find changes while indexing.
+    last_outcome: HashMap<(String, VerdictMethod), Outcome>,
+    pub verdict_rows: Vec<VerdictRow>,
+    pub verdict_selected: usize,
+    /// Live episodes keep the cursor on the newest event.
+    pub follow_tail: bool,
+}
+
+impl EpisodeView {
+    pub fn new(episode: Episode) -> Self {
+        let Episode {
+            events,
+            origin,
+            warnings,
+        } = episode;
+        let mut view = EpisodeView {
+            episode: Episode {
+                events: Vec::with_capacity(events.len()),
+                origin,
+                warnings,
+            },
+            cursor: 0,
+            panes: [Pane::new(), Pane::new(), Pane::new()],
+            turn_of: Vec::new(),
+            turns: Vec::new(),
+            end_mark: None,
+            last_outcome: HashMap::new(),
+            verdict_rows: Vec::new(),
+            verdict_selected: 0,
+            follow_tail: false,
+        };
+        for event in events {
+            view.index(event);
+        }
+        view.set_cursor(view.first_cursor());
+        view
+    }
+
+    /// Where a replay starts: the first event after the header.
+    pub fn first_cursor(&self) -> usize {
+        1.min(self.last())
+    }
+
+    pub fn last(&self) -> usize {
+        self.episode.events.len().saturating_sub(1)
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.episode.events
+    }
+
+    pub fn pane(&self, id: PaneId) -> Option<&Pane> {
+        pane_slot(id).map(|i| &self.panes[i])
+    }
+
+    pub fn pane_mut(&mut self, id: PaneId) -> Option<&mut Pane> {
+        pane_slot(id).map(|i| &mut self.panes[i])
+    }
+
+    pub fn panes_mut(&mut self) -> impl Iterator<Item = (PaneId, &mut Pane)> {
+        [PaneId::Attacker, PaneId::Assistant, PaneId::Tools]
+            .into_iter()
+            .zip(self.panes.iter_mut())
+    }
+
+    /// Appends an event that arrived live; the cursor follows when asked to.
+    pub fn push(&mut self, event: Event) {
+        self.index(event);
+        if self.follow_tail {
+            self.set_cursor(self.last());
+        }
+    }
+
+    fn index(&mut self, event: Event) {
+        let i = self.episode.events.len();
+        let turn = event
+            .body
+            .turn()
+            .unwrap_or_else(|| self.turn_of.last().copied().unwrap_or(0));
+        self.turn_of.push(turn);
+        if turn >= 1 {
+            let t = turn as usize;
+            if self.turns.len() < t {
+                self.turns.resize(t, TurnMark::default());
+            }
+            self.turns[t - 1].last_event = i;
+        }
+        if let EventBody::Verdict(v) = &event.body {
+            self.index_verdict(v);
+        }
+        if let Some((slot, body)) = pane_body(&event.body) {
+            self.panes[slot].push(i, body);
+        }
+        self.episode.events.push(event);
+    }
+
+    fn index_verdict(&mut self, v: &Verdict) {
+        let key = (v.judge.clone(), v.method);
+        let previous = self.last_outcome.insert(key, v.outcome);
+        let changed = match previous {
+            Some(p) => p != v.outcome,
+            None => v.outcome != Outcome::Pass && v.outcome != Outcome::Skipped,
+        };
+        if !changed {
+            return;
+        }
+        let mark = match v.turn {
+            Some(t) if t >= 1 && (t as usize) <= self.turns.len() => {
+                &mut self.turns[t as usize - 1].changed
+            }
+            _ => &mut self.end_mark,
+        };
+        *mark = Some(worse(*mark, v.outcome));
+    }
+
+    pub fn turn_at(&self, event: usize) -> u32 {
+        self.turn_of.get(event).copied().unwrap_or(0)
+    }
+
+    pub fn max_turn(&self) -> u32 {
+        self.turns.len() as u32
+    }
+
+    /// Moves the cursor and recomputes what depends on it.
+    pub fn set_cursor(&mut self, cursor: usize) {
+        let cursor = cursor.min(self.last());
+        let moved = cursor != self.cursor;
+        self.cursor = cursor;
+        for pane in &mut self.panes {
+            pane.reveal(cursor);
+            if moved {
+                pane.reset_view();
+            }
+        }
+        self.refresh_verdicts();
+    }
+
+    fn refresh_verdicts(&mut self) {
+        let mut rows: Vec<VerdictRow> = Vec::new();
+        for (i, event) in self.episode.events[..=self.cursor.min(self.last())]
+            .iter()
+            .enumerate()
+        {
+            if let EventBody::Verdict(v) = &event.body {
+                match rows
+                    .iter_mut()
+                    .find(|r| r.judge == v.judge && r.method == v.method)
+                {
+                    Some(row) => row.event = i,
+                    None => rows.push(VerdictRow {
+                        event: i,
+                        judge: v.judge.clone(),
+                        method: v.method,
+                    }),
+                }
+            }
+        }
+        self.verdict_rows = rows;
+        self.verdict_selected = self
+            .verdict_selected
+            .min(self.verdict_rows.len().saturating_sub(1));
+        self.refresh_highlights();
+    }
+
+    /// Marks the evidence spans of the verdicts shown at the cursor.
+    fn refresh_highlights(&mut self) {
+        for pane in &mut self.panes {
+            for item in &mut pane.items {
+                item.highlights.clear();
+            }
+        }
+        for row in &self.verdict_rows {
+            let EventBody::Verdict(v) = &self.episode.events[row.event].body else {
+                continue;
+            };
+            let Some(evidence) = &v.evidence else {
+                continue;
+            };
+            let (Some(start), Some(end)) = (evidence.start, evidence.end) else {
+                continue;
+            };
+            let target = evidence.seq as usize;
+            let Some(text) = self
+                .episode
+                .events
+                .get(target)
+                .and_then(|e| event_text(&e.body))
+            else {
+                continue;
+            };
+            let Some((slot, _)) = pane_body(&self.episode.events[target].body) else {
+                continue;
+            };
+            let pane = &mut self.panes[slot];
+            if let Some(item) = pane.item_of_event(target) {
+                let range = sanitized_byte_range(text, start, end);
+                pane.items[item].highlights.push(range);
+            }
+        }
+    }
+
+    /// The last event of turn `turn`, if the episode has that turn.
+    pub fn end_of_turn(&self, turn: u32) -> Option<usize> {
+        if turn == 0 {
+            return Some(0);
+        }
+        self.turns
+            .get(turn as usize - 1)
+            .map(|t| t.last_event)
+            .filter(|_| turn >= 1)
+    }
+
+    pub fn next_turn_cursor(&self) -> usize {
+        let current = self.turn_at(self.cursor);
+        let at_end_of_turn = self.end_of_turn(current) == Some(self.cursor);
+        let target = if at_end_of_turn || current == 0 {
+            current + 1
+        } else {
+            current
+        };
+        self.end_of_turn(target).unwrap_or(self.last())
+    }
+
+    pub fn prev_turn_cursor(&self) -> usize {
+        let current = self.turn_at(self.cursor);
+        self.end_of_turn(current.saturating_sub(1))
+            .unwrap_or(0)
+            .max(self.first_cursor().min(self.cursor))
+    }
+
+    /// The next event after the cursor whose text contains `query` (any case), wrapping around.
+    pub fn search(&self, query: &str) -> Option<usize> {
+        let needle = query.to_lowercase();
+        let n = self.episode.events.len();
+        (1..=n).map(|step| (self.cursor + step) % n).find(|&i| {
+            event_search_text(&self.episode.events[i].body)
+                .to_lowercase()
+                .contains(&needle)
+        })
+    }
+
+    /// The worst outcome among the verdict rows at the cursor.
+    pub fn worst_outcome(&self) -> Option<Outcome> {
+        self.verdict_rows.iter().fold(None, |acc, row| {
+            match &self.episode.events[row.event].body {
+                EventBody::Verdict(v) => Some(worse(acc, v.outcome)),
+                _ => acc,
+            }
+        })
+    }
+}
+
+fn pane_slot(id: PaneId) -> Option<usize> {
+    match id {
+        PaneId::Attacker => Some(0),
+        PaneId::Assistant => Some(1),
+        PaneId::Tools => Some(2),
+        PaneId::Verdicts => None,
+    }
+}
+
+/// Which pane shows an event, and the (sanitized) text it shows.
+fn pane_body(body: &EventBody) -> Option<(usize, String)> {
+    match body {
+        EventBody::Message(m) => {
+            let slot = match m.from {
+                Party::Attacker | Party::User => 0,
+                Party::Assistant => 1,
+                Party::Environment => 2,
+            };
+            Some((slot, inert(&m.text).into_owned()))
+        }
+        EventBody::ToolCall(c) => {
+            let args = match &c.raw_args {
+                Some(raw) => format!("unparsable arguments: {raw}"),
+                None => serde_json::to_string_pretty(&c.args).unwrap_or_default(),
+            };
+            Some((2, inert(&args).into_owned()))
+        }
+        EventBody::ToolResult(r) => Some((2, inert(&r.output).into_owned())),
+        EventBody::Error(e) => Some((2, inert(&e.message).into_owned())),
+        EventBody::Control(c) => Some((2, format!("{:?}", c.action).to_lowercase())),
+        EventBody::End(end) => Some((
+            2,
+            format!("{} after {} turns", end.reason.as_str(), end.turns),
+        )),
+        EventBody::Episode(_) | EventBody::Verdict(_) => None,
+    }
+}
+
+/// The text an evidence span refers to.
+fn event_text(body: &EventBody) -> Option<&str> {
+    match body {
+        EventBody::Message(m) => Some(&m.text),
+        EventBody::ToolResult(r) => Some(&r.output),
+        _ => None,
+    }
+}
+
+fn event_search_text(body: &EventBody) -> String {
+    match body {
+        EventBody::Message(m) => m.text.clone(),
+        EventBody::ToolCall(c) => format!("{} {}", c.tool, c.args),
+        EventBody::ToolResult(r) => format!("{} {}", r.tool, r.output),
+        EventBody::Verdict(v) => format!("{} {}", v.judge, v.summary.as_deref().unwrap_or("")),
+        EventBody::Error(e) => e.message.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Maps a char span of the original text to a byte span of its sanitized form.
+fn sanitized_byte_range(text: &str, start: usize, end: usize) -> std::ops::Range<usize> {
+    let byte_of = |chars: usize| {
+        text.char_indices()
+            .nth(chars)
+            .map_or(text.len(), |(b, _)| b)
+    };
+    let (start, end) = (byte_of(start), byte_of(end.max(start)));
+    // Sanitizing works char by char, so the sanitized prefix gives the offset.
+    let s = inert(&text[..start]).len();
+    s..s + inert(&text[start..end]).len()
+}
+
+/// Orders outcomes by how bad they are for the assistant.
+pub fn severity(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Skipped => 0,
+        Outcome::Pass => 1,
+        Outcome::Partial => 2,
+        Outcome::Error => 3,
+        Outcome::Fail => 4,
+    }
+}
+
+fn worse(a: Option<Outcome>, b: Outcome) -> Outcome {
+    match a {
+        Some(a) if severity(a) >= severity(b) => a,
+        _ => b,
+    }
+}

@@ -1,0 +1,346 @@
+//! Themes: embedded `themes/*.toml`, partially overridable from the user's theme dir.
+//!
+//! A user file `<config dir>/themes/NAME.toml` is merged key by key over the
+//! embedded theme of the same name (or over `default` for a new name), so it
+//! only needs the colours it changes. `NO_COLOR` turns every colour off.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use anyhow::{Context, bail};
+use ratatui::style::{Color, Modifier, Style};
+use serde::Deserialize;
+
+use crate::core::episode::{Outcome, Party};
+
+#[derive(rust_embed::Embed)]
+#[folder = "themes/"]
+#[include = "*.toml"]
+struct EmbeddedThemes;
+
+pub const DEFAULT_THEME: &str = "default";
+
+/// Resolved colours, ready for drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Theme {
+    pub name: String,
+    /// False under `NO_COLOR`: styles then use only modifiers.
+    pub color: bool,
+    party: [Color; 4],
+    outcome: [Color; 5],
+    ui: UiColors,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct UiColors {
+    border: Color,
+    border_focus: Color,
+    title: Color,
+    text: Color,
+    dim: Color,
+    status_fg: Color,
+    status_bg: Color,
+    selection_bg: Color,
+    evidence_fg: Color,
+    evidence_bg: Color,
+    timeline_current: Color,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    party: PartyFile,
+    outcome: OutcomeFile,
+    ui: UiFile,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartyFile {
+    attacker: String,
+    assistant: String,
+    environment: String,
+    user: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutcomeFile {
+    pass: String,
+    fail: String,
+    partial: String,
+    error: String,
+    skipped: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UiFile {
+    border: String,
+    border_focus: String,
+    title: String,
+    text: String,
+    dim: String,
+    status_fg: String,
+    status_bg: String,
+    selection_bg: String,
+    evidence_fg: String,
+    evidence_bg: String,
+    timeline_current: String,
+}
+
+/// Names of the themes built into the binary.
+pub fn builtin_names() -> Vec<String> {
+    let mut names: Vec<String> = EmbeddedThemes::iter()
+        .filter_map(|f| f.strip_suffix(".toml").map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+fn embedded_table(name: &str) -> Option<toml::Table> {
+    let file = EmbeddedThemes::get(&format!("{name}.toml"))?;
+    let text = std::str::from_utf8(&file.data).expect("embedded themes are UTF-8");
+    Some(toml::from_str(text).expect("embedded themes are valid TOML"))
+}
+
+/// Merges `over` into `base`, table by table.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+impl Theme {
+    /// Loads `name`: the embedded theme, with `<themes_dir>/<name>.toml` merged over it.
+    pub fn load(name: &str, themes_dir: &Path, no_color: bool) -> anyhow::Result<Theme> {
+        let user_file = themes_dir.join(format!("{name}.toml"));
+        let user = match std::fs::read_to_string(&user_file) {
+            Ok(text) => Some(
+                toml::from_str::<toml::Table>(&text)
+                    .with_context(|| format!("{}: invalid theme", user_file.display()))?,
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(e).with_context(|| format!("{}: cannot read", user_file.display()));
+            }
+        };
+        let mut table = match (embedded_table(name), &user) {
+            (Some(table), _) => table,
+            (None, Some(_)) => embedded_table(DEFAULT_THEME).expect("default theme is embedded"),
+            (None, None) => bail!(
+                "unknown theme '{name}': built in are {}; or put {} in place",
+                builtin_names().join(", "),
+                user_file.display()
+            ),
+        };
+        if let Some(user) = user {
+            merge(&mut table, user);
+        }
+        let file: ThemeFile = toml::Value::Table(table)
+            .try_into()
+            .with_context(|| format!("theme '{name}' ({})", user_file.display()))?;
+        Theme::from_file(name, file, !no_color)
+    }
+
+    /// The default theme, for tests and as a fallback.
+    pub fn builtin(name: &str) -> Theme {
+        Theme::load(name, Path::new("/nonexistent"), false).expect("builtin theme loads")
+    }
+
+    fn from_file(name: &str, f: ThemeFile, color: bool) -> anyhow::Result<Theme> {
+        let c = |what: &str, v: &str| -> anyhow::Result<Color> {
+            Color::from_str(v)
+                .map_err(|_| anyhow::anyhow!("theme '{name}': {what} = \"{v}\" is not a colour"))
+        };
+        Ok(Theme {
+            name: name.to_string(),
+            color,
+            party: [
+                c("party.attacker", &f.party.attacker)?,
+                c("party.assistant", &f.party.assistant)?,
+                c("party.environment", &f.party.environment)?,
+                c("party.user", &f.party.user)?,
+            ],
+            outcome: [
+                c("outcome.pass", &f.outcome.pass)?,
+                c("outcome.fail", &f.outcome.fail)?,
+                c("outcome.partial", &f.outcome.partial)?,
+                c("outcome.error", &f.outcome.error)?,
+                c("outcome.skipped", &f.outcome.skipped)?,
+            ],
+            ui: UiColors {
+                border: c("ui.border", &f.ui.border)?,
+                border_focus: c("ui.border_focus", &f.ui.border_focus)?,
+                title: c("ui.title", &f.ui.title)?,
+                text: c("ui.text", &f.ui.text)?,
+                dim: c("ui.dim", &f.ui.dim)?,
+                status_fg: c("ui.status_fg", &f.ui.status_fg)?,
+                status_bg: c("ui.status_bg", &f.ui.status_bg)?,
+                selection_bg: c("ui.selection_bg", &f.ui.selection_bg)?,
+                evidence_fg: c("ui.evidence_fg", &f.ui.evidence_fg)?,
+                evidence_bg: c("ui.evidence_bg", &f.ui.evidence_bg)?,
+                timeline_current: c("ui.timeline_current", &f.ui.timeline_current)?,
+            },
+        })
+    }
+
+    fn fg(&self, color: Color) -> Style {
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
+    }
+
+    fn bg(&self, style: Style, color: Color) -> Style {
+        if self.color { style.bg(color) } else { style }
+    }
+
+    pub fn party(&self, party: Party) -> Style {
+        let i = match party {
+            Party::Attacker => 0,
+            Party::Assistant => 1,
+            Party::Environment => 2,
+            Party::User => 3,
+        };
+        self.fg(self.party[i]).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn outcome(&self, outcome: Outcome) -> Style {
+        let i = match outcome {
+            Outcome::Pass => 0,
+            Outcome::Fail => 1,
+            Outcome::Partial => 2,
+            Outcome::Error => 3,
+            Outcome::Skipped => 4,
+        };
+        let style = self.fg(self.outcome[i]).add_modifier(Modifier::BOLD);
+        // Without colour, failures must still stand out.
+        match outcome {
+            Outcome::Fail | Outcome::Error if !self.color => style.add_modifier(Modifier::REVERSED),
+            _ => style,
+        }
+    }
+
+    pub fn border(&self, focused: bool) -> Style {
+        if focused {
+            self.fg(self.ui.border_focus).add_modifier(Modifier::BOLD)
+        } else {
+            self.fg(self.ui.border)
+        }
+    }
+
+    pub fn title(&self) -> Style {
+        self.fg(self.ui.title).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn text(&self) -> Style {
+        self.fg(self.ui.text)
+    }
+
+    pub fn dim(&self) -> Style {
+        let style = self.fg(self.ui.dim);
+        if self.color {
+            style
+        } else {
+            style.add_modifier(Modifier::DIM)
+        }
+    }
+
+    pub fn status(&self) -> Style {
+        let style = self.bg(self.fg(self.ui.status_fg), self.ui.status_bg);
+        if self.color {
+            style
+        } else {
+            style.add_modifier(Modifier::REVERSED)
+        }
+    }
+
+    pub fn selection(&self) -> Style {
+        if self.color {
+            Style::new().bg(self.ui.selection_bg)
+        } else {
+            Style::new().add_modifier(Modifier::REVERSED)
+        }
+    }
+
+    pub fn evidence(&self) -> Style {
+        let style = self.bg(self.fg(self.ui.evidence_fg), self.ui.evidence_bg);
+        if self.color {
+            style
+        } else {
+            style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD)
+        }
+    }
+
+    pub fn timeline_current(&self) -> Style {
+        self.fg(self.ui.timeline_current)
+            .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_theme_loads() {
+        let names = builtin_names();
+        assert_eq!(names, ["default", "high-contrast", "light"]);
+        for name in names {
+            Theme::builtin(&name);
+        }
+    }
+
+    #[test]
+    fn user_theme_overrides_only_what_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("default.toml"),
+            "[party]\nattacker = \"green\"\n",
+        )
+        .unwrap();
+        let theme = Theme::load("default", dir.path(), false).unwrap();
+        let builtin = Theme::builtin("default");
+        assert_eq!(theme.party[0], Color::Green);
+        assert_eq!(theme.party[1], builtin.party[1]);
+        assert_eq!(theme.outcome, builtin.outcome);
+    }
+
+    #[test]
+    fn new_user_theme_builds_on_default_and_typos_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("mine.toml"), "[ui]\nborder = \"red\"\n").unwrap();
+        assert_eq!(
+            Theme::load("mine", dir.path(), false).unwrap().ui.border,
+            Color::Red
+        );
+        std::fs::write(dir.path().join("bad.toml"), "[ui]\nbordr = \"red\"\n").unwrap();
+        let err = format!("{:#}", Theme::load("bad", dir.path(), false).unwrap_err());
+        assert!(err.contains("bordr"), "{err}");
+        std::fs::write(
+            dir.path().join("worse.toml"),
+            "[ui]\nborder = \"reddish\"\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", Theme::load("worse", dir.path(), false).unwrap_err());
+        assert!(
+            err.contains("ui.border = \"reddish\" is not a colour"),
+            "{err}"
+        );
+        assert!(Theme::load("nope", dir.path(), false).is_err());
+    }
+
+    #[test]
+    fn no_color_leaves_no_colour() {
+        let theme = Theme::load("default", Path::new("/nonexistent"), true).unwrap();
+        assert_eq!(theme.party(Party::Attacker).fg, None);
+        assert_eq!(theme.status().bg, None);
+    }
+}

@@ -1,0 +1,6 @@
+//! The terminal: setup and restore, and the async UI loop.
+
+pub mod event_loop;
+pub mod terminal;
+
+pub use event_loop::run;

@@ -1,0 +1,50 @@
+//! The detail overlay: one event or verdict in full.
+
+use ratatui::Frame;
+use ratatui::layout::{Margin, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
+
+use crate::app::detail::Detail;
+use crate::config::Theme;
+use crate::core::sanitize::single_line;
+
+pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, theme: &Theme) {
+    frame.render_widget(Clear, area);
+    let title = format!(
+        " {} — j/k PgUp/PgDn scroll · Esc closes ",
+        single_line(&detail.title)
+    );
+    let block = Block::bordered()
+        .border_style(theme.border(true))
+        .title(Span::styled(title, theme.title()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let height = inner.height as usize;
+    let lines: Vec<Line> = detail.lines[detail.scroll.min(detail.lines.len())..]
+        .iter()
+        .take(height)
+        .map(|r| {
+            let text = &detail.body[r.clone()];
+            if text.starts_with("── ") {
+                Line::styled(text, theme.title())
+            } else {
+                Line::styled(text, theme.text())
+            }
+        })
+        .collect();
+    let text_area = Rect {
+        width: inner.width.saturating_sub(1),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), text_area);
+    if detail.lines.len() > height {
+        let mut state = ScrollbarState::new(detail.lines.len().saturating_sub(height))
+            .position(detail.scroll)
+            .viewport_content_length(height);
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight)
+            .begin_symbol(None)
+            .end_symbol(None);
+        frame.render_stateful_widget(bar, area.inner(Margin::new(0, 1)), &mut state);
+    }
+}

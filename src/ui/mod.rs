@@ -1,0 +1,52 @@
+//! `draw(frame, &AppState, &Theme)`: reads state, never changes it, never does I/O.
+
+mod browser;
+mod detail;
+mod help;
+mod status;
+mod text_pane;
+mod timeline;
+mod verdicts;
+
+use ratatui::Frame;
+use ratatui::text::Span;
+use ratatui::widgets::Paragraph;
+
+use crate::app::layout::PaneId;
+use crate::app::state::{AppState, Overlay, Screen};
+use crate::config::Theme;
+
+pub use status::truncate;
+
+pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
+    let area = frame.area();
+    match (&state.screen, &state.browser, &state.view) {
+        (Screen::Browser, Some(browser), _) => browser::draw(frame, area, state, browser, theme),
+        (_, _, Some(view)) => {
+            let layout = &state.layout;
+            for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
+                text_pane::draw(frame, layout.pane(id), id, view, state.focus == id, theme);
+            }
+            verdicts::draw(
+                frame,
+                layout.verdicts,
+                view,
+                state.focus == PaneId::Verdicts,
+                theme,
+            );
+            timeline::draw(frame, layout.timeline, view, theme);
+            status::draw(frame, layout.status, state, theme);
+        }
+        _ => frame.render_widget(
+            Paragraph::new(Span::styled("nothing to show", theme.dim())),
+            area,
+        ),
+    }
+    match &state.overlay {
+        Some(Overlay::Help { scroll }) => {
+            help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme)
+        }
+        Some(Overlay::Detail(d)) => detail::draw(frame, state.detail_area(), d, theme),
+        Some(Overlay::Prompt(_)) | None => {}
+    }
+}

@@ -1,0 +1,76 @@
+//! The verdict pane: one row per judge and method, as it stood at the cursor.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
+
+use crate::app::view::EpisodeView;
+use crate::config::Theme;
+use crate::core::episode::EventBody;
+use crate::core::sanitize::single_line;
+
+pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, theme: &Theme) {
+    let title = Line::from(vec![
+        Span::styled(" Verdicts ", theme.title()),
+        Span::styled(format!("{} ", view.verdict_rows.len()), theme.dim()),
+    ]);
+    let block = Block::bordered()
+        .border_style(theme.border(focused))
+        .title(title);
+    if view.verdict_rows.is_empty() {
+        let text = Paragraph::new(Span::styled("no verdicts yet", theme.dim())).block(block);
+        frame.render_widget(text, area);
+        return;
+    }
+    let rows = view.verdict_rows.iter().filter_map(|row| {
+        let EventBody::Verdict(v) = &view.events()[row.event].body else {
+            return None;
+        };
+        let score = v
+            .score
+            .map(|s| format!("{s:.2}"))
+            .unwrap_or_else(|| "-".into());
+        let turn = v
+            .turn
+            .map(|t| format!("T{t}"))
+            .unwrap_or_else(|| "end".into());
+        let summary = v
+            .summary
+            .as_deref()
+            .map(single_line)
+            .unwrap_or_default()
+            .into_owned();
+        Some(Row::new(vec![
+            Cell::from(single_line(&v.judge).into_owned()),
+            Cell::from(Span::styled(
+                v.outcome.as_str().to_uppercase(),
+                theme.outcome(v.outcome),
+            )),
+            Cell::from(score),
+            Cell::from(turn),
+            Cell::from(Span::styled(v.method.as_str(), theme.dim())),
+            Cell::from(summary),
+        ]))
+    });
+    let widths = [
+        Constraint::Max(28),
+        Constraint::Length(7),
+        Constraint::Length(5),
+        Constraint::Length(4),
+        Constraint::Length(8),
+        Constraint::Fill(1),
+    ];
+    let table = Table::new(rows, widths)
+        .header(
+            Row::new(["judge", "outcome", "score", "turn", "method", "summary"]).style(theme.dim()),
+        )
+        .block(block)
+        .column_spacing(1)
+        .row_highlight_style(theme.selection());
+    let mut state = TableState::default();
+    if focused {
+        state.select(Some(view.verdict_selected));
+    }
+    frame.render_stateful_widget(table, area, &mut state);
+}
