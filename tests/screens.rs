@@ -1,0 +1,138 @@
+//! Whole-screen snapshots: `update()` driven with keys, `draw()` into a TestBackend.
+
+use converse_tui::app::browser::Browser;
+use converse_tui::app::{Action, AppState, update};
+use converse_tui::config::{Keymap, Theme};
+use converse_tui::core::demo::demo_episodes;
+use converse_tui::core::episode::*;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn render(state: &mut AppState, width: u16, height: u16) -> String {
+    update(state, Action::Resize(width, height));
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    let theme = Theme::builtin("default");
+    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn press(state: &mut AppState, keys: &str) {
+    for c in keys.chars() {
+        let code = match c {
+            '\n' => KeyCode::Enter,
+            '\x1b' => KeyCode::Esc,
+            c => KeyCode::Char(c),
+        };
+        update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+}
+
+fn demo_state() -> AppState {
+    let browser = Browser::new("demo episodes", demo_episodes(), Vec::new());
+    AppState::with_browser(browser, Keymap::default(), true)
+}
+
+/// Snapshots a screen at both sizes after `keys`.
+fn snapshot(name: &str, make: impl Fn() -> AppState, keys: &str) {
+    for (w, h) in SIZES {
+        let mut state = make();
+        update(&mut state, Action::Resize(w, h));
+        press(&mut state, keys);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), render(&mut state, w, h));
+    }
+}
+
+#[test]
+fn demo_at_start() {
+    snapshot("demo_start", demo_state, "");
+}
+
+#[test]
+fn demo_after_five_events() {
+    snapshot("demo_five_events", demo_state, "nnnnn");
+}
+
+#[test]
+fn demo_last_turn() {
+    snapshot("demo_last_turn", demo_state, ":99\x1bG");
+}
+
+#[test]
+fn demo_detail_view() {
+    snapshot("demo_detail", demo_state, "]]]\n");
+}
+
+#[test]
+fn help_overlay() {
+    snapshot("help", demo_state, "?");
+}
+
+#[test]
+fn browser() {
+    snapshot("browser", demo_state, "b");
+}
+
+fn message_episode(text: String) -> Episode {
+    let header = EpisodeHeader::new("hostile", TaskInfo::default(), EpisodeConfig::default());
+    let bodies = vec![
+        EventBody::Episode(Box::new(header)),
+        EventBody::Message(Message {
+            turn: 1,
+            from: Party::Attacker,
+            to: Party::Assistant,
+            text,
+            raw: None,
+            model: None,
+            usage: None,
+            by: None,
+        }),
+    ];
+    Episode::new(stamp_events(bodies, "2026-01-01T10:00:00Z"), "test:hostile")
+}
+
+#[test]
+fn escape_sequences_are_inert_on_screen() {
+    let hostile = "clear\x1b[2J\x1b[H title\x1b]0;pwned\x07 color\x1b[31mred\x1b[0m \
+                   bell\x07 8bit\u{9b}31m del\x7f rtl\u{202e}txt\r\nnext line\ttab"
+        .to_string();
+    let make = || {
+        let mut state = AppState::with_episode(message_episode(hostile.clone()), Keymap::default());
+        state.focus = converse_tui::app::layout::PaneId::Attacker;
+        state
+    };
+    for (w, h) in SIZES {
+        let mut state = make();
+        let screen = render(&mut state, w, h);
+        assert!(!screen.contains('\x1b') && !screen.contains('\x07') && !screen.contains('\u{9b}'));
+        insta::assert_snapshot!(format!("hostile_{w}x{h}"), screen);
+    }
+    // The raw view shows them visibly too.
+    let mut state = make();
+    press(&mut state, "\n");
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains("␛[31mred"), "{screen}");
+    insta::assert_snapshot!("hostile_detail_160x48", screen);
+}
+
+#[test]
+fn a_fifty_megabyte_message_opens_and_scrolls() {
+    let paragraph = "The assistant repeats itself at great length about Lisbon hotels. ".repeat(20) + "\n";
+    let text = paragraph.repeat(50 * 1024 * 1024 / paragraph.len());
+    assert!(text.len() > 49 * 1024 * 1024);
+    let mut state = AppState::with_episode(message_episode(text), Keymap::default());
+    state.focus = converse_tui::app::layout::PaneId::Attacker;
+    let first = render(&mut state, 160, 48);
+    assert!(first.contains("Lisbon"));
+    press(&mut state, "kkkkk");
+    for _ in 0..20 {
+        update(&mut state, Action::Key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE)));
+    }
+    let scrolled = render(&mut state, 160, 48);
+    assert_ne!(first, scrolled);
+    press(&mut state, "\n");
+    let detail = render(&mut state, 160, 48);
+    assert!(detail.contains("attacker → assistant"));
+}
