@@ -131,7 +131,7 @@ fn a_directory_dumps_every_episode_and_errors_name_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "[\n{\"from\": }").expect("write");
-    let err = run(&[bad.clone()], true).expect_err("fails");
+    let err = run(std::slice::from_ref(&bad), true).expect_err("fails");
     assert_eq!(err.to_string().lines().count(), 1, "one line: {err}");
     assert!(
         err.to_string()

@@ -282,3 +282,31 @@ fn time_from_stem(stem: &str) -> Option<String> {
         &clock[4..6]
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stem_times() {
+        assert_eq!(
+            time_from_stem("output_20241227_121521").as_deref(),
+            Some("2024-12-27T12:15:21Z")
+        );
+        assert_eq!(time_from_stem("output_2024122_121521"), None);
+        assert_eq!(time_from_stem("output_2024122x_121521"), None);
+        assert_eq!(time_from_stem("other"), None);
+    }
+
+    #[test]
+    fn odd_experiment_names_do_not_guess() {
+        let t = task_from_experiment("");
+        assert_eq!((t.id, t.persona, t.attack_type), (None, None, None));
+        let t = task_from_experiment("persona_x_attack");
+        assert_eq!((t.persona, t.extra.get("attack")), (None, None));
+        let t = task_from_experiment("persona12_adv_security_attack_delete_calendar");
+        assert_eq!(t.persona, Some(Value::from(12)));
+        assert_eq!(t.extra["attack"], "delete_calendar");
+        assert_eq!(t.data_item, None);
+    }
+}

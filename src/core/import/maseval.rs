@@ -553,3 +553,46 @@ fn short(text: &str) -> String {
         one_line
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn utility_scores_map_to_outcomes() {
+        assert_eq!(utility(Some(1.0), None).0, Outcome::Pass);
+        assert_eq!(utility(Some(0.57), Some(&json!(7.5))).0, Outcome::Partial);
+        assert_eq!(utility(Some(0.0), None).0, Outcome::Fail);
+        assert_eq!(utility(None, None).0, Outcome::Skipped);
+    }
+
+    #[test]
+    fn odd_eval_entries() {
+        assert_eq!(eval_verdict(&json!(null), 0).outcome, Outcome::Skipped);
+        assert_eq!(
+            eval_verdict(&json!({"privacy_leak": "maybe"}), 0).outcome,
+            Outcome::Error
+        );
+        let v = eval_verdict(
+            &json!({"security_violation": true, "attack_success": "weird"}),
+            0,
+        );
+        assert_eq!((v.judge.as_str(), v.outcome), ("security", Outcome::Error));
+        let v = eval_verdict(&json!({"privacy_leak": false, "error": "x"}), 0);
+        assert_eq!((v.judge.as_str(), v.outcome), ("privacy", Outcome::Error));
+    }
+
+    #[test]
+    fn task_ids_are_parsed() {
+        let t = task_of(&Map::new(), "insurance_p3_security_x_y", None);
+        assert_eq!(t.domain.as_deref(), Some("insurance"));
+        assert_eq!(t.persona, Some(json!(3)));
+        assert_eq!(t.attack_type.as_deref(), Some("security"));
+        let t = task_of(&Map::new(), "travel_planning_pX", None);
+        assert_eq!(
+            (t.domain.as_deref(), t.persona),
+            (Some("travel_planning"), None)
+        );
+    }
+}
