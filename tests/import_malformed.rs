@@ -277,3 +277,47 @@ fn a_missing_file_is_a_one_line_error() {
     let path = PathBuf::from("/nonexistent/dir/x.json");
     assert_one_line(&error_of(&path), &path, 0);
 }
+
+#[test]
+fn mangled_inputs_never_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/converse-logs/persona3_benign_without_offer_taskConfined/output_20241222_203229.json",
+    );
+    let log = std::fs::read(&fixture).expect("fixture");
+    let journal = journal_text(&header_and_messages(3, "hi")).into_bytes();
+    let report = br#"{"task_id": "t", "status": "success", "traces": {"agents": {"a": {"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "zz", "content": 5}]}}}, "eval": [{"privacy_leak": true}]}"#.to_vec();
+    // A fixed pseudo-random sequence keeps the test deterministic.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let path = dir.path().join("m.json");
+    for source in [&log, &journal, &report] {
+        for _ in 0..150 {
+            let mut bytes = source.clone();
+            match next(3) {
+                0 => bytes.truncate(next(bytes.len())),
+                1 => {
+                    for _ in 0..4 {
+                        let i = next(bytes.len());
+                        bytes[i] = next(256) as u8;
+                    }
+                }
+                _ => {
+                    let i = next(bytes.len());
+                    bytes.insert(i, b"{}[]\",:\n"[next(8)]);
+                }
+            }
+            std::fs::write(&path, &bytes).expect("write");
+            if let Err(e) = load_path(&path) {
+                let text = e.to_string();
+                assert!(!text.contains('\n'), "{text}");
+                assert!(text.starts_with(&path.display().to_string()), "{text}");
+            }
+        }
+    }
+}
