@@ -1,0 +1,203 @@
+//! Format detection from content: which of our sources a file holds.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::LoadError;
+use crate::core::episode::journal::describe_json_error;
+
+/// What a file turned out to be, with the parsed input where that was needed to tell.
+pub(super) enum Detected {
+    /// A converse-tui journal; the journal reader does the rest.
+    Journal,
+    /// The records of one ConVerse log.
+    ConverseLog(Vec<Value>),
+    /// MASEval reports, and what was forgiven reading them (a truncated last JSONL line).
+    Maseval(Vec<Value>, Vec<String>),
+}
+
+const EXPECTED: &str = "expected a converse-tui journal, a ConVerse log or MASEval report(s)";
+
+pub(super) fn detect(bytes: &[u8], path: &Path) -> Result<Detected, LoadError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let line = line_of(bytes, e.valid_up_to());
+            return Err(LoadError::new(
+                path,
+                line,
+                format!("not UTF-8 text, so not any supported format ({e})"),
+            ));
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some((first_no, first)) = first_line(text) else {
+        return Err(LoadError::new(path, 0, "empty file: no episode"));
+    };
+
+    // A journal or a JSONL of reports shows itself on its first line alone.
+    if first.starts_with('{') {
+        if let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(first) {
+            if obj.get("kind").and_then(Value::as_str) == Some("episode") {
+                return Ok(Detected::Journal);
+            }
+            if is_report(&obj) {
+                return read_report_lines(text, path);
+            }
+        }
+    }
+
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| LoadError::new(path, e.line(), describe_json_error(&e)))?;
+    match value {
+        Value::Array(items) => classify_list(items, path, first_no),
+        Value::Object(obj) if is_report(&obj) => {
+            Ok(Detected::Maseval(vec![Value::Object(obj)], Vec::new()))
+        }
+        Value::Object(obj) if obj.get("kind").is_some() && obj.get("seq").is_some() => {
+            Err(LoadError::new(
+                path,
+                first_no,
+                "a journal must start with an 'episode' event",
+            ))
+        }
+        Value::Object(obj) if super::converse_judges::looks_like_judge_file(&obj) => {
+            Err(LoadError::new(
+                path,
+                0,
+                "unrecognised format: this is a ConVerse judge file; load the episode logs beside it \
+                 and its verdicts are attached to them",
+            ))
+        }
+        Value::Object(obj) => Err(LoadError::new(
+            path,
+            0,
+            format!(
+                "unrecognised format: a JSON object with keys {} ({EXPECTED})",
+                key_list(&obj)
+            ),
+        )),
+        other => Err(LoadError::new(
+            path,
+            0,
+            format!(
+                "unrecognised format: a JSON {} ({EXPECTED})",
+                type_name(&other)
+            ),
+        )),
+    }
+}
+
+fn classify_list(items: Vec<Value>, path: &Path, first_no: usize) -> Result<Detected, LoadError> {
+    let Some(first) = items.first() else {
+        return Err(LoadError::new(
+            path,
+            first_no,
+            "an empty JSON list: no episode in it",
+        ));
+    };
+    match first {
+        Value::Object(obj) if is_report(obj) => Ok(Detected::Maseval(items, Vec::new())),
+        Value::Object(obj) if obj.contains_key("from") && obj.contains_key("to") => {
+            Ok(Detected::ConverseLog(items))
+        }
+        Value::Object(obj) => Err(LoadError::new(
+            path,
+            0,
+            format!(
+                "unrecognised format: a JSON list of objects with keys {} ({EXPECTED})",
+                key_list(obj)
+            ),
+        )),
+        other => Err(LoadError::new(
+            path,
+            0,
+            format!(
+                "unrecognised format: a JSON list of {} values ({EXPECTED})",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// A MASEval report: `task_id` plus at least one of the other always-present keys.
+pub(super) fn is_report(obj: &serde_json::Map<String, Value>) -> bool {
+    obj.contains_key("task_id")
+        && (obj.contains_key("traces") || obj.contains_key("status") || obj.contains_key("eval"))
+}
+
+/// JSONL of reports (`FileResultLogger`): every non-empty line one report.
+fn read_report_lines(text: &str, path: &Path) -> Result<Detected, LoadError> {
+    let mut reports = Vec::new();
+    let mut warnings = Vec::new();
+    let ends_with_newline = text.ends_with('\n');
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let line_no = i + 1;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(obj)) if is_report(&obj) => reports.push(Value::Object(obj)),
+            Ok(_) => {
+                return Err(LoadError::new(
+                    path,
+                    line_no,
+                    "not a MASEval report (a JSON object with task_id, status, traces…)",
+                ));
+            }
+            // The same forgiveness as the journal: a writer killed mid-line.
+            Err(e) if i + 1 == lines.len() && !ends_with_newline && e.is_eof() => {
+                warnings.push(format!(
+                    "{}:{line_no}: truncated last line ignored ({})",
+                    path.display(),
+                    describe_json_error(&e)
+                ));
+            }
+            Err(e) => return Err(LoadError::new(path, line_no, describe_json_error(&e))),
+        }
+    }
+    Ok(Detected::Maseval(reports, warnings))
+}
+
+/// The first non-blank line and its 1-based number.
+fn first_line(text: &str) -> Option<(usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .find(|(_, l)| !l.is_empty())
+}
+
+/// The 1-based line holding byte `offset`.
+fn line_of(bytes: &[u8], offset: usize) -> usize {
+    let end = offset.min(bytes.len());
+    bytes[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+fn key_list(obj: &serde_json::Map<String, Value>) -> String {
+    if obj.is_empty() {
+        return "(none)".to_string();
+    }
+    let mut keys: Vec<String> = obj
+        .keys()
+        .take(6)
+        .map(|k| format!("'{}'", k.chars().take(40).collect::<String>()))
+        .collect();
+    if obj.len() > 6 {
+        keys.push("…".to_string());
+    }
+    keys.join(", ")
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+    }
+}

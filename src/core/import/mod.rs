@@ -1,0 +1,94 @@
+//! Loading episodes from any supported file: our journals, ConVerse /
+//! Firewalled-agentic-network logs and MASEval reports (DESIGN.md §4).
+//!
+//! The format is detected from the content, never the file name, so a
+//! renamed file still loads and a wrong one fails with a clear message.
+
+mod converse;
+mod converse_judges;
+mod detect;
+mod maseval;
+mod walk;
+
+use std::path::{Path, PathBuf};
+
+use crate::core::episode::{Episode, JournalError, read_journal_from};
+use crate::core::sanitize;
+
+pub use walk::load_dir;
+
+use detect::Detected;
+
+/// Timestamp used when a source records none.
+pub(crate) const NO_TIME: &str = "1970-01-01T00:00:00Z";
+
+/// A file that could not be loaded. Always one line: `path:line: problem`,
+/// or `path: problem` when no line applies.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct LoadError {
+    pub path: PathBuf,
+    /// 1-based line in the file; 0 when no line applies.
+    pub line: usize,
+    pub problem: String,
+}
+
+impl LoadError {
+    pub fn new(path: &Path, line: usize, problem: impl AsRef<str>) -> Self {
+        LoadError {
+            path: path.to_path_buf(),
+            line,
+            // Problems quote input (serde messages, party names): keep one safe line.
+            problem: sanitize::single_line(problem.as_ref()).into_owned(),
+        }
+    }
+
+    fn render(&self) -> String {
+        let path = sanitize::single_line(&self.path.to_string_lossy()).into_owned();
+        if self.line == 0 {
+            format!("{path}: {}", self.problem)
+        } else {
+            format!("{path}:{}: {}", self.line, self.problem)
+        }
+    }
+}
+
+impl From<JournalError> for LoadError {
+    fn from(e: JournalError) -> Self {
+        LoadError::new(&e.path, e.line, &e.problem)
+    }
+}
+
+/// Loads every episode in one file of any supported format.
+pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
+    let origin = path.to_string_lossy().into_owned();
+    match detect::detect(&bytes, path)? {
+        Detected::Journal => {
+            let (events, warnings) = read_journal_from(&bytes[..], path)?;
+            // The reader only returns Ok with a header first, but never trust it to panic.
+            if !matches!(
+                events.first().map(|e| &e.body),
+                Some(crate::core::episode::EventBody::Episode(_))
+            ) {
+                return Err(LoadError::new(path, 1, "no episode event"));
+            }
+            let mut episode = Episode::new(events, origin);
+            episode.warnings = warnings.iter().map(ToString::to_string).collect();
+            Ok(vec![episode])
+        }
+        Detected::ConverseLog(records) => Ok(vec![converse::from_log(&records, path)?]),
+        Detected::Maseval(reports, warnings) => {
+            let mut episodes = Vec::with_capacity(reports.len());
+            for (index, report) in reports.iter().enumerate() {
+                let mut episode = maseval::from_report(report, path, index)?;
+                if index == reports.len() - 1 {
+                    episode.warnings.extend(warnings.iter().cloned());
+                }
+                episodes.push(episode);
+            }
+            Ok(episodes)
+        }
+    }
+}
