@@ -32,6 +32,7 @@ fn journal_bytes(bytes: usize) -> Vec<u8> {
             tool: "search_emails".into(),
             args: serde_json::json!({"query": "Lisbon"}),
             raw_args: None,
+            raw: None,
         }));
         bodies.push(EventBody::ToolResult(ToolResult {
             turn,
@@ -39,6 +40,7 @@ fn journal_bytes(bytes: usize) -> Vec<u8> {
             tool: "search_emails".into(),
             output: text.clone(),
             ok: true,
+            raw: None,
         }));
         bodies.push(message(Party::Assistant, Party::Attacker));
         size += text.len() * 3 + 600;

@@ -1,1 +1,105 @@
-fn main() {}
+//! converse-tui: parse, set up logging, dispatch.
+
+mod cli;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{CommandFactory, Parser};
+
+use converse_tui::app::AppState;
+use converse_tui::app::browser::Browser;
+use converse_tui::config::{Keymap, Paths, Theme};
+use converse_tui::core::episode::Episode;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let paths = Paths::from_env();
+    let _log = init_logging(&paths);
+    match run(cli, &paths) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("converse-tui: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        None => {
+            let episodes = converse_tui::core::demo::demo_episodes();
+            let browser = Browser::new("demo episodes", episodes, Vec::new());
+            let mut state = AppState::with_browser(browser, load_keymap(paths)?, true);
+            state.autoplay.toggle();
+            run_tui(state, &cli.theme, paths)
+        }
+        Some(Command::Replay { paths: inputs }) => {
+            let state = open_inputs(&inputs, load_keymap(paths)?)?;
+            run_tui(state, &cli.theme, paths)
+        }
+        Some(Command::Dump { paths: inputs, json }) => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            converse_tui::headless::dump::dump(&inputs, json, &mut out)?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "converse-tui", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
+    Keymap::load(&paths.keymap_file())
+}
+
+fn run_tui(state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let theme = Theme::load(theme, &paths.themes_dir(), no_color)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(converse_tui::tui::run(state, theme))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One episode opens on the inspector; several open the browser.
+fn open_inputs(inputs: &[PathBuf], keymap: Keymap) -> anyhow::Result<AppState> {
+    let mut episodes: Vec<Episode> = Vec::new();
+    let mut errors = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let (found, failed) = converse_tui::core::import::load_dir(input);
+            episodes.extend(found);
+            errors.extend(failed.into_iter().map(|e| e.to_string()));
+        } else {
+            episodes.extend(converse_tui::core::import::load_path(input)?);
+        }
+    }
+    let single_file = inputs.len() == 1 && !inputs[0].is_dir();
+    if single_file && episodes.len() == 1 {
+        let episode = episodes.pop().expect("one episode");
+        for warning in &episode.warnings {
+            tracing::warn!("{warning}");
+        }
+        return Ok(AppState::with_episode(episode, keymap));
+    }
+    let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    Ok(AppState::with_browser(Browser::new(title, episodes, errors), keymap, false))
+}
+
+/// Logs go to a file, never to the terminal the TUI draws on.
+fn init_logging(paths: &Paths) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    std::fs::create_dir_all(&paths.log_dir).ok()?;
+    let appender = tracing_appender::rolling::never(&paths.log_dir, "converse-tui.log");
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CONVERSE_TUI_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init().ok()?;
+    Some(guard)
+}

@@ -63,6 +63,7 @@ fn episode(id: &str) -> Episode {
             tool: "get_user_info".into(),
             args: serde_json::json!({"query": "email"}),
             raw_args: None,
+            raw: None,
         }),
         EventBody::ToolResult(ToolResult {
             turn: 2,
@@ -70,6 +71,7 @@ fn episode(id: &str) -> Episode {
             tool: "get_user_info".into(),
             output: "Email: ana@example.com".into(),
             ok: true,
+            raw: None,
         }),
         msg(
             2,

@@ -196,6 +196,9 @@ pub struct ToolCall {
     pub args: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_args: Option<String>,
+    /// The full output of whatever made the call, when it was a model (e.g. a ConVerse scratchpad).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,6 +208,9 @@ pub struct ToolResult {
     pub tool: String,
     pub output: String,
     pub ok: bool,
+    /// The full output when a model produced the result (ConVerse's simulated environment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -74,6 +74,7 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
                     tool: ENV_TOOL.to_string(),
                     args: json!({ "request": r.short }),
                     raw_args: None,
+                    raw: r.long.filter(|l| *l != r.short).map(str::to_string),
                 }));
             }
             (Party::Environment, Party::Assistant) => {
@@ -90,6 +91,7 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
                     tool: ENV_TOOL.to_string(),
                     output: r.short.to_string(),
                     ok: true,
+                    raw: r.long.filter(|l| *l != r.short).map(str::to_string),
                 }));
             }
             (from, to) => {

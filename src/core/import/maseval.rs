@@ -144,6 +144,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                         tool,
                         output: content,
                         ok,
+                        raw: None,
                     }),
                 ));
             }
@@ -279,6 +280,7 @@ fn tool_call(call: &Value, turn: u32, n: u32) -> ToolCall {
         tool,
         args,
         raw_args,
+        raw: None,
     }
 }
 
