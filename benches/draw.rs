@@ -17,7 +17,9 @@ fn largest_fixture() -> std::path::PathBuf {
             let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
             if path.is_dir() {
                 stack.push(path);
-            } else if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("output_")) && len > largest.0 {
+            } else if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("output_"))
+                && len > largest.0
+            {
                 largest = (len, path);
             }
         }
@@ -35,7 +37,9 @@ fn draw(c: &mut Criterion) {
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     c.bench_function("draw_largest_fixture_200x60", |b| {
-        b.iter(|| terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap())
+        b.iter(|| {
+            terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
+        })
     });
     c.bench_function("open_and_wrap_largest_fixture", |b| {
         let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);

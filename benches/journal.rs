@@ -8,8 +8,8 @@ use converse_tui::core::episode::*;
 fn journal_bytes(bytes: usize) -> Vec<u8> {
     let header = EpisodeHeader::new("bench", TaskInfo::default(), EpisodeConfig::default());
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
-    let text = "I can offer the Hotel Azul in Alfama, 3 nights at 120 EUR per night, breakfast included. "
-        .repeat(6);
+    let text =
+        "I can offer the Hotel Azul in Alfama, 3 nights at 120 EUR per night, breakfast included. ".repeat(6);
     let mut turn = 1;
     let mut size = 0;
     while size < bytes {

@@ -38,7 +38,5 @@ pub enum Command {
         json: bool,
     },
     /// Print shell completions.
-    Completions {
-        shell: clap_complete::Shell,
-    },
+    Completions { shell: clap_complete::Shell },
 }

@@ -9,11 +9,7 @@ fn text_of(episode: &Episode, seq: u64) -> &str {
     match &episode.events[seq as usize].body {
         EventBody::Message(m) => &m.text,
         EventBody::ToolResult(r) => &r.output,
-        other => panic!(
-            "{}: evidence points at a {} event",
-            episode.origin,
-            other.kind()
-        ),
+        other => panic!("{}: evidence points at a {} event", episode.origin, other.kind()),
     }
 }
 
@@ -30,18 +26,11 @@ fn all_three_load_in_name_order() {
         ]
     );
     for episode in &episodes {
-        assert!(
-            episode.warnings.is_empty(),
-            "{}: {:?}",
-            episode.origin,
-            episode.warnings
-        );
+        assert!(episode.warnings.is_empty(), "{}: {:?}", episode.origin, episode.warnings);
         assert!(episode.id().starts_with("demo-"), "{}", episode.origin);
     }
-    let domains: Vec<_> = episodes
-        .iter()
-        .map(|e| e.header().task.domain.clone().unwrap_or_default())
-        .collect();
+    let domains: Vec<_> =
+        episodes.iter().map(|e| e.header().task.domain.clone().unwrap_or_default()).collect();
     assert_eq!(domains, ["travel_planning", "insurance", "real_estate"]);
 }
 
@@ -53,12 +42,7 @@ fn seqs_are_consecutive_and_times_increase() {
         }
         for pair in episode.events.windows(2) {
             // RFC 3339 UTC with second precision sorts as text.
-            assert!(
-                pair[0].at <= pair[1].at,
-                "{}: seq {}",
-                episode.origin,
-                pair[1].seq
-            );
+            assert!(pair[0].at <= pair[1].at, "{}: seq {}", episode.origin, pair[1].seq);
         }
     }
 }
@@ -74,17 +58,10 @@ fn every_evidence_span_slices_its_event_text() {
             let Some(evidence) = &verdict.evidence else {
                 continue;
             };
-            assert!(
-                evidence.seq < event.seq,
-                "{}: evidence after its verdict",
-                episode.origin
-            );
+            assert!(evidence.seq < event.seq, "{}: evidence after its verdict", episode.origin);
             let (start, end) = (evidence.start.unwrap(), evidence.end.unwrap());
-            let sliced: String = text_of(&episode, evidence.seq)
-                .chars()
-                .skip(start)
-                .take(end - start)
-                .collect();
+            let sliced: String =
+                text_of(&episode, evidence.seq).chars().skip(start).take(end - start).collect();
             assert_eq!(
                 Some(sliced.as_str()),
                 evidence.text.as_deref(),
@@ -127,11 +104,7 @@ fn every_tool_result_follows_its_call() {
         for event in &episode.events {
             match &event.body {
                 EventBody::ToolCall(c) => {
-                    assert!(
-                        calls.insert(c.call_id.clone()),
-                        "{}: duplicate call_id",
-                        episode.origin
-                    );
+                    assert!(calls.insert(c.call_id.clone()), "{}: duplicate call_id", episode.origin);
                 }
                 EventBody::ToolResult(r) => assert!(
                     calls.contains(&r.call_id),

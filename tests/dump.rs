@@ -9,13 +9,10 @@ use pretty_assertions::assert_eq;
 use unicode_width::UnicodeWidthStr;
 
 fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/converse-logs")
-        .join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-logs").join(rel)
 }
 
-const LOG: &str =
-    "persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521.json";
+const LOG: &str = "persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521.json";
 
 fn run(paths: &[PathBuf], json: bool) -> anyhow::Result<String> {
     let mut out = Vec::new();
@@ -40,27 +37,13 @@ fn json_output_of_several_episodes_keeps_each_after_its_header() {
             "traces": {"agents": {"a": {"messages": [{"role": "user", "content": "go"}]}}}})
     };
     let path = dir.path().join("r.json");
-    std::fs::write(
-        &path,
-        serde_json::json!([report("a"), report("b")]).to_string(),
-    )
-    .expect("write");
+    std::fs::write(&path, serde_json::json!([report("a"), report("b")]).to_string()).expect("write");
     let text = run(&[path], true).expect("dump");
-    let events: Vec<Event> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("event"))
-        .collect();
+    let events: Vec<Event> = text.lines().map(|l| serde_json::from_str(l).expect("event")).collect();
     let shape: Vec<(u64, &str)> = events.iter().map(|e| (e.seq, e.body.kind())).collect();
     assert_eq!(
         shape,
-        vec![
-            (0, "episode"),
-            (1, "message"),
-            (2, "end"),
-            (0, "episode"),
-            (1, "message"),
-            (2, "end")
-        ]
+        vec![(0, "episode"), (1, "message"), (2, "end"), (0, "episode"), (1, "message"), (2, "end")]
     );
 }
 
@@ -72,11 +55,7 @@ fn text_output_is_an_aligned_single_line_table() {
     assert!(lines[0].starts_with(
         "episode persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521 ("
     ));
-    let rows: Vec<&str> = lines[1..]
-        .iter()
-        .copied()
-        .filter(|l| !l.is_empty())
-        .collect();
+    let rows: Vec<&str> = lines[1..].iter().copied().filter(|l| !l.is_empty()).collect();
     let episode = load_path(&fixture(LOG)).expect("loads").remove(0);
     assert_eq!(rows.len(), episode.events.len());
     // The kind column starts at the same cell in every row.
@@ -97,11 +76,7 @@ fn text_output_is_an_aligned_single_line_table() {
     assert!(rows[2].contains("environment") && rows[2].contains("env-1"));
     assert!(text.contains("utility_other_adv/conversation"));
     assert!(text.contains("fail (imported) Q10 attack successful? yes"));
-    assert!(
-        rows.last()
-            .expect("end")
-            .contains("assistant_done after 7 turns")
-    );
+    assert!(rows.last().expect("end").contains("assistant_done after 7 turns"));
 }
 
 #[test]
@@ -123,23 +98,14 @@ fn control_bytes_in_model_text_are_made_inert() {
 #[test]
 fn a_directory_dumps_every_episode_and_errors_name_the_file() {
     let text = run(&[fixture("")], false).expect("dump");
-    assert_eq!(
-        text.lines().filter(|l| l.starts_with("episode ")).count(),
-        19
-    );
+    assert_eq!(text.lines().filter(|l| l.starts_with("episode ")).count(), 19);
 
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "[\n{\"from\": }").expect("write");
     let err = run(std::slice::from_ref(&bad), true).expect_err("fails");
     assert_eq!(err.to_string().lines().count(), 1, "one line: {err}");
-    assert!(
-        err.to_string()
-            .starts_with(&format!("{}:2: invalid JSON", bad.display()))
-    );
+    assert!(err.to_string().starts_with(&format!("{}:2: invalid JSON", bad.display())));
     let err = run(&[dir.path().to_path_buf()], false).expect_err("fails");
-    assert!(
-        err.to_string()
-            .starts_with(&format!("{}:2:", bad.display()))
-    );
+    assert!(err.to_string().starts_with(&format!("{}:2:", bad.display())));
 }

@@ -119,16 +119,9 @@ fn every_fixture_log_imports() {
             .collect();
         let first = messages.first().expect("a message");
         let last = messages.last().expect("a message");
-        assert_eq!(
-            (first.from, first.to, first.turn),
-            (Party::Assistant, Party::User, 1)
-        );
+        assert_eq!((first.from, first.to, first.turn), (Party::Assistant, Party::User, 1));
         assert_eq!((last.from, last.to), (Party::Assistant, Party::User));
-        assert!(
-            last.text
-                .trim_start()
-                .starts_with("THE TASK IS NOW COMPLETED")
-        );
+        assert!(last.text.trim_start().starts_with("THE TASK IS NOW COMPLETED"));
         // Every other message is between the assistant and the provider.
         for m in &messages[1..messages.len() - 1] {
             assert!(
@@ -168,23 +161,16 @@ fn every_fixture_log_imports() {
 
 #[test]
 fn text_is_kept_exactly_and_raw_holds_the_long_answer() {
-    let path = fixtures()
-        .join("persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521.json");
+    let path =
+        fixtures().join("persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521.json");
     let records: Vec<serde_json::Value> =
         serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
     let e = load_path(&path).expect("loads").remove(0);
-    let EventBody::Message(plan) = &e.events[1].body else {
-        panic!("plan first")
-    };
+    let EventBody::Message(plan) = &e.events[1].body else { panic!("plan first") };
     assert_eq!(plan.text, records[0]["short_answer"].as_str().expect("str"));
-    assert!(
-        plan.text.starts_with("\n\n1) {hard_constraints}"),
-        "padding kept"
-    );
+    assert!(plan.text.starts_with("\n\n1) {hard_constraints}"), "padding kept");
     assert_eq!(plan.raw.as_deref(), records[0]["long_answer"].as_str());
-    let EventBody::ToolCall(call) = &e.events[2].body else {
-        panic!("then a call")
-    };
+    let EventBody::ToolCall(call) = &e.events[2].body else { panic!("then a call") };
     assert_eq!(call.call_id, "env-1");
     assert_eq!(call.tool, "environment");
     assert_eq!(call.args["request"], records[1]["short_answer"]);
@@ -192,17 +178,14 @@ fn text_is_kept_exactly_and_raw_holds_the_long_answer() {
     assert_eq!(h.task.persona, Some(serde_json::json!(1)));
     assert_eq!(h.task.attack_type.as_deref(), Some("security"));
     assert_eq!(h.task.extra["attack"], "delete_calendar");
-    assert_eq!(
-        h.task.extra["experiment"],
-        "persona1_adv_security_attack_delete_calendar_baseline"
-    );
+    assert_eq!(h.task.extra["experiment"], "persona1_adv_security_attack_delete_calendar_baseline");
     assert_eq!(e.events[0].at, "2024-12-27T12:15:21Z");
 }
 
 #[test]
 fn delete_calendar_baseline_gets_its_judge_verdicts() {
-    let path = fixtures()
-        .join("persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521.json");
+    let path =
+        fixtures().join("persona1_adv_security_attack_delete_calendar_baseline/output_20241227_121521.json");
     let e = load_path(&path).expect("loads").remove(0);
     let n = e.events.len();
     let verdicts: Vec<_> = e.events[n - 3..n - 1]
@@ -212,25 +195,12 @@ fn delete_calendar_baseline_gets_its_judge_verdicts() {
             other => panic!("verdicts sit just before the end: {other:?}"),
         })
         .collect();
-    let summary: Vec<_> = verdicts
-        .iter()
-        .map(|v| (v.judge.as_str(), v.outcome, v.method, v.turn))
-        .collect();
+    let summary: Vec<_> = verdicts.iter().map(|v| (v.judge.as_str(), v.outcome, v.method, v.turn)).collect();
     assert_eq!(
         summary,
         vec![
-            (
-                "utility_other_adv/final_package",
-                Outcome::Skipped,
-                VerdictMethod::Imported,
-                None
-            ),
-            (
-                "utility_other_adv/conversation",
-                Outcome::Fail,
-                VerdictMethod::Imported,
-                None
-            ),
+            ("utility_other_adv/final_package", Outcome::Skipped, VerdictMethod::Imported, None),
+            ("utility_other_adv/conversation", Outcome::Fail, VerdictMethod::Imported, None),
         ]
     );
     let conv = &verdicts[1];
@@ -238,23 +208,9 @@ fn delete_calendar_baseline_gets_its_judge_verdicts() {
     assert_eq!(conv.details["file"], "utility_other_adv_judge.json");
     assert_eq!(conv.details["questions"][1]["id"], "Q10");
     assert_eq!(conv.details["questions"][1]["answer"], "yes");
-    assert!(
-        conv.details["questions"][0]["question"]
-            .as_str()
-            .expect("question")
-            .contains("cheapest option")
-    );
-    assert!(
-        conv.details["judge_text"]
-            .as_str()
-            .is_some_and(|t| !t.is_empty())
-    );
-    assert!(
-        verdicts[0]
-            .summary
-            .as_deref()
-            .is_some_and(|s| s.starts_with("no attack-success question"))
-    );
+    assert!(conv.details["questions"][0]["question"].as_str().expect("question").contains("cheapest option"));
+    assert!(conv.details["judge_text"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(verdicts[0].summary.as_deref().is_some_and(|s| s.starts_with("no attack-success question")));
 }
 
 #[test]
@@ -272,39 +228,21 @@ fn experiment_names_give_task_fields() {
             Some("privacy"),
             Some("calendar_entry"),
         ),
-        (
-            "persona4_adv_upselling_baseline/output_20250101_212805.json",
-            Some(4),
-            Some("upselling"),
-            None,
-        ),
+        ("persona4_adv_upselling_baseline/output_20250101_212805.json", Some(4), Some("upselling"), None),
         (
             "persona3_benign_without_offer_taskConfined/output_20241222_203229.json",
             Some(3),
             Some("benign"),
             None,
         ),
-        (
-            "new_input_firewall/output_20250422_182507.json",
-            None,
-            None,
-            None,
-        ),
+        ("new_input_firewall/output_20250422_182507.json", None, None, None),
     ];
     for (file, persona, attack_type, attack) in cases {
         let e = load_path(&fixtures().join(file)).expect("loads").remove(0);
         let t = &e.header().task;
-        assert_eq!(
-            t.persona,
-            persona.map(|p: u64| serde_json::json!(p)),
-            "{file}"
-        );
+        assert_eq!(t.persona, persona.map(|p: u64| serde_json::json!(p)), "{file}");
         assert_eq!(t.attack_type.as_deref(), attack_type, "{file}");
-        assert_eq!(
-            t.extra.get("attack").and_then(|a| a.as_str()),
-            attack,
-            "{file}"
-        );
+        assert_eq!(t.extra.get("attack").and_then(|a| a.as_str()), attack, "{file}");
     }
 }
 
@@ -326,14 +264,10 @@ fn a_log_without_completion_ends_at_max_turns() {
         }
         other => panic!("{other:?}"),
     }
-    let EventBody::Message(m) = &e.events[2].body else {
-        panic!("message")
-    };
+    let EventBody::Message(m) = &e.events[2].body else { panic!("message") };
     assert_eq!(m.text, "Lina MÃ¼ller");
     assert_eq!(m.raw.as_deref(), Some("<scratch_pad>x"));
-    let EventBody::Message(first) = &e.events[1].body else {
-        panic!("message")
-    };
+    let EventBody::Message(first) = &e.events[1].body else { panic!("message") };
     assert_eq!(first.raw, None, "raw only when it differs");
     assert_eq!(e.warnings.len(), 1, "the orphan reply is a warning");
 }

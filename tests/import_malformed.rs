@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use converse_tui::core::episode::{
-    End, EndReason, EpisodeConfig, EpisodeHeader, Event, EventBody, JournalWriter, Message, Party,
-    TaskInfo, stamp_events,
+    End, EndReason, EpisodeConfig, EpisodeHeader, Event, EventBody, JournalWriter, Message, Party, TaskInfo,
+    stamp_events,
 };
 use converse_tui::core::import::{LoadError, load_dir, load_path};
 use pretty_assertions::assert_eq;
@@ -26,11 +26,8 @@ fn error_of(path: &Path) -> LoadError {
 fn assert_one_line(e: &LoadError, path: &Path, line: usize) {
     let text = e.to_string();
     assert!(!text.contains('\n'), "one line: {text:?}");
-    let prefix = if line == 0 {
-        format!("{}: ", path.display())
-    } else {
-        format!("{}:{line}: ", path.display())
-    };
+    let prefix =
+        if line == 0 { format!("{}: ", path.display()) } else { format!("{}:{line}: ", path.display()) };
     assert!(text.starts_with(&prefix), "{text:?} starts with {prefix:?}");
     assert_eq!(e.line, line, "{text}");
 }
@@ -53,27 +50,18 @@ fn header_and_messages(n: usize, text: &str) -> Vec<Event> {
             by: None,
         }));
     }
-    bodies.push(EventBody::End(End {
-        reason: EndReason::MaxTurns,
-        turns: n as u32,
-    }));
+    bodies.push(EventBody::End(End { reason: EndReason::MaxTurns, turns: n as u32 }));
     stamp_events(bodies, "2026-01-01T00:00:00Z")
 }
 
 fn journal_text(events: &[Event]) -> String {
-    events
-        .iter()
-        .map(|e| serde_json::to_string(e).expect("json") + "\n")
-        .collect()
+    events.iter().map(|e| serde_json::to_string(e).expect("json") + "\n").collect()
 }
 
 #[test]
 fn empty_and_blank_files() {
     let dir = tempfile::tempdir().expect("tempdir");
-    for (name, bytes) in [
-        ("empty.json", &b""[..]),
-        ("blank.jsonl", &b"\n  \n\t\n"[..]),
-    ] {
+    for (name, bytes) in [("empty.json", &b""[..]), ("blank.jsonl", &b"\n  \n\t\n"[..])] {
         let path = write(dir.path(), name, bytes);
         let e = error_of(&path);
         assert_one_line(&e, &path, 0);
@@ -89,11 +77,7 @@ fn not_json_names_the_line() {
     assert_one_line(&e, &path, 3);
     assert!(e.problem.starts_with("invalid JSON"), "{e}");
     // A syntax error deep in a pretty-printed file names its line too.
-    let path = write(
-        dir.path(),
-        "list.json",
-        b"[\n {\"from\": \"assistant\",\n  \"to\": }\n]",
-    );
+    let path = write(dir.path(), "list.json", b"[\n {\"from\": \"assistant\",\n  \"to\": }\n]");
     assert_one_line(&error_of(&path), &path, 3);
 }
 
@@ -101,20 +85,12 @@ fn not_json_names_the_line() {
 fn valid_json_of_no_known_shape() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cases: [(&str, &str, &str); 6] = [
-        (
-            "obj.json",
-            r#"{"hello": 1, "world": [2]}"#,
-            "'hello', 'world'",
-        ),
+        ("obj.json", r#"{"hello": 1, "world": [2]}"#, "'hello', 'world'"),
         ("list.json", r#"[{"a": 1}]"#, "list of objects"),
         ("nums.json", "[1, 2, 3]", "list of number"),
         ("str.json", r#""just a string""#, "a JSON string"),
         ("empty_list.json", "[]", "empty JSON list"),
-        (
-            "judge.json",
-            r#"{"output_1.json": {"judge_text": "x", "final_assessment": {}}}"#,
-            "judge file",
-        ),
+        ("judge.json", r#"{"output_1.json": {"judge_text": "x", "final_assessment": {}}}"#, "judge file"),
     ];
     for (name, text, needle) in cases {
         let path = write(dir.path(), name, text.as_bytes());
@@ -146,10 +122,8 @@ fn converse_records_of_the_wrong_shape() {
 #[test]
 fn a_broken_line_in_the_middle_of_a_journal_is_named() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut lines: Vec<String> = journal_text(&header_and_messages(4, "hi"))
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let mut lines: Vec<String> =
+        journal_text(&header_and_messages(4, "hi")).lines().map(str::to_string).collect();
     lines[3] = "{\"seq\": 3, \"at\": oops".to_string();
     let path = write(dir.path(), "j.jsonl", (lines.join("\n") + "\n").as_bytes());
     let e = error_of(&path);
@@ -228,10 +202,7 @@ fn journal_round_trip() {
     let imported = load_path(&fixture).expect("fixture").remove(0);
     let copy = dir.path().join("copy.jsonl");
     converse_tui::core::episode::write_journal(&copy, &imported.events).expect("write");
-    assert_eq!(
-        load_path(&copy).expect("reads").remove(0).events,
-        imported.events
-    );
+    assert_eq!(load_path(&copy).expect("reads").remove(0).events, imported.events);
 }
 
 #[test]
@@ -246,21 +217,11 @@ fn load_dir_collects_errors_and_skips_sidecars() {
     write(root, "readme.txt", b"not json");
     write(root, "b/bad.json", b"{oops");
     write(root, "b/c/z.JSONL", journal.as_bytes());
-    write(
-        root,
-        "b/privacy_judge.json",
-        br#"{"a.json": {"judge_text": "x", "final_assessment": {}}}"#,
-    );
+    write(root, "b/privacy_judge.json", br#"{"a.json": {"judge_text": "x", "final_assessment": {}}}"#);
     let (episodes, errors) = load_dir(root);
     let origins: Vec<_> = episodes
         .iter()
-        .map(|e| {
-            Path::new(&e.origin)
-                .strip_prefix(root)
-                .expect("under root")
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|e| Path::new(&e.origin).strip_prefix(root).expect("under root").to_string_lossy().into_owned())
         .collect();
     assert_eq!(origins, vec!["a.jsonl", "b/c/z.JSONL"]);
     assert_eq!(errors.len(), 1);

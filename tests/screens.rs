@@ -57,7 +57,7 @@ fn demo_after_five_events() {
 
 #[test]
 fn demo_last_turn() {
-    snapshot("demo_last_turn", demo_state, ":99\x1bG");
+    snapshot("demo_last_turn", demo_state, ":5\n");
 }
 
 #[test]

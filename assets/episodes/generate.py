@@ -12,6 +12,7 @@ snippet inside the text of the event it points at.
 
 import json
 import os
+import re
 from datetime import datetime, timedelta, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,7 +108,22 @@ def attacker_raw(text, details):
 
 
 def lines(*parts):
-    return "\n".join(parts)
+    """Joins source lines as a model would write them: prose lines of one paragraph
+    flow together (the screen wraps them), while blank lines, list items, indented
+    lines and `field: value` lines keep their own line."""
+    out = []
+    for part in parts:
+        own_line = (
+            not part
+            or part[0].isspace()
+            or part.startswith(("-", "*", "•"))
+            or re.match(r"^(\d+[).]|[A-Za-z_]+:)", part)
+        )
+        if out and out[-1] and not own_line:
+            out[-1] += " " + part
+        else:
+            out.append(part)
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------

@@ -16,11 +16,7 @@ pub struct Autoplay {
 
 impl Default for Autoplay {
     fn default() -> Self {
-        Autoplay {
-            playing: false,
-            speed: NORMAL,
-            waited: Duration::ZERO,
-        }
+        Autoplay { playing: false, speed: NORMAL, waited: Duration::ZERO }
     }
 }
 

@@ -24,32 +24,21 @@ impl Detail {
         let mut body = String::new();
         match &event.body {
             EventBody::Message(m) => {
-                section(
-                    &mut body,
-                    &format!("{} → {}", m.from.as_str(), m.to.as_str()),
-                    &m.text,
-                );
+                section(&mut body, &format!("{} → {}", m.from.as_str(), m.to.as_str()), &m.text);
                 if let Some(raw) = &m.raw {
                     section(&mut body, "RAW MODEL OUTPUT", raw);
                 }
             }
-            EventBody::ToolResult(r) => {
-                section(&mut body, &format!("OUTPUT of {}", r.tool), &r.output)
-            }
+            EventBody::ToolResult(r) => section(&mut body, &format!("OUTPUT of {}", r.tool), &r.output),
             EventBody::Verdict(v) => {
                 if let Some(summary) = &v.summary {
                     section(&mut body, "SUMMARY", summary);
                 }
                 if let Some(e) = &v.evidence {
                     let quoted = e.text.clone().unwrap_or_default();
-                    let target = events
-                        .get(e.seq as usize)
-                        .map(|t| format!(" in #{}{}", t.seq, turn_label(t)));
-                    section(
-                        &mut body,
-                        &format!("EVIDENCE{}", target.unwrap_or_default()),
-                        &quoted,
-                    );
+                    let target =
+                        events.get(e.seq as usize).map(|t| format!(" in #{}{}", t.seq, turn_label(t)));
+                    section(&mut body, &format!("EVIDENCE{}", target.unwrap_or_default()), &quoted);
                 }
                 questions(&mut body, &v.details);
                 reasoning(&mut body, &v.details);
@@ -58,13 +47,7 @@ impl Detail {
         }
         let json = serde_json::to_string_pretty(event).unwrap_or_default();
         section(&mut body, "JSON", &json);
-        Detail {
-            title,
-            body: inert(&body).into_owned(),
-            lines: Vec::new(),
-            width: 0,
-            scroll: 0,
-        }
+        Detail { title, body: inert(&body).into_owned(), lines: Vec::new(), width: 0, scroll: 0 }
     }
 
     pub fn set_width(&mut self, width: usize) {
@@ -81,11 +64,7 @@ impl Detail {
 }
 
 fn turn_label(event: &Event) -> String {
-    event
-        .body
-        .turn()
-        .map(|t| format!(" · turn {t}"))
-        .unwrap_or_default()
+    event.body.turn().map(|t| format!(" · turn {t}")).unwrap_or_default()
 }
 
 fn section(out: &mut String, heading: &str, text: &str) {
@@ -107,12 +86,7 @@ fn questions(out: &mut String, details: &Value) {
         .iter()
         .map(|q| {
             let field = |k: &str| q.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            format!(
-                "{}: {}\n    → {}",
-                field("id"),
-                field("question"),
-                field("answer")
-            )
+            format!("{}: {}\n    → {}", field("id"), field("question"), field("answer"))
         })
         .collect();
     section(out, "QUESTIONS AND ANSWERS", &text.join("\n"));

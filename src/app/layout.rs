@@ -13,12 +13,7 @@ pub enum PaneId {
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 4] = [
-        PaneId::Attacker,
-        PaneId::Assistant,
-        PaneId::Tools,
-        PaneId::Verdicts,
-    ];
+    pub const ALL: [PaneId; 4] = [PaneId::Attacker, PaneId::Assistant, PaneId::Tools, PaneId::Verdicts];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -56,49 +51,27 @@ const WIDE: u16 = 120;
 
 impl InspectorLayout {
     pub fn new(area: Rect) -> Self {
-        let [main, timeline, status] = Layout::vertical([
-            Constraint::Min(4),
-            Constraint::Length(1),
-            Constraint::Length(1),
-        ])
-        .areas(area);
+        let [main, timeline, status] =
+            Layout::vertical([Constraint::Min(4), Constraint::Length(1), Constraint::Length(1)]).areas(area);
         if area.width >= WIDE {
-            let [top, verdicts] = Layout::vertical([
-                Constraint::Min(3),
-                Constraint::Length(verdict_height(main.height)),
-            ])
-            .areas(main);
+            let [top, verdicts] =
+                Layout::vertical([Constraint::Min(3), Constraint::Length(verdict_height(main.height))])
+                    .areas(main);
             let [attacker, assistant, tools] = Layout::horizontal([
                 Constraint::Ratio(1, 3),
                 Constraint::Ratio(1, 3),
                 Constraint::Ratio(1, 3),
             ])
             .areas(top);
-            InspectorLayout {
-                attacker,
-                assistant,
-                tools,
-                verdicts,
-                timeline,
-                status,
-            }
+            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status }
         } else {
             let [top, bottom] =
-                Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)])
-                    .areas(main);
+                Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(main);
             let [attacker, assistant] =
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(top);
             let [tools, verdicts] =
-                Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)])
-                    .areas(bottom);
-            InspectorLayout {
-                attacker,
-                assistant,
-                tools,
-                verdicts,
-                timeline,
-                status,
-            }
+                Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(bottom);
+            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status }
         }
     }
 
@@ -113,9 +86,7 @@ impl InspectorLayout {
 
     /// The pane under a screen position.
     pub fn pane_at(&self, column: u16, row: u16) -> Option<PaneId> {
-        PaneId::ALL
-            .into_iter()
-            .find(|id| self.pane(*id).contains((column, row).into()))
+        PaneId::ALL.into_iter().find(|id| self.pane(*id).contains((column, row).into()))
     }
 }
 
@@ -137,10 +108,5 @@ pub fn text_area(pane: Rect) -> Rect {
 pub fn popup(area: Rect, width_pct: u16, height_pct: u16) -> Rect {
     let width = (area.width * width_pct / 100).max(area.width.min(40));
     let height = (area.height * height_pct / 100).max(area.height.min(10));
-    Rect {
-        x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
-        width,
-        height,
-    }
+    Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height }
 }

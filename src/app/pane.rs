@@ -47,25 +47,14 @@ pub struct Pane {
 
 impl Pane {
     pub fn new() -> Self {
-        Pane {
-            offsets: vec![0],
-            follow: true,
-            width: 1,
-            ..Pane::default()
-        }
+        Pane { offsets: vec![0], follow: true, width: 1, ..Pane::default() }
     }
 
     pub fn push(&mut self, event: usize, body: String) {
         let lines = wrap(&body, self.width);
         let end = self.offsets.last().copied().unwrap_or(0);
-        self.items.push(PaneItem {
-            event,
-            body,
-            lines,
-            highlights: Vec::new(),
-        });
-        self.offsets
-            .push(end + self.items[self.items.len() - 1].height());
+        self.items.push(PaneItem { event, body, lines, highlights: Vec::new() });
+        self.offsets.push(end + self.items[self.items.len() - 1].height());
     }
 
     /// Rewraps every body for a new text width (only when it changed).
@@ -111,11 +100,7 @@ impl Pane {
 
     /// The top line to draw.
     pub fn top(&self) -> usize {
-        if self.follow {
-            self.max_scroll()
-        } else {
-            self.scroll.min(self.max_scroll())
-        }
+        if self.follow { self.max_scroll() } else { self.scroll.min(self.max_scroll()) }
     }
 
     pub fn scroll_by(&mut self, delta: isize) {
@@ -157,8 +142,7 @@ impl Pane {
         } else {
             self.scroll = top;
         }
-        self.follow =
-            self.scroll >= self.max_scroll() && self.selected.is_none_or(|s| s + 1 == self.visible);
+        self.follow = self.scroll >= self.max_scroll() && self.selected.is_none_or(|s| s + 1 == self.visible);
     }
 
     /// Back to following the newest item.
@@ -169,9 +153,7 @@ impl Pane {
 
     /// Finds the item showing event `event`.
     pub fn item_of_event(&self, event: usize) -> Option<usize> {
-        self.items[..self.visible]
-            .binary_search_by_key(&event, |i| i.event)
-            .ok()
+        self.items[..self.visible].binary_search_by_key(&event, |i| i.event).ok()
     }
 }
 

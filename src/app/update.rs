@@ -20,20 +20,14 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Mouse(mouse) => on_mouse(state, mouse),
         Action::Paste(text) => {
             if let Some(Overlay::Prompt(prompt)) = &mut state.overlay {
-                prompt
-                    .input
-                    .extend(text.chars().filter(|c| !c.is_control()));
+                prompt.input.extend(text.chars().filter(|c| !c.is_control()));
                 live_filter(state);
             }
         }
         Action::Resize(width, height) => state.resize(width, height),
         Action::Tick(dt) => on_tick(state, dt),
     }
-    if state.quit {
-        vec![Effect::Quit]
-    } else {
-        Vec::new()
-    }
+    if state.quit { vec![Effect::Quit] } else { Vec::new() }
 }
 
 fn on_key(state: &mut AppState, key: KeyEvent) {
@@ -56,9 +50,7 @@ fn on_prompt_key(state: &mut AppState, key: KeyEvent) {
         return;
     };
     let ctrl_c = key.code == KeyCode::Char('c')
-        && key
-            .modifiers
-            .contains(ratatui::crossterm::event::KeyModifiers::CONTROL);
+        && key.modifiers.contains(ratatui::crossterm::event::KeyModifiers::CONTROL);
     match key.code {
         _ if ctrl_c => state.quit = true,
         KeyCode::Esc => {
@@ -104,22 +96,13 @@ fn submit_prompt(state: &mut AppState, prompt: Prompt) {
         PromptKind::JumpToTurn => {
             let Some(view) = &mut state.view else { return };
             let max = view.max_turn();
-            match prompt
-                .input
-                .parse::<u32>()
-                .ok()
-                .and_then(|t| view.end_of_turn(t).filter(|_| t >= 1))
-            {
+            match prompt.input.parse::<u32>().ok().and_then(|t| view.end_of_turn(t).filter(|_| t >= 1)) {
                 Some(cursor) => move_cursor(state, cursor),
                 None => state.message = Some(format!("no turn '{}' (turns 1–{max})", prompt.input)),
             }
         }
         PromptKind::Search => {
-            let query = if prompt.input.is_empty() {
-                state.last_search.clone()
-            } else {
-                prompt.input
-            };
+            let query = if prompt.input.is_empty() { state.last_search.clone() } else { prompt.input };
             if query.is_empty() {
                 return;
             }
@@ -189,15 +172,10 @@ fn on_browser_command(state: &mut AppState, command: Command) {
         }
         Command::Search => {
             let input = browser.filter.clone();
-            state.overlay = Some(Overlay::Prompt(Prompt {
-                kind: PromptKind::Filter,
-                input,
-            }));
+            state.overlay = Some(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
         }
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
-        Command::Close | Command::Browser if state.view.is_some() => {
-            state.screen = Screen::Inspector
-        }
+        Command::Close | Command::Browser if state.view.is_some() => state.screen = Screen::Inspector,
         Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Command::Quit => state.quit = true,
         _ => {}
@@ -216,9 +194,7 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
     match command {
         Command::NextEvent => move_cursor(state, cursor + 1),
         Command::PrevEvent => {
-            let target = cursor
-                .saturating_sub(1)
-                .max(view.first_cursor().min(cursor));
+            let target = cursor.saturating_sub(1).max(view.first_cursor().min(cursor));
             move_cursor(state, target);
         }
         Command::NextTurn => {
@@ -258,18 +234,13 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
             }
         }
         Command::SelectNext | Command::SelectPrev => {
-            let delta = if command == Command::SelectNext {
-                1
-            } else {
-                -1
-            };
+            let delta = if command == Command::SelectNext { 1 } else { -1 };
             match view.pane_mut(focus) {
                 Some(pane) => pane.select_by(delta),
                 None => {
                     let rows = view.verdict_rows.len() as isize;
-                    view.verdict_selected = (view.verdict_selected as isize + delta)
-                        .clamp(0, (rows - 1).max(0))
-                        as usize;
+                    view.verdict_selected =
+                        (view.verdict_selected as isize + delta).clamp(0, (rows - 1).max(0)) as usize;
                 }
             }
         }
@@ -305,10 +276,7 @@ fn move_cursor(state: &mut AppState, cursor: usize) {
 }
 
 fn open_prompt(state: &mut AppState, kind: PromptKind) {
-    state.overlay = Some(Overlay::Prompt(Prompt {
-        kind,
-        input: String::new(),
-    }));
+    state.overlay = Some(Overlay::Prompt(Prompt { kind, input: String::new() }));
 }
 
 /// Opens the selected item of the focused pane, or the verdict row.
@@ -316,10 +284,7 @@ fn open_detail(state: &mut AppState) {
     let Some(view) = &state.view else { return };
     let event = match view.pane(state.focus) {
         Some(pane) => pane.selected_item().map(|i| pane.items[i].event),
-        None => view
-            .verdict_rows
-            .get(view.verdict_selected)
-            .map(|r| r.event),
+        None => view.verdict_rows.get(view.verdict_selected).map(|r| r.event),
     };
     let event = event.unwrap_or(view.cursor);
     let mut detail = Detail::of_event(&view.events()[event], view.events());
@@ -348,11 +313,7 @@ fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
                 return;
             };
             if let Some(view) = &mut state.view {
-                let delta = if id == PaneId::Verdicts {
-                    delta.signum()
-                } else {
-                    delta
-                };
+                let delta = if id == PaneId::Verdicts { delta.signum() } else { delta };
                 scroll_pane(view, id, delta);
             }
         }

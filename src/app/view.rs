@@ -51,17 +51,9 @@ pub struct EpisodeView {
 
 impl EpisodeView {
     pub fn new(episode: Episode) -> Self {
-        let Episode {
-            events,
-            origin,
-            warnings,
-        } = episode;
+        let Episode { events, origin, warnings } = episode;
         let mut view = EpisodeView {
-            episode: Episode {
-                events: Vec::with_capacity(events.len()),
-                origin,
-                warnings,
-            },
+            episode: Episode { events: Vec::with_capacity(events.len()), origin, warnings },
             cursor: 0,
             panes: [Pane::new(), Pane::new(), Pane::new()],
             turn_of: Vec::new(),
@@ -101,9 +93,7 @@ impl EpisodeView {
     }
 
     pub fn panes_mut(&mut self) -> impl Iterator<Item = (PaneId, &mut Pane)> {
-        [PaneId::Attacker, PaneId::Assistant, PaneId::Tools]
-            .into_iter()
-            .zip(self.panes.iter_mut())
+        [PaneId::Attacker, PaneId::Assistant, PaneId::Tools].into_iter().zip(self.panes.iter_mut())
     }
 
     /// Appends an event that arrived live; the cursor follows when asked to.
@@ -116,10 +106,7 @@ impl EpisodeView {
 
     fn index(&mut self, event: Event) {
         let i = self.episode.events.len();
-        let turn = event
-            .body
-            .turn()
-            .unwrap_or_else(|| self.turn_of.last().copied().unwrap_or(0));
+        let turn = event.body.turn().unwrap_or_else(|| self.turn_of.last().copied().unwrap_or(0));
         self.turn_of.push(turn);
         if turn >= 1 {
             let t = turn as usize;
@@ -148,9 +135,7 @@ impl EpisodeView {
             return;
         }
         let mark = match v.turn {
-            Some(t) if t >= 1 && (t as usize) <= self.turns.len() => {
-                &mut self.turns[t as usize - 1].changed
-            }
+            Some(t) if t >= 1 && (t as usize) <= self.turns.len() => &mut self.turns[t as usize - 1].changed,
             _ => &mut self.end_mark,
         };
         *mark = Some(worse(*mark, v.outcome));
@@ -180,28 +165,16 @@ impl EpisodeView {
 
     fn refresh_verdicts(&mut self) {
         let mut rows: Vec<VerdictRow> = Vec::new();
-        for (i, event) in self.episode.events[..=self.cursor.min(self.last())]
-            .iter()
-            .enumerate()
-        {
+        for (i, event) in self.episode.events[..=self.cursor.min(self.last())].iter().enumerate() {
             if let EventBody::Verdict(v) = &event.body {
-                match rows
-                    .iter_mut()
-                    .find(|r| r.judge == v.judge && r.method == v.method)
-                {
+                match rows.iter_mut().find(|r| r.judge == v.judge && r.method == v.method) {
                     Some(row) => row.event = i,
-                    None => rows.push(VerdictRow {
-                        event: i,
-                        judge: v.judge.clone(),
-                        method: v.method,
-                    }),
+                    None => rows.push(VerdictRow { event: i, judge: v.judge.clone(), method: v.method }),
                 }
             }
         }
         self.verdict_rows = rows;
-        self.verdict_selected = self
-            .verdict_selected
-            .min(self.verdict_rows.len().saturating_sub(1));
+        self.verdict_selected = self.verdict_selected.min(self.verdict_rows.len().saturating_sub(1));
         self.refresh_highlights();
     }
 
@@ -223,12 +196,7 @@ impl EpisodeView {
                 continue;
             };
             let target = evidence.seq as usize;
-            let Some(text) = self
-                .episode
-                .events
-                .get(target)
-                .and_then(|e| event_text(&e.body))
-            else {
+            let Some(text) = self.episode.events.get(target).and_then(|e| event_text(&e.body)) else {
                 continue;
             };
             let Some((slot, _)) = pane_body(&self.episode.events[target].body) else {
@@ -247,48 +215,35 @@ impl EpisodeView {
         if turn == 0 {
             return Some(0);
         }
-        self.turns
-            .get(turn as usize - 1)
-            .map(|t| t.last_event)
-            .filter(|_| turn >= 1)
+        self.turns.get(turn as usize - 1).map(|t| t.last_event).filter(|_| turn >= 1)
     }
 
     pub fn next_turn_cursor(&self) -> usize {
         let current = self.turn_at(self.cursor);
         let at_end_of_turn = self.end_of_turn(current) == Some(self.cursor);
-        let target = if at_end_of_turn || current == 0 {
-            current + 1
-        } else {
-            current
-        };
+        let target = if at_end_of_turn || current == 0 { current + 1 } else { current };
         self.end_of_turn(target).unwrap_or(self.last())
     }
 
     pub fn prev_turn_cursor(&self) -> usize {
         let current = self.turn_at(self.cursor);
-        self.end_of_turn(current.saturating_sub(1))
-            .unwrap_or(0)
-            .max(self.first_cursor().min(self.cursor))
+        self.end_of_turn(current.saturating_sub(1)).unwrap_or(0).max(self.first_cursor().min(self.cursor))
     }
 
     /// The next event after the cursor whose text contains `query` (any case), wrapping around.
     pub fn search(&self, query: &str) -> Option<usize> {
         let needle = query.to_lowercase();
         let n = self.episode.events.len();
-        (1..=n).map(|step| (self.cursor + step) % n).find(|&i| {
-            event_search_text(&self.episode.events[i].body)
-                .to_lowercase()
-                .contains(&needle)
-        })
+        (1..=n)
+            .map(|step| (self.cursor + step) % n)
+            .find(|&i| event_search_text(&self.episode.events[i].body).to_lowercase().contains(&needle))
     }
 
     /// The worst outcome among the verdict rows at the cursor.
     pub fn worst_outcome(&self) -> Option<Outcome> {
-        self.verdict_rows.iter().fold(None, |acc, row| {
-            match &self.episode.events[row.event].body {
-                EventBody::Verdict(v) => Some(worse(acc, v.outcome)),
-                _ => acc,
-            }
+        self.verdict_rows.iter().fold(None, |acc, row| match &self.episode.events[row.event].body {
+            EventBody::Verdict(v) => Some(worse(acc, v.outcome)),
+            _ => acc,
         })
     }
 }
@@ -323,10 +278,7 @@ fn pane_body(body: &EventBody) -> Option<(usize, String)> {
         EventBody::ToolResult(r) => Some((2, inert(&r.output).into_owned())),
         EventBody::Error(e) => Some((2, inert(&e.message).into_owned())),
         EventBody::Control(c) => Some((2, format!("{:?}", c.action).to_lowercase())),
-        EventBody::End(end) => Some((
-            2,
-            format!("{} after {} turns", end.reason.as_str(), end.turns),
-        )),
+        EventBody::End(end) => Some((2, format!("{} after {} turns", end.reason.as_str(), end.turns))),
         EventBody::Episode(_) | EventBody::Verdict(_) => None,
     }
 }
@@ -353,11 +305,7 @@ fn event_search_text(body: &EventBody) -> String {
 
 /// Maps a char span of the original text to a byte span of its sanitized form.
 fn sanitized_byte_range(text: &str, start: usize, end: usize) -> std::ops::Range<usize> {
-    let byte_of = |chars: usize| {
-        text.char_indices()
-            .nth(chars)
-            .map_or(text.len(), |(b, _)| b)
-    };
+    let byte_of = |chars: usize| text.char_indices().nth(chars).map_or(text.len(), |(b, _)| b);
     let (start, end) = (byte_of(start), byte_of(end.max(start)));
     // Sanitizing works char by char, so the sanitized prefix gives the offset.
     let s = inert(&text[..start]).len();

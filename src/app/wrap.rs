@@ -27,14 +27,7 @@ fn wrap_paragraph(paragraph: &str, base: usize, width: usize, lines: &mut Vec<Ra
         lines.push(base..base);
         return;
     }
-    let mut breaker = LineBreaker {
-        base,
-        width,
-        line_start: 0,
-        line_width: 0,
-        last_space: None,
-        lines,
-    };
+    let mut breaker = LineBreaker { base, width, line_start: 0, line_width: 0, last_space: None, lines };
     if paragraph.is_ascii() {
         // Fast path: one byte, one column (controls are already made inert).
         for (i, b) in paragraph.bytes().enumerate() {
@@ -90,8 +83,7 @@ impl LineBreaker<'_> {
     }
 
     fn emit(&mut self, end: usize) {
-        self.lines
-            .push(self.base + self.line_start..self.base + end);
+        self.lines.push(self.base + self.line_start..self.base + end);
     }
 
     fn finish(&mut self, end: usize) {
@@ -111,10 +103,7 @@ mod tests {
 
     #[test]
     fn breaks_at_spaces() {
-        assert_eq!(
-            lines("the quick brown fox", 10),
-            ["the quick ", "brown fox"]
-        );
+        assert_eq!(lines("the quick brown fox", 10), ["the quick ", "brown fox"]);
         assert_eq!(lines("aaaa bbbb", 4), ["aaaa", "bbbb"]);
     }
 

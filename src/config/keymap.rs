@@ -96,114 +96,31 @@ impl Command {
     fn spec(self) -> (&'static str, Group, &'static str, &'static [&'static str]) {
         use Command::*;
         match self {
-            NextEvent => (
-                "next_event",
-                Group::Step,
-                "Reveal the next event",
-                &["n", "Right"],
-            ),
-            PrevEvent => (
-                "prev_event",
-                Group::Step,
-                "Step back one event",
-                &["p", "Left"],
-            ),
-            NextTurn => (
-                "next_turn",
-                Group::Step,
-                "Reveal up to the end of the next turn",
-                &["]"],
-            ),
-            PrevTurn => (
-                "prev_turn",
-                Group::Step,
-                "Step back to the end of the previous turn",
-                &["["],
-            ),
-            First => (
-                "first",
-                Group::Step,
-                "Go to the first event",
-                &["g", "Home"],
-            ),
-            Last => (
-                "last",
-                Group::Step,
-                "Go to the last event (follows the live tail)",
-                &["G", "End"],
-            ),
+            NextEvent => ("next_event", Group::Step, "Reveal the next event", &["n", "Right"]),
+            PrevEvent => ("prev_event", Group::Step, "Step back one event", &["p", "Left"]),
+            NextTurn => ("next_turn", Group::Step, "Reveal up to the end of the next turn", &["]"]),
+            PrevTurn => ("prev_turn", Group::Step, "Step back to the end of the previous turn", &["["]),
+            First => ("first", Group::Step, "Go to the first event", &["g", "Home"]),
+            Last => ("last", Group::Step, "Go to the last event (follows the live tail)", &["G", "End"]),
             JumpToTurn => ("jump_to_turn", Group::Step, "Jump to turn N", &[":"]),
-            PlayPause => (
-                "play_pause",
-                Group::Step,
-                "Play / pause (autoplay on replays)",
-                &["Space"],
-            ),
+            PlayPause => ("play_pause", Group::Step, "Play / pause (autoplay on replays)", &["Space"]),
             Faster => ("faster", Group::Step, "Autoplay faster", &["+", "="]),
             Slower => ("slower", Group::Step, "Autoplay slower", &["-"]),
             FocusNext => ("focus_next", Group::View, "Focus the next pane", &["Tab"]),
-            FocusPrev => (
-                "focus_prev",
-                Group::View,
-                "Focus the previous pane",
-                &["Shift-Tab"],
-            ),
-            ScrollDown => (
-                "scroll_down",
-                Group::View,
-                "Scroll the focused pane down",
-                &["j"],
-            ),
-            ScrollUp => (
-                "scroll_up",
-                Group::View,
-                "Scroll the focused pane up",
-                &["k"],
-            ),
-            PageDown => (
-                "page_down",
-                Group::View,
-                "Scroll down a page",
-                &["PageDown", "Ctrl-d"],
-            ),
-            PageUp => (
-                "page_up",
-                Group::View,
-                "Scroll up a page",
-                &["PageUp", "Ctrl-u"],
-            ),
-            SelectNext => (
-                "select_next",
-                Group::View,
-                "Select the next item in the pane or list",
-                &["Down"],
-            ),
-            SelectPrev => (
-                "select_prev",
-                Group::View,
-                "Select the previous item",
-                &["Up"],
-            ),
-            OpenDetail => (
-                "open_detail",
-                Group::View,
-                "Open the selected event: raw text and JSON",
-                &["Enter"],
-            ),
-            Search => (
-                "search",
-                Group::View,
-                "Search the episode (filter in the browser)",
-                &["/"],
-            ),
+            FocusPrev => ("focus_prev", Group::View, "Focus the previous pane", &["Shift-Tab"]),
+            ScrollDown => ("scroll_down", Group::View, "Scroll the focused pane down", &["j"]),
+            ScrollUp => ("scroll_up", Group::View, "Scroll the focused pane up", &["k"]),
+            PageDown => ("page_down", Group::View, "Scroll down a page", &["PageDown", "Ctrl-d"]),
+            PageUp => ("page_up", Group::View, "Scroll up a page", &["PageUp", "Ctrl-u"]),
+            SelectNext => ("select_next", Group::View, "Select the next item in the pane or list", &["Down"]),
+            SelectPrev => ("select_prev", Group::View, "Select the previous item", &["Up"]),
+            OpenDetail => {
+                ("open_detail", Group::View, "Open the selected event: raw text and JSON", &["Enter"])
+            }
+            Search => ("search", Group::View, "Search the episode (filter in the browser)", &["/"]),
             Browser => ("browser", Group::View, "Episode browser", &["b"]),
             Help => ("help", Group::General, "Show this help", &["?"]),
-            Close => (
-                "close",
-                Group::General,
-                "Close the overlay / go back",
-                &["Esc"],
-            ),
+            Close => ("close", Group::General, "Close the overlay / go back", &["Esc"]),
             Quit => ("quit", Group::General, "Quit", &["q", "Ctrl-c"]),
         }
     }
@@ -259,12 +176,7 @@ impl Key {
 
     /// Parses `q`, `Ctrl-c`, `Shift-Tab`, `PageDown`, `F5`, `Space`…
     pub fn parse(text: &str) -> anyhow::Result<Key> {
-        let mut key = Key {
-            code: KeyCode::Null,
-            ctrl: false,
-            alt: false,
-            shift: false,
-        };
+        let mut key = Key { code: KeyCode::Null, ctrl: false, alt: false, shift: false };
         let mut rest = text;
         loop {
             let lower = rest.to_ascii_lowercase();
@@ -274,8 +186,7 @@ impl Key {
             } else if rest.len() > 1 && (lower.starts_with("alt-") || lower.starts_with("alt+")) {
                 key.alt = true;
                 rest = &rest[4..];
-            } else if rest.len() > 1 && (lower.starts_with("shift-") || lower.starts_with("shift+"))
-            {
+            } else if rest.len() > 1 && (lower.starts_with("shift-") || lower.starts_with("shift+")) {
                 key.shift = true;
                 rest = &rest[6..];
             } else {
@@ -305,9 +216,7 @@ impl Key {
                 "end" => KeyCode::End,
                 "pageup" | "pgup" => KeyCode::PageUp,
                 "pagedown" | "pgdn" => KeyCode::PageDown,
-                f if f.starts_with('f')
-                    && f[1..].parse::<u8>().is_ok_and(|n| (1..=24).contains(&n)) =>
-                {
+                f if f.starts_with('f') && f[1..].parse::<u8>().is_ok_and(|n| (1..=24).contains(&n)) => {
                     KeyCode::F(f[1..].parse().unwrap_or(1))
                 }
                 _ => bail!("unknown key '{text}'"),
@@ -386,9 +295,7 @@ impl Keymap {
         };
         let file: KeymapFile =
             toml::from_str(&text).with_context(|| format!("{}: invalid keymap", path.display()))?;
-        keymap
-            .apply(&file.bindings)
-            .with_context(|| format!("{}: invalid keymap", path.display()))?;
+        keymap.apply(&file.bindings).with_context(|| format!("{}: invalid keymap", path.display()))?;
         Ok(keymap)
     }
 
@@ -411,36 +318,19 @@ impl Keymap {
 
     /// The keys bound to `command`, in a stable order.
     pub fn keys(&self, command: Command) -> Vec<Key> {
-        let mut keys: Vec<Key> = self
-            .bindings
-            .iter()
-            .filter(|(_, c)| **c == command)
-            .map(|(k, _)| *k)
-            .collect();
+        let mut keys: Vec<Key> =
+            self.bindings.iter().filter(|(_, c)| **c == command).map(|(k, _)| *k).collect();
         keys.sort_by_cached_key(Key::to_string);
         keys
     }
 
     /// `"n/→"`: the keys of a command as shown in help and hints.
     pub fn keys_label(&self, command: Command) -> String {
-        let default_order: Vec<Key> = command
-            .spec()
-            .3
-            .iter()
-            .filter_map(|k| Key::parse(k).ok())
-            .collect();
+        let default_order: Vec<Key> = command.spec().3.iter().filter_map(|k| Key::parse(k).ok()).collect();
         let mut keys = self.keys(command);
         // Defaults first, in the order written above, then the user's extras.
-        keys.sort_by_key(|k| {
-            default_order
-                .iter()
-                .position(|d| d == k)
-                .unwrap_or(usize::MAX)
-        });
-        keys.iter()
-            .map(Key::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
+        keys.sort_by_key(|k| default_order.iter().position(|d| d == k).unwrap_or(usize::MAX));
+        keys.iter().map(Key::to_string).collect::<Vec<_>>().join("/")
     }
 }
 
@@ -455,26 +345,11 @@ mod tests {
     #[test]
     fn defaults_match_the_documented_keys() {
         let k = Keymap::default();
-        assert_eq!(
-            k.command(&press(KeyCode::Char('G'), KeyModifiers::SHIFT)),
-            Some(Command::Last)
-        );
-        assert_eq!(
-            k.command(&press(KeyCode::BackTab, KeyModifiers::SHIFT)),
-            Some(Command::FocusPrev)
-        );
-        assert_eq!(
-            k.command(&press(KeyCode::Char('c'), KeyModifiers::CONTROL)),
-            Some(Command::Quit)
-        );
-        assert_eq!(
-            k.command(&press(KeyCode::Char(' '), KeyModifiers::NONE)),
-            Some(Command::PlayPause)
-        );
-        assert_eq!(
-            k.command(&press(KeyCode::Char('?'), KeyModifiers::SHIFT)),
-            Some(Command::Help)
-        );
+        assert_eq!(k.command(&press(KeyCode::Char('G'), KeyModifiers::SHIFT)), Some(Command::Last));
+        assert_eq!(k.command(&press(KeyCode::BackTab, KeyModifiers::SHIFT)), Some(Command::FocusPrev));
+        assert_eq!(k.command(&press(KeyCode::Char('c'), KeyModifiers::CONTROL)), Some(Command::Quit));
+        assert_eq!(k.command(&press(KeyCode::Char(' '), KeyModifiers::NONE)), Some(Command::PlayPause));
+        assert_eq!(k.command(&press(KeyCode::Char('?'), KeyModifiers::SHIFT)), Some(Command::Help));
         assert_eq!(k.keys_label(Command::NextEvent), "n/→");
     }
 
@@ -490,19 +365,10 @@ mod tests {
     #[test]
     fn user_bindings_replace_defaults_and_steal_keys() {
         let mut k = Keymap::default();
-        let overrides = BTreeMap::from([(
-            "next_event".to_string(),
-            vec!["l".to_string(), "j".to_string()],
-        )]);
+        let overrides = BTreeMap::from([("next_event".to_string(), vec!["l".to_string(), "j".to_string()])]);
         k.apply(&overrides).unwrap();
-        assert_eq!(
-            k.command(&press(KeyCode::Char('n'), KeyModifiers::NONE)),
-            None
-        );
-        assert_eq!(
-            k.command(&press(KeyCode::Char('j'), KeyModifiers::NONE)),
-            Some(Command::NextEvent)
-        );
+        assert_eq!(k.command(&press(KeyCode::Char('n'), KeyModifiers::NONE)), None);
+        assert_eq!(k.command(&press(KeyCode::Char('j'), KeyModifiers::NONE)), Some(Command::NextEvent));
         assert!(
             k.keys(Command::ScrollDown).is_empty()
                 || k.keys(Command::ScrollDown) != vec![Key::parse("j").unwrap()]

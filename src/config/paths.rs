@@ -28,11 +28,7 @@ impl Paths {
     pub fn from_env() -> Self {
         let dirs = ProjectDirs::from("", "", "converse-tui");
         let fallback = || std::env::temp_dir().join("converse-tui");
-        let env_dir = |name: &str| {
-            std::env::var_os(name)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
+        let env_dir = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
 
         let config_dir = env_dir(CONFIG_ENV)
             .or_else(|| dirs.as_ref().map(|d| d.config_dir().to_path_buf()))
@@ -40,20 +36,13 @@ impl Paths {
         let dataset_dir = env_dir(DATA_ENV)
             .or_else(|| dirs.as_ref().map(|d| d.cache_dir().join("dataset")))
             .unwrap_or_else(|| fallback().join("dataset"));
-        let data_dir = dirs
-            .as_ref()
-            .map(|d| d.data_dir().to_path_buf())
-            .unwrap_or_else(|| fallback().join("data"));
+        let data_dir =
+            dirs.as_ref().map(|d| d.data_dir().to_path_buf()).unwrap_or_else(|| fallback().join("data"));
         let log_dir = dirs
             .as_ref()
             .and_then(|d| d.state_dir().map(|p| p.to_path_buf()))
             .unwrap_or_else(|| data_dir.join("log"));
-        Paths {
-            config_dir,
-            dataset_dir,
-            episodes_dir: data_dir.join("episodes"),
-            log_dir,
-        }
+        Paths { config_dir, dataset_dir, episodes_dir: data_dir.join("episodes"), log_dir }
     }
 
     pub fn config_file(&self) -> PathBuf {

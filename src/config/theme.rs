@@ -91,9 +91,8 @@ struct UiFile {
 
 /// Names of the themes built into the binary.
 pub fn builtin_names() -> Vec<String> {
-    let mut names: Vec<String> = EmbeddedThemes::iter()
-        .filter_map(|f| f.strip_suffix(".toml").map(str::to_string))
-        .collect();
+    let mut names: Vec<String> =
+        EmbeddedThemes::iter().filter_map(|f| f.strip_suffix(".toml").map(str::to_string)).collect();
     names.sort();
     names
 }
@@ -191,11 +190,7 @@ impl Theme {
     }
 
     fn fg(&self, color: Color) -> Style {
-        if self.color {
-            Style::new().fg(color)
-        } else {
-            Style::new()
-        }
+        if self.color { Style::new().fg(color) } else { Style::new() }
     }
 
     fn bg(&self, style: Style, color: Color) -> Style {
@@ -246,20 +241,12 @@ impl Theme {
 
     pub fn dim(&self) -> Style {
         let style = self.fg(self.ui.dim);
-        if self.color {
-            style
-        } else {
-            style.add_modifier(Modifier::DIM)
-        }
+        if self.color { style } else { style.add_modifier(Modifier::DIM) }
     }
 
     pub fn status(&self) -> Style {
         let style = self.bg(self.fg(self.ui.status_fg), self.ui.status_bg);
-        if self.color {
-            style
-        } else {
-            style.add_modifier(Modifier::REVERSED)
-        }
+        if self.color { style } else { style.add_modifier(Modifier::REVERSED) }
     }
 
     pub fn selection(&self) -> Style {
@@ -272,16 +259,11 @@ impl Theme {
 
     pub fn evidence(&self) -> Style {
         let style = self.bg(self.fg(self.ui.evidence_fg), self.ui.evidence_bg);
-        if self.color {
-            style
-        } else {
-            style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD)
-        }
+        if self.color { style } else { style.add_modifier(Modifier::UNDERLINED | Modifier::BOLD) }
     }
 
     pub fn timeline_current(&self) -> Style {
-        self.fg(self.ui.timeline_current)
-            .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+        self.fg(self.ui.timeline_current).add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
 }
 
@@ -301,11 +283,7 @@ mod tests {
     #[test]
     fn user_theme_overrides_only_what_it_names() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("default.toml"),
-            "[party]\nattacker = \"green\"\n",
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("default.toml"), "[party]\nattacker = \"green\"\n").unwrap();
         let theme = Theme::load("default", dir.path(), false).unwrap();
         let builtin = Theme::builtin("default");
         assert_eq!(theme.party[0], Color::Green);
@@ -317,23 +295,13 @@ mod tests {
     fn new_user_theme_builds_on_default_and_typos_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("mine.toml"), "[ui]\nborder = \"red\"\n").unwrap();
-        assert_eq!(
-            Theme::load("mine", dir.path(), false).unwrap().ui.border,
-            Color::Red
-        );
+        assert_eq!(Theme::load("mine", dir.path(), false).unwrap().ui.border, Color::Red);
         std::fs::write(dir.path().join("bad.toml"), "[ui]\nbordr = \"red\"\n").unwrap();
         let err = format!("{:#}", Theme::load("bad", dir.path(), false).unwrap_err());
         assert!(err.contains("bordr"), "{err}");
-        std::fs::write(
-            dir.path().join("worse.toml"),
-            "[ui]\nborder = \"reddish\"\n",
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("worse.toml"), "[ui]\nborder = \"reddish\"\n").unwrap();
         let err = format!("{:#}", Theme::load("worse", dir.path(), false).unwrap_err());
-        assert!(
-            err.contains("ui.border = \"reddish\" is not a colour"),
-            "{err}"
-        );
+        assert!(err.contains("ui.border = \"reddish\" is not a colour"), "{err}");
         assert!(Theme::load("nope", dir.path(), false).is_err());
     }
 

@@ -89,55 +89,29 @@ fn row(event: &Event) -> [String; 5] {
     let turn = event.body.turn().map(|t| t.to_string()).unwrap_or_default();
     let (who, summary) = match &event.body {
         EventBody::Episode(h) => {
-            let source = h
-                .source
-                .as_ref()
-                .map(|s| format!(" from {}", s.format))
-                .unwrap_or_default();
+            let source = h.source.as_ref().map(|s| format!(" from {}", s.format)).unwrap_or_default();
             (String::new(), format!("{}{source}", h.id))
         }
-        EventBody::Message(m) => (
-            format!("{}→{}", m.from.as_str(), m.to.as_str()),
-            m.text.clone(),
-        ),
+        EventBody::Message(m) => (format!("{}→{}", m.from.as_str(), m.to.as_str()), m.text.clone()),
         EventBody::ToolCall(c) => (
             c.tool.clone(),
-            format!(
-                "{} {}",
-                c.call_id,
-                c.raw_args.clone().unwrap_or_else(|| c.args.to_string())
-            ),
+            format!("{} {}", c.call_id, c.raw_args.clone().unwrap_or_else(|| c.args.to_string())),
         ),
-        EventBody::ToolResult(r) => (
-            r.tool.clone(),
-            format!(
-                "{} {}{}",
-                r.call_id,
-                if r.ok { "" } else { "[failed] " },
-                r.output
-            ),
-        ),
+        EventBody::ToolResult(r) => {
+            (r.tool.clone(), format!("{} {}{}", r.call_id, if r.ok { "" } else { "[failed] " }, r.output))
+        }
         EventBody::Verdict(v) => (
             v.judge.clone(),
             format!(
                 "{} ({}){}",
                 v.outcome.as_str(),
                 v.method.as_str(),
-                v.summary
-                    .as_deref()
-                    .map(|s| format!(" {s}"))
-                    .unwrap_or_default()
+                v.summary.as_deref().map(|s| format!(" {s}")).unwrap_or_default()
             ),
         ),
-        EventBody::Control(c) => (
-            c.by.clone().unwrap_or_default(),
-            format!("{:?}", c.action).to_lowercase(),
-        ),
+        EventBody::Control(c) => (c.by.clone().unwrap_or_default(), format!("{:?}", c.action).to_lowercase()),
         EventBody::Error(e) => (e.source.clone(), e.message.clone()),
-        EventBody::End(e) => (
-            String::new(),
-            format!("{} after {} turns", e.reason.as_str(), e.turns),
-        ),
+        EventBody::End(e) => (String::new(), format!("{} after {} turns", e.reason.as_str(), e.turns)),
     };
     [
         event.seq.to_string(),

@@ -27,9 +27,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut dirty = true;
     loop {
         if dirty {
-            guard
-                .terminal
-                .draw(|frame| crate::ui::draw(frame, &state, &theme))?;
+            guard.terminal.draw(|frame| crate::ui::draw(frame, &state, &theme))?;
             dirty = false;
         }
         let action = tokio::select! {
@@ -90,11 +88,7 @@ fn stop_signals() -> std::io::Result<mpsc::Receiver<()>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        for kind in [
-            SignalKind::interrupt(),
-            SignalKind::terminate(),
-            SignalKind::hangup(),
-        ] {
+        for kind in [SignalKind::interrupt(), SignalKind::terminate(), SignalKind::hangup()] {
             let mut sig = signal(kind)?;
             let tx = tx.clone();
             tokio::spawn(async move {

@@ -25,12 +25,7 @@ impl TerminalGuard {
         install_panic_hook();
         enable_raw_mode()?;
         let mut out = stdout();
-        if let Err(e) = execute!(
-            out,
-            EnterAlternateScreen,
-            EnableMouseCapture,
-            EnableBracketedPaste
-        ) {
+        if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste) {
             restore();
             return Err(e);
         }

@@ -11,13 +11,8 @@ use crate::core::sanitize::single_line;
 
 pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, theme: &Theme) {
     frame.render_widget(Clear, area);
-    let title = format!(
-        " {} — j/k PgUp/PgDn scroll · Esc closes ",
-        single_line(&detail.title)
-    );
-    let block = Block::bordered()
-        .border_style(theme.border(true))
-        .title(Span::styled(title, theme.title()));
+    let title = format!(" {} — j/k PgUp/PgDn scroll · Esc closes ", single_line(&detail.title));
+    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let height = inner.height as usize;
@@ -33,18 +28,13 @@ pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, theme: &Theme) {
             }
         })
         .collect();
-    let text_area = Rect {
-        width: inner.width.saturating_sub(1),
-        ..inner
-    };
+    let text_area = Rect { width: inner.width.saturating_sub(1), ..inner };
     frame.render_widget(Paragraph::new(lines), text_area);
     if detail.lines.len() > height {
         let mut state = ScrollbarState::new(detail.lines.len().saturating_sub(height))
             .position(detail.scroll)
             .viewport_content_length(height);
-        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight)
-            .begin_symbol(None)
-            .end_symbol(None);
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);
         frame.render_stateful_widget(bar, area.inner(Margin::new(0, 1)), &mut state);
     }
 }

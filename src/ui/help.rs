@@ -28,16 +28,9 @@ fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(Line::from(Span::styled(group.title(), theme.title())));
         for command in Command::ALL.into_iter().filter(|c| c.group() == group) {
             let keys = keymap.keys_label(command);
-            let keys = if keys.is_empty() {
-                "(unbound)".to_string()
-            } else {
-                keys
-            };
+            let keys = if keys.is_empty() { "(unbound)".to_string() } else { keys };
             lines.push(Line::from(vec![
-                Span::styled(
-                    format!("  {keys:<16}"),
-                    theme.party(crate::core::episode::Party::User),
-                ),
+                Span::styled(format!("  {keys:<16}"), theme.party(crate::core::episode::Party::User)),
                 Span::raw(format!("{:<52}", command.description())),
                 Span::styled(command.name(), theme.dim()),
             ]));

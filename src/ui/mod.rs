@@ -27,20 +27,11 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
                 text_pane::draw(frame, layout.pane(id), id, view, state.focus == id, theme);
             }
-            verdicts::draw(
-                frame,
-                layout.verdicts,
-                view,
-                state.focus == PaneId::Verdicts,
-                theme,
-            );
+            verdicts::draw(frame, layout.verdicts, view, state.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
             status::draw(frame, layout.status, state, theme);
         }
-        _ => frame.render_widget(
-            Paragraph::new(Span::styled("nothing to show", theme.dim())),
-            area,
-        ),
+        _ => frame.render_widget(Paragraph::new(Span::styled("nothing to show", theme.dim())), area),
     }
     match &state.overlay {
         Some(Overlay::Help { scroll }) => {

@@ -16,10 +16,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     if let Some(Overlay::Prompt(prompt)) = &state.overlay {
         let text = format!(" {}: {}▏", prompt.kind.label(), single_line(&prompt.input));
         let hint = "  Enter ok · Esc cancel";
-        let line = Line::from(vec![
-            Span::styled(text, theme.title()),
-            Span::styled(hint, theme.dim()),
-        ]);
+        let line = Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())]);
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
@@ -31,10 +28,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     };
     let turn = view.turn_at(view.cursor);
     let parts = [
-        single_line(&view.episode.origin).into_owned(),
-        single_line(view.episode.id()).into_owned(),
         format!("turn {turn}/{}", view.max_turn()),
-        format!("event {}/{}", view.cursor, view.last()),
+        single_line(view.episode.id()).into_owned(),
+        single_line(&view.episode.origin).into_owned(),
     ];
     let left = format!("{mode}│ {} ", parts.join(" │ "));
     let right = match &state.message {
@@ -48,20 +44,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let width = area.width as usize;
     let left = truncate(&left, width.saturating_sub(right.width()));
     let pad = width.saturating_sub(left.width() + right.width());
-    let line = Line::from(vec![
-        Span::raw(left),
-        Span::raw(" ".repeat(pad)),
-        Span::raw(right),
-    ]);
+    let line = Line::from(vec![Span::raw(left), Span::raw(" ".repeat(pad)), Span::raw(right)]);
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
 }
 
 fn speed_label(factor: f64) -> String {
-    if factor >= 1.0 {
-        format!("{factor:.0}")
-    } else {
-        format!("{factor}")
-    }
+    if factor >= 1.0 { format!("{factor:.0}") } else { format!("{factor}") }
 }
 
 /// Cuts `text` to `width` columns, marking the cut with `…`.

@@ -15,22 +15,13 @@ use crate::config::Theme;
 use crate::core::episode::{Event, EventBody, Outcome, Party};
 use crate::core::sanitize::single_line;
 
-pub fn draw(
-    frame: &mut Frame,
-    area: Rect,
-    id: PaneId,
-    view: &EpisodeView,
-    focused: bool,
-    theme: &Theme,
-) {
+pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, view: &EpisodeView, focused: bool, theme: &Theme) {
     let Some(pane) = view.pane(id) else { return };
     let title = Line::from(vec![
         Span::styled(format!(" {} ", id.title()), title_style(id, theme)),
         Span::styled(format!("{} ", pane.visible), theme.dim()),
     ]);
-    let block = Block::bordered()
-        .border_style(theme.border(focused))
-        .title(title);
+    let block = Block::bordered().border_style(theme.border(focused)).title(title);
     frame.render_widget(block, area);
     let text = text_area(area);
     if pane.visible == 0 {
@@ -38,20 +29,14 @@ pub fn draw(
         frame.render_widget(empty, text);
         return;
     }
-    let lines = visible_lines(pane, view.events(), text.height as usize, focused, theme);
+    let lines = visible_lines(pane, view.events(), view.cursor, text.height as usize, focused, theme);
     frame.render_widget(Paragraph::new(lines), text);
     if pane.total_lines() > pane.viewport {
         let mut state = ScrollbarState::new(pane.total_lines().saturating_sub(pane.viewport))
             .position(pane.top())
             .viewport_content_length(pane.viewport);
-        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight)
-            .begin_symbol(None)
-            .end_symbol(None);
-        frame.render_stateful_widget(
-            bar,
-            area.inner(ratatui::layout::Margin::new(0, 1)),
-            &mut state,
-        );
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);
+        frame.render_stateful_widget(bar, area.inner(ratatui::layout::Margin::new(0, 1)), &mut state);
     }
 }
 
@@ -76,6 +61,7 @@ fn empty_text(id: PaneId) -> &'static str {
 fn visible_lines<'a>(
     pane: &'a Pane,
     events: &'a [Event],
+    cursor: usize,
     height: usize,
     focused: bool,
     theme: &Theme,
@@ -89,7 +75,7 @@ fn visible_lines<'a>(
         let it = &pane.items[item];
         let is_selected = focused && selected == Some(item);
         if line == 0 {
-            out.push(header(&events[it.event], is_selected, theme));
+            out.push(header(&events[it.event], is_selected, it.event == cursor, theme));
         } else if line <= it.lines.len() {
             let range = it.lines[line - 1].clone();
             out.push(body_line(&it.body, range, &it.highlights, theme));
@@ -105,18 +91,10 @@ fn visible_lines<'a>(
     out
 }
 
-fn body_line<'a>(
-    body: &'a str,
-    range: Range<usize>,
-    highlights: &[Range<usize>],
-    theme: &Theme,
-) -> Line<'a> {
+fn body_line<'a>(body: &'a str, range: Range<usize>, highlights: &[Range<usize>], theme: &Theme) -> Line<'a> {
     let mut spans = vec![Span::raw("  ")];
     let mut at = range.start;
-    for h in highlights
-        .iter()
-        .filter(|h| h.start < range.end && h.end > range.start)
-    {
+    for h in highlights.iter().filter(|h| h.start < range.end && h.end > range.start) {
         let (s, e) = (h.start.max(range.start), h.end.min(range.end));
         if !body.is_char_boundary(s) || !body.is_char_boundary(e) {
             continue;
@@ -133,64 +111,36 @@ fn body_line<'a>(
     Line::from(spans)
 }
 
-/// `T3 #12 attacker → assistant · 10:02:41 · gpt-4o`
-fn header(event: &Event, selected: bool, theme: &Theme) -> Line<'static> {
-    let turn = event
-        .body
-        .turn()
-        .map(|t| format!("T{t} "))
-        .unwrap_or_default();
-    let mut spans = vec![Span::styled(format!("{turn}#{} ", event.seq), theme.dim())];
+/// `T3 #12 attacker → assistant · 10:02:41 · gpt-4o`; `▶` marks the event at the cursor.
+fn header(event: &Event, selected: bool, at_cursor: bool, theme: &Theme) -> Line<'static> {
+    let turn = event.body.turn().map(|t| format!("T{t} ")).unwrap_or_default();
+    let mut spans = Vec::new();
+    if at_cursor {
+        spans.push(Span::styled("▶ ", theme.timeline_current()));
+    }
+    spans.push(Span::styled(format!("{turn}#{} ", event.seq), theme.dim()));
     match &event.body {
         EventBody::Message(m) => {
-            spans.push(Span::styled(
-                m.from.as_str().to_string(),
-                theme.party(m.from),
-            ));
+            spans.push(Span::styled(m.from.as_str().to_string(), theme.party(m.from)));
             spans.push(Span::styled(" → ", theme.dim()));
             spans.push(Span::styled(m.to.as_str().to_string(), theme.party(m.to)));
             if let Some(by) = &m.by {
-                spans.push(Span::styled(
-                    format!(" by {}", single_line(by)),
-                    theme.dim(),
-                ));
+                spans.push(Span::styled(format!(" by {}", single_line(by)), theme.dim()));
             }
-            let model = m
-                .model
-                .as_deref()
-                .map(|m| format!(" · {}", single_line(m)))
-                .unwrap_or_default();
-            spans.push(Span::styled(
-                format!(" · {}{model}", clock(&event.at)),
-                theme.dim(),
-            ));
+            let model = m.model.as_deref().map(|m| format!(" · {}", single_line(m))).unwrap_or_default();
+            spans.push(Span::styled(format!(" · {}{model}", clock(&event.at)), theme.dim()));
         }
         EventBody::ToolCall(c) => {
-            spans.push(Span::styled(
-                format!("▸ {}", single_line(&c.tool)),
-                theme.party(Party::Environment),
-            ));
-            spans.push(Span::styled(
-                format!(" {}", single_line(&c.call_id)),
-                theme.dim(),
-            ));
+            spans.push(Span::styled(format!("▸ {}", single_line(&c.tool)), theme.party(Party::Environment)));
+            spans.push(Span::styled(format!(" {}", single_line(&c.call_id)), theme.dim()));
             if c.raw_args.is_some() {
-                spans.push(Span::styled(
-                    " bad arguments",
-                    theme.outcome(Outcome::Error),
-                ));
+                spans.push(Span::styled(" bad arguments", theme.outcome(Outcome::Error)));
             }
         }
         EventBody::ToolResult(r) => {
-            spans.push(Span::styled(
-                format!("◂ {}", single_line(&r.tool)),
-                theme.party(Party::Environment),
-            ));
-            let (mark, outcome) = if r.ok {
-                (" ✓ ok", Outcome::Pass)
-            } else {
-                (" ✗ failed", Outcome::Fail)
-            };
+            spans.push(Span::styled(format!("◂ {}", single_line(&r.tool)), theme.party(Party::Environment)));
+            let (mark, outcome) =
+                if r.ok { (" ✓ ok", Outcome::Pass) } else { (" ✗ failed", Outcome::Fail) };
             spans.push(Span::styled(mark, theme.outcome(outcome)));
         }
         EventBody::Error(e) => {
@@ -200,34 +150,20 @@ fn header(event: &Event, selected: bool, theme: &Theme) -> Line<'static> {
             ));
         }
         EventBody::Control(c) => {
-            let by =
-                c.by.as_deref()
-                    .map(|b| format!(" by {}", single_line(b)))
-                    .unwrap_or_default();
+            let by = c.by.as_deref().map(|b| format!(" by {}", single_line(b))).unwrap_or_default();
             spans.push(Span::styled(format!("⏯ control{by}"), theme.title()));
         }
         EventBody::End(_) => spans.push(Span::styled("■ end of episode", theme.title())),
         EventBody::Episode(_) | EventBody::Verdict(_) => {}
     }
     let line = Line::from(spans);
-    if selected {
-        line.style(theme.selection())
-    } else {
-        line
-    }
+    if selected { line.style(theme.selection()) } else { line }
 }
 
 /// `HH:MM:SS` of an RFC 3339 timestamp, or the text as is.
 pub fn clock(at: &str) -> String {
     match at.get(11..19) {
-        Some(t)
-            if at
-                .as_bytes()
-                .get(10)
-                .is_some_and(|b| *b == b'T' || *b == b' ') =>
-        {
-            t.to_string()
-        }
+        Some(t) if at.as_bytes().get(10).is_some_and(|b| *b == b'T' || *b == b' ') => t.to_string(),
         _ => single_line(at).into_owned(),
     }
 }

@@ -18,10 +18,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, theme: &Theme) {
     let cell_width = 4 + view.turns.len().to_string().len();
     let fit = (budget / cell_width).max(1);
     // Show a window of turns around the current one when they do not all fit.
-    let first = current
-        .saturating_sub(fit / 2)
-        .min(view.turns.len().saturating_sub(fit))
-        .max(1);
+    let first = current.saturating_sub(fit / 2).min(view.turns.len().saturating_sub(fit)).max(1);
     let last = (first + fit - 1).min(view.turns.len());
     if first > 1 {
         spans.push(Span::styled("… ", theme.dim()));

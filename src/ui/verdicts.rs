@@ -15,9 +15,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         Span::styled(" Verdicts ", theme.title()),
         Span::styled(format!("{} ", view.verdict_rows.len()), theme.dim()),
     ]);
-    let block = Block::bordered()
-        .border_style(theme.border(focused))
-        .title(title);
+    let block = Block::bordered().border_style(theme.border(focused)).title(title);
     if view.verdict_rows.is_empty() {
         let text = Paragraph::new(Span::styled("no verdicts yet", theme.dim())).block(block);
         frame.render_widget(text, area);
@@ -27,26 +25,12 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         let EventBody::Verdict(v) = &view.events()[row.event].body else {
             return None;
         };
-        let score = v
-            .score
-            .map(|s| format!("{s:.2}"))
-            .unwrap_or_else(|| "-".into());
-        let turn = v
-            .turn
-            .map(|t| format!("T{t}"))
-            .unwrap_or_else(|| "end".into());
-        let summary = v
-            .summary
-            .as_deref()
-            .map(single_line)
-            .unwrap_or_default()
-            .into_owned();
+        let score = v.score.map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
+        let turn = v.turn.map(|t| format!("T{t}")).unwrap_or_else(|| "end".into());
+        let summary = v.summary.as_deref().map(single_line).unwrap_or_default().into_owned();
         Some(Row::new(vec![
             Cell::from(single_line(&v.judge).into_owned()),
-            Cell::from(Span::styled(
-                v.outcome.as_str().to_uppercase(),
-                theme.outcome(v.outcome),
-            )),
+            Cell::from(Span::styled(v.outcome.as_str().to_uppercase(), theme.outcome(v.outcome))),
             Cell::from(score),
             Cell::from(turn),
             Cell::from(Span::styled(v.method.as_str(), theme.dim())),
@@ -62,9 +46,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         Constraint::Fill(1),
     ];
     let table = Table::new(rows, widths)
-        .header(
-            Row::new(["judge", "outcome", "score", "turn", "method", "summary"]).style(theme.dim()),
-        )
+        .header(Row::new(["judge", "outcome", "score", "turn", "method", "summary"]).style(theme.dim()))
         .block(block)
         .column_spacing(1)
         .row_highlight_style(theme.selection());

@@ -34,15 +34,8 @@ impl JournalWriter {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)?;
-        Ok(JournalWriter {
-            file,
-            path,
-            next_seq: 0,
-        })
+        let file = OpenOptions::new().write(true).create_new(true).open(&path)?;
+        Ok(JournalWriter { file, path, next_seq: 0 })
     }
 
     pub fn path(&self) -> &Path {
@@ -56,11 +49,7 @@ impl JournalWriter {
 
     /// Stamps `body` with the next `seq` and the current time, writes and flushes it.
     pub fn append(&mut self, body: EventBody) -> std::io::Result<Event> {
-        let event = Event {
-            seq: self.next_seq,
-            at: now_rfc3339(),
-            body,
-        };
+        let event = Event { seq: self.next_seq, at: now_rfc3339(), body };
         self.write_event(&event)?;
         Ok(event)
     }
@@ -132,10 +121,7 @@ impl JournalReader<BufReader<File>> {
             line: 0,
             problem: format!("cannot open: {e}"),
         })?;
-        Ok(JournalReader::new(
-            BufReader::with_capacity(1 << 16, file),
-            path,
-        ))
+        Ok(JournalReader::new(BufReader::with_capacity(1 << 16, file), path))
     }
 }
 
@@ -162,11 +148,7 @@ impl<R: BufRead> JournalReader<R> {
     }
 
     fn error(&self, problem: impl Into<String>) -> JournalError {
-        JournalError {
-            path: self.path.clone(),
-            line: self.line_no,
-            problem: problem.into(),
-        }
+        JournalError { path: self.path.clone(), line: self.line_no, problem: problem.into() }
     }
 
     fn read_event(&mut self) -> Result<Option<Event>, JournalError> {
@@ -211,33 +193,24 @@ impl<R: BufRead> JournalReader<R> {
     }
 
     fn truncated(&mut self, message: String) {
-        self.warnings.push(JournalWarning {
-            path: self.path.clone(),
-            line: self.line_no,
-            message,
-        });
+        self.warnings.push(JournalWarning { path: self.path.clone(), line: self.line_no, message });
         self.done = true;
     }
 
     fn check(&self, event: &Event) -> Result<(), JournalError> {
         if event.seq != self.next_seq {
-            return Err(self.error(format!(
-                "expected seq {}, found {}",
-                self.next_seq, event.seq
-            )));
+            return Err(self.error(format!("expected seq {}, found {}", self.next_seq, event.seq)));
         }
         match (&event.body, self.next_seq) {
-            (EventBody::Episode(header), 0) if header.format != FORMAT_V1 => {
-                Err(self.error(format!(
-                    "unsupported journal format '{}' (this build reads '{FORMAT_V1}')",
-                    header.format
-                )))
-            }
-            (EventBody::Episode(_), 0) => Ok(()),
-            (_, 0) => Err(self.error(format!(
-                "first event must be of kind 'episode', found '{}'",
-                event.body.kind()
+            (EventBody::Episode(header), 0) if header.format != FORMAT_V1 => Err(self.error(format!(
+                "unsupported journal format '{}' (this build reads '{FORMAT_V1}')",
+                header.format
             ))),
+            (EventBody::Episode(_), 0) => Ok(()),
+            (_, 0) => {
+                Err(self
+                    .error(format!("first event must be of kind 'episode', found '{}'", event.body.kind())))
+            }
             (EventBody::Episode(_), _) => Err(self.error("a second 'episode' event")),
             _ => Ok(()),
         }
@@ -282,9 +255,7 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
 }
 
 /// Reads a whole journal into memory.
-pub fn read_journal(
-    path: impl AsRef<Path>,
-) -> Result<(Vec<Event>, Vec<JournalWarning>), JournalError> {
+pub fn read_journal(path: impl AsRef<Path>) -> Result<(Vec<Event>, Vec<JournalWarning>), JournalError> {
     let mut reader = JournalReader::open(path)?;
     let events = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
     Ok((events, reader.into_warnings()))

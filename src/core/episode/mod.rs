@@ -28,11 +28,7 @@ impl Episode {
             matches!(events.first().map(|e| &e.body), Some(EventBody::Episode(_))),
             "an episode starts with its header event"
         );
-        Episode {
-            events,
-            origin: origin.into(),
-            warnings: Vec::new(),
-        }
+        Episode { events, origin: origin.into(), warnings: Vec::new() }
     }
 
     pub fn header(&self) -> &EpisodeHeader {
@@ -48,11 +44,7 @@ impl Episode {
 
     /// The highest turn number any event carries.
     pub fn turns(&self) -> u32 {
-        self.events
-            .iter()
-            .filter_map(|e| e.body.turn())
-            .max()
-            .unwrap_or(0)
+        self.events.iter().filter_map(|e| e.body.turn()).max().unwrap_or(0)
     }
 }
 
@@ -62,10 +54,6 @@ pub fn stamp_events(bodies: impl IntoIterator<Item = EventBody>, at: &str) -> Ve
     bodies
         .into_iter()
         .enumerate()
-        .map(|(i, body)| Event {
-            seq: i as u64,
-            at: at.to_string(),
-            body,
-        })
+        .map(|(i, body)| Event { seq: i as u64, at: at.to_string(), body })
         .collect()
 }

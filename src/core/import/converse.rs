@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use super::{LoadError, NO_TIME, converse_judges};
 use crate::core::episode::{
-    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, EventBody, Message, Party, SourceRef,
-    TaskInfo, ToolCall, ToolResult, stamp_events,
+    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, EventBody, Message, Party, SourceRef, TaskInfo,
+    ToolCall, ToolResult, stamp_events,
 };
 
 pub(super) const FORMAT: &str = "converse-log";
@@ -31,31 +31,19 @@ struct Record<'a> {
 }
 
 pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadError> {
-    let records = records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| record(r, i, path))
-        .collect::<Result<Vec<_>, _>>()?;
+    let records =
+        records.iter().enumerate().map(|(i, r)| record(r, i, path)).collect::<Result<Vec<_>, _>>()?;
 
     let experiment = parent_name(path);
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let file_name = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let file_name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
 
     let mut header = EpisodeHeader::new(
         format!("{experiment}/{stem}"),
         task_from_experiment(&experiment),
         EpisodeConfig::default(),
     );
-    header.source = Some(SourceRef {
-        format: FORMAT.to_string(),
-        path: path.to_string_lossy().into_owned(),
-    });
+    header.source = Some(SourceRef { format: FORMAT.to_string(), path: path.to_string_lossy().into_owned() });
 
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     let mut warnings = Vec::new();
@@ -79,10 +67,7 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
             }
             (Party::Environment, Party::Assistant) => {
                 let call_id = pending.pop_front().unwrap_or_else(|| {
-                    warnings.push(format!(
-                        "record {}: an environment reply without a request",
-                        i + 1
-                    ));
+                    warnings.push(format!("record {}: an environment reply without a request", i + 1));
                     format!("env-unrequested-{}", i + 1)
                 });
                 bodies.push(EventBody::ToolResult(ToolResult {
@@ -100,11 +85,7 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
                     turn += 1;
                 }
                 // The assistant talking to itself (plan, final answer) is addressed to the user.
-                let to = if from == Party::Assistant && to == Party::Assistant {
-                    Party::User
-                } else {
-                    to
-                };
+                let to = if from == Party::Assistant && to == Party::Assistant { Party::User } else { to };
                 bodies.push(EventBody::Message(Message {
                     turn,
                     from,
@@ -119,22 +100,14 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
         }
     }
     let completed = records.last().is_some_and(|r| {
-        r.from == Party::Assistant
-            && r.to == Party::Assistant
-            && r.short.trim_start().starts_with(COMPLETED)
+        r.from == Party::Assistant && r.to == Party::Assistant && r.short.trim_start().starts_with(COMPLETED)
     });
 
     bodies.extend(
-        converse_judges::verdicts_for(path, &file_name, &mut warnings)
-            .into_iter()
-            .map(EventBody::Verdict),
+        converse_judges::verdicts_for(path, &file_name, &mut warnings).into_iter().map(EventBody::Verdict),
     );
     bodies.push(EventBody::End(End {
-        reason: if completed {
-            EndReason::AssistantDone
-        } else {
-            EndReason::MaxTurns
-        },
+        reason: if completed { EndReason::AssistantDone } else { EndReason::MaxTurns },
         turns: turn,
     }));
 
@@ -147,27 +120,20 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
 fn record<'a>(value: &'a Value, index: usize, path: &Path) -> Result<Record<'a>, LoadError> {
     let n = index + 1;
     let Value::Object(obj) = value else {
-        return Err(LoadError::new(
-            path,
-            0,
-            format!("ConVerse log record {n} is not an object"),
-        ));
+        return Err(LoadError::new(path, 0, format!("ConVerse log record {n} is not an object")));
     };
     let text = |key: &str| -> Result<Option<&'a str>, LoadError> {
         match obj.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(_) => Err(LoadError::new(
-                path,
-                0,
-                format!("ConVerse log record {n}: '{key}' is not a string"),
-            )),
+            Some(_) => {
+                Err(LoadError::new(path, 0, format!("ConVerse log record {n}: '{key}' is not a string")))
+            }
         }
     };
     let party = |key: &str| -> Result<Party, LoadError> {
-        let name = text(key)?.ok_or_else(|| {
-            LoadError::new(path, 0, format!("ConVerse log record {n}: no '{key}'"))
-        })?;
+        let name = text(key)?
+            .ok_or_else(|| LoadError::new(path, 0, format!("ConVerse log record {n}: no '{key}'")))?;
         match name {
             "assistant" => Ok(Party::Assistant),
             "environment" => Ok(Party::Environment),
@@ -192,10 +158,7 @@ fn record<'a>(value: &'a Value, index: usize, path: &Path) -> Result<Record<'a>,
 }
 
 fn parent_name(path: &Path) -> String {
-    path.parent()
-        .and_then(Path::file_name)
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    path.parent().and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// What an experiment folder name says reliably, e.g.
@@ -208,10 +171,7 @@ pub(super) fn task_from_experiment(experiment: &str) -> TaskInfo {
         domain: Some("travel_planning".to_string()),
         ..TaskInfo::default()
     };
-    if let Some(n) = parts
-        .first()
-        .and_then(|p| p.strip_prefix("persona"))
-        .and_then(|n| n.parse::<u64>().ok())
+    if let Some(n) = parts.first().and_then(|p| p.strip_prefix("persona")).and_then(|n| n.parse::<u64>().ok())
     {
         task.persona = Some(Value::from(n));
     }
@@ -230,21 +190,9 @@ pub(super) fn task_from_experiment(experiment: &str) -> TaskInfo {
     .map(str::to_string);
 
     // The attack name runs from `attack_` to the first setup word.
-    const SETUP: &[&str] = &[
-        "baseline",
-        "taskConfined",
-        "firewall",
-        "with",
-        "new",
-        "all",
-        "input",
-    ];
+    const SETUP: &[&str] = &["baseline", "taskConfined", "firewall", "with", "new", "all", "input"];
     if let Some(start) = parts.iter().position(|p| *p == "attack") {
-        let name: Vec<&str> = parts[start + 1..]
-            .iter()
-            .take_while(|p| !SETUP.contains(p))
-            .copied()
-            .collect();
+        let name: Vec<&str> = parts[start + 1..].iter().take_while(|p| !SETUP.contains(p)).copied().collect();
         if !name.is_empty() {
             let name = name.join("_");
             if task.attack_type.as_deref() == Some("privacy") {
@@ -254,10 +202,7 @@ pub(super) fn task_from_experiment(experiment: &str) -> TaskInfo {
         }
     }
     if !experiment.is_empty() {
-        task.extra.insert(
-            "experiment".to_string(),
-            Value::String(experiment.to_string()),
-        );
+        task.extra.insert("experiment".to_string(), Value::String(experiment.to_string()));
     }
     task
 }
@@ -265,13 +210,7 @@ pub(super) fn task_from_experiment(experiment: &str) -> TaskInfo {
 /// `output_20241227_121521` → `2024-12-27T12:15:21Z` (the log's own clock; its zone is unknown).
 fn time_from_stem(stem: &str) -> Option<String> {
     let (date, clock) = stem.strip_prefix("output_")?.split_once('_')?;
-    if date.len() != 8
-        || clock.len() != 6
-        || !date
-            .chars()
-            .chain(clock.chars())
-            .all(|c| c.is_ascii_digit())
-    {
+    if date.len() != 8 || clock.len() != 6 || !date.chars().chain(clock.chars()).all(|c| c.is_ascii_digit()) {
         return None;
     }
     Some(format!(
@@ -291,10 +230,7 @@ mod tests {
 
     #[test]
     fn stem_times() {
-        assert_eq!(
-            time_from_stem("output_20241227_121521").as_deref(),
-            Some("2024-12-27T12:15:21Z")
-        );
+        assert_eq!(time_from_stem("output_20241227_121521").as_deref(), Some("2024-12-27T12:15:21Z"));
         assert_eq!(time_from_stem("output_2024122_121521"), None);
         assert_eq!(time_from_stem("output_2024122x_121521"), None);
         assert_eq!(time_from_stem("other"), None);

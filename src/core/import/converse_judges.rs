@@ -10,10 +10,7 @@ use crate::core::episode::{Outcome, Verdict, VerdictMethod};
 
 /// Whether a file name is a judge file (skipped as an episode, read as verdicts).
 pub(crate) fn is_judge_file(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     name.ends_with(".json") && name.contains("judge")
 }
 
@@ -22,10 +19,7 @@ pub(super) fn looks_like_judge_file(obj: &Map<String, Value>) -> bool {
     !obj.is_empty()
         && obj.values().all(|v| match v {
             Value::Object(entry) => {
-                is_section(entry)
-                    || entry
-                        .values()
-                        .any(|s| s.as_object().is_some_and(is_section))
+                is_section(entry) || entry.values().any(|s| s.as_object().is_some_and(is_section))
             }
             _ => false,
         })
@@ -37,11 +31,7 @@ fn is_section(obj: &Map<String, Value>) -> bool {
 
 /// Every verdict the judge files in `log`'s folder give the episode `file_name`.
 /// Unreadable judge files are warnings: the episode itself is fine.
-pub(super) fn verdicts_for(
-    log: &Path,
-    file_name: &str,
-    warnings: &mut Vec<String>,
-) -> Vec<Verdict> {
+pub(super) fn verdicts_for(log: &Path, file_name: &str, warnings: &mut Vec<String>) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     for judge_path in judge_files(log) {
         let file = match read_judge_file(&judge_path) {
@@ -54,19 +44,9 @@ pub(super) fn verdicts_for(
         let Some(entry) = file.get(file_name) else {
             continue;
         };
-        let stem = judge_path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let judge = stem
-            .strip_suffix("_judge")
-            .filter(|s| !s.is_empty())
-            .unwrap_or(&stem)
-            .to_string();
-        let file_label = judge_path
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let stem = judge_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let judge = stem.strip_suffix("_judge").filter(|s| !s.is_empty()).unwrap_or(&stem).to_string();
+        let file_label = judge_path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         match entry {
             Value::Object(obj) if is_section(obj) => {
                 verdicts.push(verdict(judge.clone(), obj, &file_label));
@@ -78,10 +58,9 @@ pub(super) fn verdicts_for(
                     }
                 }
             }
-            _ => warnings.push(format!(
-                "{}: the entry for {file_name} is not an object",
-                judge_path.display()
-            )),
+            _ => {
+                warnings.push(format!("{}: the entry for {file_name} is not an object", judge_path.display()))
+            }
         }
     }
     verdicts
@@ -120,10 +99,9 @@ fn read_judge_file(path: &Path) -> Result<Map<String, Value>, String> {
 
 fn verdict(judge: String, section: &Map<String, Value>, file: &str) -> Verdict {
     let questions: Vec<(String, String, String)> = match section.get("final_assessment") {
-        Some(Value::Object(qs)) => qs
-            .iter()
-            .map(|(id, qa)| (id.clone(), field_text(qa.get("Q")), field_text(qa.get("A"))))
-            .collect(),
+        Some(Value::Object(qs)) => {
+            qs.iter().map(|(id, qa)| (id.clone(), field_text(qa.get("Q")), field_text(qa.get("A")))).collect()
+        }
         _ => Vec::new(),
     };
     let attack = questions.iter().find(|(_, q, _)| is_attack_question(q));
@@ -134,19 +112,13 @@ fn verdict(judge: String, section: &Map<String, Value>, file: &str) -> Verdict {
             (outcome.unwrap_or(Outcome::Skipped), summary)
         }
         None => {
-            let answers: Vec<String> = questions
-                .iter()
-                .map(|(id, _, a)| format!("{id}={}", short(a)))
-                .collect();
+            let answers: Vec<String> =
+                questions.iter().map(|(id, _, a)| format!("{id}={}", short(a))).collect();
             (
                 Outcome::Skipped,
                 format!(
                     "no attack-success question; answers: {}",
-                    if answers.is_empty() {
-                        "none".to_string()
-                    } else {
-                        answers.join(", ")
-                    }
+                    if answers.is_empty() { "none".to_string() } else { answers.join(", ") }
                 ),
             )
         }
@@ -227,8 +199,6 @@ mod tests {
         assert!(is_attack_question(
             "The {{external_agent}} was tasked with … Was the attack successful in any way, even partially?"
         ));
-        assert!(!is_attack_question(
-            "Did the AI assistant book more than one trip?"
-        ));
+        assert!(!is_attack_question("Did the AI assistant book more than one trip?"));
     }
 }

@@ -48,54 +48,36 @@ pub(super) fn detect(bytes: &[u8], path: &Path) -> Result<Detected, LoadError> {
         }
     }
 
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| LoadError::new(path, e.line(), describe_json_error(&e)))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| LoadError::new(path, e.line(), describe_json_error(&e)))?;
     match value {
         Value::Array(items) => classify_list(items, path, first_no),
-        Value::Object(obj) if is_report(&obj) => {
-            Ok(Detected::Maseval(vec![Value::Object(obj)], Vec::new()))
-        }
+        Value::Object(obj) if is_report(&obj) => Ok(Detected::Maseval(vec![Value::Object(obj)], Vec::new())),
         Value::Object(obj) if obj.get("kind").is_some() && obj.get("seq").is_some() => {
-            Err(LoadError::new(
-                path,
-                first_no,
-                "a journal must start with an 'episode' event",
-            ))
+            Err(LoadError::new(path, first_no, "a journal must start with an 'episode' event"))
         }
-        Value::Object(obj) if super::converse_judges::looks_like_judge_file(&obj) => {
-            Err(LoadError::new(
-                path,
-                0,
-                "unrecognised format: this is a ConVerse judge file; load the episode logs beside it \
+        Value::Object(obj) if super::converse_judges::looks_like_judge_file(&obj) => Err(LoadError::new(
+            path,
+            0,
+            "unrecognised format: this is a ConVerse judge file; load the episode logs beside it \
                  and its verdicts are attached to them",
-            ))
-        }
+        )),
         Value::Object(obj) => Err(LoadError::new(
             path,
             0,
-            format!(
-                "unrecognised format: a JSON object with keys {} ({EXPECTED})",
-                key_list(&obj)
-            ),
+            format!("unrecognised format: a JSON object with keys {} ({EXPECTED})", key_list(&obj)),
         )),
         other => Err(LoadError::new(
             path,
             0,
-            format!(
-                "unrecognised format: a JSON {} ({EXPECTED})",
-                type_name(&other)
-            ),
+            format!("unrecognised format: a JSON {} ({EXPECTED})", type_name(&other)),
         )),
     }
 }
 
 fn classify_list(items: Vec<Value>, path: &Path, first_no: usize) -> Result<Detected, LoadError> {
     let Some(first) = items.first() else {
-        return Err(LoadError::new(
-            path,
-            first_no,
-            "an empty JSON list: no episode in it",
-        ));
+        return Err(LoadError::new(path, first_no, "an empty JSON list: no episode in it"));
     };
     match first {
         Value::Object(obj) if is_report(obj) => Ok(Detected::Maseval(items, Vec::new())),
@@ -105,18 +87,12 @@ fn classify_list(items: Vec<Value>, path: &Path, first_no: usize) -> Result<Dete
         Value::Object(obj) => Err(LoadError::new(
             path,
             0,
-            format!(
-                "unrecognised format: a JSON list of objects with keys {} ({EXPECTED})",
-                key_list(obj)
-            ),
+            format!("unrecognised format: a JSON list of objects with keys {} ({EXPECTED})", key_list(obj)),
         )),
         other => Err(LoadError::new(
             path,
             0,
-            format!(
-                "unrecognised format: a JSON list of {} values ({EXPECTED})",
-                type_name(other)
-            ),
+            format!("unrecognised format: a JSON list of {} values ({EXPECTED})", type_name(other)),
         )),
     }
 }
@@ -164,10 +140,7 @@ fn read_report_lines(text: &str, path: &Path) -> Result<Detected, LoadError> {
 
 /// The first non-blank line and its 1-based number.
 fn first_line(text: &str) -> Option<(usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .find(|(_, l)| !l.is_empty())
+    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).find(|(_, l)| !l.is_empty())
 }
 
 /// The 1-based line holding byte `offset`.
@@ -180,11 +153,8 @@ fn key_list(obj: &serde_json::Map<String, Value>) -> String {
     if obj.is_empty() {
         return "(none)".to_string();
     }
-    let mut keys: Vec<String> = obj
-        .keys()
-        .take(6)
-        .map(|k| format!("'{}'", k.chars().take(40).collect::<String>()))
-        .collect();
+    let mut keys: Vec<String> =
+        obj.keys().take(6).map(|k| format!("'{}'", k.chars().take(40).collect::<String>())).collect();
     if obj.len() > 6 {
         keys.push("…".to_string());
     }

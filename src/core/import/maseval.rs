@@ -11,19 +11,15 @@ use serde_json::{Map, Value};
 
 use super::{LoadError, NO_TIME};
 use crate::core::episode::{
-    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message,
-    Outcome, Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
+    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message, Outcome,
+    Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
 };
 
 pub(super) const FORMAT: &str = "maseval";
 
 pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<Episode, LoadError> {
     let Value::Object(report) = report else {
-        return Err(LoadError::new(
-            path,
-            0,
-            format!("MASEval report {} is not an object", index + 1),
-        ));
+        return Err(LoadError::new(path, 0, format!("MASEval report {} is not an object", index + 1)));
     };
     let mut warnings = Vec::new();
     let task_id = report
@@ -31,18 +27,10 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
         .map(text_of)
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| format!("report-{}", index + 1));
-    let repeat = report
-        .get("repeat_idx")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let status = report
-        .get("status")
-        .and_then(Value::as_str)
-        .unwrap_or("unknown");
+    let repeat = report.get("repeat_idx").and_then(Value::as_i64).unwrap_or(0);
+    let status = report.get("status").and_then(Value::as_str).unwrap_or("unknown");
     let traces = report.get("traces").and_then(Value::as_object);
-    let user = traces
-        .and_then(|t| t.get("user"))
-        .and_then(Value::as_object);
+    let user = traces.and_then(|t| t.get("user")).and_then(Value::as_object);
     let start = traces
         .and_then(|t| t.get("metadata"))
         .and_then(|m| m.get("timestamp"))
@@ -54,10 +42,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
     let mut task = task_of(report, &task_id, user);
 
     let mut header = EpisodeHeader::new(format!("{task_id}#{repeat}"), TaskInfo::default(), config);
-    header.source = Some(SourceRef {
-        format: FORMAT.to_string(),
-        path: path.to_string_lossy().into_owned(),
-    });
+    header.source = Some(SourceRef { format: FORMAT.to_string(), path: path.to_string_lossy().into_owned() });
 
     let mut events: Vec<(String, EventBody)> = Vec::new();
     let mut at = start.clone();
@@ -81,11 +66,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                 turn += 1;
                 delivered_attacker += 1;
                 // The first "external" message is really the user's task (reference §8.5).
-                let from = if delivered_attacker == 1 {
-                    Party::User
-                } else {
-                    Party::Attacker
-                };
+                let from = if delivered_attacker == 1 { Party::User } else { Party::Attacker };
                 events.push((
                     at.clone(),
                     EventBody::Message(Message {
@@ -94,9 +75,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                         to: Party::Assistant,
                         text: content,
                         raw: None,
-                        model: (from == Party::Attacker)
-                            .then(|| attacker_model.clone())
-                            .flatten(),
+                        model: (from == Party::Attacker).then(|| attacker_model.clone()).flatten(),
                         usage: None,
                         by: None,
                     }),
@@ -109,10 +88,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                     Some(calls) => {
                         // Text beside tool calls never reaches the attacker: it is the assistant's own note.
                         if !content.trim().is_empty() {
-                            events.push((
-                                at.clone(),
-                                message(turn, Party::User, content, &assistant_model),
-                            ));
+                            events.push((at.clone(), message(turn, Party::User, content, &assistant_model)));
                         }
                         for call in calls {
                             generated_ids += 1;
@@ -121,21 +97,17 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                             events.push((at.clone(), EventBody::ToolCall(call)));
                         }
                     }
-                    None => events.push((
-                        at.clone(),
-                        message(turn, Party::Attacker, content, &assistant_model),
-                    )),
+                    None => {
+                        events.push((at.clone(), message(turn, Party::Attacker, content, &assistant_model)))
+                    }
                 }
             }
             "tool" => {
                 let call_id = m.get("tool_call_id").map(text_of).unwrap_or_default();
-                let tool = tool_names
-                    .get(&call_id)
-                    .cloned()
-                    .unwrap_or_else(|| "unknown".to_string());
+                let tool = tool_names.get(&call_id).cloned().unwrap_or_else(|| "unknown".to_string());
                 // The default agent turns tool failures into these texts (reference §2.4).
-                let ok = !(content.starts_with("Tool execution error:")
-                    || content.starts_with("Unknown tool:"));
+                let ok =
+                    !(content.starts_with("Tool execution error:") || content.starts_with("Unknown tool:"));
                 events.push((
                     at.clone(),
                     EventBody::ToolResult(ToolResult {
@@ -149,10 +121,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                 ));
             }
             "system" => {
-                task.extra.insert(
-                    "assistant_system_prompt".to_string(),
-                    Value::String(content),
-                );
+                task.extra.insert("assistant_system_prompt".to_string(), Value::String(content));
             }
             other => warnings.push(format!(
                 "assistant message {}: unknown role '{}' skipped",
@@ -163,10 +132,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
     }
 
     if let Some(text) = undelivered(user, delivered_attacker) {
-        task.extra.insert(
-            "undelivered_attacker_message".to_string(),
-            Value::String(text),
-        );
+        task.extra.insert("undelivered_attacker_message".to_string(), Value::String(text));
     }
     header.task = task;
 
@@ -189,11 +155,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
     events.push((
         at.clone(),
         EventBody::End(End {
-            reason: if failed {
-                EndReason::Error
-            } else {
-                EndReason::MaxTurns
-            },
+            reason: if failed { EndReason::Error } else { EndReason::MaxTurns },
             turns: turn,
         }),
     ));
@@ -201,17 +163,11 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
     let all = std::iter::once((start, EventBody::Episode(Box::new(header))))
         .chain(events)
         .enumerate()
-        .map(|(seq, (at, body))| Event {
-            seq: seq as u64,
-            at,
-            body,
-        })
+        .map(|(seq, (at, body))| Event { seq: seq as u64, at, body })
         .collect();
     let mut episode = Episode::new(all, path.to_string_lossy());
-    episode.warnings = warnings
-        .into_iter()
-        .map(|w| format!("{}: report {}: {w}", path.display(), index + 1))
-        .collect();
+    episode.warnings =
+        warnings.into_iter().map(|w| format!("{}: report {}: {w}", path.display(), index + 1)).collect();
     Ok(episode)
 }
 
@@ -229,13 +185,8 @@ fn message(turn: u32, to: Party, text: String, model: &Option<String>) -> EventB
 }
 
 /// The first agent with a message list (ConVerse registers one).
-fn assistant_messages<'a>(
-    traces: Option<&'a Map<String, Value>>,
-    warnings: &mut Vec<String>,
-) -> &'a [Value] {
-    let agents = traces
-        .and_then(|t| t.get("agents"))
-        .and_then(Value::as_object);
+fn assistant_messages<'a>(traces: Option<&'a Map<String, Value>>, warnings: &mut Vec<String>) -> &'a [Value] {
+    let agents = traces.and_then(|t| t.get("agents")).and_then(Value::as_object);
     let mut with_messages = agents
         .into_iter()
         .flat_map(|a| a.iter())
@@ -256,15 +207,9 @@ fn assistant_messages<'a>(
 
 fn tool_call(call: &Value, turn: u32, n: u32) -> ToolCall {
     let function = call.get("function");
-    let call_id = call
-        .get("id")
-        .map(text_of)
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| format!("call-{n}"));
-    let tool = function
-        .and_then(|f| f.get("name"))
-        .map(text_of)
-        .unwrap_or_default();
+    let call_id =
+        call.get("id").map(text_of).filter(|s| !s.is_empty()).unwrap_or_else(|| format!("call-{n}"));
+    let tool = function.and_then(|f| f.get("name")).map(text_of).unwrap_or_default();
     let (args, raw_args) = match function.and_then(|f| f.get("arguments")) {
         None | Some(Value::Null) => (Value::Object(Map::new()), None),
         Some(Value::Object(obj)) => (Value::Object(obj.clone()), None),
@@ -274,23 +219,13 @@ fn tool_call(call: &Value, turn: u32, n: u32) -> ToolCall {
         },
         Some(other) => (Value::Object(Map::new()), Some(other.to_string())),
     };
-    ToolCall {
-        turn,
-        call_id,
-        tool,
-        args,
-        raw_args,
-        raw: None,
-    }
+    ToolCall { turn, call_id, tool, args, raw_args, raw: None }
 }
 
 /// The attacker transcript ends with a message the assistant never received.
 fn undelivered(user: Option<&Map<String, Value>>, delivered: usize) -> Option<String> {
     let messages = user?.get("messages")?.as_array()?;
-    let generated = messages
-        .iter()
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-        .count();
+    let generated = messages.iter().filter(|m| m.get("role").and_then(Value::as_str) == Some("user")).count();
     let last = messages.last()?;
     (generated > delivered && last.get("role").and_then(Value::as_str) == Some("user"))
         .then(|| content_text(last.get("content")))
@@ -305,10 +240,7 @@ fn config_of(
     let mut attacker = None;
     let mut assistant = None;
     let mut judges = Map::new();
-    if let Some(models) = traces
-        .and_then(|t| t.get("models"))
-        .and_then(Value::as_object)
-    {
+    if let Some(models) = traces.and_then(|t| t.get("models")).and_then(Value::as_object) {
         for (name, model) in models {
             let Some(id) = model.get("model_id").map(text_of).filter(|s| !s.is_empty()) else {
                 continue;
@@ -321,9 +253,7 @@ fn config_of(
                 config.models.insert("assistant".into(), Value::String(id));
             } else if name.ends_with("_judge_model") {
                 if !config.models.contains_key("judge") {
-                    config
-                        .models
-                        .insert("judge".into(), Value::String(id.clone()));
+                    config.models.insert("judge".into(), Value::String(id.clone()));
                 }
                 judges.insert(name.clone(), Value::String(id));
             } else {
@@ -332,9 +262,7 @@ fn config_of(
         }
     }
     if judges.len() > 1 {
-        config
-            .extra
-            .insert("judge_models".into(), Value::Object(judges));
+        config.extra.insert("judge_models".into(), Value::Object(judges));
     }
     let max_turns = user
         .and_then(|u| u.get("max_turns"))
@@ -355,15 +283,8 @@ fn config_of(
     (config, attacker, assistant)
 }
 
-fn task_of(
-    report: &Map<String, Value>,
-    task_id: &str,
-    user: Option<&Map<String, Value>>,
-) -> TaskInfo {
-    let mut task = TaskInfo {
-        id: Some(task_id.to_string()),
-        ..TaskInfo::default()
-    };
+fn task_of(report: &Map<String, Value>, task_id: &str, user: Option<&Map<String, Value>>) -> TaskInfo {
+    let mut task = TaskInfo { id: Some(task_id.to_string()), ..TaskInfo::default() };
     // Ids are `{domain}_p{N}_{privacy|security}_{…}` (reference §1.6).
     let parsed = ["travel_planning", "real_estate", "insurance"]
         .iter()
@@ -385,10 +306,7 @@ fn task_of(
     if let Some(q) = query.and_then(Value::as_str) {
         task.user_task = Some(q.to_string());
     }
-    if let Some(profile) = user
-        .and_then(|u| u.get("profile"))
-        .and_then(Value::as_object)
-    {
+    if let Some(profile) = user.and_then(|u| u.get("profile")).and_then(Value::as_object) {
         for (key, value) in profile {
             match key.as_str() {
                 "attack_goal" => task.attack_goal = value.as_str().map(str::to_string),
@@ -409,8 +327,7 @@ fn task_of(
         .and_then(Value::as_object)
         .filter(|m| !m.is_empty())
     {
-        task.extra
-            .insert("metadata".into(), Value::Object(meta.clone()));
+        task.extra.insert("metadata".into(), Value::Object(meta.clone()));
     }
     task
 }
@@ -430,10 +347,7 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
         "unknown"
     };
     let (outcome, summary) = if let Some(error) = get("error") {
-        (
-            Outcome::Error,
-            format!("judge error: {}", short(&text_of(error))),
-        )
+        (Outcome::Error, format!("judge error: {}", short(&text_of(error))))
     } else if get("evaluation_method").and_then(Value::as_str) == Some("skipped") {
         (Outcome::Skipped, "evaluation skipped".to_string())
     } else {
@@ -445,10 +359,7 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
             },
             "security" => security(get("attack_success"), get("security_violation")),
             "utility" => utility(score, get("rating")),
-            _ => (
-                Outcome::Skipped,
-                format!("unrecognised evaluator result #{}", index + 1),
-            ),
+            _ => (Outcome::Skipped, format!("unrecognised evaluator result #{}", index + 1)),
         }
     };
     Verdict {
@@ -486,20 +397,14 @@ fn security(attack_success: Option<&Value>, violation: Option<&Value>) -> (Outco
         None => match violation.and_then(Value::as_bool) {
             Some(true) => (Outcome::Fail, "security violation".to_string()),
             Some(false) => (Outcome::Pass, "no security violation".to_string()),
-            None => (
-                Outcome::Error,
-                "no attack_success or security_violation".to_string(),
-            ),
+            None => (Outcome::Error, "no attack_success or security_violation".to_string()),
         },
     }
 }
 
 /// Utility is a coverage share (0–1): all items covered passes, some is partial, none fails.
 fn utility(score: Option<f64>, rating: Option<&Value>) -> (Outcome, String) {
-    let rating = rating
-        .and_then(Value::as_f64)
-        .map(|r| format!(", rating {r}"))
-        .unwrap_or_default();
+    let rating = rating.and_then(Value::as_f64).map(|r| format!(", rating {r}")).unwrap_or_default();
     match score {
         Some(s) if s >= 1.0 => (Outcome::Pass, format!("coverage {s:.2}{rating}")),
         Some(s) if s > 0.0 => (Outcome::Partial, format!("coverage {s:.2}{rating}")),
@@ -530,11 +435,9 @@ fn content_text(content: Option<&Value>) -> String {
     match content {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) if parts.iter().all(|p| p.get("text").is_some()) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
+        Some(Value::Array(parts)) if parts.iter().all(|p| p.get("text").is_some()) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("")
+        }
         Some(other) => other.to_string(),
     }
 }
@@ -572,14 +475,8 @@ mod tests {
     #[test]
     fn odd_eval_entries() {
         assert_eq!(eval_verdict(&json!(null), 0).outcome, Outcome::Skipped);
-        assert_eq!(
-            eval_verdict(&json!({"privacy_leak": "maybe"}), 0).outcome,
-            Outcome::Error
-        );
-        let v = eval_verdict(
-            &json!({"security_violation": true, "attack_success": "weird"}),
-            0,
-        );
+        assert_eq!(eval_verdict(&json!({"privacy_leak": "maybe"}), 0).outcome, Outcome::Error);
+        let v = eval_verdict(&json!({"security_violation": true, "attack_success": "weird"}), 0);
         assert_eq!((v.judge.as_str(), v.outcome), ("security", Outcome::Error));
         let v = eval_verdict(&json!({"privacy_leak": false, "error": "x"}), 0);
         assert_eq!((v.judge.as_str(), v.outcome), ("privacy", Outcome::Error));
@@ -592,9 +489,6 @@ mod tests {
         assert_eq!(t.persona, Some(json!(3)));
         assert_eq!(t.attack_type.as_deref(), Some("security"));
         let t = task_of(&Map::new(), "travel_planning_pX", None);
-        assert_eq!(
-            (t.domain.as_deref(), t.persona),
-            (Some("travel_planning"), None)
-        );
+        assert_eq!((t.domain.as_deref(), t.persona), (Some("travel_planning"), None));
     }
 }

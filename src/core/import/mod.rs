@@ -61,17 +61,13 @@ impl From<JournalError> for LoadError {
 
 /// Loads every episode in one file of any supported format.
 pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
+    let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     let origin = path.to_string_lossy().into_owned();
     match detect::detect(&bytes, path)? {
         Detected::Journal => {
             let (events, warnings) = read_journal_from(&bytes[..], path)?;
             // The reader only returns Ok with a header first, but never trust it to panic.
-            if !matches!(
-                events.first().map(|e| &e.body),
-                Some(crate::core::episode::EventBody::Episode(_))
-            ) {
+            if !matches!(events.first().map(|e| &e.body), Some(crate::core::episode::EventBody::Episode(_))) {
                 return Err(LoadError::new(path, 1, "no episode event"));
             }
             let mut episode = Episode::new(events, origin);

@@ -29,11 +29,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<LoadError>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
-            errors.push(LoadError::new(
-                dir,
-                0,
-                format!("cannot list directory: {e}"),
-            ));
+            errors.push(LoadError::new(dir, 0, format!("cannot list directory: {e}")));
             return;
         }
     };
@@ -46,11 +42,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<LoadError>) {
                 Ok(_) => paths.push((entry.path(), false)),
                 Err(e) => errors.push(LoadError::new(&entry.path(), 0, e.to_string())),
             },
-            Err(e) => errors.push(LoadError::new(
-                dir,
-                0,
-                format!("cannot list directory: {e}"),
-            )),
+            Err(e) => errors.push(LoadError::new(dir, 0, format!("cannot list directory: {e}"))),
         }
     }
     paths.sort();
@@ -64,10 +56,7 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<LoadError>) {
 }
 
 fn is_episode_candidate(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let json = name.ends_with(".json") || name.ends_with(".jsonl");
     let sidecar = name.ends_with(".notes.jsonl") || name.ends_with(".verdicts.jsonl");
     json && !sidecar && !is_judge_file(path) && path.is_file()
