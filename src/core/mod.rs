@@ -1,4 +1,5 @@
 //! Everything that knows nothing of terminals: headless commands and the TUI share it.
 
+pub mod dataset;
 pub mod episode;
 pub mod sanitize;

@@ -1,0 +1,20 @@
+//! The bundled sample dataset (`assets/dataset/`, upstream layout), embedded
+//! so `converse-tui tasks` works offline and before any download.
+
+#[derive(rust_embed::Embed)]
+#[folder = "assets/dataset/"]
+struct SampleAssets;
+
+/// The text of an embedded file, by path in the upstream layout
+/// (`travel_planning_usecase/options.txt`).
+pub fn get(path: &str) -> Option<String> {
+    let file = SampleAssets::get(path)?;
+    String::from_utf8(file.data.into_owned()).ok()
+}
+
+/// Every embedded path, sorted.
+pub fn files() -> Vec<String> {
+    let mut out: Vec<String> = SampleAssets::iter().map(|p| p.into_owned()).collect();
+    out.sort();
+    out
+}
