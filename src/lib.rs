@@ -6,3 +6,4 @@
 
 pub mod config;
 pub mod core;
+pub mod headless;

@@ -9,10 +9,12 @@
 //!
 //! 1. MASEval cuts a section at *any* line `N) …`, so a numbered list inside an
 //!    email body ends the email section early and loses the rest. Here a
-//!    numbered line starts a section only if its number is higher than the
-//!    previous section's and its name routes to a known section (email,
-//!    calendar, medical/insurance, bank), or it is the very next number and
-//!    ends with `:` (an unknown section, dropped as MASEval drops it).
+//!    numbered line starts a section only if its number is the next one
+//!    (previous section + 1; any number for the first) and its name routes to
+//!    a known section (email, calendar, medical/insurance, bank) or ends with
+//!    `:` (an unknown section, dropped as MASEval drops it). A body line that
+//!    is both in sequence and looks like a header (`2) Bank transfer:`) is
+//!    still cut; that is rare, and the alternative (losing real headers) worse.
 //! 2. MASEval finds `To:` anywhere, so `Reply-To: x` (or `Subject: Re: To: y`)
 //!    sets the recipient. Here a field label counts only at the start of a
 //!    line (after optional spaces and `**`), and header fields are read only
@@ -135,9 +137,8 @@ fn sections(lines: &[&str]) -> Vec<(Option<SectionKind>, String)> {
     for line in lines {
         let header = header_match(line).and_then(|(n, name, colon)| {
             let kind = section_kind(&name);
-            let after_last = last_number.is_none_or(|last| n > last);
-            let next_in_sequence = last_number.is_none_or(|last| n == last + 1);
-            let is_header = after_last && (kind.is_some() || (next_in_sequence && colon));
+            let next_in_sequence = last_number.is_none_or(|last| Some(n) == last.checked_add(1));
+            let is_header = next_in_sequence && (kind.is_some() || colon);
             is_header.then_some((n, kind))
         });
         match header {
