@@ -14,6 +14,7 @@ pub mod verify;
 
 pub use domain::{Domain, PERSONAS};
 pub use error::DatasetError;
+pub use load::holds_data;
 pub use load::{LoadedTasks, Split, TaskFilter, load_tasks, resolve_source};
 pub use persona::{CalendarEntry, Email, PersonaData, parse_persona_text};
 pub use store::{DatasetSource, FileKind, Layout, SourceInfo, SourceKind, detect_layout};
