@@ -109,8 +109,12 @@ pub fn load_tasks(
     };
     'domains: for &domain in domains {
         if !store.has_domain(domain) {
-            out.warnings
-                .push(format!("{domain}: no data in {}", out.source));
+            // Only worth saying when the domain was asked for by name: a
+            // partial download of other domains is normal.
+            if !filter.domains.is_empty() {
+                out.warnings
+                    .push(format!("{domain}: no data in {}", out.source));
+            }
             continue;
         }
         // Read lazily: a domain folder with no persona needs no options file.

@@ -130,17 +130,19 @@ impl fmt::Display for SourceInfo {
     }
 }
 
-/// Which layout `root` uses, if it holds data of any domain.
+/// Which layout `root` uses: the one whose domain folders hold an
+/// `options.txt`, else the one with any domain folder at all.
 pub fn detect_layout(root: &Path) -> Option<Layout> {
-    for layout in [Layout::Cache, Layout::Upstream] {
-        if Domain::ALL
+    const LAYOUTS: [Layout; 2] = [Layout::Cache, Layout::Upstream];
+    let has = |layout: Layout, probe: &dyn Fn(&Path) -> bool| {
+        Domain::ALL
             .iter()
-            .any(|d| root.join(layout.domain_dir(*d)).is_dir())
-        {
-            return Some(layout);
-        }
-    }
-    None
+            .any(|d| probe(&root.join(layout.domain_dir(*d))))
+    };
+    LAYOUTS
+        .into_iter()
+        .find(|l| has(*l, &|dir| dir.join("options.txt").is_file()))
+        .or_else(|| LAYOUTS.into_iter().find(|l| has(*l, &|dir| dir.is_dir())))
 }
 
 /// An opened source: reads files by kind.
