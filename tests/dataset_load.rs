@@ -538,3 +538,43 @@ fn source_resolution_order() {
     let msg = load(&flag, &TaskFilter::default()).unwrap_err().to_string();
     assert!(msg.contains("no CONVERSE data"), "{msg}");
 }
+
+#[test]
+fn wrong_shapes_give_no_tasks_and_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = Files {
+        privacy: Some(r#"[1, 2, 3]"#),
+        security: Some(r#"{"security_attacks": "nope"}"#),
+        ratings: Some("[]"),
+        ..GOOD
+    };
+    make(dir.path(), Layout::Cache, Domain::TravelPlanning, 1, &files);
+    let loaded = load(dir.path(), &TaskFilter::default()).unwrap();
+    assert!(loaded.tasks.is_empty());
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("not a JSON object")),
+        "{:?}",
+        loaded.warnings
+    );
+
+    let odd = r#"{"categories": {"x": {"items": [5, {"data_item": 7, "extraction_snippets": [1, "a"]}]}}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    make(
+        dir.path(),
+        Layout::Cache,
+        Domain::TravelPlanning,
+        1,
+        &Files {
+            privacy: Some(odd),
+            security: None,
+            ..GOOD
+        },
+    );
+    let tasks = load(dir.path(), &TaskFilter::default()).unwrap().tasks;
+    assert_eq!(tasks.len(), 1);
+    assert_eq!(tasks[0].id, "travel_planning_p1_privacy_x_unknown");
+    assert_eq!(tasks[0].target_label(), "unknown");
+}
