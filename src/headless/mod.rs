@@ -1,3 +1,5 @@
 //! Commands without a screen: the same core, output to files and stdout.
 
+pub mod data;
 pub mod dump;
+pub mod tasks;

@@ -68,12 +68,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
         .errors
         .iter()
         .take(errors_height as usize)
-        .map(|e| {
-            Line::styled(
-                format!(" ⚠ {}", single_line(e)),
-                theme.outcome(Outcome::Error),
-            )
-        })
+        .map(|e| Line::styled(format!(" ⚠ {}", single_line(e)), theme.outcome(Outcome::Error)))
         .collect();
     frame.render_widget(Paragraph::new(error_lines), errors);
     draw_status(frame, status, state, browser, theme);

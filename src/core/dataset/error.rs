@@ -1,0 +1,25 @@
+//! Errors a caller of the dataset API can match on.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use super::domain::Domain;
+
+#[derive(Debug, Error)]
+pub enum DatasetError {
+    #[error("invalid domain '{0}': must be one of {names}", names = Domain::valid_names())]
+    InvalidDomain(String),
+    #[error("invalid split '{0}': must be one of all, privacy, security")]
+    InvalidSplit(String),
+    #[error("invalid persona {0}: must be 1, 2, 3 or 4")]
+    InvalidPersona(u8),
+    #[error("{file}: file not found")]
+    MissingFile { file: String },
+    #[error("{file}: {message}")]
+    Read { file: String, message: String },
+    #[error("{file}:{line}:{column}: malformed JSON: {message}")]
+    Json { file: String, line: usize, column: usize, message: String },
+    #[error("{0}: no CONVERSE data there (expected <domain>/options.txt or <domain>_usecase/options.txt)")]
+    NoData(PathBuf),
+}

@@ -1,0 +1,125 @@
+//! `converse-tui tasks`: list CONVERSE tasks as a table or JSON lines.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use unicode_width::UnicodeWidthStr;
+
+use crate::config::Paths;
+use crate::core::dataset::{AttackType, Domain, LoadedTasks, Split, TaskFilter, load_tasks, resolve_source};
+use crate::core::sanitize::single_line;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TasksArgs {
+    /// A dataset directory (cache or upstream layout); default: the cache, else the sample.
+    pub data_dir: Option<PathBuf>,
+    /// A domain name, `travel` or `all`; `None` means all.
+    pub domain: Option<String>,
+    /// `all`, `privacy` or `security`; `None` means all.
+    pub split: Option<String>,
+    pub persona: Option<u8>,
+    pub limit: Option<usize>,
+    /// One JSON object per line instead of a table.
+    pub json: bool,
+    /// Skip malformed attack files with a warning.
+    pub lenient: bool,
+}
+
+/// Parses `domain` (`None` or `all` → every domain).
+pub fn parse_domains(domain: Option<&str>) -> anyhow::Result<Vec<Domain>> {
+    match domain.map(str::trim) {
+        None | Some("all") | Some("") => Ok(Vec::new()),
+        Some(d) => Ok(vec![d.parse::<Domain>()?]),
+    }
+}
+
+/// Builds the filter from the arguments.
+pub fn filter_from(args: &TasksArgs) -> anyhow::Result<TaskFilter> {
+    Ok(TaskFilter {
+        domains: parse_domains(args.domain.as_deref())?,
+        split: match &args.split {
+            Some(s) => s.parse::<Split>()?,
+            None => Split::All,
+        },
+        persona: args.persona,
+        limit: args.limit,
+        lenient: args.lenient,
+    })
+}
+
+/// Loads the tasks the arguments select (used by other commands too).
+pub fn load(args: &TasksArgs, paths: &Paths) -> anyhow::Result<LoadedTasks> {
+    let filter = filter_from(args)?;
+    let source = resolve_source(args.data_dir.as_deref(), paths);
+    Ok(load_tasks(&source, &filter)?)
+}
+
+/// Writes the listing to `out` and warnings to `err`.
+pub fn tasks(
+    args: &TasksArgs,
+    paths: &Paths,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let loaded = load(args, paths)?;
+    for w in &loaded.warnings {
+        writeln!(err, "warning: {}", single_line(w))?;
+    }
+    if args.json {
+        for t in &loaded.tasks {
+            let line = serde_json::to_string(t).context("serialising a task")?;
+            writeln!(out, "{line}")?;
+        }
+        return Ok(());
+    }
+    write_table(&loaded, out)?;
+    Ok(())
+}
+
+fn write_table(loaded: &LoadedTasks, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "source: {}", loaded.source)?;
+    let header = ["ID", "PERSONA", "TYPE", "CATEGORY", "DATA ITEM / ATTACK"];
+    let rows: Vec<[String; 5]> = loaded
+        .tasks
+        .iter()
+        .map(|t| {
+            [
+                single_line(&t.id).into_owned(),
+                t.persona.to_string(),
+                t.attack_type.as_str().to_string(),
+                single_line(&t.category).into_owned(),
+                single_line(t.target_label()).into_owned(),
+            ]
+        })
+        .collect();
+    let mut widths = header.map(UnicodeWidthStr::width);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.width());
+        }
+    }
+    let line = |cells: [&str; 5]| {
+        let mut s = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            s.push_str(cell);
+            if i + 1 < cells.len() {
+                // Pad by display width, not bytes or chars.
+                s.push_str(&" ".repeat(widths[i] - cell.width() + 2));
+            }
+        }
+        s
+    };
+    writeln!(out, "{}", line(header))?;
+    for row in &rows {
+        writeln!(out, "{}", line(row.each_ref().map(String::as_str)))?;
+    }
+    let privacy = loaded.tasks.iter().filter(|t| t.attack_type == AttackType::Privacy).count();
+    let security = loaded.tasks.len() - privacy;
+    writeln!(
+        out,
+        "{} tasks ({privacy} privacy, {security} security) from {}",
+        loaded.tasks.len(),
+        loaded.source
+    )
+}
