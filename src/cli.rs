@@ -37,6 +37,79 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List CONVERSE tasks (the downloaded benchmark, a local copy, or the bundled sample).
+    Tasks {
+        #[command(flatten)]
+        source: TaskSource,
+        /// One JSON object per task, with every field.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Manage the CONVERSE dataset cache.
+    Data {
+        #[command(subcommand)]
+        command: DataCommand,
+    },
     /// Print shell completions.
     Completions { shell: clap_complete::Shell },
+}
+
+/// Which tasks: the same flags for `tasks`, `run` and `batch`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct TaskSource {
+    /// A dataset directory (the upstream `<domain>_usecase/` layout or our cache layout).
+    /// Default: the cache (`CONVERSE_TUI_DATA` moves it), else the bundled sample.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// travel_planning (or travel), real_estate, insurance, or all.
+    #[arg(long)]
+    pub domain: Option<String>,
+    /// all, privacy or security.
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Persona number (1-4).
+    #[arg(long)]
+    pub persona: Option<u8>,
+    /// At most this many tasks (counted as the reference does: checked after each persona).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skip attack files that do not parse (with a warning) instead of failing.
+    #[arg(long)]
+    pub lenient: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DataCommand {
+    /// Download the upstream CONVERSE files into the cache.
+    Fetch {
+        /// travel_planning (or travel), real_estate, insurance, or all.
+        #[arg(long, conflicts_with = "all")]
+        domain: Option<String>,
+        /// All three domains.
+        #[arg(long)]
+        all: bool,
+        /// Download again even when a file is already there.
+        #[arg(long)]
+        force: bool,
+        /// Where to download into (default: the cache).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Seconds before a stalled request fails.
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
+    /// Print where the dataset cache lives.
+    Path {
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// Check that every file is present and parses; count tasks per domain and split.
+    Verify {
+        #[arg(long)]
+        domain: Option<String>,
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -14,7 +14,9 @@ use converse_tui::app::browser::Browser;
 use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::episode::Episode;
 
-use cli::{Cli, Command};
+use cli::{Cli, Command, DataCommand};
+use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
+use converse_tui::headless::tasks::TasksArgs;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -22,11 +24,19 @@ fn main() -> ExitCode {
     let _log = init_logging(&paths);
     match run(cli, &paths) {
         Ok(code) => code,
+        // `converse-tui dump … | head` is not an error.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("converse-tui: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
@@ -49,9 +59,59 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Tasks { source, json }) => {
+            let args = tasks_args(source, json);
+            converse_tui::headless::tasks::tasks(
+                &args,
+                paths,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Data { command }) => data(command, paths),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "converse-tui", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn tasks_args(source: cli::TaskSource, json: bool) -> TasksArgs {
+    TasksArgs {
+        data_dir: source.data_dir,
+        domain: source.domain,
+        split: source.split,
+        persona: source.persona,
+        limit: source.limit,
+        json,
+        lenient: source.lenient,
+    }
+}
+
+fn data(command: DataCommand, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match command {
+        DataCommand::Fetch { domain, all, force, data_dir, timeout } => {
+            let args = DataFetchArgs {
+                data_dir,
+                domain,
+                all,
+                force,
+                timeout: timeout.map(std::time::Duration::from_secs),
+                ..DataFetchArgs::default()
+            };
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(data::data_fetch(&args, paths, &mut out))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        DataCommand::Path { data_dir } => {
+            data::data_path(&DataPathArgs { data_dir }, paths, &mut out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        DataCommand::Verify { domain, data_dir, json } => {
+            let complete = data::data_verify(&DataVerifyArgs { data_dir, domain, json }, paths, &mut out)?;
+            Ok(if complete { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
     }
 }
