@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser};
 
 use converse_tui::app::AppState;
 use converse_tui::app::browser::Browser;
+use converse_tui::app::task_picker::TaskPicker;
 use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::episode::Episode;
 
@@ -120,7 +121,19 @@ fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
     Keymap::load(&paths.keymap_file())
 }
 
-fn run_tui(state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+/// The tasks behind the picker (`t`): the downloaded benchmark, else the bundled sample.
+fn task_picker(paths: &Paths) -> Option<TaskPicker> {
+    match converse_tui::headless::tasks::load(&TasksArgs::default(), paths) {
+        Ok(loaded) => Some(TaskPicker::new(loaded.tasks, loaded.source.to_string())),
+        Err(e) => {
+            tracing::warn!("task picker unavailable: {e:#}");
+            None
+        }
+    }
+}
+
+fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+    state.picker = task_picker(paths);
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let theme = Theme::load(theme, &paths.themes_dir(), no_color)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -24,6 +24,7 @@ fn press(state: &mut AppState, keys: &str) {
         let code = match c {
             '\n' => KeyCode::Enter,
             '\x1b' => KeyCode::Esc,
+            '\u{1}' => KeyCode::Down,
             c => KeyCode::Char(c),
         };
         update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
@@ -135,4 +136,24 @@ fn a_fifty_megabyte_message_opens_and_scrolls() {
     press(&mut state, "\n");
     let detail = render(&mut state, 160, 48);
     assert!(detail.contains("attacker → assistant"));
+}
+
+fn picker_state() -> AppState {
+    use converse_tui::app::task_picker::TaskPicker;
+    use converse_tui::core::dataset::{DatasetSource, TaskFilter, load_tasks};
+    let loaded = load_tasks(&DatasetSource::Sample, &TaskFilter::default()).unwrap();
+    let mut state = demo_state();
+    state.picker = Some(TaskPicker::new(loaded.tasks, loaded.source.to_string()));
+    state
+}
+
+#[test]
+fn task_picker() {
+    snapshot("task_picker", picker_state, "t");
+}
+
+#[test]
+fn task_picker_filtered_with_detail() {
+    // Insurance only, privacy split, then the second task: its detail on the right.
+    snapshot("task_picker_filtered", picker_state, "tDDDS\u{1}");
 }

@@ -18,4 +18,6 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// The user chose a task in the picker: start a live episode of it.
+    RunTask(String),
 }

@@ -8,6 +8,7 @@ pub mod detail;
 pub mod layout;
 pub mod pane;
 pub mod state;
+pub mod task_picker;
 pub mod update;
 pub mod view;
 pub mod wrap;

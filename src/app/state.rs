@@ -9,12 +9,14 @@ use super::autoplay::Autoplay;
 use super::browser::Browser;
 use super::detail::Detail;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
+use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
     Inspector,
     Browser,
+    Tasks,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +53,7 @@ pub struct AppState {
     pub overlay: Option<Overlay>,
     pub view: Option<EpisodeView>,
     pub browser: Option<Browser>,
+    pub picker: Option<TaskPicker>,
     pub focus: PaneId,
     pub autoplay: Autoplay,
     pub keymap: Keymap,
@@ -62,6 +65,8 @@ pub struct AppState {
     /// The last search, so `/` Enter repeats it.
     pub last_search: String,
     pub quit: bool,
+    /// Effects queued by the handlers of the current action.
+    pub effects: Vec<super::action::Effect>,
 }
 
 impl AppState {
@@ -71,6 +76,7 @@ impl AppState {
             overlay: None,
             view: None,
             browser: None,
+            picker: None,
             focus: PaneId::Assistant,
             autoplay: Autoplay::default(),
             keymap,
@@ -79,6 +85,7 @@ impl AppState {
             message: None,
             last_search: String::new(),
             quit: false,
+            effects: Vec::new(),
         }
     }
 
@@ -113,9 +120,24 @@ impl AppState {
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
             }
         }
+        if let Some(picker) = &mut self.picker {
+            picker.set_detail_width(task_detail_area(self.area).width.saturating_sub(3) as usize);
+        }
         let detail_width = self.detail_area().width.saturating_sub(3) as usize;
         if let Some(Overlay::Detail(detail)) = &mut self.overlay {
             detail.set_width(detail_width);
+        }
+    }
+
+    /// Opens the task picker (kept across visits, so filters stay as left).
+    pub fn open_picker(&mut self, picker: Option<TaskPicker>) {
+        if picker.is_some() {
+            self.picker = picker;
+        }
+        if self.picker.is_some() {
+            self.screen = Screen::Tasks;
+            let (w, h) = (self.area.width, self.area.height);
+            self.resize(w, h);
         }
     }
 
@@ -127,5 +149,27 @@ impl AppState {
     /// Rows of text the detail overlay shows.
     pub fn detail_viewport(&self) -> usize {
         self.detail_area().height.saturating_sub(2) as usize
+    }
+}
+
+/// The task picker: the list on the left, the selected task's detail on the right.
+pub fn task_list_area(area: Rect) -> Rect {
+    let [list, _] = task_columns(area);
+    list
+}
+
+pub fn task_detail_area(area: Rect) -> Rect {
+    let [_, detail] = task_columns(area);
+    detail
+}
+
+fn task_columns(area: Rect) -> [Rect; 2] {
+    use ratatui::layout::{Constraint, Layout};
+    let [body, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    // Narrow screens stack the detail under the list so task ids stay readable.
+    if area.width < 110 {
+        Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body)
+    } else {
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body)
     }
 }

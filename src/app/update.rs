@@ -27,7 +27,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Resize(width, height) => state.resize(width, height),
         Action::Tick(dt) => on_tick(state, dt),
     }
-    if state.quit { vec![Effect::Quit] } else { Vec::new() }
+    if state.quit {
+        state.effects.push(Effect::Quit);
+    }
+    std::mem::take(&mut state.effects)
 }
 
 fn on_key(state: &mut AppState, key: KeyEvent) {
@@ -40,8 +43,11 @@ fn on_key(state: &mut AppState, key: KeyEvent) {
     state.message = None;
     match &state.overlay {
         Some(_) => on_overlay_command(state, command),
-        None if state.screen == Screen::Browser => on_browser_command(state, command),
-        None => on_inspector_command(state, command),
+        None => match state.screen {
+            Screen::Browser => on_browser_command(state, command),
+            Screen::Tasks => on_picker_command(state, command),
+            Screen::Inspector => on_inspector_command(state, command),
+        },
     }
 }
 
@@ -56,10 +62,8 @@ fn on_prompt_key(state: &mut AppState, key: KeyEvent) {
         KeyCode::Esc => {
             let kind = prompt.kind;
             state.overlay = None;
-            if kind == PromptKind::Filter
-                && let Some(browser) = &mut state.browser
-            {
-                browser.set_filter(String::new());
+            if kind == PromptKind::Filter {
+                set_list_filter(state, String::new());
             }
         }
         KeyCode::Enter => {
@@ -81,12 +85,21 @@ fn on_prompt_key(state: &mut AppState, key: KeyEvent) {
     }
 }
 
-/// The browser filter applies as the user types.
+/// List filters (browser, task picker) apply as the user types.
 fn live_filter(state: &mut AppState) {
-    if let (Some(Overlay::Prompt(prompt)), Some(browser)) = (&state.overlay, &mut state.browser)
+    if let Some(Overlay::Prompt(prompt)) = &state.overlay
         && prompt.kind == PromptKind::Filter
     {
-        browser.set_filter(prompt.input.clone());
+        let text = prompt.input.clone();
+        set_list_filter(state, text);
+    }
+}
+
+fn set_list_filter(state: &mut AppState, text: String) {
+    match (state.screen, &mut state.picker, &mut state.browser) {
+        (Screen::Tasks, Some(picker), _) => picker.set_text(text),
+        (_, _, Some(browser)) => browser.set_filter(text),
+        _ => {}
     }
 }
 
@@ -176,6 +189,7 @@ fn on_browser_command(state: &mut AppState, command: Command) {
         }
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
         Command::Close | Command::Browser if state.view.is_some() => state.screen = Screen::Inspector,
+        Command::Tasks => open_picker(state),
         Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Command::Quit => state.quit = true,
         _ => {}
@@ -247,6 +261,48 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
         Command::OpenDetail => open_detail(state),
         Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Tasks => open_picker(state),
+        Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
+        Command::Quit => state.quit = true,
+        _ => {}
+    }
+}
+
+fn open_picker(state: &mut AppState) {
+    if state.picker.is_none() {
+        state.message = Some("no CONVERSE tasks loaded".into());
+    }
+    state.open_picker(None);
+}
+
+fn on_picker_command(state: &mut AppState, command: Command) {
+    let viewport = super::state::task_detail_area(state.area).height.saturating_sub(2) as usize;
+    let page = viewport.saturating_sub(1).max(1) as isize;
+    let back = if state.view.is_some() { Screen::Inspector } else { Screen::Browser };
+    let Some(picker) = &mut state.picker else { return };
+    match command {
+        Command::SelectNext | Command::ScrollDown | Command::NextEvent => picker.select_by(1),
+        Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => picker.select_by(-1),
+        Command::First => picker.select_by(isize::MIN / 2),
+        Command::Last => picker.select_by(isize::MAX / 2),
+        Command::PageDown => picker.scroll_detail(page, viewport),
+        Command::PageUp => picker.scroll_detail(-page, viewport),
+        Command::CycleDomain => picker.cycle_domain(),
+        Command::CyclePersona => picker.cycle_persona(),
+        Command::CycleSplit => picker.cycle_split(),
+        Command::Search => {
+            let input = picker.text.clone();
+            state.overlay = Some(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
+        }
+        Command::OpenDetail => {
+            if let Some(task) = picker.selected_task() {
+                state.effects.push(Effect::RunTask(task.id.clone()));
+            }
+        }
+        Command::Close | Command::Tasks if state.view.is_some() || state.browser.is_some() => {
+            state.screen = back
+        }
+        Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Command::Quit => state.quit = true,
         _ => {}
@@ -306,6 +362,17 @@ fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
         None if state.screen == Screen::Browser => {
             if let Some(b) = &mut state.browser {
                 b.select_by(delta.signum());
+            }
+        }
+        None if state.screen == Screen::Tasks => {
+            let detail = super::state::task_detail_area(state.area);
+            let viewport = detail.height.saturating_sub(2) as usize;
+            if let Some(p) = &mut state.picker {
+                if detail.contains((mouse.column, mouse.row).into()) {
+                    p.scroll_detail(delta, viewport);
+                } else {
+                    p.select_by(delta.signum());
+                }
             }
         }
         None => {

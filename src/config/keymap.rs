@@ -41,6 +41,10 @@ pub enum Command {
     OpenDetail,
     Search,
     Browser,
+    Tasks,
+    CycleDomain,
+    CyclePersona,
+    CycleSplit,
     Help,
     Close,
     Quit,
@@ -51,6 +55,7 @@ pub enum Command {
 pub enum Group {
     Step,
     View,
+    Tasks,
     General,
 }
 
@@ -59,13 +64,14 @@ impl Group {
         match self {
             Group::Step => "Step through",
             Group::View => "Panes and views",
+            Group::Tasks => "Task picker",
             Group::General => "General",
         }
     }
 }
 
 impl Command {
-    pub const ALL: [Command; 24] = [
+    pub const ALL: [Command; 28] = [
         Command::NextEvent,
         Command::PrevEvent,
         Command::NextTurn,
@@ -87,6 +93,10 @@ impl Command {
         Command::OpenDetail,
         Command::Search,
         Command::Browser,
+        Command::Tasks,
+        Command::CycleDomain,
+        Command::CyclePersona,
+        Command::CycleSplit,
         Command::Help,
         Command::Close,
         Command::Quit,
@@ -119,6 +129,12 @@ impl Command {
             }
             Search => ("search", Group::View, "Search the episode (filter in the browser)", &["/"]),
             Browser => ("browser", Group::View, "Episode browser", &["b"]),
+            Tasks => ("tasks", Group::Tasks, "CONVERSE task picker", &["t"]),
+            CycleDomain => ("cycle_domain", Group::Tasks, "Picker: next domain filter", &["D"]),
+            CyclePersona => ("cycle_persona", Group::Tasks, "Picker: next persona filter", &["P"]),
+            CycleSplit => {
+                ("cycle_split", Group::Tasks, "Picker: next split filter (privacy/security)", &["S"])
+            }
             Help => ("help", Group::General, "Show this help", &["?"]),
             Close => ("close", Group::General, "Close the overlay / go back", &["Esc"]),
             Quit => ("quit", Group::General, "Quit", &["q", "Ctrl-c"]),

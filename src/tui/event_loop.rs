@@ -47,10 +47,21 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
             _ = stop.recv() => break,
         };
         dirty = true;
-        if update(&mut state, action).contains(&Effect::Quit) {
-            break;
+        for effect in update(&mut state, action) {
+            match effect {
+                Effect::Quit => return finish(guard),
+                Effect::RunTask(id) => {
+                    state.message = Some(format!(
+                        "run it with: converse-tui run --task {id} --assistant-model M --attacker-model M"
+                    ))
+                }
+            }
         }
     }
+    finish(guard)
+}
+
+fn finish(guard: TerminalGuard) -> anyhow::Result<()> {
     drop(guard);
     Ok(())
 }

@@ -4,6 +4,7 @@ mod browser;
 mod detail;
 mod help;
 mod status;
+mod tasks;
 mod text_pane;
 mod timeline;
 mod verdicts;
@@ -22,6 +23,10 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     match (&state.screen, &state.browser, &state.view) {
         (Screen::Browser, Some(browser), _) => browser::draw(frame, area, state, browser, theme),
+        (Screen::Tasks, ..) if state.picker.is_some() => {
+            let picker = state.picker.as_ref().expect("checked");
+            tasks::draw(frame, area, state, picker, theme)
+        }
         (_, _, Some(view)) => {
             let layout = &state.layout;
             for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
