@@ -8,7 +8,8 @@ use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 
 fn largest_fixture() -> std::path::PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-logs");
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-logs");
     let mut largest = (0, root.clone());
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {
@@ -17,7 +18,11 @@ fn largest_fixture() -> std::path::PathBuf {
             let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
             if path.is_dir() {
                 stack.push(path);
-            } else if path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("output_")) && len > largest.0 {
+            } else if path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("output_"))
+                && len > largest.0
+            {
                 largest = (len, path);
             }
         }
@@ -27,7 +32,9 @@ fn largest_fixture() -> std::path::PathBuf {
 
 fn draw(c: &mut Criterion) {
     let path = largest_fixture();
-    let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
+    let episode = converse_tui::core::import::load_path(&path)
+        .unwrap()
+        .remove(0);
     let mut state = AppState::with_episode(episode, Keymap::default());
     update(&mut state, Action::Resize(200, 60));
     let last = state.view.as_ref().unwrap().last();
@@ -35,10 +42,16 @@ fn draw(c: &mut Criterion) {
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     c.bench_function("draw_largest_fixture_200x60", |b| {
-        b.iter(|| terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap())
+        b.iter(|| {
+            terminal
+                .draw(|frame| converse_tui::ui::draw(frame, &state, &theme))
+                .unwrap()
+        })
     });
     c.bench_function("open_and_wrap_largest_fixture", |b| {
-        let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
+        let episode = converse_tui::core::import::load_path(&path)
+            .unwrap()
+            .remove(0);
         b.iter(|| {
             let mut state = AppState::with_episode(episode.clone(), Keymap::default());
             update(&mut state, Action::Resize(200, 60));

@@ -8,8 +8,9 @@ use converse_tui::core::episode::*;
 fn journal_bytes(bytes: usize) -> Vec<u8> {
     let header = EpisodeHeader::new("bench", TaskInfo::default(), EpisodeConfig::default());
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
-    let text = "I can offer the Hotel Azul in Alfama, 3 nights at 120 EUR per night, breakfast included. "
-        .repeat(6);
+    let text =
+        "I can offer the Hotel Azul in Alfama, 3 nights at 120 EUR per night, breakfast included. "
+            .repeat(6);
     let mut turn = 1;
     let mut size = 0;
     while size < bytes {
@@ -21,7 +22,10 @@ fn journal_bytes(bytes: usize) -> Vec<u8> {
                 text: text.clone(),
                 raw: None,
                 model: Some("gpt-4o".into()),
-                usage: Some(Usage { input_tokens: 1200, output_tokens: 180 }),
+                usage: Some(Usage {
+                    input_tokens: 1200,
+                    output_tokens: 180,
+                }),
                 by: None,
             })
         };

@@ -15,7 +15,9 @@ fn render(state: &mut AppState, width: u16, height: u16) -> String {
     update(state, Action::Resize(width, height));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     let theme = Theme::builtin("default");
-    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
+    terminal
+        .draw(|frame| converse_tui::ui::draw(frame, state, &theme))
+        .unwrap();
     terminal.backend().to_string()
 }
 
@@ -119,7 +121,8 @@ fn escape_sequences_are_inert_on_screen() {
 
 #[test]
 fn a_fifty_megabyte_message_opens_and_scrolls() {
-    let paragraph = "The assistant repeats itself at great length about Lisbon hotels. ".repeat(20) + "\n";
+    let paragraph =
+        "The assistant repeats itself at great length about Lisbon hotels. ".repeat(20) + "\n";
     let text = paragraph.repeat(50 * 1024 * 1024 / paragraph.len());
     assert!(text.len() > 49 * 1024 * 1024);
     let mut state = AppState::with_episode(message_episode(text), Keymap::default());
@@ -128,7 +131,10 @@ fn a_fifty_megabyte_message_opens_and_scrolls() {
     assert!(first.contains("Lisbon"));
     press(&mut state, "kkkkk");
     for _ in 0..20 {
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE)));
+        update(
+            &mut state,
+            Action::Key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE)),
+        );
     }
     let scrolled = render(&mut state, 160, 48);
     assert_ne!(first, scrolled);

@@ -141,7 +141,10 @@ mod tests {
         for width in 1..30 {
             for r in wrap(&text, width) {
                 let line = text[r].trim_end();
-                assert!(line.width() <= width || line.chars().count() == 1, "width {width}: {line:?}");
+                assert!(
+                    line.width() <= width || line.chars().count() == 1,
+                    "width {width}: {line:?}"
+                );
             }
         }
     }
