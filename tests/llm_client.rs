@@ -269,7 +269,9 @@ async fn streamed_tool_call_arguments_are_assembled() {
     ];
     let reply = Reply::sse(chunks);
     let n = reply.sse_bytes().len();
-    let reply = reply.split_at(&(1..n).step_by(37).collect::<Vec<_>>());
+    let reply = reply
+        .split_at(&(1..n).step_by(37).collect::<Vec<_>>())
+        .chunk_delay(Duration::from_millis(1));
     let server = OpenAiServer::start(vec![reply]).await;
     let (deltas, resp) = stream(&client(), &endpoint(&server, Role::Assistant), hello()).await;
     let resp = resp.unwrap();
@@ -604,4 +606,15 @@ async fn api_key_is_sent_only_when_set_and_never_shown() {
     assert!(err.to_string().contains("Invalid key: Bearer ***"), "{err}");
     assert_eq!(err.status(), Some(401));
     assert!(format!("{ep:?}").contains(var));
+}
+
+#[test]
+fn the_default_client_builds_and_calls_can_be_spawned() {
+    fn is_send<T: Send>(_: &T) {}
+    let c = LlmClient::new().expect("default client (rustls) builds");
+    assert_eq!(c.retry_policy(), RetryPolicy::default());
+    let ep = Endpoint::new(Role::Assistant, "http://127.0.0.1:9/v1", "m");
+    // Runners spawn these on tokio, so they must be Send.
+    is_send(&c.chat(&ep, hello()));
+    is_send(&c.chat_stream(&ep, hello(), |_delta| {}));
 }
