@@ -4,4 +4,5 @@ pub mod dataset;
 pub mod demo;
 pub mod episode;
 pub mod import;
+pub mod llm;
 pub mod sanitize;

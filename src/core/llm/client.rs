@@ -1,0 +1,338 @@
+//! The HTTP client: one request per attempt, retries around it, streaming or not.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+
+use super::endpoint::{ApiKey, Endpoint};
+use super::error::{LlmError, LlmErrorKind, server_message, server_message_from_value, truncate};
+use super::retry::{RetryInfo, RetryPolicy, parse_retry_after};
+use super::sse::SseParser;
+use super::stream::{Assembler, Delta, Step};
+use super::types::{ChatRequest, ChatResponse, RawResponse};
+
+/// Connect timeout of [`LlmClient::new`]; the per-endpoint timeouts bound the rest.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+type RetryObserver = Arc<dyn Fn(&RetryInfo) + Send + Sync>;
+
+/// An OpenAI-compatible chat client. Cheap to clone: clones share one connection pool,
+/// so each episode can clone it and attach its own retry observer.
+#[derive(Clone)]
+pub struct LlmClient {
+    http: reqwest::Client,
+    retry: RetryPolicy,
+    on_retry: Option<RetryObserver>,
+}
+
+impl fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("retry", &self.retry)
+            .field("on_retry", &self.on_retry.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One failed attempt, before it is known whether it is the last.
+struct Failure {
+    kind: LlmErrorKind,
+    retry_after: Option<Duration>,
+}
+
+impl From<LlmErrorKind> for Failure {
+    fn from(kind: LlmErrorKind) -> Self {
+        Failure { kind, retry_after: None }
+    }
+}
+
+impl LlmClient {
+    /// A client with the default retry policy and system proxy settings.
+    pub fn new() -> Result<Self, reqwest::Error> {
+        let http = reqwest::Client::builder().connect_timeout(CONNECT_TIMEOUT).build()?;
+        Ok(Self::from_http(http))
+    }
+
+    /// Wraps an existing `reqwest::Client` (tests use one without proxies).
+    /// Do not give it a total `timeout`: it would cut long streams; endpoints set their own.
+    pub fn from_http(http: reqwest::Client) -> Self {
+        LlmClient { http, retry: RetryPolicy::default(), on_retry: None }
+    }
+
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Called before every retry's wait (from the calling task; keep it quick).
+    pub fn with_on_retry(mut self, observer: impl Fn(&RetryInfo) + Send + Sync + 'static) -> Self {
+        self.on_retry = Some(Arc::new(observer));
+        self
+    }
+
+    pub fn retry_policy(&self) -> RetryPolicy {
+        self.retry
+    }
+
+    /// One chat completion, not streamed. Retries per the endpoint's `max_retries`.
+    pub async fn chat(&self, endpoint: &Endpoint, request: ChatRequest) -> Result<ChatResponse, LlmError> {
+        let body = request.to_body(&endpoint.model, &endpoint.extra, false);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let key = endpoint.api_key();
+            let result =
+                tokio::time::timeout(endpoint.timeout, self.chat_once(endpoint, &body, key.as_ref()))
+                    .await
+                    .unwrap_or_else(|_| Err(LlmErrorKind::Timeout(endpoint.timeout).into()));
+            match result {
+                Ok(response) => return Ok(response),
+                Err(failure) => {
+                    let failure = redact(failure, key.as_ref());
+                    match self.plan_retry(endpoint, attempt, &failure) {
+                        Some(delay) => tokio::time::sleep(delay).await,
+                        None => return Err(LlmError::new(endpoint, attempt, failure.kind)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// One chat completion, streamed: `on_delta` sees text and tool-call fragments as
+    /// they arrive; the assembled response is returned at the end.
+    ///
+    /// A failure before any delta was forwarded is retried like [`LlmClient::chat`];
+    /// after that it ends the call with [`LlmErrorKind::Interrupted`], so `on_delta`
+    /// never sees the same output twice.
+    pub async fn chat_stream(
+        &self,
+        endpoint: &Endpoint,
+        request: ChatRequest,
+        mut on_delta: impl FnMut(Delta),
+    ) -> Result<ChatResponse, LlmError> {
+        let body = request.to_body(&endpoint.model, &endpoint.extra, true);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let key = endpoint.api_key();
+            match self.stream_once(endpoint, &body, key.as_ref(), &mut on_delta).await {
+                Ok(response) => return Ok(response),
+                Err(failure) => {
+                    let failure = redact(failure, key.as_ref());
+                    match self.plan_retry(endpoint, attempt, &failure) {
+                        Some(delay) => tokio::time::sleep(delay).await,
+                        None => return Err(LlmError::new(endpoint, attempt, failure.kind)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The wait before the next attempt, or `None` to give up. Tells the observer.
+    fn plan_retry(&self, endpoint: &Endpoint, attempt: u32, failure: &Failure) -> Option<Duration> {
+        if !failure.kind.is_retryable() || attempt > endpoint.max_retries {
+            return None;
+        }
+        let delay = self.retry.delay(attempt, failure.retry_after);
+        let info = RetryInfo {
+            role: endpoint.role,
+            model: endpoint.model.clone(),
+            base_url: endpoint.base_url.clone(),
+            next_attempt: attempt + 1,
+            max_attempts: endpoint.max_retries.saturating_add(1),
+            delay,
+            reason: failure.kind.to_string(),
+        };
+        tracing::warn!(%info, "model call failed");
+        if let Some(observer) = &self.on_retry {
+            observer(&info);
+        }
+        Some(delay)
+    }
+
+    fn post(&self, endpoint: &Endpoint, body: &Value, key: Option<&ApiKey>) -> reqwest::RequestBuilder {
+        let request = self.http.post(endpoint.chat_url()).json(body);
+        match key {
+            // `bearer_auth` marks the header sensitive, so reqwest never logs it.
+            Some(key) => request.bearer_auth(key.expose()),
+            None => request,
+        }
+    }
+
+    async fn chat_once(
+        &self,
+        endpoint: &Endpoint,
+        body: &Value,
+        key: Option<&ApiKey>,
+    ) -> Result<ChatResponse, Failure> {
+        let response = self.post(endpoint, body, key).send().await.map_err(classify)?;
+        let status = response.status();
+        let retry_after = retry_after(&response);
+        let bytes = response.bytes().await.map_err(classify)?;
+        if !status.is_success() {
+            return Err(http_failure(status.as_u16(), &bytes, retry_after));
+        }
+        parse_completion(&bytes).map_err(Failure::from)
+    }
+
+    async fn stream_once(
+        &self,
+        endpoint: &Endpoint,
+        body: &Value,
+        key: Option<&ApiKey>,
+        on_delta: &mut impl FnMut(Delta),
+    ) -> Result<ChatResponse, Failure> {
+        let response = tokio::time::timeout(endpoint.timeout, self.post(endpoint, body, key).send())
+            .await
+            .map_err(|_| LlmErrorKind::Timeout(endpoint.timeout))?
+            .map_err(classify)?;
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = retry_after(&response);
+            let bytes = tokio::time::timeout(endpoint.idle_timeout, response.bytes())
+                .await
+                .map_err(|_| LlmErrorKind::IdleTimeout(endpoint.idle_timeout))?
+                .map_err(classify)?;
+            return Err(http_failure(status.as_u16(), &bytes, retry_after));
+        }
+        if is_json(&response) {
+            // The server ignored `stream: true`; accept its whole answer as one delta each.
+            let bytes = tokio::time::timeout(endpoint.idle_timeout, response.bytes())
+                .await
+                .map_err(|_| LlmErrorKind::IdleTimeout(endpoint.idle_timeout))?
+                .map_err(classify)?;
+            let reply = parse_completion(&bytes)?;
+            if !reply.text().is_empty() {
+                on_delta(Delta::Text(reply.text().to_string()));
+            }
+            for (index, call) in reply.tool_calls().iter().enumerate() {
+                on_delta(Delta::ToolCall {
+                    index: u32::try_from(index).unwrap_or(u32::MAX),
+                    id: Some(call.id.clone()),
+                    name: Some(call.function.name.clone()),
+                    arguments_fragment: call.function.arguments.clone(),
+                });
+            }
+            return Ok(reply);
+        }
+
+        let mut assembler = Assembler::default();
+        let result = read_stream(endpoint, response, &mut assembler, on_delta).await;
+        match result {
+            Ok(()) => Ok(assembler.finish()),
+            // Retrying now would replay output the caller has already shown.
+            Err(mut failure) if assembler.started() && failure.kind.is_retryable() => {
+                failure.kind = LlmErrorKind::Interrupted(failure.kind.to_string());
+                Err(failure)
+            }
+            Err(failure) => Err(failure),
+        }
+    }
+}
+
+/// Reads SSE events into `assembler` until `[DONE]` or the end of the body.
+async fn read_stream(
+    endpoint: &Endpoint,
+    response: reqwest::Response,
+    assembler: &mut Assembler,
+    on_delta: &mut impl FnMut(Delta),
+) -> Result<(), Failure> {
+    let mut parser = SseParser::default();
+    let mut stream = response.bytes_stream();
+    loop {
+        let next = tokio::time::timeout(endpoint.idle_timeout, stream.next())
+            .await
+            .map_err(|_| LlmErrorKind::IdleTimeout(endpoint.idle_timeout))?;
+        let (events, ended) = match next {
+            Some(chunk) => {
+                (parser.push(&chunk.map_err(classify)?).map_err(LlmErrorKind::InvalidResponse)?, false)
+            }
+            None => (parser.finish().into_iter().collect(), true),
+        };
+        for event in &events {
+            match assembler.event(event).map_err(LlmErrorKind::Stream)? {
+                Step::Done => return Ok(()),
+                Step::Deltas(deltas) => deltas.into_iter().for_each(&mut *on_delta),
+            }
+        }
+        if ended {
+            // Without `[DONE]` a finish reason is proof enough; without either the body was cut.
+            return if assembler.complete() {
+                Ok(())
+            } else {
+                Err(LlmErrorKind::Connection("stream ended before it was complete".into()).into())
+            };
+        }
+    }
+}
+
+fn parse_completion(bytes: &[u8]) -> Result<ChatResponse, LlmErrorKind> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        LlmErrorKind::InvalidResponse(format!(
+            "body is not JSON ({e}): {}",
+            truncate(String::from_utf8_lossy(bytes).trim(), 200)
+        ))
+    })?;
+    if value.get("choices").is_none() {
+        if let Some(message) = value.get("error").and_then(server_message_from_value) {
+            return Err(LlmErrorKind::InvalidResponse(format!("server error: {message}")));
+        }
+    }
+    let raw: RawResponse = serde_json::from_value(value)
+        .map_err(|e| LlmErrorKind::InvalidResponse(format!("not a chat completion: {e}")))?;
+    raw.into_response().ok_or_else(|| LlmErrorKind::InvalidResponse("no choices in the response".into()))
+}
+
+fn http_failure(status: u16, body: &[u8], retry_after: Option<Duration>) -> Failure {
+    Failure { kind: LlmErrorKind::Http { status, message: server_message(body) }, retry_after }
+}
+
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok());
+    parse_retry_after(header("retry-after"), header("retry-after-ms"))
+}
+
+fn is_json(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.trim_start().starts_with("application/json"))
+}
+
+/// reqwest's error with its causes ("connection refused" hides in the chain).
+fn classify(error: reqwest::Error) -> Failure {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    let kind =
+        if error.is_builder() { LlmErrorKind::InvalidRequest(text) } else { LlmErrorKind::Connection(text) };
+    kind.into()
+}
+
+/// Replaces the key in every text of the failure.
+fn redact(mut failure: Failure, key: Option<&ApiKey>) -> Failure {
+    let Some(key) = key else { return failure };
+    failure.kind = match failure.kind {
+        LlmErrorKind::Http { status, message } => {
+            LlmErrorKind::Http { status, message: key.redact(&message) }
+        }
+        LlmErrorKind::Connection(m) => LlmErrorKind::Connection(key.redact(&m)),
+        LlmErrorKind::InvalidResponse(m) => LlmErrorKind::InvalidResponse(key.redact(&m)),
+        LlmErrorKind::Stream(m) => LlmErrorKind::Stream(key.redact(&m)),
+        LlmErrorKind::Interrupted(m) => LlmErrorKind::Interrupted(key.redact(&m)),
+        LlmErrorKind::InvalidRequest(m) => LlmErrorKind::InvalidRequest(key.redact(&m)),
+        other @ (LlmErrorKind::Timeout(_) | LlmErrorKind::IdleTimeout(_)) => other,
+    };
+    failure
+}

@@ -1,0 +1,181 @@
+//! Where a role's model lives: base URL, model name, the *name* of its key variable, limits.
+//!
+//! The key itself is read from the environment at each request and lives only
+//! in an [`ApiKey`] for the duration of that request; nothing here can print it.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Which party a model call is for; named in errors and retry notices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Attacker,
+    Assistant,
+    Judge,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Attacker => "attacker",
+            Role::Assistant => "assistant",
+            Role::Judge => "judge",
+        })
+    }
+}
+
+/// Default whole-request timeout (non-streaming) and time to first byte (streaming).
+/// Generous because local models can take minutes on a long prompt.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// Default longest silence between two chunks of a stream.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default retries after the first attempt.
+pub const DEFAULT_MAX_RETRIES: u32 = 3;
+
+/// One OpenAI-compatible model endpoint for one role.
+///
+/// `Debug` shows `api_key_env` (a variable *name*), never a key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Endpoint {
+    pub role: Role,
+    /// E.g. `https://api.openai.com/v1` or `http://localhost:11434` (see [`Endpoint::chat_url`]).
+    pub base_url: String,
+    pub model: String,
+    /// Name of the environment variable holding the key; `None` (or an unset/empty
+    /// variable) sends no `Authorization` header, as local servers expect.
+    pub api_key_env: Option<String>,
+    /// Non-streaming: the whole request. Streaming: until the response headers arrive.
+    pub timeout: Duration,
+    /// Streaming only: longest wait between two chunks.
+    pub idle_timeout: Duration,
+    /// Retries after the first attempt (so `max_retries + 1` attempts at most).
+    pub max_retries: u32,
+    /// Generation params sent with every request to this endpoint (request params win).
+    pub extra: Map<String, Value>,
+}
+
+impl Endpoint {
+    pub fn new(role: Role, base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Endpoint {
+            role,
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key_env: None,
+            timeout: DEFAULT_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_retries: DEFAULT_MAX_RETRIES,
+            extra: Map::new(),
+        }
+    }
+
+    pub fn with_api_key_env(mut self, var: impl Into<String>) -> Self {
+        self.api_key_env = Some(var.into());
+        self
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn with_idle_timeout(mut self, idle: Duration) -> Self {
+        self.idle_timeout = idle;
+        self
+    }
+
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.extra.insert(key.into(), value);
+        self
+    }
+
+    /// The URL to POST to. Trailing slashes are ignored; a URL already ending in
+    /// `/chat/completions` is used as is; a bare host (no path) gets `/v1`; any
+    /// other path is taken as the API root (`…/v1`, `…/api/v1`, `…/v1beta/openai`).
+    pub fn chat_url(&self) -> String {
+        let base = self.base_url.trim().trim_end_matches('/');
+        if base.ends_with("/chat/completions") {
+            return base.to_string();
+        }
+        let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+        let has_path = after_scheme.contains('/');
+        if has_path { format!("{base}/chat/completions") } else { format!("{base}/v1/chat/completions") }
+    }
+
+    /// The key, read now. Unset, empty or non-UTF-8 → `None`.
+    pub(crate) fn api_key(&self) -> Option<ApiKey> {
+        let var = self.api_key_env.as_deref()?;
+        let value = std::env::var(var).ok()?;
+        let value = value.trim();
+        (!value.is_empty()).then(|| ApiKey(value.to_string()))
+    }
+}
+
+/// A key held for one request. Its `Debug` is `***`; it is neither `Display` nor serializable.
+pub(crate) struct ApiKey(String);
+
+impl ApiKey {
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// `text` with every occurrence of the key replaced by `***` (servers echo headers in errors).
+    pub(crate) fn redact(&self, text: &str) -> String {
+        text.replace(&self.0, "***")
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(base: &str) -> String {
+        Endpoint::new(Role::Judge, base, "m").chat_url()
+    }
+
+    #[test]
+    fn chat_url_accepts_common_base_urls() {
+        let want = "http://localhost:11434/v1/chat/completions";
+        assert_eq!(url("http://localhost:11434/v1"), want);
+        assert_eq!(url("http://localhost:11434/v1/"), want);
+        assert_eq!(url("http://localhost:11434"), want);
+        assert_eq!(url("http://localhost:11434/"), want);
+        assert_eq!(url(" http://localhost:11434/v1/chat/completions "), want);
+        assert_eq!(url("https://openrouter.ai/api/v1"), "https://openrouter.ai/api/v1/chat/completions");
+        assert_eq!(
+            url("https://example.com/v1beta/openai/"),
+            "https://example.com/v1beta/openai/chat/completions"
+        );
+    }
+
+    #[test]
+    fn debug_names_the_variable_not_the_key() {
+        let var = "CONVERSE_TUI_TEST_ENDPOINT_DEBUG_KEY";
+        // SAFETY: a variable name unique to this test; no other thread reads it.
+        unsafe { std::env::set_var(var, "sk-secret-value-123") };
+        let ep = Endpoint::new(Role::Attacker, "http://h/v1", "m").with_api_key_env(var);
+        let key = ep.api_key().expect("key is set");
+        assert_eq!(key.expose(), "sk-secret-value-123");
+        assert_eq!(format!("{key:?}"), "ApiKey(***)");
+        let dbg = format!("{ep:?}");
+        assert!(dbg.contains(var));
+        assert!(!dbg.contains("sk-secret"));
+        assert_eq!(key.redact("Bearer sk-secret-value-123!"), "Bearer ***!");
+        unsafe { std::env::remove_var(var) };
+        assert!(ep.api_key().is_none());
+    }
+}
