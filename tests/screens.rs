@@ -127,9 +127,9 @@ fn a_fifty_megabyte_message_opens_and_scrolls() {
     state.focus = converse_tui::app::layout::PaneId::Attacker;
     let first = render(&mut state, 160, 48);
     assert!(first.contains("Lisbon"));
-    press(&mut state, "kkkkk");
+    press(&mut state, "jjjjj");
     for _ in 0..20 {
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE)));
+        update(&mut state, Action::Key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE)));
     }
     let scrolled = render(&mut state, 160, 48);
     assert_ne!(first, scrolled);

@@ -98,15 +98,21 @@ impl Pane {
         self.total_lines().saturating_sub(self.viewport)
     }
 
-    /// The top line to draw.
+    /// The top line to draw. Following shows the newest item from its header,
+    /// so a message taller than the pane is read from its start.
     pub fn top(&self) -> usize {
-        if self.follow { self.max_scroll() } else { self.scroll.min(self.max_scroll()) }
+        if self.follow {
+            let newest_start = self.visible.checked_sub(1).map_or(0, |i| self.offsets[i]);
+            self.max_scroll().min(newest_start)
+        } else {
+            self.scroll.min(self.max_scroll())
+        }
     }
 
     pub fn scroll_by(&mut self, delta: isize) {
         let top = self.top() as isize + delta;
         self.scroll = top.clamp(0, self.max_scroll() as isize) as usize;
-        self.follow = self.scroll >= self.max_scroll();
+        self.follow = false;
     }
 
     /// The item under a screen line, and the line within it.

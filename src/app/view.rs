@@ -271,7 +271,7 @@ fn pane_body(body: &EventBody) -> Option<(usize, String)> {
         EventBody::ToolCall(c) => {
             let args = match &c.raw_args {
                 Some(raw) => format!("unparsable arguments: {raw}"),
-                None => serde_json::to_string_pretty(&c.args).unwrap_or_default(),
+                None => readable_args(&c.args),
             };
             Some((2, inert(&args).into_owned()))
         }
@@ -281,6 +281,27 @@ fn pane_body(body: &EventBody) -> Option<(usize, String)> {
         EventBody::End(end) => Some((2, format!("{} after {} turns", end.reason.as_str(), end.turns))),
         EventBody::Episode(_) | EventBody::Verdict(_) => None,
     }
+}
+
+/// Tool arguments as `name: value` lines; multi-line strings (a ConVerse
+/// environment request, an email body) shown as text, not as escaped JSON.
+fn readable_args(args: &serde_json::Value) -> String {
+    let Some(map) = args.as_object() else { return args.to_string() };
+    if map.is_empty() {
+        return "(no arguments)".to_string();
+    }
+    let mut out = Vec::new();
+    for (name, value) in map {
+        match value {
+            serde_json::Value::String(text) if text.trim().contains('\n') => {
+                out.push(format!("{name}:"));
+                out.extend(text.trim().lines().map(|line| format!("  {line}")));
+            }
+            serde_json::Value::String(text) => out.push(format!("{name}: {text}")),
+            other => out.push(format!("{name}: {other}")),
+        }
+    }
+    out.join("\n")
 }
 
 /// The text an evidence span refers to.

@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         ]))
     });
     let widths = [
-        Constraint::Max(28),
+        Constraint::Max(34),
         Constraint::Length(7),
         Constraint::Length(5),
         Constraint::Length(4),
