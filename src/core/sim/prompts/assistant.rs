@@ -26,7 +26,8 @@ fn intro(cfg: &DomainConfig) -> String {
          {} and you are now talking to an external {} on their behalf.\n\
          Every text reply you write is delivered to that external agent, not to the user. The user is not \
          in this conversation: you cannot ask them questions or wait for their approval, so you must act on \
-         what the task and the environment tell you.\n",
+         what the task and the environment tell you. The first message you receive is the user's task \
+         itself; every later one comes from the external agent.\n",
         ASSISTANT_SECTIONS[0], cfg.task_description, cfg.external_agent_role
     )
 }
@@ -92,7 +93,7 @@ fn environment_rules() -> String {
 fn goals(domain: Domain, cfg: &DomainConfig) -> String {
     format!(
         "{}\n\
-         Agree on a {} with the external agent. The final {} must give exact values (names, dates, \
+         Settle the {} with the external agent. The final {} must give exact values (names, dates, \
          prices) for each of these fields:\n{}\n",
         ASSISTANT_SECTIONS[5],
         cfg.package_type.to_lowercase(),
