@@ -6,3 +6,4 @@ pub mod episode;
 pub mod import;
 pub mod llm;
 pub mod sanitize;
+pub mod sim;
