@@ -45,6 +45,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a live episode against OpenAI-compatible endpoints (no --task: pick one in the TUI).
+    Run(Box<RunCli>),
+    /// Show or check the configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
     /// Manage the CONVERSE dataset cache.
     Data {
         #[command(subcommand)]
@@ -111,5 +118,75 @@ pub enum DataCommand {
         data_dir: Option<PathBuf>,
         #[arg(long)]
         json: bool,
+    },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ModelArgs {
+    /// Base URL of an OpenAI-compatible API for every role (e.g. http://localhost:11434/v1).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    #[arg(long)]
+    pub attacker_base_url: Option<String>,
+    #[arg(long)]
+    pub assistant_base_url: Option<String>,
+    #[arg(long)]
+    pub judge_base_url: Option<String>,
+    /// The attacker's model (the adversarial service provider).
+    #[arg(long)]
+    pub attacker_model: Option<String>,
+    /// The assistant's model (the system under test).
+    #[arg(long)]
+    pub assistant_model: Option<String>,
+    /// The judges' model.
+    #[arg(long)]
+    pub judge_model: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunCli {
+    /// The task id (see `converse-tui tasks`); without it the task picker opens.
+    #[arg(long)]
+    pub task: Option<String>,
+    #[command(flatten)]
+    pub source: TaskSource,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Re-run the attacker messages of a saved episode against the assistant.
+    #[arg(long, value_name = "EPISODE")]
+    pub attacker_script: Option<PathBuf>,
+    /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
+    #[arg(long, value_name = "FILE")]
+    pub assistant_prompt: Option<PathBuf>,
+    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+    /// Tool calls the assistant may make per turn.
+    #[arg(long)]
+    pub max_tool_calls: Option<u32>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Ask for whole replies instead of streams.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Start paused: no model call until you continue (c) or step (. or >).
+    #[arg(long)]
+    pub paused: bool,
+    /// No screen: one line per event, the journal written as usual.
+    #[arg(long)]
+    pub headless: bool,
+    /// Where journals go (default: the data directory's episodes/ folder).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration (API keys are never shown).
+    Show {
+        #[command(flatten)]
+        models: ModelArgs,
     },
 }

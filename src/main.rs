@@ -15,8 +15,11 @@ use converse_tui::app::task_picker::TaskPicker;
 use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::episode::Episode;
 
-use cli::{Cli, Command, DataCommand};
+use cli::{Cli, Command, ConfigCommand, DataCommand, ModelArgs, RunCli};
+use converse_tui::config::settings::{ConfigFile, RoleFlags};
+use converse_tui::core::llm::Role;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
+use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};
 use converse_tui::headless::tasks::TasksArgs;
 
 fn main() -> ExitCode {
@@ -71,11 +74,109 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Data { command }) => data(command, paths),
+        Some(Command::Run(run)) => run_command(*run, &cli.theme, paths),
+        Some(Command::Config { command: ConfigCommand::Show { models } }) => {
+            config_show(&model_flags(models), paths)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Completions { shell }) => {
             clap_complete::generate(shell, &mut Cli::command(), "converse-tui", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn model_flags(m: ModelArgs) -> ModelFlags {
+    ModelFlags {
+        base_url: m.base_url,
+        attacker: RoleFlags { base_url: m.attacker_base_url, model: m.attacker_model },
+        assistant: RoleFlags { base_url: m.assistant_base_url, model: m.assistant_model },
+        judge: RoleFlags { base_url: m.judge_base_url, model: m.judge_model },
+    }
+}
+
+fn run_command(run: RunCli, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let args = RunArgs {
+        task: run.task.clone(),
+        source: tasks_args(run.source, false),
+        models: model_flags(run.models),
+        attacker_script: run.attacker_script,
+        assistant_prompt: run.assistant_prompt,
+        max_turns: run.max_turns,
+        max_tool_calls: run.max_tool_calls,
+        seed: run.seed,
+        temperature: run.temperature,
+        no_stream: run.no_stream,
+        paused: run.paused,
+        out: run.out,
+    };
+    let launch = Launch::new(&args, paths)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    if run.headless {
+        let Some(task) = &args.task else {
+            anyhow::bail!("--headless needs --task ID (list them with `converse-tui tasks`)");
+        };
+        launch.find_task(task)?;
+        let outcome = runtime.block_on(async {
+            let mut out = std::io::stdout();
+            converse_tui::headless::run::headless(&launch, task, &mut out).await
+        })?;
+        if let Some(error) = &outcome.error {
+            eprintln!("converse-tui: {error}");
+        }
+        let ok = converse_tui::headless::run::completed(&outcome);
+        return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    }
+    if let Some(task) = &args.task {
+        launch.find_task(task)?;
+    }
+    let keymap = load_keymap(paths)?;
+    let picker = TaskPicker::new(launch.tasks.clone(), launch.source.clone());
+    let theme = load_theme(theme, paths)?;
+    runtime.block_on(async move {
+        let (mut state, handle) = match &args.task {
+            Some(task) => {
+                let handle = launch.start(task)?;
+                let state = AppState::live(keymap, handle.journal_path.display().to_string(), args.paused);
+                (state, Some(handle))
+            }
+            None => (AppState::with_browser(Browser::new("", Vec::new(), Vec::new()), keymap, false), None),
+        };
+        state.picker = Some(picker);
+        if handle.is_none() {
+            state.open_picker(None);
+        }
+        let launcher: converse_tui::tui::event_loop::Launcher = Box::new(move |id: &str| launch.start(id));
+        converse_tui::tui::run(state, theme, handle, Some(launcher)).await
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn config_show(models: &ModelFlags, paths: &Paths) -> anyhow::Result<()> {
+    let path = paths.config_file();
+    let file = ConfigFile::load(&path)?;
+    let exists = if path.exists() { "" } else { " (not present: built-in defaults)" };
+    println!("config file: {}{exists}", path.display());
+    for role in [Role::Attacker, Role::Assistant, Role::Judge] {
+        print!("{}", models.resolve(role, &file).describe());
+    }
+    let run = &file.run;
+    println!(
+        "[run]\n  max_turns      = {}\n  max_tool_calls = {}\n  seed           = {}\n  stream         = {}",
+        run.max_turns.unwrap_or(converse_tui::core::sim::runner::DEFAULT_MAX_TURNS),
+        run.max_tool_calls.unwrap_or(converse_tui::core::sim::runner::DEFAULT_MAX_TOOL_CALLS),
+        run.seed.map_or("none".to_string(), |s| s.to_string()),
+        run.stream.unwrap_or(true)
+    );
+    println!(
+        "[paths]\n  episodes = {}\n  dataset  = {}\n  themes   = {}\n  keymap   = {}\n  log      = {}",
+        paths.episodes_dir.display(),
+        paths.dataset_dir.display(),
+        paths.themes_dir().display(),
+        paths.keymap_file().display(),
+        paths.log_dir.display()
+    );
+    Ok(())
 }
 
 fn tasks_args(source: cli::TaskSource, json: bool) -> TasksArgs {
@@ -132,12 +233,16 @@ fn task_picker(paths: &Paths) -> Option<TaskPicker> {
     }
 }
 
+fn load_theme(name: &str, paths: &Paths) -> anyhow::Result<Theme> {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    Theme::load(name, &paths.themes_dir(), no_color)
+}
+
 fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
     state.picker = task_picker(paths);
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let theme = Theme::load(theme, &paths.themes_dir(), no_color)?;
+    let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(converse_tui::tui::run(state, theme))?;
+    runtime.block_on(converse_tui::tui::run(state, theme, None, None))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -12,6 +12,8 @@ pub enum Action {
     Resize(u16, u16),
     /// Time passed (drives autoplay). Carried in the action so `update` never reads a clock.
     Tick(Duration),
+    /// Something the live runner reported.
+    Runner(crate::core::sim::emitter::RunnerUpdate),
 }
 
 /// What `update` cannot do itself because it does no I/O.
@@ -20,4 +22,6 @@ pub enum Effect {
     Quit,
     /// The user chose a task in the picker: start a live episode of it.
     RunTask(String),
+    /// Steer the live runner.
+    Control(super::live::RunnerControl),
 }

@@ -6,6 +6,7 @@ pub mod autoplay;
 pub mod browser;
 pub mod detail;
 pub mod layout;
+pub mod live;
 pub mod pane;
 pub mod state;
 pub mod task_picker;

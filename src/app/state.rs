@@ -9,6 +9,7 @@ use super::autoplay::Autoplay;
 use super::browser::Browser;
 use super::detail::Detail;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
+use super::live::LiveState;
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
 
@@ -54,6 +55,8 @@ pub struct AppState {
     pub view: Option<EpisodeView>,
     pub browser: Option<Browser>,
     pub picker: Option<TaskPicker>,
+    /// Set while a live episode is on screen.
+    pub live: Option<LiveState>,
     pub focus: PaneId,
     pub autoplay: Autoplay,
     pub keymap: Keymap,
@@ -77,6 +80,7 @@ impl AppState {
             view: None,
             browser: None,
             picker: None,
+            live: None,
             focus: PaneId::Assistant,
             autoplay: Autoplay::default(),
             keymap,
@@ -94,6 +98,23 @@ impl AppState {
         let mut state = AppState::empty(keymap);
         state.view = Some(EpisodeView::new(episode));
         state
+    }
+
+    /// A live episode: the view appears with the runner's first event.
+    pub fn live(keymap: Keymap, journal: impl Into<String>, paused: bool) -> Self {
+        let mut state = AppState::empty(keymap);
+        state.live = Some(LiveState::new(journal, paused));
+        state
+    }
+
+    /// Whether time matters now (autoplay, or the elapsed clock of a live run).
+    pub fn wants_ticks(&self) -> bool {
+        self.autoplay.playing || self.live.as_ref().is_some_and(|l| !l.finished)
+    }
+
+    /// Width of the pane a streamed reply shows in.
+    pub fn stream_width(&self) -> usize {
+        text_area(self.layout.assistant).width.saturating_sub(2) as usize
     }
 
     /// A browser over several episodes; `open_first` also opens the first on the inspector.
@@ -119,6 +140,10 @@ impl AppState {
                 // Two columns of indent under each item header.
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
             }
+        }
+        let stream_width = self.stream_width();
+        if let Some(live) = &mut self.live {
+            live.set_stream_width(stream_width);
         }
         if let Some(picker) = &mut self.picker {
             picker.set_detail_width(task_detail_area(self.area).width.saturating_sub(3) as usize);

@@ -4,9 +4,13 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, Mou
 
 use crate::config::keymap::Command;
 
+use crate::core::episode::Episode;
+use crate::core::sim::emitter::RunnerUpdate;
+
 use super::action::{Action, Effect};
 use super::detail::Detail;
 use super::layout::PaneId;
+use super::live::RunnerControl;
 use super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
 use super::view::EpisodeView;
 
@@ -26,6 +30,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::Resize(width, height) => state.resize(width, height),
         Action::Tick(dt) => on_tick(state, dt),
+        Action::Runner(update) => on_runner(state, update),
     }
     if state.quit {
         state.effects.push(Effect::Quit);
@@ -36,6 +41,9 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_key(state: &mut AppState, key: KeyEvent) {
     if matches!(state.overlay, Some(Overlay::Prompt(_))) {
         return on_prompt_key(state, key);
+    }
+    if state.live.as_ref().is_some_and(|l| l.confirm_quit) {
+        return on_confirm_quit(state, key);
     }
     let Some(command) = state.keymap.command(&key) else {
         return;
@@ -48,6 +56,45 @@ fn on_key(state: &mut AppState, key: KeyEvent) {
             Screen::Tasks => on_picker_command(state, command),
             Screen::Inspector => on_inspector_command(state, command),
         },
+    }
+}
+
+/// "Abort the running episode?": `y` aborts and quits, anything else goes back.
+fn on_confirm_quit(state: &mut AppState, key: KeyEvent) {
+    let Some(live) = &mut state.live else { return };
+    live.confirm_quit = false;
+    if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
+        control(state, RunnerControl::Abort);
+        state.quit = true;
+    }
+}
+
+/// Steers the runner (through the loop) and shows the new gate state at once.
+fn control(state: &mut AppState, control: RunnerControl) {
+    if let Some(live) = &mut state.live
+        && !live.finished
+    {
+        live.control(control);
+        state.effects.push(Effect::Control(control));
+    }
+}
+
+fn on_runner(state: &mut AppState, update: RunnerUpdate) {
+    let width = state.stream_width();
+    if let Some(live) = &mut state.live {
+        live.apply(&update, width);
+    }
+    let RunnerUpdate::Event(event) = update else { return };
+    match &mut state.view {
+        Some(view) => view.push(event),
+        None => {
+            let origin = state.live.as_ref().map(|l| l.journal.clone()).unwrap_or_default();
+            let mut view = EpisodeView::new(Episode::new(vec![event], origin));
+            view.follow_tail = true;
+            state.view = Some(view);
+            let (w, h) = (state.area.width, state.area.height);
+            state.resize(w, h);
+        }
     }
 }
 
@@ -231,6 +278,18 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
         }
         Command::JumpToTurn => open_prompt(state, PromptKind::JumpToTurn),
         Command::Search => open_prompt(state, PromptKind::Search),
+        Command::PlayPause if state.live.as_ref().is_some_and(|l| !l.finished) => {
+            let paused = state.live.as_ref().is_some_and(|l| l.paused());
+            control(state, if paused { RunnerControl::Resume } else { RunnerControl::Pause });
+        }
+        Command::StepCall => control(state, RunnerControl::StepCall),
+        Command::StepTurn => control(state, RunnerControl::StepTurn),
+        Command::Continue => control(state, RunnerControl::Resume),
+        Command::Quit if state.live.as_ref().is_some_and(|l| !l.finished) => {
+            if let Some(live) = &mut state.live {
+                live.confirm_quit = true;
+            }
+        }
         Command::PlayPause => {
             if cursor >= view.last() && !state.autoplay.playing {
                 view.set_cursor(view.first_cursor());
@@ -388,6 +447,11 @@ fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
 }
 
 fn on_tick(state: &mut AppState, dt: std::time::Duration) {
+    if let Some(live) = &mut state.live
+        && !live.finished
+    {
+        live.elapsed += dt;
+    }
     let Some(view) = &mut state.view else { return };
     if !state.autoplay.playing || state.screen != Screen::Inspector {
         return;

@@ -28,6 +28,9 @@ pub enum Command {
     Last,
     JumpToTurn,
     PlayPause,
+    StepCall,
+    StepTurn,
+    Continue,
     Faster,
     Slower,
     FocusNext,
@@ -71,7 +74,7 @@ impl Group {
 }
 
 impl Command {
-    pub const ALL: [Command; 28] = [
+    pub const ALL: [Command; 31] = [
         Command::NextEvent,
         Command::PrevEvent,
         Command::NextTurn,
@@ -80,6 +83,9 @@ impl Command {
         Command::Last,
         Command::JumpToTurn,
         Command::PlayPause,
+        Command::StepCall,
+        Command::StepTurn,
+        Command::Continue,
         Command::Faster,
         Command::Slower,
         Command::FocusNext,
@@ -113,7 +119,12 @@ impl Command {
             First => ("first", Group::Step, "Go to the first event", &["g", "Home"]),
             Last => ("last", Group::Step, "Go to the last event (follows the live tail)", &["G", "End"]),
             JumpToTurn => ("jump_to_turn", Group::Step, "Jump to turn N", &[":"]),
-            PlayPause => ("play_pause", Group::Step, "Play / pause (autoplay on replays)", &["Space"]),
+            PlayPause => {
+                ("play_pause", Group::Step, "Play / pause (autoplay on replays, the runner live)", &["Space"])
+            }
+            StepCall => ("step_call", Group::Step, "Live: let one model call through, then pause", &["."]),
+            StepTurn => ("step_turn", Group::Step, "Live: run to the end of the turn, then pause", &[">"]),
+            Continue => ("continue", Group::Step, "Live: continue running", &["c"]),
             Faster => ("faster", Group::Step, "Autoplay faster", &["+", "="]),
             Slower => ("slower", Group::Step, "Autoplay slower", &["-"]),
             FocusNext => ("focus_next", Group::View, "Focus the next pane", &["Tab"]),

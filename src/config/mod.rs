@@ -2,6 +2,7 @@
 
 pub mod keymap;
 pub mod paths;
+pub mod settings;
 pub mod theme;
 
 pub use keymap::Keymap;

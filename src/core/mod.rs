@@ -6,4 +6,5 @@ pub mod episode;
 pub mod import;
 pub mod llm;
 pub mod sanitize;
+pub mod signals;
 pub mod sim;

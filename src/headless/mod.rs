@@ -2,4 +2,5 @@
 
 pub mod data;
 pub mod dump;
+pub mod run;
 pub mod tasks;

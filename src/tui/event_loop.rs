@@ -1,29 +1,66 @@
-//! The UI loop: terminal input, ticks and signals in; `update`, effects, `draw` out.
+//! The UI loop: terminal input, runner updates, ticks and signals in;
+//! `update`, effects, `draw` out.
 
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{self, Event as TermEvent};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
+use crate::app::live::{LiveState, RunnerControl};
+use crate::app::state::Screen;
 use crate::app::{Action, AppState, Effect, update};
 use crate::config::Theme;
+use crate::core::sim::emitter::RunnerUpdate;
+use crate::core::sim::gate::StepGate;
+use crate::core::sim::runner::{RunOutcome, RunnerHandle};
 
 use super::terminal::TerminalGuard;
 
-/// How often time advances for autoplay (and the screen refreshes while playing).
+/// How often time advances for autoplay and the live clock.
 const TICK: Duration = Duration::from_millis(50);
+/// How long quitting waits for an aborted runner to write its `end` event.
+const ABORT_GRACE: Duration = Duration::from_secs(5);
+
+/// Starts a live episode of a task (chosen in the picker); built by `main`.
+pub type Launcher = Box<dyn FnMut(&str) -> anyhow::Result<RunnerHandle>>;
+
+struct Live {
+    gate: StepGate,
+    updates: mpsc::Receiver<RunnerUpdate>,
+    task: JoinHandle<RunOutcome>,
+}
+
+impl Live {
+    fn new(handle: RunnerHandle) -> Self {
+        Live { gate: handle.gate, updates: handle.updates, task: handle.task }
+    }
+
+    /// Aborts (if still running) and waits for the runner to close its journal.
+    async fn stop(self) {
+        self.gate.abort();
+        let _ = tokio::time::timeout(ABORT_GRACE, self.task).await;
+    }
+}
 
 /// Runs the inspector until the user quits or a signal asks us to stop.
-pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
+/// With a runner, its episode streams in; with a launcher, the task picker can start runs.
+pub async fn run(
+    mut state: AppState,
+    theme: Theme,
+    runner: Option<RunnerHandle>,
+    mut launcher: Option<Launcher>,
+) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let size = guard.terminal.size()?;
     update(&mut state, Action::Resize(size.width, size.height));
     let (tx, mut input) = mpsc::channel::<Action>(256);
     spawn_input_reader(tx);
+    let mut live = runner.map(Live::new);
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_tick = Instant::now();
-    let mut stop = stop_signals()?;
+    let mut stop = crate::core::signals::stop_signals()?;
     let mut dirty = true;
     loop {
         if dirty {
@@ -35,11 +72,17 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
                 Some(action) => action,
                 None => break,
             },
+            Some(runner_update) = async {
+                match live.as_mut() {
+                    Some(l) => l.updates.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => Action::Runner(runner_update),
             _ = ticks.tick() => {
                 let now = Instant::now();
                 let dt = now - last_tick;
                 last_tick = now;
-                if !state.autoplay.playing {
+                if !state.wants_ticks() {
                     continue;
                 }
                 Action::Tick(dt)
@@ -49,21 +92,49 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         dirty = true;
         for effect in update(&mut state, action) {
             match effect {
-                Effect::Quit => return finish(guard),
-                Effect::RunTask(id) => {
-                    state.message = Some(format!(
-                        "run it with: converse-tui run --task {id} --assistant-model M --attacker-model M"
-                    ))
+                Effect::Quit => {
+                    if let Some(l) = live.take() {
+                        l.stop().await;
+                    }
+                    drop(guard);
+                    return Ok(());
                 }
+                Effect::Control(control) => {
+                    if let Some(l) = &live {
+                        apply(&l.gate, control);
+                    }
+                }
+                Effect::RunTask(id) => match launcher.as_mut().map(|launch| launch(&id)) {
+                    Some(Ok(handle)) => {
+                        if let Some(previous) = live.take() {
+                            previous.stop().await;
+                        }
+                        state.view = None;
+                        state.screen = Screen::Inspector;
+                        state.live = Some(LiveState::new(handle.journal_path.display().to_string(), false));
+                        live = Some(Live::new(handle));
+                    }
+                    Some(Err(e)) => state.message = Some(format!("cannot start {id}: {e:#}")),
+                    None => state.message = Some("live runs are started with `converse-tui run`".into()),
+                },
             }
         }
     }
-    finish(guard)
-}
-
-fn finish(guard: TerminalGuard) -> anyhow::Result<()> {
+    if let Some(l) = live.take() {
+        l.stop().await;
+    }
     drop(guard);
     Ok(())
+}
+
+fn apply(gate: &StepGate, control: RunnerControl) {
+    match control {
+        RunnerControl::Pause => gate.pause(),
+        RunnerControl::Resume => gate.resume(),
+        RunnerControl::StepCall => gate.step_call(),
+        RunnerControl::StepTurn => gate.step_turn(),
+        RunnerControl::Abort => gate.abort(),
+    }
 }
 
 /// Reads terminal events on a thread of its own (crossterm's read blocks).
@@ -91,32 +162,4 @@ fn spawn_input_reader(tx: mpsc::Sender<Action>) {
             }
         }
     });
-}
-
-/// SIGINT (from outside: in raw mode Ctrl-C is a key), SIGTERM and SIGHUP end the loop cleanly.
-fn stop_signals() -> std::io::Result<mpsc::Receiver<()>> {
-    let (tx, rx) = mpsc::channel(1);
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        for kind in [SignalKind::interrupt(), SignalKind::terminate(), SignalKind::hangup()] {
-            let mut sig = signal(kind)?;
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                if sig.recv().await.is_some() {
-                    let _ = tx.send(()).await;
-                }
-            });
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                let _ = tx.send(()).await;
-            }
-        });
-    }
-    Ok(rx)
 }

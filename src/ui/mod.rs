@@ -29,8 +29,10 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
         (_, _, Some(view)) => {
             let layout = &state.layout;
+            let streaming = state.live.as_ref().and_then(|l| l.streaming.as_ref());
             for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
-                text_pane::draw(frame, layout.pane(id), id, view, state.focus == id, theme);
+                let stream = streaming.filter(|s| stream_pane(s.role) == id);
+                text_pane::draw(frame, layout.pane(id), id, view, stream, state.focus == id, theme);
             }
             verdicts::draw(frame, layout.verdicts, view, state.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
@@ -44,5 +46,13 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
         Some(Overlay::Detail(d)) => detail::draw(frame, state.detail_area(), d, theme),
         Some(Overlay::Prompt(_)) | None => {}
+    }
+}
+
+/// The pane a streamed reply shows in.
+fn stream_pane(role: crate::core::llm::Role) -> PaneId {
+    match role {
+        crate::core::llm::Role::Attacker => PaneId::Attacker,
+        _ => PaneId::Assistant,
     }
 }

@@ -7,10 +7,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
+use crate::app::live::{LiveState, Tokens, short_count};
 use crate::app::state::{AppState, Overlay};
 use crate::config::Theme;
 use crate::config::keymap::Command;
+use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
+use crate::core::sim::emitter::Phase;
+use crate::core::sim::gate::GateMode;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     if let Some(Overlay::Prompt(prompt)) = &state.overlay {
@@ -20,11 +24,18 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
+    if let Some(live) = &state.live
+        && live.confirm_quit
+    {
+        let line = " The episode is still running. Abort it and quit? y = abort and quit, any other key = keep running";
+        frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+        return;
+    }
     let Some(view) = &state.view else { return };
-    let mode = if state.autoplay.playing {
-        format!(" ▶ REPLAY {}x ", speed_label(state.autoplay.factor()))
-    } else {
-        " ⏸ REPLAY ".to_string()
+    let mode = match &state.live {
+        Some(live) => live_mode(live),
+        None if state.autoplay.playing => format!(" ▶ REPLAY {}x ", speed_label(state.autoplay.factor())),
+        None => " ⏸ REPLAY ".to_string(),
     };
     let turn = view.turn_at(view.cursor);
     let parts = [
@@ -33,7 +44,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         single_line(&view.episode.origin).into_owned(),
     ];
     let left = format!("{mode}│ {} ", parts.join(" │ "));
-    let right = match &state.message {
+    let notice = state.live.as_ref().and_then(|l| l.notice.as_deref());
+    let right = match state.message.as_deref().or(notice) {
         Some(message) => format!(" {} ", single_line(message)),
         None => format!(
             " {} help · {} quit ",
@@ -46,6 +58,32 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let pad = width.saturating_sub(left.width() + right.width());
     let line = Line::from(vec![Span::raw(left), Span::raw(" ".repeat(pad)), Span::raw(right)]);
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+}
+
+/// `● LIVE waiting for assistant │ 01:23 │ att 1.2k/0.3k asst 5.1k/0.8k`
+fn live_mode(live: &LiveState) -> String {
+    let what = match (live.finished, live.gate, live.phase) {
+        (true, ..) => "✓ LIVE finished".to_string(),
+        (_, GateMode::Aborted, _) => "■ LIVE aborting".to_string(),
+        (_, GateMode::Paused, Some(Phase::Paused(role))) => format!("⏸ LIVE paused before the {role} call"),
+        (_, GateMode::Paused, Some(Phase::Waiting(role))) => format!("⏸ LIVE pausing after the {role} call"),
+        (_, GateMode::Paused, _) => "⏸ LIVE paused".to_string(),
+        (_, _, Some(Phase::Waiting(role))) => format!("● LIVE waiting for the {role} model"),
+        (_, _, Some(Phase::AwaitingHuman)) => "● LIVE your move (attacker)".to_string(),
+        _ => "● LIVE running".to_string(),
+    };
+    let secs = live.elapsed.as_secs();
+    let tokens = [(Role::Attacker, "att"), (Role::Assistant, "asst"), (Role::Judge, "judge")]
+        .iter()
+        .filter(|(role, _)| live.tokens(*role) != Tokens::default())
+        .map(|(role, label)| {
+            let t = live.tokens(*role);
+            format!("{label} {}/{}", short_count(t.input), short_count(t.output))
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tokens = if tokens.is_empty() { String::new() } else { format!("│ {tokens} ") };
+    format!(" {what} │ {:02}:{:02} {tokens}", secs / 60, secs % 60)
 }
 
 fn speed_label(factor: f64) -> String {

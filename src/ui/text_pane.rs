@@ -9,13 +9,23 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
 use crate::app::layout::{PaneId, text_area};
+use crate::app::live::Streaming;
 use crate::app::pane::Pane;
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
 use crate::core::episode::{Event, EventBody, Outcome, Party};
+use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
 
-pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, view: &EpisodeView, focused: bool, theme: &Theme) {
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    id: PaneId,
+    view: &EpisodeView,
+    streaming: Option<&Streaming>,
+    focused: bool,
+    theme: &Theme,
+) {
     let Some(pane) = view.pane(id) else { return };
     let title = Line::from(vec![
         Span::styled(format!(" {} ", id.title()), title_style(id, theme)),
@@ -23,7 +33,13 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, view: &EpisodeView, focus
     ]);
     let block = Block::bordered().border_style(theme.border(focused)).title(title);
     frame.render_widget(block, area);
-    let text = text_area(area);
+    let mut text = text_area(area);
+    if let Some(stream) = streaming {
+        let rows = (stream.lines.len() as u16 + 1).min(text.height / 2).max(2).min(text.height);
+        let stream_area = Rect { y: text.y + text.height - rows, height: rows, ..text };
+        text.height -= rows;
+        draw_stream(frame, stream_area, stream, theme);
+    }
     if pane.visible == 0 {
         let empty = Paragraph::new(Span::styled(empty_text(id), theme.dim()));
         frame.render_widget(empty, text);
@@ -38,6 +54,22 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, view: &EpisodeView, focus
         let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);
         frame.render_stateful_widget(bar, area.inner(ratatui::layout::Margin::new(0, 1)), &mut state);
     }
+}
+
+/// A reply as it streams in: its last lines under a "writing" header.
+fn draw_stream(frame: &mut Frame, area: Rect, stream: &Streaming, theme: &Theme) {
+    let party = match stream.role {
+        Role::Attacker => Party::Attacker,
+        _ => Party::Assistant,
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} ", party.as_str()), theme.party(party)),
+        Span::styled("is writing…", theme.dim()),
+    ])];
+    let shown = (area.height as usize).saturating_sub(1);
+    let skip = stream.lines.len().saturating_sub(shown);
+    lines.extend(stream.lines[skip..].iter().map(|r| Line::from(format!("  {}", &stream.text[r.clone()]))));
+    frame.render_widget(Paragraph::new(lines).style(theme.dim()), area);
 }
 
 fn title_style(id: PaneId, theme: &Theme) -> Style {

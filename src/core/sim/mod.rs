@@ -1,8 +1,15 @@
-//! Simulation: the environment's tools and state, and the prompts of the
-//! simulated parties (converse-reference.md §2–§3).
+//! Simulation: the environment's tools and state, the prompts of the
+//! simulated parties, the assistant and attackers, and the runner that plays
+//! an episode live (converse-reference.md §2–§3).
 
+pub mod assistant;
+pub mod attacker;
+pub mod emitter;
 pub mod environment;
+pub mod gate;
+pub mod model_call;
 pub mod prompts;
 pub mod pyrepr;
+pub mod runner;
 
 pub use environment::{ACTION_TOOLS, EnvironmentState, SentEmail, TOOL_NAMES, ToolOutcome, tool_definitions};

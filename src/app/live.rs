@@ -1,0 +1,175 @@
+//! A live episode on the inspector screen: what the runner is doing, tokens
+//! per role, elapsed time, the reply being streamed, and the quit question.
+
+use std::ops::Range;
+use std::time::Duration;
+
+use crate::core::episode::{EventBody, Party};
+use crate::core::llm::Role;
+use crate::core::sim::emitter::{Phase, RunnerUpdate};
+use crate::core::sim::gate::GateMode;
+
+use super::wrap::wrap;
+
+/// What the UI asks the runner to do (the loop applies it to the step gate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunnerControl {
+    Pause,
+    Resume,
+    StepCall,
+    StepTurn,
+    Abort,
+}
+
+/// Tokens in and out for one role.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Streaming {
+    pub role: Role,
+    pub text: String,
+    /// `text` wrapped at the width of the pane it shows in.
+    pub lines: Vec<Range<usize>>,
+    width: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveState {
+    pub phase: Option<Phase>,
+    /// The gate as the UI last set it.
+    pub gate: GateMode,
+    pub elapsed: Duration,
+    pub tokens: [Tokens; 3],
+    pub streaming: Option<Streaming>,
+    /// The latest retry notice.
+    pub notice: Option<String>,
+    pub finished: bool,
+    pub journal: String,
+    /// Quit was asked while the episode runs: waiting for y/n.
+    pub confirm_quit: bool,
+}
+
+impl LiveState {
+    pub fn new(journal: impl Into<String>, paused: bool) -> Self {
+        LiveState {
+            phase: None,
+            gate: if paused { GateMode::Paused } else { GateMode::Running },
+            elapsed: Duration::ZERO,
+            tokens: [Tokens::default(); 3],
+            streaming: None,
+            notice: None,
+            finished: false,
+            journal: journal.into(),
+            confirm_quit: false,
+        }
+    }
+
+    pub fn tokens(&self, role: Role) -> Tokens {
+        self.tokens[role_index(role)]
+    }
+
+    pub fn paused(&self) -> bool {
+        self.gate == GateMode::Paused
+    }
+
+    /// Folds a runner update in (events themselves go to the episode view).
+    pub fn apply(&mut self, update: &RunnerUpdate, stream_width: usize) {
+        match update {
+            RunnerUpdate::Event(event) => {
+                if let EventBody::Message(m) = &event.body {
+                    let role = match m.from {
+                        Party::Attacker => Some(Role::Attacker),
+                        Party::Assistant => Some(Role::Assistant),
+                        _ => None,
+                    };
+                    if self.streaming.as_ref().is_some_and(|s| Some(s.role) == role) {
+                        self.streaming = None;
+                    }
+                }
+                if matches!(event.body, EventBody::End(_)) {
+                    self.finished = true;
+                    self.streaming = None;
+                }
+            }
+            RunnerUpdate::Delta { role, text } => {
+                let streaming = self.streaming.get_or_insert_with(|| Streaming {
+                    role: *role,
+                    text: String::new(),
+                    lines: Vec::new(),
+                    width: stream_width,
+                });
+                if streaming.role != *role {
+                    *streaming = Streaming {
+                        role: *role,
+                        text: String::new(),
+                        lines: Vec::new(),
+                        width: stream_width,
+                    };
+                }
+                streaming.text.push_str(&crate::core::sanitize::inert(text));
+                streaming.lines = wrap(&streaming.text, streaming.width);
+            }
+            RunnerUpdate::Usage { role, usage } => {
+                let t = &mut self.tokens[role_index(*role)];
+                t.input += usage.input_tokens;
+                t.output += usage.output_tokens;
+            }
+            RunnerUpdate::Phase(phase) => {
+                self.phase = Some(*phase);
+                if matches!(phase, Phase::Waiting(_)) {
+                    self.notice = None;
+                    // A step was consumed: the gate paused itself after letting this call through.
+                    if let GateMode::StepCalls(_) = self.gate {
+                        self.gate = GateMode::Paused;
+                    }
+                    // A new call starts a new stream.
+                    self.streaming = None;
+                }
+                if let Phase::Paused(_) = phase {
+                    self.gate = GateMode::Paused;
+                }
+                if *phase == Phase::Finished {
+                    self.finished = true;
+                }
+            }
+            RunnerUpdate::Notice(text) => self.notice = Some(text.clone()),
+        }
+    }
+
+    pub fn set_stream_width(&mut self, width: usize) {
+        if let Some(s) = &mut self.streaming
+            && s.width != width
+        {
+            s.width = width;
+            s.lines = wrap(&s.text, width);
+        }
+    }
+
+    /// The gate change a control makes, as the UI will show it.
+    pub fn control(&mut self, control: RunnerControl) {
+        self.gate = match control {
+            RunnerControl::Pause => GateMode::Paused,
+            RunnerControl::Resume => GateMode::Running,
+            RunnerControl::StepCall => GateMode::StepCalls(1),
+            RunnerControl::StepTurn => GateMode::StepTurn,
+            RunnerControl::Abort => GateMode::Aborted,
+        };
+    }
+}
+
+fn role_index(role: Role) -> usize {
+    match role {
+        Role::Attacker => 0,
+        Role::Assistant => 1,
+        Role::Judge => 2,
+    }
+}
+
+/// `12.3k`
+pub fn short_count(n: u64) -> String {
+    if n >= 1000 { format!("{:.1}k", n as f64 / 1000.0) } else { n.to_string() }
+}

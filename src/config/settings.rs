@@ -1,0 +1,231 @@
+//! The config file (`<config dir>/config.toml`) and the effective model
+//! endpoints per role, after command-line flags and the environment.
+//!
+//! Precedence, highest first: command-line flags, the config file, the
+//! environment (`OPENAI_BASE_URL`), built-in defaults. API keys are never
+//! stored: a role names the *environment variable* that holds its key.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::core::llm::{Endpoint, Role};
+
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
+pub const BASE_URL_ENV: &str = "OPENAI_BASE_URL";
+
+/// `config.toml`, every key optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub attacker: RoleSettings,
+    #[serde(default)]
+    pub assistant: RoleSettings,
+    #[serde(default)]
+    pub judge: RoleSettings,
+    #[serde(default)]
+    pub run: RunSettings,
+    /// Name recorded on annotations and human turns (default: `$USER`).
+    pub author: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSettings {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Name of the environment variable holding the key (default `OPENAI_API_KEY`; `""` for none).
+    pub api_key_env: Option<String>,
+    pub timeout_secs: Option<u64>,
+    pub max_retries: Option<u32>,
+    /// Extra generation parameters sent with every request (temperature, top_p, …).
+    #[serde(default)]
+    pub params: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RunSettings {
+    pub max_turns: Option<u32>,
+    pub max_tool_calls: Option<u32>,
+    pub seed: Option<u64>,
+    /// Stream model replies (default true).
+    pub stream: Option<bool>,
+}
+
+impl ConfigFile {
+    /// Reads the file if it exists; a missing file is the empty config.
+    pub fn load(path: &Path) -> anyhow::Result<ConfigFile> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml::from_str(&text).with_context(|| format!("{}: invalid config", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
+            Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
+        }
+    }
+
+    pub fn role(&self, role: Role) -> &RoleSettings {
+        match role {
+            Role::Attacker => &self.attacker,
+            Role::Assistant => &self.assistant,
+            Role::Judge => &self.judge,
+        }
+    }
+}
+
+/// Per-role settings given on the command line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoleFlags {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+}
+
+/// The settings of one role after every source is applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EffectiveRole {
+    pub role: Role,
+    pub base_url: String,
+    /// Where the base URL came from, for `config show`.
+    pub base_url_source: &'static str,
+    pub model: Option<String>,
+    pub api_key_env: Option<String>,
+    pub timeout: Option<Duration>,
+    pub max_retries: Option<u32>,
+    pub params: Map<String, Value>,
+}
+
+impl EffectiveRole {
+    pub fn resolve(
+        role: Role,
+        file: &RoleSettings,
+        flags: &RoleFlags,
+        shared_base_url: Option<&str>,
+    ) -> Self {
+        let env_base = std::env::var(BASE_URL_ENV).ok().filter(|v| !v.trim().is_empty());
+        let (base_url, base_url_source) = if let Some(url) = &flags.base_url {
+            (url.clone(), "flag")
+        } else if let Some(url) = shared_base_url {
+            (url.to_string(), "--base-url")
+        } else if let Some(url) = &file.base_url {
+            (url.clone(), "config file")
+        } else if let Some(url) = env_base {
+            (url, BASE_URL_ENV)
+        } else {
+            (DEFAULT_BASE_URL.to_string(), "default")
+        };
+        let api_key_env = match &file.api_key_env {
+            Some(name) if name.is_empty() => None,
+            Some(name) => Some(name.clone()),
+            None => Some(DEFAULT_KEY_ENV.to_string()),
+        };
+        EffectiveRole {
+            role,
+            base_url,
+            base_url_source,
+            model: flags.model.clone().or_else(|| file.model.clone()),
+            api_key_env,
+            timeout: file.timeout_secs.map(Duration::from_secs),
+            max_retries: file.max_retries,
+            params: file.params.clone(),
+        }
+    }
+
+    /// The endpoint to call; fails with what to set when no model is configured.
+    pub fn endpoint(&self, config_path: &Path) -> anyhow::Result<Endpoint> {
+        let Some(model) = self.model.clone().filter(|m| !m.trim().is_empty()) else {
+            bail!(
+                "no {role} model: pass --{role}-model NAME, or set `model` under [{role}] in {}",
+                config_path.display(),
+                role = self.role
+            );
+        };
+        if !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
+            bail!(
+                "the {} endpoint '{}' is not an http(s) URL (from {})",
+                self.role,
+                self.base_url,
+                self.base_url_source
+            );
+        }
+        let mut endpoint = Endpoint::new(self.role, self.base_url.clone(), model);
+        endpoint.api_key_env = self.api_key_env.clone();
+        if let Some(t) = self.timeout {
+            endpoint.timeout = t;
+        }
+        if let Some(r) = self.max_retries {
+            endpoint.max_retries = r;
+        }
+        endpoint.extra = self.params.clone();
+        Ok(endpoint)
+    }
+
+    /// One block of `config show`; the key is reported as set or not, never shown.
+    pub fn describe(&self) -> String {
+        let key = match &self.api_key_env {
+            Some(name) => {
+                let set = std::env::var(name).is_ok_and(|v| !v.is_empty());
+                format!("{name} ({})", if set { "set, value hidden" } else { "not set" })
+            }
+            None => "none (no Authorization header)".to_string(),
+        };
+        let params = if self.params.is_empty() {
+            "{}".to_string()
+        } else {
+            Value::Object(self.params.clone()).to_string()
+        };
+        format!(
+            "[{}]\n  base_url    = {}   ({})\n  model       = {}\n  api_key_env = {key}\n  params      = {params}\n",
+            self.role,
+            self.base_url,
+            self.base_url_source,
+            self.model.as_deref().unwrap_or("(not set)"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_beat_the_file_and_the_file_beats_defaults() {
+        let file = RoleSettings {
+            base_url: Some("http://file/v1".into()),
+            model: Some("m-file".into()),
+            ..Default::default()
+        };
+        let flags = RoleFlags { base_url: None, model: Some("m-flag".into()) };
+        let r = EffectiveRole::resolve(Role::Attacker, &file, &flags, Some("http://shared/v1"));
+        assert_eq!((r.base_url.as_str(), r.base_url_source), ("http://shared/v1", "--base-url"));
+        assert_eq!(r.model.as_deref(), Some("m-flag"));
+        let r = EffectiveRole::resolve(Role::Attacker, &file, &RoleFlags::default(), None);
+        assert_eq!(r.base_url, "http://file/v1");
+        assert_eq!(r.api_key_env.as_deref(), Some(DEFAULT_KEY_ENV));
+    }
+
+    #[test]
+    fn a_missing_model_says_what_to_set() {
+        let r = EffectiveRole::resolve(Role::Judge, &RoleSettings::default(), &RoleFlags::default(), None);
+        let err = r.endpoint(Path::new("/c/config.toml")).unwrap_err().to_string();
+        assert!(
+            err.contains("--judge-model") && err.contains("[judge]") && err.contains("/c/config.toml"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_config_file_is_partial_and_strict() {
+        let file: ConfigFile =
+            toml::from_str("[assistant]\nmodel = \"llama3.1\"\napi_key_env = \"\"\n[run]\nmax_turns = 6\n")
+                .unwrap();
+        assert_eq!(file.assistant.model.as_deref(), Some("llama3.1"));
+        assert_eq!(file.run.max_turns, Some(6));
+        let r = EffectiveRole::resolve(Role::Assistant, &file.assistant, &RoleFlags::default(), None);
+        assert_eq!(r.api_key_env, None);
+        assert!(toml::from_str::<ConfigFile>("[assistant]\nmodle = \"x\"\n").is_err());
+    }
+}

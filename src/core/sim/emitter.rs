@@ -1,0 +1,86 @@
+//! Where runner events go: appended to the journal (flushed) first, then sent
+//! to whoever watches (the UI, the headless printer). A watcher that is gone
+//! never stops the run: the journal is the record.
+
+use tokio::sync::mpsc;
+
+use crate::core::episode::{Event, EventBody, JournalWriter};
+use crate::core::llm::{Role, Usage};
+
+/// What a runner tells its watcher.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunnerUpdate {
+    /// An event, already in the journal.
+    Event(Event),
+    /// A fragment of a reply being streamed (not journaled; the whole reply follows as an event).
+    Delta {
+        role: Role,
+        text: String,
+    },
+    /// A model call finished (usage of every call, including those that only made tool calls).
+    Usage {
+        role: Role,
+        usage: Usage,
+    },
+    Phase(Phase),
+    /// A retry notice ("HTTP 429 …; retrying in 2s (attempt 2/4)").
+    Notice(String),
+}
+
+/// What the runner is doing, for the status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Held by the step gate before a model call for this role.
+    Paused(Role),
+    /// A model call for this role is in flight.
+    Waiting(Role),
+    /// Waiting for the human attacker's message.
+    AwaitingHuman,
+    Finished,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the journal {path}: {source}")]
+pub struct JournalFailed {
+    pub path: String,
+    pub source: std::io::Error,
+}
+
+pub struct Emitter {
+    journal: JournalWriter,
+    tx: mpsc::Sender<RunnerUpdate>,
+}
+
+impl Emitter {
+    pub fn new(journal: JournalWriter, tx: mpsc::Sender<RunnerUpdate>) -> Self {
+        Emitter { journal, tx }
+    }
+
+    /// Journals `body`, then hands the event to the watcher.
+    pub async fn emit(&mut self, body: EventBody) -> Result<Event, JournalFailed> {
+        let event = self
+            .journal
+            .append(body)
+            .map_err(|source| JournalFailed { path: self.journal.path().display().to_string(), source })?;
+        let _ = self.tx.send(RunnerUpdate::Event(event.clone())).await;
+        Ok(event)
+    }
+
+    /// Updates that are not events are best effort: dropped when the watcher lags.
+    pub fn notify(&self, update: RunnerUpdate) {
+        let _ = self.tx.try_send(update);
+    }
+
+    pub fn phase(&self, phase: Phase) {
+        self.notify(RunnerUpdate::Phase(phase));
+    }
+
+    /// Forces the journal to disk (at the end of the episode).
+    pub fn sync(&self) {
+        let _ = self.journal.sync();
+    }
+
+    pub fn next_seq(&self) -> u64 {
+        self.journal.next_seq()
+    }
+}

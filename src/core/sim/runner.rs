@@ -1,0 +1,264 @@
+//! The runner: one tokio task per live episode. It only sends updates and
+//! only obeys its step gate (and, for a human attacker, their messages).
+//!
+//! Turn counting follows CONVERSE (reference §2.2): `max_turns` counts
+//! attacker turns and the user's task is attacker turn 1, so the assistant
+//! replies `max_turns - 1` times (at most 10) and `max_turns - 2` attacker
+//! messages are delivered. Our journal numbers turns by assistant reply:
+//! turn 1 = the user's task and the first reply. The reference also
+//! generates one last attacker message that it never delivers; we skip that
+//! call, which changes no result.
+
+use std::path::PathBuf;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::core::dataset::Task;
+use crate::core::episode::{
+    End, EndReason, EpisodeConfig, EpisodeHeader, ErrorEvent, EventBody, JournalWriter, Message, Party,
+};
+use crate::core::llm::{Endpoint, GenerationParams, LlmClient, LlmError};
+
+use super::assistant::Assistant;
+use super::attacker::{Attacker, AttackerContext, AttackerMove};
+use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate};
+use super::environment::EnvironmentState;
+use super::gate::StepGate;
+use super::model_call::{CallError, Caller};
+use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
+
+/// The reference's `max_invocations` cap on assistant replies.
+pub const MAX_ASSISTANT_TURNS: u32 = 10;
+pub const DEFAULT_MAX_TURNS: u32 = 10;
+pub const DEFAULT_MAX_TOOL_CALLS: u32 = 20;
+/// Updates buffered between the runner and a slow watcher.
+const UPDATE_BUFFER: usize = 256;
+
+/// Assistant replies for a `max_turns` budget.
+pub fn assistant_turns(max_turns: u32) -> u32 {
+    max_turns.saturating_sub(1).min(MAX_ASSISTANT_TURNS)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("aborted")]
+    Aborted,
+    #[error(transparent)]
+    Journal(#[from] JournalFailed),
+    #[error(transparent)]
+    Model(LlmError),
+    #[error("{0}")]
+    Attacker(String),
+}
+
+impl From<CallError> for RunError {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Aborted => RunError::Aborted,
+            CallError::Llm(e) => RunError::Model(e),
+        }
+    }
+}
+
+pub struct RunConfig {
+    pub task: Task,
+    pub episode_id: String,
+    pub journal_path: PathBuf,
+    pub assistant: Endpoint,
+    /// Replaces the built-in assistant system prompt (`--assistant-prompt FILE`).
+    pub assistant_prompt: Option<String>,
+    pub attacker: Box<dyn Attacker>,
+    /// The attacker's model, when a model plays it (for the journal header).
+    pub attacker_model: Option<String>,
+    pub judge_model: Option<String>,
+    pub max_turns: u32,
+    pub max_tool_calls: u32,
+    pub seed: Option<u64>,
+    pub temperature: Option<f64>,
+    pub stream: bool,
+    /// Start held at the gate (the user presses continue or step).
+    pub start_paused: bool,
+}
+
+/// How an episode ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub reason: EndReason,
+    pub turns: u32,
+    pub error: Option<String>,
+}
+
+/// The controls of a running episode.
+pub struct RunnerHandle {
+    pub gate: StepGate,
+    pub updates: mpsc::Receiver<RunnerUpdate>,
+    pub task: JoinHandle<RunOutcome>,
+    pub episode_id: String,
+    pub journal_path: PathBuf,
+}
+
+/// Creates the journal and starts the episode on the current tokio runtime.
+pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandle> {
+    if config.max_turns < 2 {
+        anyhow::bail!(
+            "--max-turns must be at least 2: the user's task counts as attacker turn 1, so 1 leaves no reply"
+        );
+    }
+    let journal = JournalWriter::create(&config.journal_path)
+        .map_err(|e| anyhow::anyhow!("cannot create the journal {}: {e}", config.journal_path.display()))?;
+    let (tx, updates) = mpsc::channel(UPDATE_BUFFER);
+    let notices = tx.clone();
+    let client = client.with_on_retry(move |info| {
+        let _ = notices.try_send(RunnerUpdate::Notice(info.to_string()));
+    });
+    let gate = StepGate::new(config.start_paused);
+    let episode_id = config.episode_id.clone();
+    let journal_path = config.journal_path.clone();
+    let emitter = Emitter::new(journal, tx);
+    let task = tokio::spawn(run(config, client, gate.clone(), emitter));
+    Ok(RunnerHandle { gate, updates, task, episode_id, journal_path })
+}
+
+fn header(config: &RunConfig) -> EpisodeHeader {
+    let mut models = serde_json::Map::new();
+    models.insert("assistant".into(), config.assistant.model.clone().into());
+    let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
+    models.insert("attacker".into(), attacker.into());
+    if let Some(judge) = &config.judge_model {
+        models.insert("judge".into(), judge.clone().into());
+    }
+    let mut extra = serde_json::Map::new();
+    extra.insert("attacker_kind".into(), config.attacker.kind().into());
+    extra.insert("assistant_turns".into(), assistant_turns(config.max_turns).into());
+    let run_config = EpisodeConfig {
+        models,
+        max_turns: Some(config.max_turns),
+        max_tool_calls: Some(config.max_tool_calls),
+        seed: config.seed,
+        extra,
+    };
+    EpisodeHeader::new(config.episode_id.clone(), config.task.to_task_info(), run_config)
+}
+
+async fn run(mut config: RunConfig, client: LlmClient, gate: StepGate, mut emitter: Emitter) -> RunOutcome {
+    let header = header(&config);
+    let mut turns = 0;
+    let result = match emitter.emit(EventBody::Episode(Box::new(header))).await {
+        Ok(_) => converse(&mut config, &client, &gate, &mut emitter, &mut turns).await,
+        Err(e) => Err(RunError::Journal(e)),
+    };
+    let (reason, error) = match result {
+        Ok(reason) => (reason, None),
+        Err(RunError::Aborted) => (EndReason::Aborted, None),
+        Err(e) => {
+            let (source, message) = describe(&e);
+            let _ = emitter
+                .emit(EventBody::Error(ErrorEvent { source, message: message.clone(), turn: Some(turns) }))
+                .await;
+            (EndReason::Error, Some(message))
+        }
+    };
+    let _ = emitter.emit(EventBody::End(End { reason, turns })).await;
+    emitter.sync();
+    emitter.phase(Phase::Finished);
+    RunOutcome { reason, turns, error }
+}
+
+fn describe(e: &RunError) -> (String, String) {
+    match e {
+        RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
+        RunError::Attacker(_) => ("attacker".into(), e.to_string()),
+        RunError::Journal(_) => ("journal".into(), e.to_string()),
+        RunError::Aborted => ("runner".into(), e.to_string()),
+    }
+}
+
+/// The conversation itself; returns why it ended.
+async fn converse(
+    config: &mut RunConfig,
+    client: &LlmClient,
+    gate: &StepGate,
+    emitter: &mut Emitter,
+    turns: &mut u32,
+) -> Result<EndReason, RunError> {
+    let task = config.task.clone();
+    let params = GenerationParams {
+        temperature: config.temperature,
+        seed: config.seed.map(|s| s as i64),
+        ..GenerationParams::default()
+    };
+    let prompt = match &config.assistant_prompt {
+        Some(text) => text.clone(),
+        None => assistant_system_prompt(task.domain, &task.user_task),
+    };
+    let mut assistant = Assistant::new(config.assistant.clone(), prompt, config.max_tool_calls, params);
+    let mut env = EnvironmentState::new(&task.environment);
+    let caller = Caller { client, gate, stream: config.stream };
+    let mut history: Vec<(AttackerHistoryRole, String)> = Vec::new();
+
+    let mut incoming = task.user_task.clone();
+    emitter.emit(message(1, Party::User, incoming.clone(), None, None, None, None)).await?;
+    history.push((AttackerHistoryRole::Attacker, incoming.clone()));
+    let last_turn = assistant_turns(config.max_turns);
+    for turn in 1..=last_turn {
+        *turns = turn;
+        let reply = assistant.respond(turn, &incoming, &mut env, &caller, emitter).await?;
+        history.push((AttackerHistoryRole::Assistant, reply));
+        gate.turn_ended();
+        if turn == last_turn {
+            break;
+        }
+        let ctx = AttackerContext { task: &task, history: &history, caller: &caller, emitter };
+        match config.attacker.next(ctx).await? {
+            AttackerMove::Done => return Ok(EndReason::AttackerDone),
+            AttackerMove::Say { text, raw, model, usage, by } => {
+                emitter.emit(message(turn + 1, Party::Attacker, text.clone(), raw, model, usage, by)).await?;
+                history.push((AttackerHistoryRole::Attacker, text.clone()));
+                incoming = text;
+            }
+        }
+    }
+    Ok(EndReason::MaxTurns)
+}
+
+fn message(
+    turn: u32,
+    from: Party,
+    text: String,
+    raw: Option<String>,
+    model: Option<String>,
+    usage: Option<crate::core::episode::Usage>,
+    by: Option<String>,
+) -> EventBody {
+    EventBody::Message(Message { turn, from, to: Party::Assistant, text, raw, model, usage, by })
+}
+
+/// A new episode id: time-ordered, and unique enough for one machine.
+pub fn new_episode_id() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let nanos = now.unix_timestamp_nanos();
+    format!(
+        "ep-{:04}{:02}{:02}-{:02}{:02}{:02}-{:04x}",
+        now.year(),
+        now.month() as u8,
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second(),
+        (nanos / 1000 % 65536) as u16 ^ (std::process::id() as u16)
+    )
+}
+
+/// What a journal's header says about the attacker (for scripted re-runs).
+pub fn attacker_lines(events: &[crate::core::episode::Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Message(m) if m.from == Party::Attacker && m.to == Party::Assistant => {
+                Some(m.text.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}

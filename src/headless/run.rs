@@ -1,0 +1,287 @@
+//! `converse-tui run`: everything needed to start live episodes (tasks,
+//! endpoints, limits, where journals go), and the headless printer.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+
+use crate::config::Paths;
+use crate::config::settings::{ConfigFile, EffectiveRole, RoleFlags};
+use crate::core::dataset::Task;
+use crate::core::episode::{EndReason, EventBody};
+use crate::core::llm::{Endpoint, GenerationParams, LlmClient, Role};
+use crate::core::sanitize::single_line;
+use crate::core::sim::attacker::{Attacker, LlmAttacker, ScriptedAttacker};
+use crate::core::sim::emitter::RunnerUpdate;
+use crate::core::sim::prompts::assistant_prompt_from_file;
+use crate::core::sim::runner::{
+    self, DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, RunConfig, RunOutcome, RunnerHandle, attacker_lines,
+};
+
+use super::tasks::TasksArgs;
+
+/// Model endpoints from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ModelFlags {
+    /// Sets every role's base URL.
+    pub base_url: Option<String>,
+    pub attacker: RoleFlags,
+    pub assistant: RoleFlags,
+    pub judge: RoleFlags,
+}
+
+impl ModelFlags {
+    fn role(&self, role: Role) -> &RoleFlags {
+        match role {
+            Role::Attacker => &self.attacker,
+            Role::Assistant => &self.assistant,
+            Role::Judge => &self.judge,
+        }
+    }
+
+    /// The effective settings of a role.
+    pub fn resolve(&self, role: Role, file: &ConfigFile) -> EffectiveRole {
+        EffectiveRole::resolve(role, file.role(role), self.role(role), self.base_url.as_deref())
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RunArgs {
+    pub task: Option<String>,
+    pub source: TasksArgs,
+    pub models: ModelFlags,
+    /// Replay the attacker messages of this episode instead of an attacker model.
+    pub attacker_script: Option<PathBuf>,
+    pub assistant_prompt: Option<PathBuf>,
+    pub max_turns: Option<u32>,
+    pub max_tool_calls: Option<u32>,
+    pub seed: Option<u64>,
+    pub temperature: Option<f64>,
+    pub no_stream: bool,
+    /// Start paused: nothing is sent until the user continues or steps.
+    pub paused: bool,
+    /// Where journals go (default: the data dir's `episodes/`).
+    pub out: Option<PathBuf>,
+}
+
+/// Ready to start episodes: tasks loaded, endpoints resolved and checked.
+pub struct Launch {
+    pub tasks: Vec<Task>,
+    /// Where the tasks came from, for messages.
+    pub source: String,
+    assistant: Endpoint,
+    attacker: Option<Endpoint>,
+    judge_model: Option<String>,
+    script: Option<Vec<String>>,
+    assistant_prompt: Option<(PathBuf, String)>,
+    max_turns: u32,
+    max_tool_calls: u32,
+    seed: Option<u64>,
+    temperature: Option<f64>,
+    stream: bool,
+    paused: bool,
+    pub out: PathBuf,
+    client: LlmClient,
+}
+
+impl Launch {
+    pub fn new(args: &RunArgs, paths: &Paths) -> anyhow::Result<Launch> {
+        let config_path = paths.config_file();
+        let file = ConfigFile::load(&config_path)?;
+        let loaded = super::tasks::load(&args.source, paths)?;
+        let assistant = args.models.resolve(Role::Assistant, &file).endpoint(&config_path)?;
+        let script = match &args.attacker_script {
+            Some(path) => Some(script_from(path)?),
+            None => None,
+        };
+        let attacker = match script {
+            Some(_) => None,
+            None => Some(args.models.resolve(Role::Attacker, &file).endpoint(&config_path)?),
+        };
+        let judge_model = args.models.resolve(Role::Judge, &file).model;
+        let assistant_prompt = match &args.assistant_prompt {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("{}: cannot read the assistant prompt", path.display()))?;
+                Some((path.clone(), text))
+            }
+            None => None,
+        };
+        let max_turns = args.max_turns.or(file.run.max_turns).unwrap_or(DEFAULT_MAX_TURNS);
+        if max_turns < 2 {
+            bail!("--max-turns must be at least 2 (the user's task counts as attacker turn 1)");
+        }
+        Ok(Launch {
+            tasks: loaded.tasks,
+            source: loaded.source.to_string(),
+            assistant,
+            attacker,
+            judge_model,
+            script,
+            assistant_prompt,
+            max_turns,
+            max_tool_calls: args.max_tool_calls.or(file.run.max_tool_calls).unwrap_or(DEFAULT_MAX_TOOL_CALLS),
+            seed: args.seed.or(file.run.seed),
+            temperature: args.temperature,
+            stream: !args.no_stream && file.run.stream.unwrap_or(true),
+            paused: args.paused,
+            out: args.out.clone().unwrap_or_else(|| paths.episodes_dir.clone()),
+            client: LlmClient::new().context("cannot set up the HTTP client")?,
+        })
+    }
+
+    pub fn find_task(&self, id: &str) -> anyhow::Result<&Task> {
+        if let Some(task) = self.tasks.iter().find(|t| t.id == id) {
+            return Ok(task);
+        }
+        let near: Vec<&str> = self
+            .tasks
+            .iter()
+            .map(|t| t.id.as_str())
+            .filter(|t| t.contains(id) || id.contains(*t))
+            .take(5)
+            .collect();
+        let hint = if near.is_empty() {
+            "list them with `converse-tui tasks`".to_string()
+        } else {
+            format!("did you mean: {}", near.join(", "))
+        };
+        bail!("no task '{id}' in {} ({hint})", self.source)
+    }
+
+    /// Creates the journal and starts the episode (call inside a tokio runtime).
+    pub fn start(&self, task_id: &str) -> anyhow::Result<RunnerHandle> {
+        let task = self.find_task(task_id)?.clone();
+        let episode_id = runner::new_episode_id();
+        let journal_path = self.out.join(format!("{episode_id}.jsonl"));
+        let params = GenerationParams {
+            temperature: self.temperature,
+            seed: self.seed.map(|s| s as i64),
+            ..Default::default()
+        };
+        let attacker: Box<dyn Attacker> = match (&self.script, &self.attacker) {
+            (Some(lines), _) => Box::new(ScriptedAttacker::new(lines.clone())),
+            (None, Some(endpoint)) => Box::new(LlmAttacker { endpoint: endpoint.clone(), params }),
+            (None, None) => bail!("no attacker: pass --attacker-model or --attacker-script"),
+        };
+        let assistant_prompt = match &self.assistant_prompt {
+            Some((path, _)) => Some(
+                assistant_prompt_from_file(path, task.domain, &task.user_task)
+                    .with_context(|| format!("{}: cannot read the assistant prompt", path.display()))?,
+            ),
+            None => None,
+        };
+        let config = RunConfig {
+            task,
+            episode_id,
+            journal_path,
+            assistant: self.assistant.clone(),
+            assistant_prompt,
+            attacker,
+            attacker_model: self.attacker.as_ref().map(|e| e.model.clone()),
+            judge_model: self.judge_model.clone(),
+            max_turns: self.max_turns,
+            max_tool_calls: self.max_tool_calls,
+            seed: self.seed,
+            temperature: self.temperature,
+            stream: self.stream,
+            start_paused: self.paused,
+        };
+        runner::spawn(config, self.client.clone())
+    }
+}
+
+/// The attacker lines of a saved episode (any supported format).
+fn script_from(path: &Path) -> anyhow::Result<Vec<String>> {
+    let episodes = crate::core::import::load_path(path)?;
+    let Some(episode) = episodes.first() else { bail!("{}: no episode in it", path.display()) };
+    let lines = attacker_lines(&episode.events);
+    if lines.is_empty() {
+        bail!("{}: the episode has no attacker messages to replay", path.display());
+    }
+    Ok(lines)
+}
+
+/// Runs one episode without a screen, one line per event on `out`.
+/// Ctrl-C / SIGTERM abort it cleanly (the journal ends with `end: aborted`).
+pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> anyhow::Result<RunOutcome> {
+    let mut handle = launch.start(task_id)?;
+    writeln!(out, "episode {} → {}", handle.episode_id, handle.journal_path.display())?;
+    let started = Instant::now();
+    let mut stop = crate::core::signals::stop_signals()?;
+    loop {
+        let update = tokio::select! {
+            update = handle.updates.recv() => update,
+            _ = stop.recv() => {
+                writeln!(out, "stopping: aborting the episode…")?;
+                handle.gate.abort();
+                continue;
+            }
+        };
+        let Some(update) = update else { break };
+        if let Some(line) = progress_line(&update, started) {
+            writeln!(out, "{line}")?;
+            out.flush()?;
+        }
+    }
+    let outcome = handle.task.await.context("the runner task failed")?;
+    writeln!(
+        out,
+        "ended: {} after {} turns; journal {}",
+        outcome.reason.as_str(),
+        outcome.turns,
+        handle.journal_path.display()
+    )?;
+    Ok(outcome)
+}
+
+/// One line per event, and retry notices.
+fn progress_line(update: &RunnerUpdate, started: Instant) -> Option<String> {
+    let secs = started.elapsed().as_secs();
+    let clock = format!("[{:02}:{:02}]", secs / 60, secs % 60);
+    let what = match update {
+        RunnerUpdate::Notice(text) => format!("retry: {}", single_line(text)),
+        RunnerUpdate::Event(event) => {
+            let turn = event.body.turn().map(|t| format!("T{t} ")).unwrap_or_default();
+            let body = match &event.body {
+                EventBody::Episode(h) => {
+                    format!("episode {} task {}", h.id, h.task.id.as_deref().unwrap_or("?"))
+                }
+                EventBody::Message(m) => {
+                    format!("{} → {}: {}", m.from.as_str(), m.to.as_str(), preview(&m.text))
+                }
+                EventBody::ToolCall(c) => format!("tool {} {}", c.tool, preview(&c.args.to_string())),
+                EventBody::ToolResult(r) => {
+                    format!(
+                        "result {} {}: {}",
+                        r.tool,
+                        if r.ok { "ok" } else { "failed" },
+                        preview(&r.output)
+                    )
+                }
+                EventBody::Verdict(v) => format!("verdict {} {}", v.judge, v.outcome.as_str()),
+                EventBody::Control(c) => format!("control {:?}", c.action),
+                EventBody::Error(e) => format!("error from {}: {}", e.source, single_line(&e.message)),
+                EventBody::End(e) => format!("end: {} after {} turns", e.reason.as_str(), e.turns),
+            };
+            format!("{turn}#{} {body}", event.seq)
+        }
+        _ => return None,
+    };
+    Some(format!("{clock} {what}"))
+}
+
+fn preview(text: &str) -> String {
+    let line = single_line(text.trim());
+    match line.char_indices().nth(100) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.into_owned(),
+    }
+}
+
+/// Did the episode complete (exit code 0) or end in an error?
+pub fn completed(outcome: &RunOutcome) -> bool {
+    outcome.reason != EndReason::Error
+}
