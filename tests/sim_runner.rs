@@ -80,7 +80,7 @@ async fn finish(mut handle: RunnerHandle) -> (Vec<Event>, RunOutcome) {
     let mut events = Vec::new();
     while let Some(update) = handle.updates.recv().await {
         if let RunnerUpdate::Event(e) = update {
-            events.push(e);
+            events.push(*e);
         }
     }
     (events, handle.task.await.unwrap())

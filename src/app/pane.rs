@@ -195,7 +195,16 @@ mod tests {
         assert!(!p.follow);
         assert_eq!(p.top(), 2);
         p.scroll_by(100);
+        assert_eq!(p.top(), 4, "clamped to the end");
+        p.reset_view();
         assert!(p.follow);
+    }
+
+    #[test]
+    fn following_shows_a_tall_newest_item_from_its_header() {
+        let mut p = pane(&["a", "one two three four five six seven eight nine ten eleven twelve"]);
+        p.reveal(2);
+        assert_eq!(p.top(), 3, "the second item starts at line 3");
     }
 
     #[test]

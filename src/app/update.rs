@@ -86,10 +86,10 @@ fn on_runner(state: &mut AppState, update: RunnerUpdate) {
     }
     let RunnerUpdate::Event(event) = update else { return };
     match &mut state.view {
-        Some(view) => view.push(event),
+        Some(view) => view.push(*event),
         None => {
             let origin = state.live.as_ref().map(|l| l.journal.clone()).unwrap_or_default();
-            let mut view = EpisodeView::new(Episode::new(vec![event], origin));
+            let mut view = EpisodeView::new(Episode::new(vec![*event], origin));
             view.follow_tail = true;
             state.view = Some(view);
             let (w, h) = (state.area.width, state.area.height);

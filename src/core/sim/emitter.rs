@@ -11,7 +11,7 @@ use crate::core::llm::{Role, Usage};
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunnerUpdate {
     /// An event, already in the journal.
-    Event(Event),
+    Event(Box<Event>),
     /// A fragment of a reply being streamed (not journaled; the whole reply follows as an event).
     Delta {
         role: Role,
@@ -62,7 +62,7 @@ impl Emitter {
             .journal
             .append(body)
             .map_err(|source| JournalFailed { path: self.journal.path().display().to_string(), source })?;
-        let _ = self.tx.send(RunnerUpdate::Event(event.clone())).await;
+        let _ = self.tx.send(RunnerUpdate::Event(Box::new(event.clone()))).await;
         Ok(event)
     }
 
