@@ -242,8 +242,22 @@ fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<Ex
     state.picker = task_picker(paths);
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    runtime.block_on(converse_tui::tui::run(state, theme, None, None))?;
+    let launcher = config_launcher(paths.clone());
+    runtime.block_on(converse_tui::tui::run(state, theme, None, Some(launcher)))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Starts a task chosen in the picker with the models of the config file and
+/// environment (no flags here); a missing model is reported on the status line.
+fn config_launcher(paths: Paths) -> converse_tui::tui::event_loop::Launcher {
+    let mut launch: Option<Launch> = None;
+    Box::new(move |id: &str| {
+        let launch = match &mut launch {
+            Some(launch) => launch,
+            slot => slot.insert(Launch::new(&RunArgs::default(), &paths)?),
+        };
+        launch.start(id)
+    })
 }
 
 /// One episode opens on the inspector; several open the browser.

@@ -45,6 +45,10 @@ pub trait Attacker: Send {
     fn next<'a>(&'a mut self, ctx: AttackerContext<'a>) -> BoxFuture<'a, Result<AttackerMove, RunError>>;
     /// `llm`, `scripted` or `human`, for the journal header.
     fn kind(&self) -> &'static str;
+    /// The model endpoint, when a model plays the attacker.
+    fn endpoint(&self) -> Option<&Endpoint> {
+        None
+    }
 }
 
 /// The CONVERSE adversarial provider, played by a model.
@@ -91,6 +95,10 @@ impl Attacker for LlmAttacker {
 
     fn kind(&self) -> &'static str {
         "llm"
+    }
+
+    fn endpoint(&self) -> Option<&Endpoint> {
+        Some(&self.endpoint)
     }
 }
 

@@ -49,15 +49,54 @@ pub struct JournalFailed {
 pub struct Emitter {
     journal: JournalWriter,
     tx: mpsc::Sender<RunnerUpdate>,
+    secrets: Secrets,
+}
+
+/// API key values in use, so that a model or proxy echoing one back never
+/// gets it into the journal or onto the screen. `Debug` shows no value.
+#[derive(Default)]
+pub struct Secrets(Vec<String>);
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Secrets({} hidden)", self.0.len())
+    }
+}
+
+impl Secrets {
+    /// The values of these environment variables (short or empty ones are ignored).
+    pub fn from_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut values: Vec<String> =
+            names.into_iter().filter_map(|n| std::env::var(n).ok()).filter(|v| v.len() >= 8).collect();
+        values.sort();
+        values.dedup();
+        Secrets(values)
+    }
+
+    /// `body` with every secret replaced by `***`.
+    fn redact(&self, body: EventBody) -> EventBody {
+        if self.0.is_empty() {
+            return body;
+        }
+        let Ok(mut json) = serde_json::to_string(&body) else { return body };
+        if !self.0.iter().any(|s| json.contains(s.as_str())) {
+            return body;
+        }
+        for secret in &self.0 {
+            json = json.replace(secret.as_str(), "***");
+        }
+        serde_json::from_str(&json).unwrap_or(body)
+    }
 }
 
 impl Emitter {
-    pub fn new(journal: JournalWriter, tx: mpsc::Sender<RunnerUpdate>) -> Self {
-        Emitter { journal, tx }
+    pub fn new(journal: JournalWriter, tx: mpsc::Sender<RunnerUpdate>, secrets: Secrets) -> Self {
+        Emitter { journal, tx, secrets }
     }
 
     /// Journals `body`, then hands the event to the watcher.
     pub async fn emit(&mut self, body: EventBody) -> Result<Event, JournalFailed> {
+        let body = self.secrets.redact(body);
         let event = self
             .journal
             .append(body)
@@ -68,6 +107,17 @@ impl Emitter {
 
     /// Updates that are not events are best effort: dropped when the watcher lags.
     pub fn notify(&self, update: RunnerUpdate) {
+        let update = match update {
+            RunnerUpdate::Delta { role, text }
+                if self.secrets.0.iter().any(|s| text.contains(s.as_str())) =>
+            {
+                RunnerUpdate::Delta {
+                    role,
+                    text: self.secrets.0.iter().fold(text, |t, s| t.replace(s.as_str(), "***")),
+                }
+            }
+            other => other,
+        };
         let _ = self.tx.try_send(update);
     }
 

@@ -22,7 +22,7 @@ use crate::core::llm::{Endpoint, GenerationParams, LlmClient, LlmError};
 
 use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
-use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate};
+use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
 use super::gate::StepGate;
 use super::model_call::{CallError, Caller};
@@ -115,7 +115,11 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
     let gate = StepGate::new(config.start_paused);
     let episode_id = config.episode_id.clone();
     let journal_path = config.journal_path.clone();
-    let emitter = Emitter::new(journal, tx);
+    let key_vars = [
+        config.assistant.api_key_env.as_deref(),
+        config.attacker.endpoint().and_then(|e| e.api_key_env.as_deref()),
+    ];
+    let emitter = Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten()));
     let task = tokio::spawn(run(config, client, gate.clone(), emitter));
     Ok(RunnerHandle { gate, updates, task, episode_id, journal_path })
 }
