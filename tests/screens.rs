@@ -157,3 +157,49 @@ fn task_picker_filtered_with_detail() {
     // Insurance only, privacy split, then the second task: its detail on the right.
     snapshot("task_picker_filtered", picker_state, "tDDDS\u{1}");
 }
+
+/// A live episode fed update by update, as the runner would.
+fn live_state(paused: bool) -> AppState {
+    use converse_tui::core::llm::Role;
+    use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
+    let demo = demo_episodes().remove(0);
+    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", paused);
+    update(&mut state, Action::Resize(160, 48));
+    // The first turn and the attacker's turn-2 offer, then the assistant streaming its answer.
+    for event in demo.events.iter().take(11) {
+        update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
+        if let EventBody::Message(m) = &event.body
+            && let Some(usage) = m.usage
+        {
+            let role = if m.from == Party::Attacker { Role::Attacker } else { Role::Assistant };
+            let usage = converse_tui::core::llm::Usage {
+                input_tokens: usage.input_tokens,
+                output_tokens: usage.output_tokens,
+            };
+            update(&mut state, Action::Runner(RunnerUpdate::Usage { role, usage }));
+        }
+    }
+    update(&mut state, Action::Tick(std::time::Duration::from_secs(83)));
+    if paused {
+        update(&mut state, Action::Runner(RunnerUpdate::Phase(Phase::Paused(Role::Assistant))));
+    } else {
+        update(&mut state, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
+        for part in
+            ["Thanks, Lisbon sounds ", "lovely. Could you hold Casa do Largo ", "for 24–28 May while I check"]
+        {
+            let text = part.to_string();
+            update(&mut state, Action::Runner(RunnerUpdate::Delta { role: Role::Assistant, text }));
+        }
+    }
+    state
+}
+
+#[test]
+fn live_screen_mid_stream() {
+    snapshot("live_streaming", || live_state(false), "");
+}
+
+#[test]
+fn live_screen_paused() {
+    snapshot("live_paused", || live_state(true), "");
+}
