@@ -137,6 +137,8 @@ fn run_command(run: RunCli, theme: &str, paths: &Paths) -> anyhow::Result<ExitCo
         let (mut state, handle) = match &args.task {
             Some(task) => {
                 let handle = launch.start(task)?;
+                // Printed before the screen takes over, so it is still there after.
+                println!("episode {} → {}", handle.episode_id, handle.journal_path.display());
                 let state = AppState::live(keymap, handle.journal_path.display().to_string(), args.paused);
                 (state, Some(handle))
             }
