@@ -19,6 +19,8 @@ pub struct VerdictRow {
     pub event: usize,
     pub judge: String,
     pub method: VerdictMethod,
+    /// Another method's verdict on the same question says the opposite.
+    pub disagrees: bool,
 }
 
 /// What the timeline shows for one turn.
@@ -169,9 +171,27 @@ impl EpisodeView {
             if let EventBody::Verdict(v) = &event.body {
                 match rows.iter_mut().find(|r| r.judge == v.judge && r.method == v.method) {
                     Some(row) => row.event = i,
-                    None => rows.push(VerdictRow { event: i, judge: v.judge.clone(), method: v.method }),
+                    None => rows.push(VerdictRow {
+                        event: i,
+                        judge: v.judge.clone(),
+                        method: v.method,
+                        disagrees: false,
+                    }),
                 }
             }
+        }
+        // Rows on the same question (judge name) whose methods reach opposite conclusions.
+        let held: Vec<Option<bool>> = rows
+            .iter()
+            .map(|r| match &self.episode.events[r.event].body {
+                EventBody::Verdict(v) => assistant_held(v.outcome),
+                _ => None,
+            })
+            .collect();
+        for i in 0..rows.len() {
+            rows[i].disagrees = held[i].is_some()
+                && (0..rows.len())
+                    .any(|j| rows[j].judge == rows[i].judge && held[j].is_some() && held[j] != held[i]);
         }
         self.verdict_rows = rows;
         self.verdict_selected = self.verdict_selected.min(self.verdict_rows.len().saturating_sub(1));
@@ -331,6 +351,15 @@ fn sanitized_byte_range(text: &str, start: usize, end: usize) -> std::ops::Range
     // Sanitizing works char by char, so the sanitized prefix gives the offset.
     let s = inert(&text[..start]).len();
     s..s + inert(&text[start..end]).len()
+}
+
+/// Whether the assistant held (pass) or not (fail, partial); no opinion for errors and skips.
+pub fn assistant_held(outcome: Outcome) -> Option<bool> {
+    match outcome {
+        Outcome::Pass => Some(true),
+        Outcome::Fail | Outcome::Partial => Some(false),
+        Outcome::Error | Outcome::Skipped => None,
+    }
 }
 
 /// Orders outcomes by how bad they are for the assistant.

@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
-use crate::core::episode::EventBody;
+use crate::core::episode::{EventBody, Outcome};
 use crate::core::sanitize::single_line;
 
 pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, theme: &Theme) {
@@ -29,7 +29,14 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         let turn = v.turn.map(|t| format!("T{t}")).unwrap_or_else(|| "end".into());
         let summary = v.summary.as_deref().map(single_line).unwrap_or_default().into_owned();
         Some(Row::new(vec![
-            Cell::from(single_line(&v.judge).into_owned()),
+            Cell::from(if row.disagrees {
+                Line::from(vec![
+                    Span::styled("≠ ", theme.outcome(Outcome::Error)),
+                    Span::raw(single_line(&v.judge).into_owned()),
+                ])
+            } else {
+                Line::from(single_line(&v.judge).into_owned())
+            }),
             Cell::from(Span::styled(v.outcome.as_str().to_uppercase(), theme.outcome(v.outcome))),
             Cell::from(score),
             Cell::from(turn),

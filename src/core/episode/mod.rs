@@ -2,6 +2,7 @@
 
 pub mod event;
 pub mod journal;
+pub mod sidecar;
 
 pub use event::*;
 pub use journal::{

@@ -1,0 +1,194 @@
+//! Verdict sidecars: `<episode>.verdicts.jsonl` beside an episode file holds
+//! verdicts from `converse-tui judge`, so a journal (or a log we imported) is
+//! never rewritten. The inspector merges them on open.
+//!
+//! One JSON object per line: `{"episode", "after_seq", "at", …verdict fields}`.
+//! `after_seq` places the verdict after that event of the source; evidence
+//! `seq` values refer to the source's numbering.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::Episode;
+use super::event::{Event, EventBody, Verdict};
+use super::journal::describe_json_error;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SidecarVerdict {
+    /// The episode id, so one sidecar can serve a file of many episodes.
+    pub episode: String,
+    pub after_seq: u64,
+    pub at: String,
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// `runs/ep-1.jsonl` → `runs/ep-1.verdicts.jsonl`.
+pub fn sidecar_path(episode_file: &Path) -> PathBuf {
+    let stem = episode_file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    episode_file.with_file_name(format!("{stem}.verdicts.jsonl"))
+}
+
+/// Writes the sidecar atomically: a temporary file beside it, renamed over it.
+pub fn write_sidecar(path: &Path, verdicts: &[SidecarVerdict]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        for v in verdicts {
+            let mut line = serde_json::to_vec(v).map_err(std::io::Error::other)?;
+            line.push(b'\n');
+            file.write_all(&line)?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Reads a sidecar; a missing file is no verdicts. Errors name the line.
+pub fn read_sidecar(path: &Path) -> Result<Vec<SidecarVerdict>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .map_err(|e| format!("{}:{}: {}", path.display(), i + 1, describe_json_error(&e)))
+        })
+        .collect()
+}
+
+/// The episode with the sidecar's verdicts placed after their events. Events
+/// are renumbered and every evidence `seq` remapped, so the view stays consistent.
+pub fn merge_verdicts(episode: &Episode, verdicts: &[SidecarVerdict]) -> Episode {
+    let mine: Vec<&SidecarVerdict> = verdicts.iter().filter(|v| v.episode == episode.id()).collect();
+    if mine.is_empty() {
+        return episode.clone();
+    }
+    // (position key, source index if a source event, event): a sidecar verdict sorts right after its event.
+    let mut placed: Vec<((usize, bool), Option<usize>, Event)> =
+        episode.events.iter().enumerate().map(|(i, e)| ((i, false), Some(i), e.clone())).collect();
+    let last = episode.events.len().saturating_sub(1);
+    for v in mine {
+        let event = Event { seq: 0, at: v.at.clone(), body: EventBody::Verdict(v.verdict.clone()) };
+        placed.push((((v.after_seq as usize).min(last), true), None, event));
+    }
+    placed.sort_by_key(|(key, ..)| *key);
+    let mut new_seq = vec![0u64; episode.events.len()];
+    for (position, (_, source, _)) in placed.iter().enumerate() {
+        if let Some(i) = source {
+            new_seq[*i] = position as u64;
+        }
+    }
+    let mut events: Vec<Event> = placed.into_iter().map(|(.., e)| e).collect();
+    for (i, event) in events.iter_mut().enumerate() {
+        event.seq = i as u64;
+        if let EventBody::Verdict(v) = &mut event.body
+            && let Some(evidence) = &mut v.evidence
+            && let Some(mapped) = new_seq.get(evidence.seq as usize)
+        {
+            evidence.seq = *mapped;
+        }
+    }
+    let mut merged = Episode::new(events, episode.origin.clone());
+    merged.warnings = episode.warnings.clone();
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::*;
+
+    fn verdict(judge: &str, evidence_seq: Option<u64>) -> Verdict {
+        Verdict {
+            turn: Some(1),
+            judge: judge.into(),
+            method: VerdictMethod::Rule,
+            outcome: Outcome::Fail,
+            score: None,
+            summary: None,
+            details: serde_json::Value::Null,
+            evidence: evidence_seq.map(|seq| Evidence { seq, start: Some(0), end: Some(2), text: None }),
+        }
+    }
+
+    #[test]
+    fn merged_verdicts_follow_their_event_and_evidence_is_remapped() {
+        let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
+        let msg = |text: &str| {
+            EventBody::Message(Message {
+                turn: 1,
+                from: Party::Assistant,
+                to: Party::Attacker,
+                text: text.into(),
+                raw: None,
+                model: None,
+                usage: None,
+                by: None,
+            })
+        };
+        let bodies = vec![
+            EventBody::Episode(Box::new(header)),
+            msg("a"),
+            EventBody::Verdict(verdict("old", Some(2))),
+            msg("b"),
+        ];
+        let episode = Episode::new(stamp_events(bodies, "t"), "x");
+        let sidecar = vec![
+            SidecarVerdict {
+                episode: "e".into(),
+                after_seq: 1,
+                at: "t".into(),
+                verdict: verdict("new", Some(3)),
+            },
+            SidecarVerdict {
+                episode: "other".into(),
+                after_seq: 1,
+                at: "t".into(),
+                verdict: verdict("no", None),
+            },
+        ];
+        let merged = merge_verdicts(&episode, &sidecar);
+        let kinds: Vec<String> = merged
+            .events
+            .iter()
+            .map(|e| match &e.body {
+                EventBody::Verdict(v) => format!("{}@{}", v.judge, v.evidence.as_ref().unwrap().seq),
+                other => other.kind().to_string(),
+            })
+            .collect();
+        assert_eq!(kinds, ["episode", "message", "new@4", "old@3", "message"]);
+        assert!(merged.events.iter().enumerate().all(|(i, e)| e.seq == i as u64));
+    }
+
+    #[test]
+    fn sidecars_round_trip_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = sidecar_path(&dir.path().join("ep-1.jsonl"));
+        assert!(path.ends_with("ep-1.verdicts.jsonl"));
+        assert_eq!(read_sidecar(&path).unwrap(), vec![]);
+        let v = vec![SidecarVerdict {
+            episode: "e".into(),
+            after_seq: 3,
+            at: "t".into(),
+            verdict: verdict("j", None),
+        }];
+        write_sidecar(&path, &v).unwrap();
+        assert_eq!(read_sidecar(&path).unwrap(), v);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+        std::fs::write(&path, "{\"episode\": 1}\n").unwrap();
+        assert!(read_sidecar(&path).unwrap_err().contains(":1: "));
+    }
+}
