@@ -17,6 +17,8 @@ use crate::core::sanitize;
 
 pub use walk::load_dir;
 
+use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};
+
 use detect::Detected;
 
 /// Timestamp used when a source records none.
@@ -59,8 +61,29 @@ impl From<JournalError> for LoadError {
     }
 }
 
-/// Loads every episode in one file of any supported format.
+/// Loads every episode in one file of any supported format, with the verdicts
+/// of its `converse-tui judge` sidecar (`<name>.verdicts.jsonl`) merged in.
+/// A sidecar that cannot be read is a warning on the episodes, not an error.
 pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let episodes = load_source(path)?;
+    let sidecar = sidecar_path(path);
+    if !sidecar.exists() {
+        return Ok(episodes);
+    }
+    Ok(match read_sidecar(&sidecar) {
+        Ok(verdicts) => episodes.iter().map(|e| merge_verdicts(e, &verdicts)).collect(),
+        Err(problem) => episodes
+            .into_iter()
+            .map(|mut e| {
+                e.warnings.push(format!("verdict sidecar ignored: {problem}"));
+                e
+            })
+            .collect(),
+    })
+}
+
+/// Loads every episode in one file as the file has it (no sidecar).
+pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
     let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     let origin = path.to_string_lossy().into_owned();
     match detect::detect(&bytes, path)? {
