@@ -47,6 +47,8 @@ pub enum Command {
     },
     /// Run a live episode against OpenAI-compatible endpoints (no --task: pick one in the TUI).
     Run(Box<RunCli>),
+    /// Play the attacker yourself in a live episode (the composer sends your messages).
+    Play(Box<RunCli>),
     /// Show or check the configuration.
     Config {
         #[command(subcommand)]

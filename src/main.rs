@@ -18,6 +18,7 @@ use converse_tui::core::episode::Episode;
 use cli::{Cli, Command, ConfigCommand, DataCommand, ModelArgs, RunCli};
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
 use converse_tui::core::llm::Role;
+use converse_tui::core::sim::runner::Start;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};
 use converse_tui::headless::tasks::TasksArgs;
@@ -74,7 +75,8 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Data { command }) => data(command, paths),
-        Some(Command::Run(run)) => run_command(*run, &cli.theme, paths),
+        Some(Command::Run(run)) => run_command(*run, false, &cli.theme, paths),
+        Some(Command::Play(run)) => run_command(*run, true, &cli.theme, paths),
         Some(Command::Config { command: ConfigCommand::Show { models } }) => {
             config_show(&model_flags(models), paths)?;
             Ok(ExitCode::SUCCESS)
@@ -95,7 +97,11 @@ fn model_flags(m: ModelArgs) -> ModelFlags {
     }
 }
 
-fn run_command(run: RunCli, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+/// `run` and `play` (`human`: the person at the keyboard is the attacker).
+fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+    if human && run.headless {
+        anyhow::bail!("play needs the screen: --headless cannot be used with play");
+    }
     let args = RunArgs {
         task: run.task.clone(),
         source: tasks_args(run.source, false),
@@ -136,10 +142,14 @@ fn run_command(run: RunCli, theme: &str, paths: &Paths) -> anyhow::Result<ExitCo
     runtime.block_on(async move {
         let (mut state, handle) = match &args.task {
             Some(task) => {
-                let handle = launch.start(task)?;
+                let handle = launch.start_with(task, Start { human, resume: None })?;
                 // Printed before the screen takes over, so it is still there after.
                 println!("episode {} → {}", handle.episode_id, handle.journal_path.display());
-                let state = AppState::live(keymap, handle.journal_path.display().to_string(), args.paused);
+                let mut state =
+                    AppState::live(keymap, handle.journal_path.display().to_string(), args.paused);
+                if let Some(live) = &mut state.live {
+                    live.human = human;
+                }
                 (state, Some(handle))
             }
             None => (AppState::with_browser(Browser::new("", Vec::new(), Vec::new()), keymap, false), None),
@@ -148,7 +158,12 @@ fn run_command(run: RunCli, theme: &str, paths: &Paths) -> anyhow::Result<ExitCo
         if handle.is_none() {
             state.open_picker(None);
         }
-        let launcher: converse_tui::tui::event_loop::Launcher = Box::new(move |id: &str| launch.start(id));
+        let launcher: converse_tui::tui::event_loop::Launcher =
+            Box::new(move |id: &str, mut start: Start| {
+                // In `play`, a task chosen in the picker is played by the human too.
+                start.human |= human && start.resume.is_none();
+                launch.start_with(id, start)
+            });
         converse_tui::tui::run(state, theme, handle, Some(launcher)).await
     })?;
     Ok(ExitCode::SUCCESS)
@@ -253,12 +268,12 @@ fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<Ex
 /// environment (no flags here); a missing model is reported on the status line.
 fn config_launcher(paths: Paths) -> converse_tui::tui::event_loop::Launcher {
     let mut launch: Option<Launch> = None;
-    Box::new(move |id: &str| {
+    Box::new(move |id: &str, start: Start| {
         let launch = match &mut launch {
             Some(launch) => launch,
             slot => slot.insert(Launch::new(&RunArgs::default(), &paths)?),
         };
-        launch.start(id)
+        launch.start_with(id, start)
     })
 }
 

@@ -17,11 +17,23 @@ pub enum Action {
 }
 
 /// What `update` cannot do itself because it does no I/O.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
     /// The user chose a task in the picker: start a live episode of it.
     RunTask(String),
     /// Steer the live runner.
     Control(super::live::RunnerControl),
+    /// The human attacker's message.
+    HumanSay(String),
+    /// The human attacker ends the episode.
+    HumanEnd,
+    /// Replace the attacker model's held message.
+    EditAttacker(String),
+    /// Start a new episode from the prefix of the one on screen.
+    Fork {
+        task_id: String,
+        resume: crate::core::sim::fork::Resume,
+        human: bool,
+    },
 }

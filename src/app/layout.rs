@@ -44,15 +44,23 @@ pub struct InspectorLayout {
     pub verdicts: Rect,
     pub timeline: Rect,
     pub status: Rect,
+    /// The composer, when it is open.
+    pub composer: Option<Rect>,
 }
 
 /// Wide screens get three text columns over a verdict strip; narrow ones a 2×2 grid.
 const WIDE: u16 = 120;
 
 impl InspectorLayout {
-    pub fn new(area: Rect) -> Self {
-        let [main, timeline, status] =
-            Layout::vertical([Constraint::Min(4), Constraint::Length(1), Constraint::Length(1)]).areas(area);
+    pub fn new(area: Rect, composer_rows: u16) -> Self {
+        let [main, composer, timeline, status] = Layout::vertical([
+            Constraint::Min(4),
+            Constraint::Length(composer_rows),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let composer = (composer_rows > 0).then_some(composer);
         if area.width >= WIDE {
             let [top, verdicts] =
                 Layout::vertical([Constraint::Min(3), Constraint::Length(verdict_height(main.height))])
@@ -63,7 +71,7 @@ impl InspectorLayout {
                 Constraint::Ratio(1, 3),
             ])
             .areas(top);
-            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status }
+            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status, composer }
         } else {
             let [top, bottom] =
                 Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(main);
@@ -71,7 +79,7 @@ impl InspectorLayout {
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(top);
             let [tools, verdicts] =
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(bottom);
-            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status }
+            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status, composer }
         }
     }
 

@@ -51,6 +51,10 @@ pub struct LiveState {
     pub journal: String,
     /// Quit was asked while the episode runs: waiting for y/n.
     pub confirm_quit: bool,
+    /// The attacker's next message, held for an edit while paused.
+    pub pending: Option<String>,
+    /// A human plays the attacker (the composer sends their messages).
+    pub human: bool,
 }
 
 impl LiveState {
@@ -65,6 +69,8 @@ impl LiveState {
             finished: false,
             journal: journal.into(),
             confirm_quit: false,
+            pending: None,
+            human: false,
         }
     }
 
@@ -80,6 +86,9 @@ impl LiveState {
     pub fn apply(&mut self, update: &RunnerUpdate, stream_width: usize) {
         match update {
             RunnerUpdate::Event(event) => {
+                if matches!(&event.body, EventBody::Message(m) if m.from == Party::Attacker) {
+                    self.pending = None;
+                }
                 if let EventBody::Message(m) = &event.body {
                     let role = match m.from {
                         Party::Attacker => Some(Role::Attacker),
@@ -137,6 +146,7 @@ impl LiveState {
                 }
             }
             RunnerUpdate::Notice(text) => self.notice = Some(text.clone()),
+            RunnerUpdate::Pending(text) => self.pending = Some(text.clone()),
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod action;
 pub mod autoplay;
 pub mod browser;
+pub mod composer;
 pub mod detail;
 pub mod layout;
 pub mod live;

@@ -7,6 +7,7 @@ use crate::core::episode::Episode;
 
 use super::autoplay::Autoplay;
 use super::browser::Browser;
+use super::composer::Composer;
 use super::detail::Detail;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
 use super::live::LiveState;
@@ -44,9 +45,15 @@ pub struct Prompt {
 }
 
 pub enum Overlay {
-    Help { scroll: usize },
+    Help {
+        scroll: usize,
+    },
     Detail(Detail),
     Prompt(Prompt),
+    /// "Take over at turn N: you or a model as the attacker?"
+    TakeOver {
+        turn: u32,
+    },
 }
 
 pub struct AppState {
@@ -57,6 +64,8 @@ pub struct AppState {
     pub picker: Option<TaskPicker>,
     /// Set while a live episode is on screen.
     pub live: Option<LiveState>,
+    pub composer: Composer,
+    pub composer_open: bool,
     pub focus: PaneId,
     pub autoplay: Autoplay,
     pub keymap: Keymap,
@@ -81,6 +90,8 @@ impl AppState {
             browser: None,
             picker: None,
             live: None,
+            composer: Composer::new(),
+            composer_open: false,
             focus: PaneId::Assistant,
             autoplay: Autoplay::default(),
             keymap,
@@ -132,7 +143,8 @@ impl AppState {
     /// Recomputes geometry for a new terminal size and rewraps what depends on it.
     pub fn resize(&mut self, width: u16, height: u16) {
         self.area = Rect::new(0, 0, width, height);
-        self.layout = InspectorLayout::new(self.area);
+        let composer_rows = if self.composer_open { (height / 5).clamp(5, 9) } else { 0 };
+        self.layout = InspectorLayout::new(self.area, composer_rows);
         let layout = self.layout;
         if let Some(view) = &mut self.view {
             for (id, pane) in view.panes_mut() {

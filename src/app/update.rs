@@ -1,11 +1,14 @@
 //! `update(state, action) -> effects`: the only place state changes.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
 
 use crate::config::keymap::Command;
 
 use crate::core::episode::Episode;
-use crate::core::sim::emitter::RunnerUpdate;
+use crate::core::sim::emitter::{Phase, RunnerUpdate};
+use crate::core::sim::fork::Resume;
+
+use super::composer::{ComposerOutcome, Purpose};
 
 use super::action::{Action, Effect};
 use super::detail::Detail;
@@ -22,6 +25,9 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Key(key) if key.kind != KeyEventKind::Release => on_key(state, key),
         Action::Key(_) => {}
         Action::Mouse(mouse) => on_mouse(state, mouse),
+        Action::Paste(text) if state.composer_open && state.composer.focused && state.overlay.is_none() => {
+            state.composer.paste(&text)
+        }
         Action::Paste(text) => {
             if let Some(Overlay::Prompt(prompt)) = &mut state.overlay {
                 prompt.input.extend(text.chars().filter(|c| !c.is_control()));
@@ -45,6 +51,19 @@ fn on_key(state: &mut AppState, key: KeyEvent) {
     if state.live.as_ref().is_some_and(|l| l.confirm_quit) {
         return on_confirm_quit(state, key);
     }
+    if let Some(Overlay::TakeOver { .. }) = state.overlay {
+        return on_take_over_choice(state, key);
+    }
+    if state.composer_open
+        && state.composer.focused
+        && state.overlay.is_none()
+        && state.screen == Screen::Inspector
+    {
+        let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        if !ctrl_c {
+            return on_composer_key(state, key);
+        }
+    }
     let Some(command) = state.keymap.command(&key) else {
         return;
     };
@@ -56,6 +75,64 @@ fn on_key(state: &mut AppState, key: KeyEvent) {
             Screen::Tasks => on_picker_command(state, command),
             Screen::Inspector => on_inspector_command(state, command),
         },
+    }
+}
+
+fn on_composer_key(state: &mut AppState, key: KeyEvent) {
+    let purpose = state.composer.purpose;
+    match state.composer.key(key) {
+        ComposerOutcome::Editing => {}
+        ComposerOutcome::Hide => state.composer.focused = false,
+        ComposerOutcome::Send(text) => match purpose {
+            Purpose::Attack => {
+                state.effects.push(Effect::HumanSay(text));
+                state.message = Some("sent; the assistant is answering".into());
+            }
+            Purpose::Edit => {
+                if let Some(live) = &mut state.live {
+                    live.pending = None;
+                }
+                state.effects.push(Effect::EditAttacker(text));
+                state.message = Some("edited message released; continue (c) or step (.) to go on".into());
+                close_composer(state);
+            }
+        },
+    }
+}
+
+fn open_composer(state: &mut AppState) {
+    state.composer.focused = true;
+    if !state.composer_open {
+        state.composer_open = true;
+        let (w, h) = (state.area.width, state.area.height);
+        state.resize(w, h);
+    }
+}
+
+fn close_composer(state: &mut AppState) {
+    if state.composer_open {
+        state.composer_open = false;
+        let (w, h) = (state.area.width, state.area.height);
+        state.resize(w, h);
+    }
+}
+
+/// `h`: you play the attacker from here; `l`: a model does; anything else cancels.
+fn on_take_over_choice(state: &mut AppState, key: KeyEvent) {
+    state.overlay = None;
+    let human = match key.code {
+        KeyCode::Char('h') | KeyCode::Char('y') => true,
+        KeyCode::Char('l') | KeyCode::Char('m') => false,
+        _ => return,
+    };
+    let Some(view) = &state.view else { return };
+    let Some(task_id) = view.episode.header().task.id.clone() else {
+        state.message = Some("this episode names no task, so it cannot be continued".into());
+        return;
+    };
+    match Resume::at(view.events(), view.cursor, view.episode.id()) {
+        Ok(resume) => state.effects.push(Effect::Fork { task_id, resume, human }),
+        Err(e) => state.message = Some(e.to_string()),
     }
 }
 
@@ -83,6 +160,16 @@ fn on_runner(state: &mut AppState, update: RunnerUpdate) {
     let width = state.stream_width();
     if let Some(live) = &mut state.live {
         live.apply(&update, width);
+    }
+    if update == RunnerUpdate::Phase(Phase::AwaitingHuman) {
+        state.message = None;
+        state.composer.open_attack();
+        open_composer(state);
+    }
+    if let RunnerUpdate::Event(event) = &update
+        && matches!(event.body, crate::core::episode::EventBody::End(_))
+    {
+        close_composer(state);
     }
     let RunnerUpdate::Event(event) = update else { return };
     match &mut state.view {
@@ -318,7 +405,29 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
             }
         }
         Command::OpenDetail => open_detail(state),
+        Command::Compose if state.live.as_ref().is_some_and(|l| l.human && !l.finished) => {
+            state.composer.open_attack();
+            open_composer(state);
+        }
+        Command::EditPending => match state.live.as_ref().and_then(|l| l.pending.clone()) {
+            Some(text) => {
+                state.composer.open_edit(&text);
+                open_composer(state);
+            }
+            None => {
+                state.message =
+                    Some("no attacker message is held: pause the run while the attacker writes".into())
+            }
+        },
+        Command::EndEpisode if state.live.as_ref().is_some_and(|l| l.human && !l.finished) => {
+            state.effects.push(Effect::HumanEnd);
+        }
+        Command::TakeOver => {
+            let turn = view.turn_at(view.cursor);
+            state.overlay = Some(Overlay::TakeOver { turn });
+        }
         Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Close if state.composer_open => close_composer(state),
         Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Tasks => open_picker(state),
         Command::Help => state.overlay = Some(Overlay::Help { scroll: 0 }),
@@ -417,7 +526,7 @@ fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
     match &mut state.overlay {
         Some(Overlay::Detail(d)) => d.scroll_by(delta, viewport),
         Some(Overlay::Help { scroll }) => *scroll = (*scroll as isize + delta).max(0) as usize,
-        Some(Overlay::Prompt(_)) => {}
+        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) => {}
         None if state.screen == Screen::Browser => {
             if let Some(b) = &mut state.browser {
                 b.select_by(delta.signum());

@@ -45,6 +45,10 @@ pub enum Command {
     Search,
     Browser,
     Tasks,
+    Compose,
+    EditPending,
+    EndEpisode,
+    TakeOver,
     CycleDomain,
     CyclePersona,
     CycleSplit,
@@ -59,6 +63,7 @@ pub enum Group {
     Step,
     View,
     Tasks,
+    Human,
     General,
 }
 
@@ -68,13 +73,14 @@ impl Group {
             Group::Step => "Step through",
             Group::View => "Panes and views",
             Group::Tasks => "Task picker",
+            Group::Human => "Playing the attacker",
             Group::General => "General",
         }
     }
 }
 
 impl Command {
-    pub const ALL: [Command; 31] = [
+    pub const ALL: [Command; 35] = [
         Command::NextEvent,
         Command::PrevEvent,
         Command::NextTurn,
@@ -100,6 +106,10 @@ impl Command {
         Command::Search,
         Command::Browser,
         Command::Tasks,
+        Command::Compose,
+        Command::EditPending,
+        Command::EndEpisode,
+        Command::TakeOver,
         Command::CycleDomain,
         Command::CyclePersona,
         Command::CycleSplit,
@@ -141,6 +151,14 @@ impl Command {
             Search => ("search", Group::View, "Search the episode (filter in the browser)", &["/"]),
             Browser => ("browser", Group::View, "Episode browser", &["b"]),
             Tasks => ("tasks", Group::Tasks, "CONVERSE task picker", &["t"]),
+            Compose => ("compose", Group::Human, "Open the composer (when you play the attacker)", &["i"]),
+            EditPending => {
+                ("edit_pending", Group::Human, "Edit the attacker's held message (live, paused)", &["e"])
+            }
+            EndEpisode => {
+                ("end_episode", Group::Human, "End the episode (when you play the attacker)", &["E"])
+            }
+            TakeOver => ("take_over", Group::Human, "Take over here: fork and continue live", &["T"]),
             CycleDomain => ("cycle_domain", Group::Tasks, "Picker: next domain filter", &["D"]),
             CyclePersona => ("cycle_persona", Group::Tasks, "Picker: next persona filter", &["P"]),
             CycleSplit => {

@@ -13,11 +13,12 @@ use crate::core::dataset::Task;
 use crate::core::episode::{EndReason, EventBody};
 use crate::core::llm::{Endpoint, GenerationParams, LlmClient, Role};
 use crate::core::sanitize::single_line;
-use crate::core::sim::attacker::{Attacker, LlmAttacker, ScriptedAttacker};
+use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::prompts::assistant_prompt_from_file;
 use crate::core::sim::runner::{
-    self, DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, RunConfig, RunOutcome, RunnerHandle, attacker_lines,
+    self, DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_TURNS, RunConfig, RunOutcome, RunnerHandle, Start,
+    attacker_lines,
 };
 
 use super::tasks::TasksArgs;
@@ -72,7 +73,7 @@ pub struct Launch {
     /// Where the tasks came from, for messages.
     pub source: String,
     assistant: Endpoint,
-    attacker: Option<Endpoint>,
+    attacker: Result<Endpoint, String>,
     judge_model: Option<String>,
     script: Option<Vec<String>>,
     assistant_prompt: Option<(PathBuf, String)>,
@@ -96,10 +97,9 @@ impl Launch {
             Some(path) => Some(script_from(path)?),
             None => None,
         };
-        let attacker = match script {
-            Some(_) => None,
-            None => Some(args.models.resolve(Role::Attacker, &file).endpoint(&config_path)?),
-        };
+        // Needed only when a model plays the attacker: checked when an episode starts.
+        let attacker =
+            args.models.resolve(Role::Attacker, &file).endpoint(&config_path).map_err(|e| e.to_string());
         let judge_model = args.models.resolve(Role::Judge, &file).model;
         let assistant_prompt = match &args.assistant_prompt {
             Some(path) => {
@@ -153,6 +153,11 @@ impl Launch {
 
     /// Creates the journal and starts the episode (call inside a tokio runtime).
     pub fn start(&self, task_id: &str) -> anyhow::Result<RunnerHandle> {
+        self.start_with(task_id, Start::default())
+    }
+
+    /// Starts an episode with a human attacker and/or from a saved episode's prefix.
+    pub fn start_with(&self, task_id: &str, start: Start) -> anyhow::Result<RunnerHandle> {
         let task = self.find_task(task_id)?.clone();
         let episode_id = runner::new_episode_id();
         let journal_path = self.out.join(format!("{episode_id}.jsonl"));
@@ -161,10 +166,12 @@ impl Launch {
             seed: self.seed.map(|s| s as i64),
             ..Default::default()
         };
-        let attacker: Box<dyn Attacker> = match (&self.script, &self.attacker) {
-            (Some(lines), _) => Box::new(ScriptedAttacker::new(lines.clone())),
-            (None, Some(endpoint)) => Box::new(LlmAttacker { endpoint: endpoint.clone(), params }),
-            (None, None) => bail!("no attacker: pass --attacker-model or --attacker-script"),
+        let (human_tx, human_rx) = tokio::sync::mpsc::channel(4);
+        let attacker: Box<dyn Attacker> = match (start.human, &self.script, &self.attacker) {
+            (true, ..) => Box::new(HumanAttacker { input: human_rx }),
+            (false, Some(lines), _) => Box::new(ScriptedAttacker::new(lines.clone())),
+            (false, None, Ok(endpoint)) => Box::new(LlmAttacker { endpoint: endpoint.clone(), params }),
+            (false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
         };
         let assistant_prompt = match &self.assistant_prompt {
             Some((path, _)) => Some(
@@ -180,7 +187,10 @@ impl Launch {
             assistant: self.assistant.clone(),
             assistant_prompt,
             attacker,
-            attacker_model: self.attacker.as_ref().map(|e| e.model.clone()),
+            attacker_model: match (start.human, &self.script, &self.attacker) {
+                (false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
+                _ => None,
+            },
             judge_model: self.judge_model.clone(),
             max_turns: self.max_turns,
             max_tool_calls: self.max_tool_calls,
@@ -188,8 +198,13 @@ impl Launch {
             temperature: self.temperature,
             stream: self.stream,
             start_paused: self.paused,
+            resume: start.resume,
         };
-        runner::spawn(config, self.client.clone())
+        let mut handle = runner::spawn(config, self.client.clone())?;
+        if start.human {
+            handle.human = Some(human_tx);
+        }
+        Ok(handle)
     }
 }
 

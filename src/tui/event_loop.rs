@@ -11,8 +11,10 @@ use crate::app::live::{LiveState, RunnerControl};
 use crate::app::state::Screen;
 use crate::app::{Action, AppState, Effect, update};
 use crate::config::Theme;
+use crate::core::sim::attacker::HumanInput;
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::gate::StepGate;
+use crate::core::sim::runner::Start;
 use crate::core::sim::runner::{RunOutcome, RunnerHandle};
 
 use super::terminal::TerminalGuard;
@@ -22,18 +24,26 @@ const TICK: Duration = Duration::from_millis(50);
 /// How long quitting waits for an aborted runner to write its `end` event.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
 
-/// Starts a live episode of a task (chosen in the picker); built by `main`.
-pub type Launcher = Box<dyn FnMut(&str) -> anyhow::Result<RunnerHandle>>;
+/// Starts a live episode of a task (chosen in the picker, or a fork); built by `main`.
+pub type Launcher = Box<dyn FnMut(&str, Start) -> anyhow::Result<RunnerHandle>>;
 
 struct Live {
     gate: StepGate,
     updates: mpsc::Receiver<RunnerUpdate>,
     task: JoinHandle<RunOutcome>,
+    edits: mpsc::Sender<String>,
+    human: Option<mpsc::Sender<HumanInput>>,
 }
 
 impl Live {
     fn new(handle: RunnerHandle) -> Self {
-        Live { gate: handle.gate, updates: handle.updates, task: handle.task }
+        Live {
+            gate: handle.gate,
+            updates: handle.updates,
+            task: handle.task,
+            edits: handle.edits,
+            human: handle.human,
+        }
     }
 
     /// Aborts (if still running) and waits for the runner to close its journal.
@@ -104,19 +114,30 @@ pub async fn run(
                         apply(&l.gate, control);
                     }
                 }
-                Effect::RunTask(id) => match launcher.as_mut().map(|launch| launch(&id)) {
-                    Some(Ok(handle)) => {
-                        if let Some(previous) = live.take() {
-                            previous.stop().await;
-                        }
-                        state.view = None;
-                        state.screen = Screen::Inspector;
-                        state.live = Some(LiveState::new(handle.journal_path.display().to_string(), false));
-                        live = Some(Live::new(handle));
+                Effect::RunTask(id) => {
+                    let started = launcher.as_mut().map(|launch| launch(&id, Start::default()));
+                    switch_to(&mut state, &mut live, started, &id).await;
+                }
+                Effect::Fork { task_id, resume, human } => {
+                    let start = Start { human, resume: Some(resume) };
+                    let started = launcher.as_mut().map(|launch| launch(&task_id, start));
+                    switch_to(&mut state, &mut live, started, &task_id).await;
+                }
+                Effect::HumanSay(text) => {
+                    if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
+                        let _ = tx.send(HumanInput::Message(text)).await;
                     }
-                    Some(Err(e)) => state.message = Some(format!("cannot start {id}: {e:#}")),
-                    None => state.message = Some("live runs are started with `converse-tui run`".into()),
-                },
+                }
+                Effect::HumanEnd => {
+                    if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
+                        let _ = tx.send(HumanInput::End).await;
+                    }
+                }
+                Effect::EditAttacker(text) => {
+                    if let Some(l) = &live {
+                        let _ = l.edits.send(text).await;
+                    }
+                }
             }
         }
     }
@@ -125,6 +146,34 @@ pub async fn run(
     }
     drop(guard);
     Ok(())
+}
+
+/// Puts a newly started episode on screen (stopping the one that ran), or says why it did not start.
+async fn switch_to(
+    state: &mut AppState,
+    live: &mut Option<Live>,
+    started: Option<anyhow::Result<RunnerHandle>>,
+    what: &str,
+) {
+    match started {
+        Some(Ok(handle)) => {
+            if let Some(previous) = live.take() {
+                previous.stop().await;
+            }
+            let mut live_state = LiveState::new(handle.journal_path.display().to_string(), false);
+            live_state.human = handle.human.is_some();
+            state.view = None;
+            state.overlay = None;
+            state.screen = Screen::Inspector;
+            state.live = Some(live_state);
+            state.composer_open = false;
+            let (w, h) = (state.area.width, state.area.height);
+            state.resize(w, h);
+            *live = Some(Live::new(handle));
+        }
+        Some(Err(e)) => state.message = Some(format!("cannot start {what}: {e:#}")),
+        None => state.message = Some("live runs are started with `converse-tui run`".into()),
+    }
 }
 
 fn apply(gate: &StepGate, control: RunnerControl) {

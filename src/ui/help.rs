@@ -21,7 +21,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme
 
 fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for group in [Group::Step, Group::View, Group::Tasks, Group::General] {
+    for group in [Group::Step, Group::View, Group::Human, Group::Tasks, Group::General] {
         if !lines.is_empty() {
             lines.push(Line::default());
         }

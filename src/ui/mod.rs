@@ -1,6 +1,7 @@
 //! `draw(frame, &AppState, &Theme)`: reads state, never changes it, never does I/O.
 
 mod browser;
+mod composer;
 mod detail;
 mod help;
 mod status;
@@ -36,6 +37,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             }
             verdicts::draw(frame, layout.verdicts, view, state.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
+            if let Some(area) = layout.composer {
+                composer::draw(frame, area, state, theme);
+            }
             status::draw(frame, layout.status, state, theme);
         }
         _ => frame.render_widget(Paragraph::new(Span::styled("nothing to show", theme.dim())), area),
@@ -45,7 +49,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme)
         }
         Some(Overlay::Detail(d)) => detail::draw(frame, state.detail_area(), d, theme),
-        Some(Overlay::Prompt(_)) | None => {}
+        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) | None => {}
     }
 }
 

@@ -31,6 +31,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
+    if let Some(Overlay::TakeOver { turn }) = &state.overlay {
+        let line = format!(
+            " Take over after turn {turn}: h = you play the attacker · l = the attacker model plays · any other key cancels"
+        );
+        frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+        return;
+    }
     let Some(view) = &state.view else { return };
     let mode = match &state.live {
         Some(live) => live_mode(live),
@@ -70,6 +77,7 @@ fn live_mode(live: &LiveState) -> String {
         (_, GateMode::Paused, _) => "⏸ LIVE paused".to_string(),
         (_, _, Some(Phase::Waiting(role))) => format!("● LIVE waiting for the {role} model"),
         (_, _, Some(Phase::AwaitingHuman)) => "● LIVE your move (attacker)".to_string(),
+        (_, _, Some(Phase::PendingAttacker)) => "⏸ LIVE attacker message held (e edits)".to_string(),
         _ => "● LIVE running".to_string(),
     };
     let secs = live.elapsed.as_secs();

@@ -9,7 +9,7 @@ use crate::core::episode::{EventBody, Message, Party, ToolCall as ToolCallEvent,
 use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, ToolCall, ToolDefinition};
 
 use super::emitter::Emitter;
-use super::environment::{EnvironmentState, tool_definitions};
+use super::environment::{EnvironmentState, parse_arguments, tool_definitions};
 use super::model_call::Caller;
 use super::runner::RunError;
 
@@ -78,29 +78,32 @@ impl Assistant {
                 // Text beside tool calls never reaches the provider; it is the assistant thinking aloud.
                 self.emit_message(turn, Party::User, &text, None, emitter).await?;
             }
+            // All calls of one response first, then their results: the journal keeps the
+            // grouping, so a fork can rebuild exactly the history the model saw.
+            for call in &calls {
+                let (args, raw_args) = parse_arguments(&call.function.arguments);
+                let call_event = ToolCallEvent {
+                    turn,
+                    call_id: call.id.clone(),
+                    tool: call.function.name.clone(),
+                    args: serde_json::Value::Object(args),
+                    raw_args,
+                    raw: None,
+                };
+                emitter.emit(EventBody::ToolCall(call_event)).await?;
+            }
             for call in calls {
                 calls_made += 1;
                 let outcome = env.execute(&call.function.name, &call.function.arguments);
-                emitter
-                    .emit(EventBody::ToolCall(ToolCallEvent {
-                        turn,
-                        call_id: call.id.clone(),
-                        tool: call.function.name.clone(),
-                        args: outcome.args.clone(),
-                        raw_args: outcome.raw_args.clone(),
-                        raw: None,
-                    }))
-                    .await?;
-                emitter
-                    .emit(EventBody::ToolResult(ToolResult {
-                        turn,
-                        call_id: call.id.clone(),
-                        tool: call.function.name.clone(),
-                        output: outcome.output.clone(),
-                        ok: outcome.ok,
-                        raw: None,
-                    }))
-                    .await?;
+                let result = ToolResult {
+                    turn,
+                    call_id: call.id.clone(),
+                    tool: call.function.name.clone(),
+                    output: outcome.output.clone(),
+                    ok: outcome.ok,
+                    raw: None,
+                };
+                emitter.emit(EventBody::ToolResult(result)).await?;
                 self.history.push(ChatMessage::tool(call.id, outcome.output));
             }
         }

@@ -25,6 +25,8 @@ pub enum RunnerUpdate {
     Phase(Phase),
     /// A retry notice ("HTTP 429 …; retrying in 2s (attempt 2/4)").
     Notice(String),
+    /// The attacker's generated message, held for an edit while paused.
+    Pending(String),
 }
 
 /// What the runner is doing, for the status line.
@@ -36,6 +38,8 @@ pub enum Phase {
     Waiting(Role),
     /// Waiting for the human attacker's message.
     AwaitingHuman,
+    /// The attacker's next message is held (the run is paused): it can be edited before delivery.
+    PendingAttacker,
     Finished,
 }
 
@@ -123,6 +127,16 @@ impl Emitter {
 
     pub fn phase(&self, phase: Phase) {
         self.notify(RunnerUpdate::Phase(phase));
+    }
+
+    /// Copies an event of another episode (a fork's prefix): same body and time, the next `seq`.
+    pub async fn copy(&mut self, event: &Event) -> Result<Event, JournalFailed> {
+        let copy = Event { seq: self.journal.next_seq(), at: event.at.clone(), body: event.body.clone() };
+        self.journal
+            .write_event(&copy)
+            .map_err(|source| JournalFailed { path: self.journal.path().display().to_string(), source })?;
+        let _ = self.tx.send(RunnerUpdate::Event(Box::new(copy.clone()))).await;
+        Ok(copy)
     }
 
     /// Forces the journal to disk (at the end of the episode).

@@ -104,6 +104,21 @@ impl StepGate {
         });
     }
 
+    /// Waits while paused, without consuming a step (holding a message for an edit).
+    pub async fn released(&self) -> Result<(), Aborted> {
+        let mut rx = self.tx.subscribe();
+        loop {
+            match *rx.borrow_and_update() {
+                GateMode::Aborted => return Err(Aborted),
+                GateMode::Paused => {}
+                _ => return Ok(()),
+            }
+            if rx.changed().await.is_err() {
+                return Err(Aborted);
+            }
+        }
+    }
+
     /// Resolves when the episode is aborted (to cancel a model call in flight).
     pub async fn aborted(&self) {
         let mut rx = self.tx.subscribe();

@@ -6,6 +6,7 @@ pub mod assistant;
 pub mod attacker;
 pub mod emitter;
 pub mod environment;
+pub mod fork;
 pub mod gate;
 pub mod model_call;
 pub mod prompts;

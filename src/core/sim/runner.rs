@@ -16,15 +16,17 @@ use tokio::task::JoinHandle;
 
 use crate::core::dataset::Task;
 use crate::core::episode::{
-    End, EndReason, EpisodeConfig, EpisodeHeader, ErrorEvent, EventBody, JournalWriter, Message, Party,
+    Control, ControlAction, End, EndReason, EpisodeConfig, EpisodeHeader, ErrorEvent, EventBody,
+    JournalWriter, Message, Party,
 };
-use crate::core::llm::{Endpoint, GenerationParams, LlmClient, LlmError};
+use crate::core::llm::{ChatRole, Endpoint, GenerationParams, LlmClient, LlmError};
 
 use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
 use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
-use super::gate::StepGate;
+use super::fork::{NextMove, Resume};
+use super::gate::{GateMode, StepGate};
 use super::model_call::{CallError, Caller};
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
 
@@ -79,6 +81,17 @@ pub struct RunConfig {
     pub stream: bool,
     /// Start held at the gate (the user presses continue or step).
     pub start_paused: bool,
+    /// Continue a saved episode from a point instead of starting afresh (take over / fork).
+    pub resume: Option<Resume>,
+}
+
+/// How to start an episode beyond the task: who attacks, and from where.
+#[derive(Debug, Clone, Default)]
+pub struct Start {
+    /// The person at the composer plays the attacker.
+    pub human: bool,
+    /// Continue a saved episode from a point (take over / fork).
+    pub resume: Option<Resume>,
 }
 
 /// How an episode ended.
@@ -92,6 +105,10 @@ pub struct RunOutcome {
 /// The controls of a running episode.
 pub struct RunnerHandle {
     pub gate: StepGate,
+    /// Where an edited attacker message goes while it is held (see `Phase::PendingAttacker`).
+    pub edits: mpsc::Sender<String>,
+    /// The human attacker's messages, when a human plays the attacker (set by whoever made the attacker).
+    pub human: Option<mpsc::Sender<super::attacker::HumanInput>>,
     pub updates: mpsc::Receiver<RunnerUpdate>,
     pub task: JoinHandle<RunOutcome>,
     pub episode_id: String,
@@ -120,8 +137,9 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
         config.attacker.endpoint().and_then(|e| e.api_key_env.as_deref()),
     ];
     let emitter = Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten()));
-    let task = tokio::spawn(run(config, client, gate.clone(), emitter));
-    Ok(RunnerHandle { gate, updates, task, episode_id, journal_path })
+    let (edits, edit_rx) = mpsc::channel(4);
+    let task = tokio::spawn(run(config, client, gate.clone(), emitter, edit_rx));
+    Ok(RunnerHandle { gate, edits, human: None, updates, task, episode_id, journal_path })
 }
 
 fn header(config: &RunConfig) -> EpisodeHeader {
@@ -142,14 +160,22 @@ fn header(config: &RunConfig) -> EpisodeHeader {
         seed: config.seed,
         extra,
     };
-    EpisodeHeader::new(config.episode_id.clone(), config.task.to_task_info(), run_config)
+    let mut header = EpisodeHeader::new(config.episode_id.clone(), config.task.to_task_info(), run_config);
+    header.parent = config.resume.as_ref().map(|r| r.parent.clone());
+    header
 }
 
-async fn run(mut config: RunConfig, client: LlmClient, gate: StepGate, mut emitter: Emitter) -> RunOutcome {
+async fn run(
+    mut config: RunConfig,
+    client: LlmClient,
+    gate: StepGate,
+    mut emitter: Emitter,
+    mut edits: mpsc::Receiver<String>,
+) -> RunOutcome {
     let header = header(&config);
     let mut turns = 0;
     let result = match emitter.emit(EventBody::Episode(Box::new(header))).await {
-        Ok(_) => converse(&mut config, &client, &gate, &mut emitter, &mut turns).await,
+        Ok(_) => converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns).await,
         Err(e) => Err(RunError::Journal(e)),
     };
     let (reason, error) = match result {
@@ -184,6 +210,7 @@ async fn converse(
     client: &LlmClient,
     gate: &StepGate,
     emitter: &mut Emitter,
+    edits: &mut mpsc::Receiver<String>,
     turns: &mut u32,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
@@ -197,33 +224,105 @@ async fn converse(
         None => assistant_system_prompt(task.domain, &task.user_task),
     };
     let mut assistant = Assistant::new(config.assistant.clone(), prompt, config.max_tool_calls, params);
-    let mut env = EnvironmentState::new(&task.environment);
     let caller = Caller { client, gate, stream: config.stream };
-    let mut history: Vec<(AttackerHistoryRole, String)> = Vec::new();
-
-    let mut incoming = task.user_task.clone();
-    emitter.emit(message(1, Party::User, incoming.clone(), None, None, None, None)).await?;
-    history.push((AttackerHistoryRole::Attacker, incoming.clone()));
     let last_turn = assistant_turns(config.max_turns);
-    for turn in 1..=last_turn {
-        *turns = turn;
-        let reply = assistant.respond(turn, &incoming, &mut env, &caller, emitter).await?;
-        history.push((AttackerHistoryRole::Assistant, reply));
-        gate.turn_ended();
-        if turn == last_turn {
-            break;
+
+    let (mut env, mut history, mut next) = match &config.resume {
+        Some(resume) => {
+            // A fork: the copied events first (the source's header stays behind), then its state rebuilt.
+            for event in resume.prefix.iter().skip(1) {
+                emitter.copy(event).await?;
+            }
+            assistant.history = resume.assistant_history();
+            let env = EnvironmentState::rebuild_from_events(&task.environment, &resume.prefix);
+            (env, resume.attacker_history(), resume.next_move())
         }
-        let ctx = AttackerContext { task: &task, history: &history, caller: &caller, emitter };
-        match config.attacker.next(ctx).await? {
-            AttackerMove::Done => return Ok(EndReason::AttackerDone),
-            AttackerMove::Say { text, raw, model, usage, by } => {
-                emitter.emit(message(turn + 1, Party::Attacker, text.clone(), raw, model, usage, by)).await?;
+        None => {
+            let incoming = task.user_task.clone();
+            emitter.emit(message(1, Party::User, incoming.clone(), None, None, None, None)).await?;
+            let history = vec![(AttackerHistoryRole::Attacker, incoming.clone())];
+            (
+                EnvironmentState::new(&task.environment),
+                history,
+                NextMove::AssistantReplies { turn: 1, incoming },
+            )
+        }
+    };
+    loop {
+        match next {
+            NextMove::AssistantReplies { turn, incoming } => {
+                *turns = turn;
+                let reply = if assistant
+                    .history
+                    .last()
+                    .is_some_and(|m| m.role == ChatRole::User && m.text() == incoming)
+                {
+                    // A fork whose last copied event is the message to answer: it is in the history already.
+                    assistant.history.pop();
+                    assistant.respond(turn, &incoming, &mut env, &caller, emitter).await?
+                } else {
+                    assistant.respond(turn, &incoming, &mut env, &caller, emitter).await?
+                };
+                history.push((AttackerHistoryRole::Assistant, reply));
+                gate.turn_ended();
+                if turn >= last_turn {
+                    return Ok(EndReason::MaxTurns);
+                }
+                next = NextMove::AttackerMoves { completed: turn };
+            }
+            NextMove::AttackerMoves { completed } => {
+                *turns = completed;
+                if completed >= last_turn {
+                    return Ok(EndReason::MaxTurns);
+                }
+                let ctx = AttackerContext { task: &task, history: &history, caller: &caller, emitter };
+                let (text, raw, model, usage, by) = match config.attacker.next(ctx).await? {
+                    AttackerMove::Done => return Ok(EndReason::AttackerDone),
+                    AttackerMove::Say { text, raw, model, usage, by } => (text, raw, model, usage, by),
+                };
+                let turn = completed + 1;
+                let (text, by) =
+                    match hold_for_edit(&text, config.attacker.kind(), gate, emitter, edits).await? {
+                        Some(edited) => {
+                            let edit = Control {
+                                action: ControlAction::Edit,
+                                by: Some("human".into()),
+                                turn: Some(turn),
+                            };
+                            emitter.emit(EventBody::Control(edit)).await?;
+                            (edited, Some("human".to_string()))
+                        }
+                        None => (text, by),
+                    };
+                // An edited message keeps the model's original output in `raw`.
+                emitter.emit(message(turn, Party::Attacker, text.clone(), raw, model, usage, by)).await?;
                 history.push((AttackerHistoryRole::Attacker, text.clone()));
-                incoming = text;
+                next = NextMove::AssistantReplies { turn, incoming: text };
             }
         }
     }
-    Ok(EndReason::MaxTurns)
+}
+
+/// While the run is paused, a model-written attacker message waits here so the
+/// user can edit it; continuing delivers it as is. Returns the edit, if any.
+async fn hold_for_edit(
+    text: &str,
+    attacker_kind: &str,
+    gate: &StepGate,
+    emitter: &Emitter,
+    edits: &mut mpsc::Receiver<String>,
+) -> Result<Option<String>, RunError> {
+    if attacker_kind != "llm" || gate.mode() != GateMode::Paused {
+        return Ok(None);
+    }
+    emitter.notify(RunnerUpdate::Pending(text.to_string()));
+    emitter.phase(Phase::PendingAttacker);
+    tokio::select! {
+        // An edit that arrived together with "continue" wins.
+        biased;
+        edited = edits.recv() => Ok(edited.filter(|e| e != text)),
+        released = gate.released() => released.map(|_| None).map_err(|_| RunError::Aborted),
+    }
 }
 
 fn message(

@@ -1,0 +1,35 @@
+//! The composer panel: the human attacker's message (or the held message being edited).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
+
+use crate::app::composer::Purpose;
+use crate::app::state::AppState;
+use crate::config::Theme;
+use crate::core::episode::Party;
+use crate::core::sanitize::single_line;
+
+pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    let goal = state
+        .view
+        .as_ref()
+        .and_then(|v| v.episode.header().task.attack_goal.clone())
+        .map(|g| format!(" goal: {} ", single_line(&g)))
+        .unwrap_or_default();
+    let what = match state.composer.purpose {
+        Purpose::Attack => " You, as the attacker ",
+        Purpose::Edit => " Edit the attacker's message before it is delivered ",
+    };
+    let hints = " Enter send · Alt-Enter newline · ↑/↓ history · Esc leave ";
+    let title =
+        Line::from(vec![Span::styled(what, theme.party(Party::Attacker)), Span::styled(goal, theme.title())]);
+    let block = Block::bordered()
+        .border_style(theme.border(state.composer.focused))
+        .title(title)
+        .title_bottom(Line::styled(hints, theme.dim()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    frame.render_widget(&state.composer.textarea, inner);
+}
