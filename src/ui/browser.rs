@@ -32,7 +32,14 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
             verdicts.push(Span::raw(" "));
         }
         Row::new(vec![
-            Cell::from(e.id.clone()),
+            Cell::from(if e.depth == 0 {
+                Line::from(e.id.clone())
+            } else {
+                Line::from(vec![
+                    Span::styled(format!("{}└ fork ", "  ".repeat(e.depth - 1)), theme.dim()),
+                    Span::raw(e.id.clone()),
+                ])
+            }),
             Cell::from(e.domain.clone()),
             Cell::from(e.attack.clone()),
             Cell::from(format!("{:>3}", e.turns)),
