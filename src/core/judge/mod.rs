@@ -1,6 +1,13 @@
 //! Judges: rule judges that run on every event (live) and LLM judges that
-//! run at the end or per turn. A judge that cannot decide says `error`.
+//! run at the end or per turn. A judge that cannot decide says `error`,
+//! never a silent pass.
 
 pub mod checkers;
+pub mod context;
 pub mod dates;
 pub mod normalize;
+pub mod rules;
+
+pub use checkers::CheckResult;
+pub use context::{AttackKind, JudgeContext};
+pub use rules::{PrivacyRule, RuleJudge, SecurityRule, rule_verdicts};
