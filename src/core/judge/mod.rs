@@ -5,9 +5,11 @@
 pub mod checkers;
 pub mod context;
 pub mod dates;
+pub mod llm;
 pub mod normalize;
 pub mod rules;
 
 pub use checkers::CheckResult;
 pub use context::{AttackKind, JudgeContext};
+pub use llm::{JudgeOptions, llm_verdicts, llm_verdicts_with};
 pub use rules::{PrivacyRule, RuleJudge, SecurityRule, rule_verdicts};
