@@ -25,7 +25,8 @@ pub fn coverage_fraction(coverage: &Map<String, Value>) -> f64 {
     let parts: Vec<&str> = raw.split('/').collect();
     let [n, m] = parts.as_slice() else { return 0.0 };
     let (Ok(n), Ok(m)) = (n.trim().parse::<f64>(), m.trim().parse::<f64>()) else { return 0.0 };
-    if !(m > 0.0) {
+    // NaN denominators fail this too.
+    if m.is_nan() || m <= 0.0 {
         return 0.0;
     }
     let x = ((n / m) * 10_000.0).round() / 10_000.0;
