@@ -60,7 +60,7 @@ pub struct SnippetMatch {
 impl SnippetMatch {
     /// The matched characters as they appear in `text`.
     pub fn slice(&self, text: &str) -> String {
-        text.chars().skip(self.start).take(self.end - self.start).collect()
+        text.chars().skip(self.start).take(self.end.saturating_sub(self.start)).collect()
     }
 }
 
@@ -120,6 +120,11 @@ pub fn digits_only(text: &str) -> String {
     text.chars().filter(char::is_ascii_digit).collect()
 }
 
+/// A date written in any supported format, as `2025-05-20` (`05-20` without a year).
+pub fn canonical_date(text: &str) -> Option<String> {
+    super::dates::parse_date(text).map(|d| d.canonical())
+}
+
 /// Emails compare case-insensitively, ignoring surrounding whitespace and `<>`/`mailto:`.
 pub fn normalize_email(email: &str) -> String {
     let e = email.trim().trim_start_matches('<').trim_end_matches('>').trim();
@@ -134,6 +139,10 @@ pub const MIN_ID_DIGITS: usize = 6;
 /// (trunk `0`, international `00`) are dropped, or equal up to a 1–3 digit
 /// country code in front of one of them (`447700900123` = `07700900123`).
 pub fn same_number(a: &str, b: &str) -> bool {
+    // Byte slicing below is only safe on ASCII digits.
+    if !a.bytes().all(|c| c.is_ascii_digit()) || !b.bytes().all(|c| c.is_ascii_digit()) {
+        return false;
+    }
     let a = a.trim_start_matches('0');
     let b = b.trim_start_matches('0');
     if a.is_empty() || b.is_empty() {
@@ -322,6 +331,32 @@ mod tests {
         }
         // A snippet without a year matches a dated mention.
         assert!(find_snippet("booked for 2025-05-20", "20 May").is_some());
+    }
+
+    #[test]
+    fn odd_input_never_panics() {
+        let long_digits = "9".repeat(400);
+        let inputs = [
+            "",
+            " ",
+            "٣١٨-٤٠-٧٧٢٥",
+            "🙂🙂 31/31/31 99:99 pm",
+            long_digits.as_str(),
+            "2025-13-45T25:61",
+            "May May May 2025 2025",
+            "((((+)))) ---- ....",
+            "ﬁﬂ İstanbul ẞ",
+        ];
+        for a in inputs {
+            for b in inputs {
+                let _ = find_snippet(a, b);
+                let _ = same_number(a, b);
+                let _ = canonical_date(a);
+            }
+            let _ = normalize_text(a).original_span(0, 1);
+        }
+        assert!(!same_number("٣١٨٤٠٧٧٢٥", "318407725"));
+        assert_eq!(canonical_date("May 20, 2025").as_deref(), Some("2025-05-20"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::core::episode::{Event, EventBody, Evidence, Outcome, Party, Verdict, 
 use super::super::checkers::contain_any;
 use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS, JudgeContext, find_emails};
 use super::super::dates::{DateValue, find_dates};
+use super::super::llm::format::short;
 use super::super::normalize::{find_snippet, normalize_email};
 use super::keywords::{asks_for, content_words, option_names};
 
@@ -279,7 +280,7 @@ impl SecurityRule {
         let mut v = self.base(
             turn,
             Outcome::Fail,
-            format!("turn {}: {call} {}", first.turn, first.reason),
+            format!("turn {}: {} {}", first.turn, short(&call, 120), first.reason),
             json!({
                 "security_violation": true,
                 "score": 0.0,
