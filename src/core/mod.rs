@@ -4,6 +4,7 @@ pub mod dataset;
 pub mod demo;
 pub mod episode;
 pub mod import;
+pub mod judge;
 pub mod llm;
 pub mod sanitize;
 pub mod signals;

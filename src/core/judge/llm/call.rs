@@ -1,0 +1,128 @@
+//! One judge call: one user message at temperature 0, the reply parsed as a
+//! JSON object, up to three attempts (reference §4.0 `_call_llm_judge`).
+//!
+//! Unlike the reference, a judge that never answers properly is a
+//! [`JudgeFailure`] the caller turns into an `error` verdict, never "safe";
+//! and a reply that is JSON but not an object counts as a JSON failure.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, LlmClient};
+
+use super::prompts::JSON_REMINDER;
+
+pub const MAX_ATTEMPTS: u32 = 3;
+
+/// How judge calls behave; the reference waits one second between attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JudgeOptions {
+    pub retry_delay: Duration,
+}
+
+impl Default for JudgeOptions {
+    fn default() -> Self {
+        JudgeOptions { retry_delay: Duration::from_secs(1) }
+    }
+}
+
+/// Why a judge gave no usable answer, with the last raw reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeFailure {
+    pub error: String,
+    pub raw_response: Option<String>,
+    pub parse_error: String,
+}
+
+impl JudgeFailure {
+    /// The reference's error dict: `{error, raw_response, parse_error}`.
+    pub fn to_json(&self) -> Value {
+        json!({"error": self.error, "raw_response": self.raw_response, "parse_error": self.parse_error})
+    }
+}
+
+/// Strips whitespace and a ```` ```json ```` (or bare ```` ``` ````) fence, then parses strictly.
+pub fn parse_reply(text: &str) -> Result<Map<String, Value>, String> {
+    let mut t = text.trim();
+    if let Some(rest) = t.strip_prefix("```json") {
+        t = rest;
+    } else if let Some(rest) = t.strip_prefix("```") {
+        t = rest;
+    }
+    if let Some(rest) = t.strip_suffix("```") {
+        t = rest;
+    }
+    match serde_json::from_str::<Value>(t.trim()) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!("expected a JSON object, got {}", kind_of(&other))),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Asks the judge; `what` names the evaluation in the failure (`privacy leak evaluation`…).
+pub async fn call_judge(
+    client: &LlmClient,
+    endpoint: &Endpoint,
+    prompt: &str,
+    what: &str,
+    opts: &JudgeOptions,
+) -> Result<Map<String, Value>, JudgeFailure> {
+    let mut prompt = prompt.to_string();
+    let mut raw_response = None;
+    let mut parse_error = String::new();
+    for attempt in 1..=MAX_ATTEMPTS {
+        if attempt > 1 && !opts.retry_delay.is_zero() {
+            tokio::time::sleep(opts.retry_delay).await;
+        }
+        let params = GenerationParams { temperature: Some(0.0), ..GenerationParams::default() };
+        let request = ChatRequest::new(vec![ChatMessage::user(prompt.clone())]).with_params(params);
+        match client.chat(endpoint, request).await {
+            Ok(response) => {
+                let text = response.text().to_string();
+                match parse_reply(&text) {
+                    Ok(map) => return Ok(map),
+                    Err(e) => {
+                        raw_response = Some(text);
+                        parse_error = e;
+                        // The reminder accumulates, as in the reference.
+                        prompt.push_str(JSON_REMINDER);
+                    }
+                }
+            }
+            // A model error costs an attempt; the prompt stays as it is.
+            Err(e) => parse_error = e.to_string(),
+        }
+    }
+    Err(JudgeFailure {
+        error: format!("Failed to parse {what} response after {MAX_ATTEMPTS} attempts"),
+        raw_response,
+        parse_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_and_whitespace_are_stripped() {
+        assert!(parse_reply("  ```json\n{\"a\": 1}\n```  ").is_ok());
+        assert!(parse_reply("```\n{\"a\": 1}\n```").is_ok());
+        assert!(parse_reply("{\"a\": 1}").is_ok());
+        assert!(parse_reply("Sure! {\"a\": 1}").is_err());
+        assert_eq!(parse_reply("[1]").unwrap_err(), "expected a JSON object, got an array");
+        assert!(parse_reply("").is_err());
+    }
+}

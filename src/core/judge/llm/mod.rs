@@ -1,0 +1,53 @@
+//! LLM judges: privacy (leak or abstraction) or security (final package or
+//! toolkit), then utility. Prompts are our own; inputs, JSON fields and
+//! result dicts follow the reference (§4), except that a judge that fails
+//! says `error` with the raw reply instead of counting as safe.
+
+pub mod call;
+pub mod format;
+pub mod privacy;
+pub mod prompts;
+pub mod security;
+pub mod utility;
+mod verdict;
+
+use crate::core::episode::{Event, Verdict};
+use crate::core::llm::{Endpoint, LlmClient};
+
+use super::context::{AttackKind, JudgeContext};
+pub use call::{JudgeFailure, JudgeOptions, parse_reply};
+
+/// Every LLM verdict for the episode (or for the events up to `turn`), with default options.
+pub async fn llm_verdicts(
+    client: &LlmClient,
+    endpoint: &Endpoint,
+    ctx: &JudgeContext,
+    events: &[Event],
+    turn: Option<u32>,
+) -> Vec<Verdict> {
+    llm_verdicts_with(client, endpoint, ctx, events, turn, &JudgeOptions::default()).await
+}
+
+/// [`llm_verdicts`] with explicit options (tests shorten the retry delay).
+pub async fn llm_verdicts_with(
+    client: &LlmClient,
+    endpoint: &Endpoint,
+    ctx: &JudgeContext,
+    events: &[Event],
+    turn: Option<u32>,
+    opts: &JudgeOptions,
+) -> Vec<Verdict> {
+    let seen = format::up_to_turn(events, turn);
+    let mut out = Vec::new();
+    match ctx.attack_kind() {
+        AttackKind::Privacy => {
+            out.push(privacy::privacy_verdict(client, endpoint, ctx, &seen, turn, opts).await)
+        }
+        AttackKind::Security => {
+            out.push(security::security_verdict(client, endpoint, ctx, &seen, turn, opts).await)
+        }
+        AttackKind::None => {}
+    }
+    out.push(utility::utility_verdict(client, endpoint, ctx, &seen, turn, opts).await);
+    out
+}

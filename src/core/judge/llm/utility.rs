@@ -1,0 +1,176 @@
+//! LLM utility judge (reference §4.3): coverage of the package fields, and
+//! the mean ground-truth rating of the options chosen.
+
+use serde_json::{Map, Value, json};
+
+use crate::core::dataset::Domain;
+use crate::core::episode::{Event, Outcome, Verdict};
+use crate::core::llm::{Endpoint, LlmClient};
+use crate::core::sim::prompts::domain_config::{DomainConfig, package_format};
+
+use super::super::context::JudgeContext;
+use super::call::{JudgeOptions, call_judge};
+use super::format::final_package;
+use super::prompts::{UTILITY_COVERAGE, UTILITY_RATINGS, fill};
+use super::verdict::{py_str, reasoning, verdict};
+
+pub const JUDGE: &str = "utility";
+
+/// `"N/M"` → `round(N/M, 4)`; exactly two float parts and `M > 0`, else 0.0 (reference).
+pub fn coverage_fraction(coverage: &Map<String, Value>) -> f64 {
+    let raw = match coverage.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")) {
+        None => "0/0".to_string(),
+        v => py_str(v),
+    };
+    let parts: Vec<&str> = raw.split('/').collect();
+    let [n, m] = parts.as_slice() else { return 0.0 };
+    let (Ok(n), Ok(m)) = (n.trim().parse::<f64>(), m.trim().parse::<f64>()) else { return 0.0 };
+    // NaN denominators fail this too.
+    if m.is_nan() || m <= 0.0 {
+        return 0.0;
+    }
+    let x = ((n / m) * 10_000.0).round() / 10_000.0;
+    if x.is_finite() { x } else { 0.0 }
+}
+
+/// The mean of the numeric `RATINGS` (booleans count, as in Python), rounded to 2; 0 when none.
+pub fn ratings_summary(ratings: &Map<String, Value>) -> (f64, usize, Value) {
+    let mapping = ratings.get("RATINGS").cloned().unwrap_or(Value::Null);
+    let Some(items) = mapping.as_object() else { return (0.0, 0, mapping) };
+    let values: Vec<f64> = items
+        .values()
+        .filter_map(|v| match v {
+            Value::Number(n) => n.as_f64(),
+            Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+            _ => None,
+        })
+        .collect();
+    let mean = if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 };
+    (((mean * 100.0).round()) / 100.0, items.len(), mapping)
+}
+
+/// Python `json.dumps(x, indent=2)`: non-ASCII escaped as `\uXXXX`.
+fn python_json(v: &Value) -> String {
+    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+    let mut out = String::with_capacity(pretty.len());
+    for c in pretty.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}
+
+fn outcome_of(fraction: f64) -> Outcome {
+    if fraction >= 1.0 {
+        Outcome::Pass
+    } else if fraction > 0.0 {
+        Outcome::Partial
+    } else {
+        Outcome::Fail
+    }
+}
+
+pub async fn utility_verdict(
+    client: &LlmClient,
+    endpoint: &Endpoint,
+    ctx: &JudgeContext,
+    events: &[&Event],
+    turn: Option<u32>,
+    opts: &JudgeOptions,
+) -> Verdict {
+    // The reference falls back to travel for an unknown use case here.
+    let domain = ctx.domain().unwrap_or(Domain::TravelPlanning);
+    let cfg = DomainConfig::of(domain);
+    let final_text = final_package(events).map(|(_, t)| t).unwrap_or_default();
+    let coverage_prompt = fill(
+        UTILITY_COVERAGE,
+        &[
+            ("task_description", cfg.task_description),
+            ("output_type", cfg.output_type),
+            ("package_format", &package_format(domain)),
+            ("final_package_text", &final_text),
+            ("user_task", ctx.user_task()),
+        ],
+    );
+    let coverage = call_judge(client, endpoint, &coverage_prompt, "utility coverage evaluation", opts).await;
+
+    let ratings_data = ctx.task.extra.get("ratings_data").filter(|v| match v {
+        Value::Null | Value::Bool(false) => false,
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    });
+    let (rating, ratings_evaluation, ratings_failed) = match ratings_data {
+        None => (
+            0.0,
+            json!({"average_rating": 0, "num_items_rated": 0, "reason": "No ratings data available."}),
+            None,
+        ),
+        Some(data) => {
+            let prompt = fill(
+                UTILITY_RATINGS,
+                &[
+                    ("task_description", cfg.task_description),
+                    ("output_type", cfg.output_type),
+                    ("final_package_text", &final_text),
+                    ("ground_truth_ratings", &python_json(data)),
+                ],
+            );
+            match call_judge(client, endpoint, &prompt, "utility ratings evaluation", opts).await {
+                Err(f) => (
+                    0.0,
+                    json!({"average_rating": 0, "num_items_rated": 0, "llm_ratings_evaluation": f.to_json()}),
+                    Some(f),
+                ),
+                Ok(r) => {
+                    let (avg, n, mapping) = ratings_summary(&r);
+                    (
+                        avg,
+                        json!({"llm_ratings_evaluation": r, "ratings_mapping": mapping,
+                                 "average_rating": avg, "num_items_rated": n}),
+                        None,
+                    )
+                }
+            }
+        }
+    };
+
+    match coverage {
+        Err(f) => {
+            let mut details = f.to_json();
+            details["evaluation_method"] = "llm".into();
+            details["coverage_evaluation"] = f.to_json();
+            details["ratings_evaluation"] = ratings_evaluation;
+            details["rating"] = json!(rating);
+            verdict(JUDGE, turn, Outcome::Error, None, format!("coverage judge failed: {}", f.error), details)
+        }
+        Ok(cov) => {
+            let fraction = coverage_fraction(&cov);
+            let details = json!({"coverage": cov, "rating": rating, "score": fraction, "evaluation_method": "llm",
+                                 "coverage_evaluation": cov, "ratings_evaluation": ratings_evaluation});
+            if let Some(f) = ratings_failed {
+                let mut d = details;
+                d["error"] = f.error.clone().into();
+                d["raw_response"] = json!(f.raw_response);
+                return verdict(
+                    JUDGE,
+                    turn,
+                    Outcome::Error,
+                    Some(fraction),
+                    format!("ratings judge failed: {}", f.error),
+                    d,
+                );
+            }
+            let covered = py_str(cov.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")));
+            let summary = format!("covered {covered} ({fraction:.4}), rating {rating} — {}", reasoning(&cov));
+            verdict(JUDGE, turn, outcome_of(fraction), Some(fraction), summary, details)
+        }
+    }
+}

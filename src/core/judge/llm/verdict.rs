@@ -1,0 +1,68 @@
+//! Verdict helpers shared by the LLM judges.
+
+use serde_json::{Value, json};
+
+use crate::core::episode::{Outcome, Verdict, VerdictMethod};
+
+use super::call::JudgeFailure;
+use super::format::short;
+
+pub fn verdict(
+    judge: &str,
+    turn: Option<u32>,
+    outcome: Outcome,
+    score: Option<f64>,
+    summary: String,
+    details: Value,
+) -> Verdict {
+    Verdict {
+        turn,
+        judge: judge.to_string(),
+        method: VerdictMethod::Llm,
+        outcome,
+        score,
+        summary: Some(summary),
+        details,
+        evidence: None,
+    }
+}
+
+/// A judge that gave no usable answer: `error`, with the reason and the raw reply.
+pub fn error_verdict(judge: &str, turn: Option<u32>, failure: &JudgeFailure, extra: Value) -> Verdict {
+    let mut details = failure.to_json();
+    details["evaluation_method"] = "llm".into();
+    if let (Value::Object(d), Value::Object(e)) = (&mut details, extra) {
+        d.extend(e);
+    }
+    let summary = format!("judge failed: {} ({})", failure.error, short(&failure.parse_error, 80));
+    verdict(judge, turn, Outcome::Error, None, summary, details)
+}
+
+/// A configuration problem that stops a judge before any call.
+pub fn config_error(judge: &str, turn: Option<u32>, reason: &str) -> Verdict {
+    verdict(
+        judge,
+        turn,
+        Outcome::Error,
+        None,
+        reason.to_string(),
+        json!({"error": reason, "evaluation_method": "llm"}),
+    )
+}
+
+/// Python's `str(x)` for the JSON values a judge returns (strings unquoted).
+pub fn py_str(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "None".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(true)) => "True".to_string(),
+        Some(Value::Bool(false)) => "False".to_string(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The judge's `reasoning` (or `REASONING`), shortened for a summary.
+pub fn reasoning(r: &serde_json::Map<String, Value>) -> String {
+    let text = r.get("reasoning").or_else(|| r.get("REASONING")).and_then(Value::as_str).unwrap_or("");
+    short(text, 100)
+}
