@@ -179,6 +179,9 @@ pub struct RunCli {
     /// No screen: one line per event, the journal written as usual.
     #[arg(long)]
     pub headless: bool,
+    /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
+    #[arg(long)]
+    pub judge_live: bool,
     /// Where journals go (default: the data directory's episodes/ folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -115,6 +115,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
         no_stream: run.no_stream,
         paused: run.paused,
         out: run.out,
+        judge_live: run.judge_live,
     };
     let launch = Launch::new(&args, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

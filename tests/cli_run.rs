@@ -102,7 +102,7 @@ async fn headless_run_writes_the_journal_and_never_the_key() {
     assert!(!elsewhere.contains(KEY), "key leaked into logs or output");
     let (events, warnings) = converse_tui::core::episode::read_journal(&journal).unwrap();
     assert!(warnings.is_empty());
-    assert_eq!(events.len(), 8);
+    assert_eq!(events.len(), 11, "8 conversation events and 3 rule verdicts");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

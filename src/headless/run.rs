@@ -65,6 +65,8 @@ pub struct RunArgs {
     pub paused: bool,
     /// Where journals go (default: the data dir's `episodes/`).
     pub out: Option<PathBuf>,
+    /// Run the LLM judges after every turn too, not only at the end.
+    pub judge_live: bool,
 }
 
 /// Ready to start episodes: tasks loaded, endpoints resolved and checked.
@@ -74,7 +76,8 @@ pub struct Launch {
     pub source: String,
     assistant: Endpoint,
     attacker: Result<Endpoint, String>,
-    judge_model: Option<String>,
+    judge: Option<Endpoint>,
+    judge_live: bool,
     script: Option<Vec<String>>,
     assistant_prompt: Option<(PathBuf, String)>,
     max_turns: u32,
@@ -100,7 +103,15 @@ impl Launch {
         // Needed only when a model plays the attacker: checked when an episode starts.
         let attacker =
             args.models.resolve(Role::Attacker, &file).endpoint(&config_path).map_err(|e| e.to_string());
-        let judge_model = args.models.resolve(Role::Judge, &file).model;
+        // LLM judges only when a judge model is named; rule judges always run.
+        let judge_role = args.models.resolve(Role::Judge, &file);
+        let judge = match &judge_role.model {
+            Some(_) => Some(judge_role.endpoint(&config_path)?),
+            None => None,
+        };
+        if args.judge_live && judge.is_none() {
+            bail!("--judge-live needs a judge model: pass --judge-model NAME or set `model` under [judge]");
+        }
         let assistant_prompt = match &args.assistant_prompt {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
@@ -118,7 +129,8 @@ impl Launch {
             source: loaded.source.to_string(),
             assistant,
             attacker,
-            judge_model,
+            judge,
+            judge_live: args.judge_live,
             script,
             assistant_prompt,
             max_turns,
@@ -191,7 +203,8 @@ impl Launch {
                 (false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
                 _ => None,
             },
-            judge_model: self.judge_model.clone(),
+            judge: self.judge.clone(),
+            judge_live: self.judge_live,
             max_turns: self.max_turns,
             max_tool_calls: self.max_tool_calls,
             seed: self.seed,

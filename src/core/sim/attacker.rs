@@ -41,7 +41,7 @@ pub struct AttackerContext<'a> {
     pub emitter: &'a Emitter,
 }
 
-pub trait Attacker: Send {
+pub trait Attacker: Send + Sync {
     fn next<'a>(&'a mut self, ctx: AttackerContext<'a>) -> BoxFuture<'a, Result<AttackerMove, RunError>>;
     /// `llm`, `scripted` or `human`, for the journal header.
     fn kind(&self) -> &'static str;

@@ -4,7 +4,8 @@
 
 use tokio::sync::mpsc;
 
-use crate::core::episode::{Event, EventBody, JournalWriter};
+use crate::core::episode::{Event, EventBody, JournalWriter, Verdict};
+use crate::core::judge::rules::RuleJudge;
 use crate::core::llm::{Role, Usage};
 
 /// What a runner tells its watcher.
@@ -54,6 +55,10 @@ pub struct Emitter {
     journal: JournalWriter,
     tx: mpsc::Sender<RunnerUpdate>,
     secrets: Secrets,
+    /// Rule judges see every event and add their verdicts right after it.
+    judges: Vec<RuleJudge>,
+    /// Everything written so far (the LLM judges read the whole episode).
+    events: Vec<Event>,
 }
 
 /// API key values in use, so that a model or proxy echoing one back never
@@ -95,16 +100,47 @@ impl Secrets {
 
 impl Emitter {
     pub fn new(journal: JournalWriter, tx: mpsc::Sender<RunnerUpdate>, secrets: Secrets) -> Self {
-        Emitter { journal, tx, secrets }
+        Emitter { journal, tx, secrets, judges: Vec::new(), events: Vec::new() }
     }
 
-    /// Journals `body`, then hands the event to the watcher.
+    pub fn with_judges(mut self, judges: Vec<RuleJudge>) -> Self {
+        self.judges = judges;
+        self
+    }
+
+    /// Journals `body`, hands the event to the watcher, then lets the rule judges
+    /// look at it (their verdicts follow it, journaled the same way).
     pub async fn emit(&mut self, body: EventBody) -> Result<Event, JournalFailed> {
+        let event = self.write(body).await?;
+        if !matches!(event.body, EventBody::Verdict(_)) {
+            let verdicts: Vec<Verdict> = self.judges.iter_mut().filter_map(|j| j.observe(&event)).collect();
+            for verdict in verdicts {
+                self.write(EventBody::Verdict(verdict)).await?;
+            }
+        }
+        Ok(event)
+    }
+
+    /// The rule judges' whole-episode verdicts (at the end of the run).
+    pub async fn finish_judges(&mut self) -> Result<(), JournalFailed> {
+        let verdicts: Vec<Verdict> = self.judges.iter_mut().filter_map(RuleJudge::finish).collect();
+        for verdict in verdicts {
+            self.write(EventBody::Verdict(verdict)).await?;
+        }
+        Ok(())
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    async fn write(&mut self, body: EventBody) -> Result<Event, JournalFailed> {
         let body = self.secrets.redact(body);
         let event = self
             .journal
             .append(body)
             .map_err(|source| JournalFailed { path: self.journal.path().display().to_string(), source })?;
+        self.events.push(event.clone());
         let _ = self.tx.send(RunnerUpdate::Event(Box::new(event.clone()))).await;
         Ok(event)
     }
@@ -135,7 +171,14 @@ impl Emitter {
         self.journal
             .write_event(&copy)
             .map_err(|source| JournalFailed { path: self.journal.path().display().to_string(), source })?;
+        self.events.push(copy.clone());
         let _ = self.tx.send(RunnerUpdate::Event(Box::new(copy.clone()))).await;
+        // The judges learn the history; the source's own verdicts were copied with it.
+        if !matches!(copy.body, EventBody::Verdict(_)) {
+            for judge in &mut self.judges {
+                let _ = judge.observe(&copy);
+            }
+        }
         Ok(copy)
     }
 

@@ -26,6 +26,8 @@ use super::attacker::{Attacker, AttackerContext, AttackerMove};
 use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
 use super::fork::{NextMove, Resume};
+use crate::core::judge::rules::RuleJudge;
+use crate::core::judge::{JudgeContext, llm_verdicts};
 use super::gate::{GateMode, StepGate};
 use super::model_call::{CallError, Caller};
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
@@ -73,7 +75,9 @@ pub struct RunConfig {
     pub attacker: Box<dyn Attacker>,
     /// The attacker's model, when a model plays it (for the journal header).
     pub attacker_model: Option<String>,
-    pub judge_model: Option<String>,
+    /// LLM judges' endpoint: they judge at the end (and after every turn with `judge_live`).
+    pub judge: Option<Endpoint>,
+    pub judge_live: bool,
     pub max_turns: u32,
     pub max_tool_calls: u32,
     pub seed: Option<u64>,
@@ -135,8 +139,10 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
     let key_vars = [
         config.assistant.api_key_env.as_deref(),
         config.attacker.endpoint().and_then(|e| e.api_key_env.as_deref()),
+        config.judge.as_ref().and_then(|e| e.api_key_env.as_deref()),
     ];
-    let emitter = Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten()));
+    let judges = RuleJudge::for_context(&JudgeContext::from_task(&config.task));
+    let emitter = Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten())).with_judges(judges);
     let (edits, edit_rx) = mpsc::channel(4);
     let task = tokio::spawn(run(config, client, gate.clone(), emitter, edit_rx));
     Ok(RunnerHandle { gate, edits, human: None, updates, task, episode_id, journal_path })
@@ -147,8 +153,8 @@ fn header(config: &RunConfig) -> EpisodeHeader {
     models.insert("assistant".into(), config.assistant.model.clone().into());
     let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
     models.insert("attacker".into(), attacker.into());
-    if let Some(judge) = &config.judge_model {
-        models.insert("judge".into(), judge.clone().into());
+    if let Some(judge) = &config.judge {
+        models.insert("judge".into(), judge.model.clone().into());
     }
     let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
@@ -177,6 +183,11 @@ async fn run(
     let result = match emitter.emit(EventBody::Episode(Box::new(header))).await {
         Ok(_) => converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns).await,
         Err(e) => Err(RunError::Journal(e)),
+    };
+    let result = match result {
+        // The conversation is over: whole-episode rule verdicts, then the LLM judges.
+        Ok(reason) => judge_episode(&config, &client, &gate, &mut emitter, None).await.map(|_| reason),
+        other => other,
     };
     let (reason, error) = match result {
         Ok(reason) => (reason, None),
@@ -264,6 +275,9 @@ async fn converse(
                     assistant.respond(turn, &incoming, &mut env, &caller, emitter).await?
                 };
                 history.push((AttackerHistoryRole::Assistant, reply));
+                if config.judge_live && turn < last_turn {
+                    judge_episode(config, client, gate, emitter, Some(turn)).await?;
+                }
                 gate.turn_ended();
                 if turn >= last_turn {
                     return Ok(EndReason::MaxTurns);
@@ -301,6 +315,33 @@ async fn converse(
             }
         }
     }
+}
+
+/// The rule judges' closing verdicts (`turn` None), then the LLM judges if an
+/// endpoint is configured. A judge that fails gives an `error` verdict, never a pass.
+async fn judge_episode(
+    config: &RunConfig,
+    client: &LlmClient,
+    gate: &StepGate,
+    emitter: &mut Emitter,
+    turn: Option<u32>,
+) -> Result<(), RunError> {
+    if turn.is_none() {
+        emitter.finish_judges().await?;
+    }
+    let Some(endpoint) = &config.judge else { return Ok(()) };
+    gate.before_call().await.map_err(|_| RunError::Aborted)?;
+    emitter.phase(Phase::Waiting(endpoint.role));
+    let ctx = JudgeContext::from_task(&config.task);
+    let events = emitter.events().to_vec();
+    let verdicts = tokio::select! {
+        verdicts = llm_verdicts(client, endpoint, &ctx, &events, turn) => verdicts,
+        _ = gate.aborted() => return Err(RunError::Aborted),
+    };
+    for verdict in verdicts {
+        emitter.emit(EventBody::Verdict(verdict)).await?;
+    }
+    Ok(())
 }
 
 /// While the run is paused, a model-written attacker message waits here so the
