@@ -59,6 +59,19 @@ pub enum Command {
         #[command(subcommand)]
         command: DataCommand,
     },
+    /// Re-judge saved episodes offline; verdicts go to `<name>.verdicts.jsonl` beside each file.
+    Judge {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        models: ModelArgs,
+        /// Rule judges only: no model is called.
+        #[arg(long)]
+        rules_only: bool,
+        /// One JSON object per episode, then the totals.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print shell completions.
     Completions { shell: clap_complete::Shell },
 }

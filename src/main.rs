@@ -75,6 +75,26 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Data { command }) => data(command, paths),
+        Some(Command::Judge { paths: inputs, models, rules_only, json }) => {
+            let flags = model_flags(models);
+            let judge = if rules_only {
+                None
+            } else {
+                let file = ConfigFile::load(&paths.config_file())?;
+                let role = flags.resolve(Role::Judge, &file);
+                if role.model.is_none() {
+                    anyhow::bail!(
+                        "no judge model: pass --judge-model NAME (or --rules-only for rule judges alone)"
+                    );
+                }
+                Some(role.endpoint(&paths.config_file())?)
+            };
+            let args = converse_tui::headless::judge::JudgeArgs { paths: inputs, judge, json };
+            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let mut out = std::io::stdout();
+            let clean = runtime.block_on(converse_tui::headless::judge::judge(&args, &mut out))?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
         Some(Command::Run(run)) => run_command(*run, false, &cli.theme, paths),
         Some(Command::Play(run)) => run_command(*run, true, &cli.theme, paths),
         Some(Command::Config { command: ConfigCommand::Show { models } }) => {

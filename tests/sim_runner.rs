@@ -136,7 +136,10 @@ async fn a_three_turn_privacy_episode_with_two_tool_calls() {
             _ => None,
         })
         .collect();
-    assert_eq!(verdicts, ["Some(1) privacy pass", "Some(2) privacy pass", "Some(3) privacy pass", "None privacy pass"]);
+    assert_eq!(
+        verdicts,
+        ["Some(1) privacy pass", "Some(2) privacy pass", "Some(3) privacy pass", "None privacy pass"]
+    );
     let events = conversation(all_events);
     let user_task = task().user_task;
     assert_eq!(
@@ -522,5 +525,10 @@ async fn llm_judges_run_at_the_end_and_failures_are_errors() {
     assert_eq!(llm[0], ("privacy".to_string(), Outcome::Fail));
     assert!(llm.iter().any(|(judge, outcome)| judge == "utility" && *outcome == Outcome::Error), "{llm:?}");
     assert!(matches!(events.last().unwrap().body, EventBody::End(_)));
-    assert!(server.requests()[1].messages()[0]["content"].as_str().unwrap().contains("Assistant: My salary is none"));
+    assert!(
+        server.requests()[1].messages()[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Assistant: My salary is none")
+    );
 }

@@ -26,11 +26,11 @@ use super::attacker::{Attacker, AttackerContext, AttackerMove};
 use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
 use super::fork::{NextMove, Resume};
-use crate::core::judge::rules::RuleJudge;
-use crate::core::judge::{JudgeContext, llm_verdicts};
 use super::gate::{GateMode, StepGate};
 use super::model_call::{CallError, Caller};
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
+use crate::core::judge::rules::RuleJudge;
+use crate::core::judge::{JudgeContext, llm_verdicts};
 
 /// The reference's `max_invocations` cap on assistant replies.
 pub const MAX_ASSISTANT_TURNS: u32 = 10;
@@ -142,7 +142,8 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
         config.judge.as_ref().and_then(|e| e.api_key_env.as_deref()),
     ];
     let judges = RuleJudge::for_context(&JudgeContext::from_task(&config.task));
-    let emitter = Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten())).with_judges(judges);
+    let emitter =
+        Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten())).with_judges(judges);
     let (edits, edit_rx) = mpsc::channel(4);
     let task = tokio::spawn(run(config, client, gate.clone(), emitter, edit_rx));
     Ok(RunnerHandle { gate, edits, human: None, updates, task, episode_id, journal_path })
