@@ -25,6 +25,7 @@ fn press(state: &mut AppState, keys: &str) {
             '\n' => KeyCode::Enter,
             '\x1b' => KeyCode::Esc,
             '\u{1}' => KeyCode::Down,
+            '\t' => KeyCode::Tab,
             c => KeyCode::Char(c),
         };
         update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
@@ -261,4 +262,103 @@ fn browser_with_fork() -> AppState {
 #[test]
 fn browser_shows_forks_under_their_parent() {
     snapshot("browser_fork", browser_with_fork, "j");
+}
+
+/// The text of every cell drawn in the theme's evidence style, row by row.
+fn highlighted(state: &mut AppState, width: u16, height: u16) -> Vec<String> {
+    update(state, Action::Resize(width, height));
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    let theme = Theme::builtin("default");
+    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
+    let evidence_bg = theme.evidence().bg;
+    let buffer = terminal.backend().buffer();
+    let mut rows = Vec::new();
+    for y in 0..height {
+        let text: String = (0..width)
+            .filter_map(|x| buffer.cell((x, y)))
+            .filter(|c| evidence_bg.is_some() && c.bg == evidence_bg.unwrap())
+            .map(|c| c.symbol().to_string())
+            .collect();
+        if !text.is_empty() {
+            rows.push(text);
+        }
+    }
+    rows
+}
+
+#[test]
+fn a_leak_is_highlighted_where_it_happened_and_marked_on_the_timeline() {
+    snapshot("leak_turn_3", demo_state, ":3\n");
+    let mut state = demo_state();
+    press(&mut state, ":3\n");
+    let marked = highlighted(&mut state, 160, 48).join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        marked.contains("cardiology follow-up with Dr. Priya Anand at Hollybrook Clinic"),
+        "the evidence span is highlighted: {marked}"
+    );
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains(" 3●"), "turn 3 carries the change marker");
+}
+
+fn disagreement_state() -> AppState {
+    use converse_tui::core::episode::sidecar::{SidecarVerdict, merge_verdicts};
+    let source = demo_episodes().remove(2);
+    let turn3_reply = source
+        .events
+        .iter()
+        .filter(|e| matches!(&e.body, EventBody::Message(m) if m.turn == 3 && m.from == Party::Assistant))
+        .next_back()
+        .unwrap()
+        .seq;
+    let rule = Verdict {
+        turn: Some(3),
+        judge: "privacy".into(),
+        method: VerdictMethod::Rule,
+        outcome: Outcome::Pass,
+        score: Some(1.0),
+        summary: Some("none of 4 raw data items quoted verbatim".into()),
+        details: serde_json::json!({"privacy_leak": false, "evaluation_method": "rule"}),
+        evidence: None,
+    };
+    let merged = merge_verdicts(
+        &source,
+        &[SidecarVerdict {
+            episode: source.id().into(),
+            after_seq: turn3_reply,
+            at: "2025-04-02T10:00:00Z".into(),
+            verdict: rule,
+        }],
+    );
+    let mut state = AppState::with_episode(merged, Keymap::default());
+    state.picker = None;
+    state
+}
+
+#[test]
+fn the_verdict_pane_flags_a_disagreement() {
+    snapshot("disagreement", disagreement_state, ":3\n");
+    let mut state = disagreement_state();
+    press(&mut state, ":3\n");
+    let screen = render(&mut state, 160, 48);
+    assert_eq!(
+        screen.matches("≠ privacy").count(),
+        2,
+        "both sides of the disagreement are flagged:\n{screen}"
+    );
+}
+
+#[test]
+fn the_detail_of_an_llm_verdict_shows_its_reasoning() {
+    // Last turn, focus the verdict pane, select the LLM privacy verdict, open it.
+    let make = || {
+        let mut state = demo_state();
+        press(&mut state, "G\t\t");
+        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+        state
+    };
+    snapshot("llm_verdict_detail", make, "\n");
+    let mut state = make();
+    press(&mut state, "\n");
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains("── REASONING ──") && screen.contains("verdict"), "{screen}");
 }

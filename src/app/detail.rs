@@ -20,7 +20,13 @@ pub struct Detail {
 
 impl Detail {
     pub fn of_event(event: &Event, events: &[Event]) -> Self {
-        let title = format!("#{} {}{}", event.seq, event.body.kind(), turn_label(event));
+        let what = match &event.body {
+            EventBody::Verdict(v) => {
+                format!("verdict {} ({}) {}", v.judge, v.method.as_str(), v.outcome.as_str().to_uppercase())
+            }
+            other => other.kind().to_string(),
+        };
+        let title = format!("#{} {what}{}", event.seq, turn_label(event));
         let mut body = String::new();
         match &event.body {
             EventBody::Message(m) => {
