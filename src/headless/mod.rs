@@ -2,5 +2,6 @@
 
 pub mod data;
 pub mod dump;
+pub mod export;
 pub mod run;
 pub mod tasks;
