@@ -36,7 +36,12 @@ fn hostile() -> Episode {
             EventBody::Message(m) if event.seq == 22 => m.text = text.to_string(),
             EventBody::Verdict(v) => {
                 if let Some(ev) = &mut v.evidence {
-                    *ev = Evidence { seq: 22, start: Some(start), end: Some(end), text: Some("cardiology follow-up".into()) };
+                    *ev = Evidence {
+                        seq: 22,
+                        start: Some(start),
+                        end: Some(end),
+                        text: Some("cardiology follow-up".into()),
+                    };
                 }
             }
             _ => {}
@@ -47,7 +52,12 @@ fn hostile() -> Episode {
 
 #[test]
 fn html_keeps_untrusted_text_as_text() {
-    let notes = [AnnotationView { target_seq: 22, label: "<i>x</i>".into(), note: "<script>n()</script>".into(), author: None }];
+    let notes = [AnnotationView {
+        target_seq: 22,
+        label: "<i>x</i>".into(),
+        note: "<script>n()</script>".into(),
+        author: None,
+    }];
     let html = to_html(&hostile(), &notes);
     assert!(!html.contains("<script"), "a script tag survived");
     assert!(!html.contains("<b>tags"));
@@ -87,7 +97,9 @@ fn markdown_fences_outgrow_backticks_and_escape_markup() {
     for event in &mut episode.events {
         match &mut event.body {
             EventBody::ToolResult(r) if event.seq == 3 => r.output = "```\nnot the end\n````".into(),
-            EventBody::Message(m) if event.seq == 1 => m.text = "<script>x</script> *bold* [l](u) | # h".into(),
+            EventBody::Message(m) if event.seq == 1 => {
+                m.text = "<script>x</script> *bold* [l](u) | # h".into()
+            }
             _ => {}
         }
     }
@@ -101,10 +113,7 @@ fn exports_never_panic_on_odd_episodes() {
     let mut episode = first_demo();
     episode.events.truncate(1);
     // Evidence out of range, on a missing event, inverted, and one without offsets.
-    let bodies = [
-        (1, "ab"),
-        (2, ""),
-    ];
+    let bodies = [(1, "ab"), (2, "")];
     for (seq, text) in bodies {
         episode.events.push(Event {
             seq,

@@ -59,10 +59,10 @@ pub fn to_markdown(episode: &Episode) -> String {
         out.push('\n');
     }
     if let Some(user_task) = &task.user_task {
-        let _ = writeln!(out, "## User task\n\n{}", quote(user_task));
+        let _ = write!(out, "## User task\n\n{}", quote(user_task));
     }
     if let Some(goal) = &task.attack_goal {
-        let _ = writeln!(out, "## Attack goal\n\n{}", quote(goal));
+        let _ = write!(out, "## Attack goal\n\n{}", quote(goal));
     }
 
     out.push_str("## Transcript\n\n");
@@ -92,7 +92,7 @@ pub fn to_markdown(episode: &Episode) -> String {
                     out.push_str("*(arguments did not parse as JSON)*\n\n");
                 }
                 if let Some(raw) = &c.raw {
-                    let _ = writeln!(out, "Raw model output:\n\n{}", fenced("text", raw));
+                    let _ = write!(out, "Raw model output:\n\n{}", fenced("text", raw));
                 }
             }
             EventBody::ToolResult(r) => {
@@ -100,7 +100,7 @@ pub fn to_markdown(episode: &Episode) -> String {
                 let _ = writeln!(out, "**Tool result** {} ({}) {status}\n", code(&r.tool), code(&r.call_id));
                 out.push_str(&fenced("text", &r.output));
                 if let Some(raw) = &r.raw {
-                    let _ = writeln!(out, "Raw output:\n\n{}", fenced("text", raw));
+                    let _ = write!(out, "Raw output:\n\n{}", fenced("text", raw));
                 }
             }
             EventBody::Verdict(v) if v.turn.is_some() => {
@@ -120,7 +120,7 @@ pub fn to_markdown(episode: &Episode) -> String {
                 let _ = writeln!(out, "*Control: {action}{by}*\n");
             }
             EventBody::Error(e) => {
-                let _ = writeln!(out, "**Error** ({}):\n\n{}", inline(&e.source), quote(&e.message));
+                let _ = write!(out, "**Error** ({}):\n\n{}", inline(&e.source), quote(&e.message));
             }
             EventBody::End(end) => {
                 let _ = writeln!(out, "**End**: {} after {} turn(s)\n", end.reason.as_str(), end.turns);
@@ -154,7 +154,16 @@ fn message(out: &mut String, m: &Message, ranges: &[(usize, usize)]) {
             // Bold cannot span a blank line, so each marked paragraph is bolded on its own.
             let bolded: Vec<String> = escaped
                 .split('\n')
-                .map(|l| if l.trim().is_empty() { l.to_string() } else { format!("**{l}**") })
+                .map(|l| {
+                    // Emphasis only renders when it does not start or end with a space.
+                    let body = l.trim();
+                    if body.is_empty() {
+                        return l.to_string();
+                    }
+                    let lead = &l[..l.len() - l.trim_start().len()];
+                    let trail = &l[l.trim_end().len()..];
+                    format!("{lead}**{body}**{trail}")
+                })
                 .collect();
             text.push_str(&bolded.join("\n"));
         } else {
@@ -163,7 +172,7 @@ fn message(out: &mut String, m: &Message, ranges: &[(usize, usize)]) {
     }
     out.push_str(&quote_escaped(&text));
     if let Some(raw) = m.raw.as_deref().filter(|r| *r != m.text) {
-        let _ = writeln!(out, "Raw model output:\n\n{}", fenced("text", raw));
+        let _ = write!(out, "Raw model output:\n\n{}", fenced("text", raw));
     }
 }
 
@@ -193,8 +202,18 @@ fn verdict_section(out: &mut String, episode: &Episode) {
         return;
     }
     out.push_str("### Evidence\n\n");
+    // Several verdicts often point at the same span: quote it once, naming them all.
+    let mut groups: Vec<(&crate::core::episode::Evidence, Vec<String>)> = Vec::new();
     for (_, v) in with_evidence {
         let Some(ev) = &v.evidence else { continue };
+        let turn = v.turn.map_or_else(|| "episode".to_string(), |t| format!("turn {t}"));
+        let label = format!("{} ({}, {turn})", inline(&v.judge), v.method.as_str());
+        match groups.iter_mut().find(|(e, _)| *e == ev) {
+            Some((_, labels)) => labels.push(label),
+            None => groups.push((ev, vec![label])),
+        }
+    }
+    for (ev, labels) in groups {
         let quoted = ev.text.clone().or_else(|| {
             let text = episode
                 .events
@@ -204,8 +223,7 @@ fn verdict_section(out: &mut String, episode: &Episode) {
             let (s, e) = (ev.start?, ev.end?);
             Some(text.chars().skip(s).take(e.saturating_sub(s)).collect())
         });
-        let turn = v.turn.map_or_else(|| "episode".to_string(), |t| format!("turn {t}"));
-        let _ = writeln!(out, "{} ({}, {turn}), event {}:\n", inline(&v.judge), v.method.as_str(), ev.seq);
+        let _ = writeln!(out, "{}, event {}:\n", labels.join("; "), ev.seq);
         if let Some(q) = quoted {
             out.push_str(&quote(&q));
         }
