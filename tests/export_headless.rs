@@ -57,7 +57,7 @@ fn errors_name_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "not json").unwrap();
-    let err = export_to(&[bad.clone()], Format::Json, None, &mut Vec::new()).unwrap_err();
+    let err = export_to(std::slice::from_ref(&bad), Format::Json, None, &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("bad.jsonl"), "{err}");
     let missing = dir.path().join("nope.jsonl");
     let err = export_to(&[missing], Format::Html, None, &mut Vec::new()).unwrap_err();
