@@ -3,6 +3,7 @@
 pub mod dataset;
 pub mod demo;
 pub mod episode;
+pub mod export;
 pub mod import;
 pub mod judge;
 pub mod llm;

@@ -2,6 +2,7 @@
 
 pub mod data;
 pub mod dump;
+pub mod export;
 pub mod judge;
 pub mod run;
 pub mod tasks;

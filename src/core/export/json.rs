@@ -1,0 +1,16 @@
+//! Our journal form: the normalised events, one JSON object per line.
+
+use crate::core::episode::Episode;
+
+/// The episode's events as journal JSON lines (each ending in `\n`).
+pub fn to_json_lines(episode: &Episode) -> String {
+    let mut out = String::new();
+    for event in &episode.events {
+        // An `Event` holds only strings, numbers and JSON values: it always serialises.
+        if let Ok(line) = serde_json::to_string(event) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}

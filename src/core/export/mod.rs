@@ -1,0 +1,82 @@
+//! Episodes written out for people and other tools: a Markdown transcript, a
+//! self-contained HTML page, our journal JSON lines, and MASEval reports.
+//!
+//! Every exporter is a pure function of an episode (no I/O), so the headless
+//! command and the TUI share them and tests compare strings.
+
+mod common;
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod maseval;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use html::to_html;
+pub use json::to_json_lines;
+pub use markdown::to_markdown;
+pub use maseval::{to_maseval, to_maseval_line};
+
+/// The export formats, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Markdown,
+    Html,
+    Json,
+    Maseval,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [Format::Markdown, Format::Html, Format::Json, Format::Maseval];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::Html => "html",
+            Format::Json => "json",
+            Format::Maseval => "maseval",
+        }
+    }
+
+    /// File extension of one exported episode.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Json => "jsonl",
+            Format::Maseval => "jsonl",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "markdown" | "md" => Ok(Format::Markdown),
+            "html" => Ok(Format::Html),
+            "json" | "jsonl" => Ok(Format::Json),
+            "maseval" => Ok(Format::Maseval),
+            other => Err(format!("unknown export format '{other}' (markdown, html, json, maseval)")),
+        }
+    }
+}
+
+/// An annotation as the exporters show it. The annotation store converts its
+/// own records to this, so exports do not depend on how notes are kept.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AnnotationView {
+    /// The event the note is about.
+    pub target_seq: u64,
+    pub label: String,
+    pub note: String,
+    pub author: Option<String>,
+}

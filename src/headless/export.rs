@@ -1,0 +1,145 @@
+//! `converse-tui export`: episodes from any supported file or directory
+//! written as Markdown, HTML, journal JSON lines or MASEval report JSONL.
+//!
+//! One episode goes to one output (`-o` file, or stdout). Several episodes —
+//! a directory, or a file holding many reports — go to a file each in the
+//! `-o` directory for the document formats, and into one JSONL for the line
+//! formats (json also writes a file each when `-o` is an existing directory).
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::core::episode::Episode;
+pub use crate::core::export::Format;
+use crate::core::export::{to_html, to_json_lines, to_markdown, to_maseval_line};
+use crate::core::import::{load_dir, load_path};
+
+/// Exports every episode under `paths` in `format` to `out` (stdout when `None`).
+pub fn export(paths: &[PathBuf], format: Format, out: Option<&Path>) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    export_to(paths, format, out, &mut lock)
+}
+
+/// [`export`] with the stdout stream given, for tests and embedding.
+pub fn export_to(
+    paths: &[PathBuf],
+    format: Format,
+    out: Option<&Path>,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut episodes = Vec::new();
+    let mut any_dir = false;
+    for path in paths {
+        if path.is_dir() {
+            any_dir = true;
+            let (mut loaded, errors) = load_dir(path);
+            if let Some(e) = errors.into_iter().next() {
+                return Err(e.into());
+            }
+            if loaded.is_empty() {
+                bail!("{}: no episode files in this directory", path.display());
+            }
+            episodes.append(&mut loaded);
+        } else {
+            episodes.append(&mut load_path(path)?);
+        }
+    }
+    if episodes.is_empty() {
+        bail!("no episode to export");
+    }
+
+    let single = episodes.len() == 1 && !any_dir;
+    let per_file = match format {
+        Format::Markdown | Format::Html => !single,
+        // Line formats concatenate, unless journals are asked for one file each.
+        Format::Json => !single && out.is_some_and(Path::is_dir),
+        Format::Maseval => false,
+    };
+    if per_file {
+        let Some(dir) = out else {
+            bail!(
+                "{} episodes to export as {format}: give an output directory with -o (one file per episode)",
+                episodes.len()
+            );
+        };
+        return write_each(&episodes, format, dir);
+    }
+
+    let mut text = String::new();
+    for episode in &episodes {
+        text.push_str(&render(episode, format));
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    match out {
+        Some(file) => std::fs::write(file, text).with_context(|| format!("{}: cannot write", file.display())),
+        None => stdout.write_all(text.as_bytes()).context("cannot write to stdout"),
+    }
+}
+
+fn render(episode: &Episode, format: Format) -> String {
+    match format {
+        Format::Markdown => to_markdown(episode),
+        Format::Html => to_html(episode, &[]),
+        Format::Json => to_json_lines(episode),
+        Format::Maseval => to_maseval_line(episode),
+    }
+}
+
+fn write_each(episodes: &[Episode], format: Format, dir: &Path) -> anyhow::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!("{}: not a directory (several episodes need an output directory)", dir.display());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create directory", dir.display()))?;
+    let mut used = HashSet::new();
+    for episode in episodes {
+        let name = unique_name(&file_stem(episode.id()), format.extension(), &mut used);
+        let path = dir.join(name);
+        let mut text = render(episode, format);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    Ok(())
+}
+
+/// An episode id as a safe file name: no separators, no leading dot, not empty.
+fn file_stem(id: &str) -> String {
+    let stem: String = id
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+        .take(120)
+        .collect();
+    let stem = stem.trim_start_matches('.');
+    if stem.is_empty() { "episode".to_string() } else { stem.to_string() }
+}
+
+fn unique_name(stem: &str, ext: &str, used: &mut HashSet<String>) -> String {
+    let mut name = format!("{stem}.{ext}");
+    let mut n = 2;
+    while !used.insert(name.clone()) {
+        name = format!("{stem}-{n}.{ext}");
+        n += 1;
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_safe_and_unique() {
+        assert_eq!(file_stem("../a/b#1"), "_a_b_1");
+        assert_eq!(file_stem("..."), "episode");
+        let mut used = HashSet::new();
+        assert_eq!(unique_name("x", "md", &mut used), "x.md");
+        assert_eq!(unique_name("x", "md", &mut used), "x-2.md");
+    }
+}
