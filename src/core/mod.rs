@@ -1,5 +1,6 @@
 //! Everything that knows nothing of terminals: headless commands and the TUI share it.
 
+pub mod annotate;
 pub mod dataset;
 pub mod demo;
 pub mod episode;
