@@ -67,7 +67,8 @@ fn killed_writers_leave_a_readable_growing_log() {
         while size(&path) <= before && started.elapsed() < Duration::from_secs(20) {
             std::thread::sleep(Duration::from_millis(2));
         }
-        let jitter = (std::process::id() as u64 + round * 7919 + started.elapsed().subsec_nanos() as u64) % 40;
+        let jitter =
+            (std::process::id() as u64 + round * 7919 + started.elapsed().subsec_nanos() as u64) % 40;
         std::thread::sleep(Duration::from_millis(5 + jitter));
         child.kill().unwrap();
         child.wait().unwrap();

@@ -2,5 +2,6 @@
 
 pub mod data;
 pub mod dump;
+pub mod notes;
 pub mod run;
 pub mod tasks;
