@@ -6,6 +6,7 @@ pub mod demo;
 pub mod episode;
 pub mod import;
 pub mod llm;
+pub mod redact;
 pub mod sanitize;
 pub mod signals;
 pub mod sim;
