@@ -366,7 +366,9 @@ fn whole_word(text: &str, start: usize, end: usize) -> bool {
     let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
     let starts_word = word(matched.chars().next());
     let ends_word = word(matched.chars().next_back());
-    !(starts_word && word(before.chars().next_back())) && !(ends_word && word(after.chars().next()))
+    let glued_before = starts_word && word(before.chars().next_back());
+    let glued_after = ends_word && word(after.chars().next());
+    !glued_before && !glued_after
 }
 
 /// Collects values by kind; `build` compiles them.
@@ -389,10 +391,8 @@ impl Builder {
         }
         let digits: String = value.chars().filter(char::is_ascii_digit).collect();
         match kind {
-            PrivateKind::Phone if digits.len() >= PHONE_SHARED_DIGITS => {
-                if !self.phones.contains(&digits) {
-                    self.phones.push(digits);
-                }
+            PrivateKind::Phone if digits.len() >= PHONE_SHARED_DIGITS && !self.phones.contains(&digits) => {
+                self.phones.push(digits);
             }
             PrivateKind::Id => {
                 let compact: String = value.chars().filter(|c| !SEPARATORS.contains(c)).collect();
