@@ -1,5 +1,6 @@
 //! Everything that knows nothing of terminals: headless commands and the TUI share it.
 
+pub mod annotate;
 pub mod dataset;
 pub mod demo;
 pub mod episode;
@@ -7,6 +8,7 @@ pub mod export;
 pub mod import;
 pub mod judge;
 pub mod llm;
+pub mod redact;
 pub mod sanitize;
 pub mod signals;
 pub mod sim;

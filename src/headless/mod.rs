@@ -4,5 +4,6 @@ pub mod data;
 pub mod dump;
 pub mod export;
 pub mod judge;
+pub mod notes;
 pub mod run;
 pub mod tasks;

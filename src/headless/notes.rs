@@ -1,0 +1,193 @@
+//! `converse-tui notes export PATH… --format jsonl|csv`: the annotations in
+//! effect (the folded log, not its history) of every notes file found.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde_json::json;
+
+use crate::core::annotate::{Annotation, NotesFile, notes_path};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Jsonl,
+    Csv,
+}
+
+const NOTES_SUFFIX: &str = ".notes.jsonl";
+const CSV_COLUMNS: [&str; 10] =
+    ["file", "episode", "id", "target_seq", "span_start", "span_end", "label", "note", "author", "at"];
+
+/// Writes the current annotations of every notes file under `paths`: a notes
+/// file itself, an episode file (its sidecar, if any), or a directory
+/// (searched recursively for `*.notes.jsonl`).
+pub fn export(paths: &[PathBuf], format: ExportFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect_notes_files(path, &mut files)?;
+    }
+    // The same file named twice (a directory and its episode) is exported once.
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(f.clone()));
+    if format == ExportFormat::Csv {
+        write_csv_row(out, &CSV_COLUMNS.map(str::to_string))?;
+    }
+    for file in files {
+        let notes = NotesFile::open(&file)?;
+        for warning in notes.warnings() {
+            tracing::warn!("{warning}");
+        }
+        let shown = file.display().to_string();
+        for a in notes.current() {
+            match format {
+                ExportFormat::Jsonl => {
+                    let mut line = serde_json::to_vec(&jsonl_row(&shown, a))?;
+                    line.push(b'\n');
+                    out.write_all(&line)?;
+                }
+                ExportFormat::Csv => write_csv_row(out, &csv_row(&shown, a))?,
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn collect_notes_files(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if meta.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("{}: cannot list", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for entry in entries {
+            // Symlinked directories are skipped: they could loop.
+            let is_dir = std::fs::symlink_metadata(&entry).map(|m| m.is_dir()).unwrap_or(false);
+            if is_dir || is_notes_file(&entry) {
+                collect_notes_files(&entry, files)?;
+            }
+        }
+    } else if is_notes_file(path) {
+        files.push(path.to_path_buf());
+    } else if meta.is_file() {
+        let sidecar = notes_path(path);
+        if sidecar.is_file() {
+            files.push(sidecar);
+        } else {
+            tracing::info!("{}: no annotations", path.display());
+        }
+    } else {
+        bail!("{}: not a file or directory", path.display());
+    }
+    Ok(())
+}
+
+fn is_notes_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(NOTES_SUFFIX))
+}
+
+fn jsonl_row(file: &str, a: &Annotation) -> serde_json::Value {
+    let mut row = json!({ "file": file });
+    if let (Some(map), Ok(serde_json::Value::Object(fields))) = (row.as_object_mut(), serde_json::to_value(a))
+    {
+        map.extend(fields);
+    }
+    row
+}
+
+fn csv_row(file: &str, a: &Annotation) -> [String; 10] {
+    let opt = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
+    [
+        file.to_string(),
+        a.episode.clone(),
+        a.id.clone(),
+        a.target_seq.to_string(),
+        opt(a.span.map(|s| s.start)),
+        opt(a.span.map(|s| s.end)),
+        a.label.as_str().to_string(),
+        a.note.clone(),
+        a.author.clone(),
+        a.at.clone(),
+    ]
+}
+
+/// One RFC 4180 record, CRLF-terminated.
+fn write_csv_row(out: &mut dyn Write, fields: &[String]) -> std::io::Result<()> {
+    let mut line = String::new();
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        line.push_str(&csv_field(field));
+    }
+    line.push_str("\r\n");
+    out.write_all(line.as_bytes())
+}
+
+fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if field.contains([',', '"', '\n', '\r']) {
+        std::borrow::Cow::Owned(format!("\"{}\"", field.replace('"', "\"\"")))
+    } else {
+        std::borrow::Cow::Borrowed(field)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::annotate::{Draft, Label, Span};
+
+    fn draft(note: &str) -> Draft {
+        Draft {
+            episode: "ep".into(),
+            target_seq: 4,
+            span: Some(Span { start: 1, end: 3 }),
+            label: Label::Leak,
+            note: note.into(),
+        }
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_per_rfc_4180() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+    }
+
+    #[test]
+    fn export_finds_notes_and_writes_current_annotations() {
+        let dir = tempfile::tempdir().unwrap();
+        let episode = dir.path().join("ep-1.jsonl");
+        std::fs::write(&episode, "").unwrap();
+        let mut notes = NotesFile::open(notes_path(&episode)).unwrap();
+        let gone = notes.add(draft("deleted"), "ann").unwrap();
+        notes.add(draft("leaked, \"verbatim\"\nsee turn 3"), "ann").unwrap();
+        notes.delete(&gone, "ann").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let mut other = NotesFile::open(dir.path().join("sub/x.notes.jsonl")).unwrap();
+        other.add(draft("other"), "bob").unwrap();
+
+        let mut csv = Vec::new();
+        export(&[dir.path().to_path_buf()], ExportFormat::Csv, &mut csv).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        assert!(csv.starts_with("file,episode,id,target_seq,span_start,span_end,label,note,author,at\r\n"));
+        assert!(csv.contains(",4,1,3,leak,\"leaked, \"\"verbatim\"\"\nsee turn 3\",ann,"), "{csv}");
+        assert!(csv.contains(",other,bob,"));
+        assert!(!csv.contains("deleted"));
+        assert_eq!(csv.matches("\r\n").count(), 3);
+
+        let mut jsonl = Vec::new();
+        export(std::slice::from_ref(&episode), ExportFormat::Jsonl, &mut jsonl).unwrap();
+        let rows: Vec<serde_json::Value> =
+            String::from_utf8(jsonl).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0]["label"], "leak");
+        assert_eq!(rows[0]["span"]["end"], 3);
+        assert!(rows[0]["file"].as_str().unwrap().ends_with("ep-1.notes.jsonl"));
+
+        assert!(export(&[dir.path().join("missing")], ExportFormat::Csv, &mut Vec::new()).is_err());
+    }
+}
