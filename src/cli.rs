@@ -72,6 +72,22 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Export episodes: readable Markdown, self-contained HTML, JSON events, or MASEval reports.
+    Export {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// markdown, html, json or maseval.
+        #[arg(long, default_value = "markdown")]
+        format: String,
+        /// Output file (or directory, for several episodes as markdown/html); stdout when absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Annotations: export them.
+    Notes {
+        #[command(subcommand)]
+        command: NotesCommand,
+    },
     /// Print shell completions.
     Completions { shell: clap_complete::Shell },
 }
@@ -206,5 +222,17 @@ pub enum ConfigCommand {
     Show {
         #[command(flatten)]
         models: ModelArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NotesCommand {
+    /// Export the current annotations of episodes, notes files or directories.
+    Export {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// jsonl or csv.
+        #[arg(long, default_value = "jsonl")]
+        format: String,
     },
 }

@@ -15,7 +15,7 @@ use converse_tui::app::task_picker::TaskPicker;
 use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::episode::Episode;
 
-use cli::{Cli, Command, ConfigCommand, DataCommand, ModelArgs, RunCli};
+use cli::{Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
 use converse_tui::core::llm::Role;
 use converse_tui::core::sim::runner::Start;
@@ -99,6 +99,21 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Play(run)) => run_command(*run, true, &cli.theme, paths),
         Some(Command::Config { command: ConfigCommand::Show { models } }) => {
             config_show(&model_flags(models), paths)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Export { paths: inputs, format, output }) => {
+            let format: converse_tui::headless::export::Format = format.parse().map_err(anyhow::Error::msg)?;
+            converse_tui::headless::export::export(&inputs, format, output.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Notes { command: NotesCommand::Export { paths: inputs, format } }) => {
+            let format = match format.as_str() {
+                "jsonl" | "json" => converse_tui::headless::notes::ExportFormat::Jsonl,
+                "csv" => converse_tui::headless::notes::ExportFormat::Csv,
+                other => anyhow::bail!("unknown notes format '{other}': jsonl or csv"),
+            };
+            let mut out = std::io::stdout().lock();
+            converse_tui::headless::notes::export(&inputs, format, &mut out)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Completions { shell }) => {
