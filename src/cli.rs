@@ -82,6 +82,9 @@ pub enum Command {
         /// Output file (or directory, for several episodes as markdown/html); stdout when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Mask the persona's private values (names, emails, phones, ids, leaked snippets).
+        #[arg(long)]
+        redact: bool,
     },
     /// Annotations: export them.
     Notes {

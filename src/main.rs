@@ -101,9 +101,10 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             config_show(&model_flags(models), paths)?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Export { paths: inputs, format, output }) => {
-            let format: converse_tui::headless::export::Format = format.parse().map_err(anyhow::Error::msg)?;
-            converse_tui::headless::export::export(&inputs, format, output.as_deref())?;
+        Some(Command::Export { paths: inputs, format, output, redact }) => {
+            let format: converse_tui::headless::export::Format =
+                format.parse().map_err(anyhow::Error::msg)?;
+            converse_tui::headless::export::export(&inputs, format, output.as_deref(), redact)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Notes { command: NotesCommand::Export { paths: inputs, format } }) => {

@@ -362,3 +362,17 @@ fn the_detail_of_an_llm_verdict_shows_its_reasoning() {
     let screen = render(&mut state, 160, 48);
     assert!(screen.contains("── REASONING ──") && screen.contains("verdict"), "{screen}");
 }
+
+#[test]
+fn redaction_masks_private_values_and_unmasks_them() {
+    snapshot("redaction_on", picker_state, ":3\nR");
+    let mut state = picker_state();
+    press(&mut state, ":3\nR");
+    let masked = render(&mut state, 160, 48);
+    assert!(masked.contains("REDACTED"));
+    assert!(!masked.contains("Hollybrook") && !masked.contains("Priya Anand"), "{masked}");
+    press(&mut state, "R");
+    let shown = render(&mut state, 160, 48);
+    assert!(shown.contains("Hollybrook") && !shown.contains("REDACTED"));
+    insta::assert_snapshot!("redaction_off_160x48", shown);
+}

@@ -13,6 +13,7 @@ use super::layout::{InspectorLayout, PaneId, popup, text_area};
 use super::live::LiveState;
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
+use crate::core::redact::Redactor;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -66,6 +67,8 @@ pub struct AppState {
     pub live: Option<LiveState>,
     pub composer: Composer,
     pub composer_open: bool,
+    /// While redaction is on: the masker, and the episode as it really is.
+    pub redaction: Option<(Redactor, Episode)>,
     pub focus: PaneId,
     pub autoplay: Autoplay,
     pub keymap: Keymap,
@@ -92,6 +95,7 @@ impl AppState {
             live: None,
             composer: Composer::new(),
             composer_open: false,
+            redaction: None,
             focus: PaneId::Assistant,
             autoplay: Autoplay::default(),
             keymap,

@@ -5,6 +5,8 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, M
 use crate::config::keymap::Command;
 
 use crate::core::episode::Episode;
+use crate::core::redact::Redactor;
+use crate::core::redact_episode::{redact_episode, redactor_from_episode};
 use crate::core::sim::emitter::{Phase, RunnerUpdate};
 use crate::core::sim::fork::Resume;
 
@@ -100,6 +102,42 @@ fn on_composer_key(state: &mut AppState, key: KeyEvent) {
     }
 }
 
+/// Masks (or unmasks) the persona's private values everywhere on screen,
+/// keeping the cursor where it was.
+fn toggle_redaction(state: &mut AppState) {
+    let Some(view) = &state.view else { return };
+    let (cursor, follow) = (view.cursor, view.follow_tail);
+    let episode = match state.redaction.take() {
+        Some((_, original)) => original,
+        None => {
+            let original = view.episode.clone();
+            let redactor = redactor_for(state, &original);
+            let redacted = redact_episode(&original, &redactor);
+            state.redaction = Some((redactor, original));
+            redacted
+        }
+    };
+    let mut view = EpisodeView::new(episode);
+    view.follow_tail = follow;
+    view.set_cursor(cursor);
+    state.view = Some(view);
+    let (w, h) = (state.area.width, state.area.height);
+    state.resize(w, h);
+    state.message = Some(
+        if state.redaction.is_some() { "private values masked (R shows them)" } else { "unmasked" }.into(),
+    );
+}
+
+/// The persona's whole profile when the task is in the dataset, else what the journal's task says.
+fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
+    let task_id = episode.header().task.id.as_deref();
+    let task = state.picker.as_ref().and_then(|p| p.tasks.iter().find(|t| Some(t.id.as_str()) == task_id));
+    match task {
+        Some(task) => Redactor::from_environment(&task.environment),
+        None => redactor_from_episode(episode),
+    }
+}
+
 fn open_composer(state: &mut AppState) {
     state.composer.focused = true;
     if !state.composer_open {
@@ -172,6 +210,15 @@ fn on_runner(state: &mut AppState, update: RunnerUpdate) {
         close_composer(state);
     }
     let RunnerUpdate::Event(event) = update else { return };
+    // While masked, the screen gets the masked event and the original is kept aside.
+    let event = match &mut state.redaction {
+        Some((redactor, original)) => {
+            original.events.push((*event).clone());
+            let one = Episode { events: vec![(*event).clone()], origin: String::new(), warnings: Vec::new() };
+            Box::new(redact_episode(&one, redactor).events.remove(0))
+        }
+        None => event,
+    };
     match &mut state.view {
         Some(view) => view.push(*event),
         None => {
@@ -422,6 +469,7 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
         Command::EndEpisode if state.live.as_ref().is_some_and(|l| l.human && !l.finished) => {
             state.effects.push(Effect::HumanEnd);
         }
+        Command::Redact => toggle_redaction(state),
         Command::TakeOver => {
             let turn = view.turn_at(view.cursor);
             state.overlay = Some(Overlay::TakeOver { turn });

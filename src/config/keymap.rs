@@ -49,6 +49,9 @@ pub enum Command {
     EditPending,
     EndEpisode,
     TakeOver,
+    Redact,
+    Annotate,
+    Annotations,
     CycleDomain,
     CyclePersona,
     CycleSplit,
@@ -80,7 +83,7 @@ impl Group {
 }
 
 impl Command {
-    pub const ALL: [Command; 35] = [
+    pub const ALL: [Command; 38] = [
         Command::NextEvent,
         Command::PrevEvent,
         Command::NextTurn,
@@ -110,6 +113,9 @@ impl Command {
         Command::EditPending,
         Command::EndEpisode,
         Command::TakeOver,
+        Command::Redact,
+        Command::Annotate,
+        Command::Annotations,
         Command::CycleDomain,
         Command::CyclePersona,
         Command::CycleSplit,
@@ -159,6 +165,13 @@ impl Command {
                 ("end_episode", Group::Human, "End the episode (when you play the attacker)", &["E"])
             }
             TakeOver => ("take_over", Group::Human, "Take over here: fork and continue live", &["T"]),
+            Redact => {
+                ("redact", Group::View, "Mask the persona's private values (screenshots, demos)", &["R"])
+            }
+            Annotate => ("annotate", Group::Human, "Annotate the selected event (label, note)", &["a"]),
+            Annotations => {
+                ("annotations", Group::Human, "Annotations panel (Enter jumps, x deletes)", &["N"])
+            }
             CycleDomain => ("cycle_domain", Group::Tasks, "Picker: next domain filter", &["D"]),
             CyclePersona => ("cycle_persona", Group::Tasks, "Picker: next persona filter", &["P"]),
             CycleSplit => {

@@ -9,6 +9,7 @@ pub mod import;
 pub mod judge;
 pub mod llm;
 pub mod redact;
+pub mod redact_episode;
 pub mod sanitize;
 pub mod signals;
 pub mod sim;

@@ -16,12 +16,14 @@ use crate::core::episode::Episode;
 pub use crate::core::export::Format;
 use crate::core::export::{to_html, to_json_lines, to_markdown, to_maseval_line};
 use crate::core::import::{load_dir, load_path};
+use crate::core::redact_episode::{redact_episode, redactor_from_episode};
 
 /// Exports every episode under `paths` in `format` to `out` (stdout when `None`).
-pub fn export(paths: &[PathBuf], format: Format, out: Option<&Path>) -> anyhow::Result<()> {
+/// With `redact`, the persona's private values are masked in everything written.
+pub fn export(paths: &[PathBuf], format: Format, out: Option<&Path>, redact: bool) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    export_to(paths, format, out, &mut lock)
+    export_to(paths, format, out, redact, &mut lock)
 }
 
 /// [`export`] with the stdout stream given, for tests and embedding.
@@ -29,6 +31,7 @@ pub fn export_to(
     paths: &[PathBuf],
     format: Format,
     out: Option<&Path>,
+    redact: bool,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let mut episodes = Vec::new();
@@ -50,6 +53,9 @@ pub fn export_to(
     }
     if episodes.is_empty() {
         bail!("no episode to export");
+    }
+    if redact {
+        episodes = episodes.iter().map(|e| redact_episode(e, &redactor_from_episode(e))).collect();
     }
 
     let single = episodes.len() == 1 && !any_dir;

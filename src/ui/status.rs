@@ -50,7 +50,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         single_line(view.episode.id()).into_owned(),
         single_line(&view.episode.origin).into_owned(),
     ];
-    let left = format!("{mode}│ {} ", parts.join(" │ "));
+    let masked = if state.redaction.is_some() { "│ REDACTED " } else { "" };
+    let left = format!("{mode}{masked}│ {} ", parts.join(" │ "));
     let notice = state.live.as_ref().and_then(|l| l.notice.as_deref());
     let right = match state.message.as_deref().or(notice) {
         Some(message) => format!(" {} ", single_line(message)),
