@@ -192,6 +192,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
             None => (AppState::with_browser(Browser::new("", Vec::new(), Vec::new()), keymap, false), None),
         };
         state.picker = Some(picker);
+        state.author = author(paths);
         if handle.is_none() {
             state.open_picker(None);
         }
@@ -292,8 +293,15 @@ fn load_theme(name: &str, paths: &Paths) -> anyhow::Result<Theme> {
     Theme::load(name, &paths.themes_dir(), no_color)
 }
 
+/// Who annotations are recorded as: `author` in the config file, else `$USER`.
+fn author(paths: &Paths) -> String {
+    let configured = ConfigFile::load(&paths.config_file()).ok().and_then(|c| c.author);
+    converse_tui::core::annotate::default_author(configured.as_deref())
+}
+
 fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
     state.picker = task_picker(paths);
+    state.author = author(paths);
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let launcher = config_launcher(paths.clone());

@@ -375,3 +375,83 @@ fn redaction_masks_private_values_and_unmasks_them() {
     assert!(shown.contains("Hollybrook") && !shown.contains("REDACTED"));
     insta::assert_snapshot!("redaction_off_160x48", shown);
 }
+
+/// The first demo saved to a file (annotations need a file to live beside), with two notes.
+fn annotated_state() -> (tempfile::TempDir, AppState) {
+    use converse_tui::core::annotate::{Draft, Label, NotesFile, notes_path};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ep-travel.jsonl");
+    let mut demo = demo_episodes().remove(0);
+    write_journal(&path, &demo.events).unwrap();
+    demo.origin = path.display().to_string();
+    let mut notes = NotesFile::open(notes_path(&path)).unwrap();
+    let leak = demo
+        .events
+        .iter()
+        .find(|e| matches!(&e.body, EventBody::Message(m) if m.turn == 3 && m.from == Party::Assistant))
+        .unwrap()
+        .seq;
+    let draft = |seq, label, note: &str| Draft {
+        episode: demo.id().into(),
+        target_seq: seq,
+        span: None,
+        label,
+        note: note.into(),
+    };
+    notes.add(draft(leak, Label::Leak, "gave the clinic, the doctor and the date"), "reviewer").unwrap();
+    notes
+        .add(draft(leak - 5, Label::ManipulationAttempt, "insurer pretext starts here"), "reviewer")
+        .unwrap();
+    let list = notes.current().into_iter().cloned().collect();
+    let mut state = AppState::with_episode(demo, Keymap::default());
+    update(&mut state, Action::Resize(160, 48));
+    assert_eq!(state.wanted_notes(), Some(notes_path(&path)));
+    update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(list) });
+    (dir, state)
+}
+
+#[test]
+fn an_annotated_event_shows_its_label_and_the_human_verdict() {
+    for (w, h) in SIZES {
+        let (_dir, mut state) = annotated_state();
+        press(&mut state, ":3\n");
+        let screen = render(&mut state, w, h);
+        if w == 160 {
+            assert!(screen.contains("✎ leak"), "{screen}");
+            assert!(screen.contains("≠ privacy") || screen.contains("human"), "{screen}");
+        }
+        insta::assert_snapshot!(format!("annotated_{w}x{h}"), screen);
+    }
+}
+
+#[test]
+fn the_annotations_panel_lists_and_jumps() {
+    for (w, h) in SIZES {
+        let (_dir, mut state) = annotated_state();
+        press(&mut state, "N");
+        insta::assert_snapshot!(format!("annotations_panel_{w}x{h}"), render(&mut state, w, h));
+    }
+    let (_dir, mut state) = annotated_state();
+    press(&mut state, "N\n");
+    let view = state.view.as_ref().unwrap();
+    assert_eq!(view.turn_at(view.cursor), 3, "Enter jumped to the annotated event");
+}
+
+#[test]
+fn annotating_asks_for_a_label_and_a_note_and_saves_through_an_effect() {
+    use converse_tui::app::Effect;
+    let (_dir, mut state) = annotated_state();
+    press(&mut state, "]a");
+    for c in "ref".chars() {
+        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+    }
+    insta::assert_snapshot!("annotate_form_160x48", render(&mut state, 160, 48));
+    update(&mut state, Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
+    for c in "declined politely".chars() {
+        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+    }
+    let effects = update(&mut state, Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let [Effect::SaveNote { draft, .. }] = effects.as_slice() else { panic!("{effects:?}") };
+    assert_eq!(draft.label, converse_tui::core::annotate::Label::Refusal);
+    assert_eq!(draft.note, "declined politely");
+}

@@ -14,6 +14,11 @@ pub enum Action {
     Tick(Duration),
     /// Something the live runner reported.
     Runner(crate::core::sim::emitter::RunnerUpdate),
+    /// The loop read (or wrote) an episode's notes file.
+    NotesLoaded {
+        path: std::path::PathBuf,
+        result: Result<Vec<crate::core::annotate::Annotation>, String>,
+    },
 }
 
 /// What `update` cannot do itself because it does no I/O.
@@ -30,6 +35,18 @@ pub enum Effect {
     HumanEnd,
     /// Replace the attacker model's held message.
     EditAttacker(String),
+    /// Append an annotation to the notes file.
+    SaveNote {
+        path: std::path::PathBuf,
+        draft: crate::core::annotate::Draft,
+        author: String,
+    },
+    /// Record the deletion of an annotation.
+    DeleteNote {
+        path: std::path::PathBuf,
+        id: String,
+        author: String,
+    },
     /// Start a new episode from the prefix of the one on screen.
     Fork {
         task_id: String,

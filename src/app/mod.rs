@@ -8,6 +8,7 @@ pub mod composer;
 pub mod detail;
 pub mod layout;
 pub mod live;
+pub mod notes;
 pub mod pane;
 pub mod state;
 pub mod task_picker;

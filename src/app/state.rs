@@ -11,6 +11,7 @@ use super::composer::Composer;
 use super::detail::Detail;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
 use super::live::LiveState;
+use super::notes::{AnnotateForm, Notes};
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
 use crate::core::redact::Redactor;
@@ -55,6 +56,11 @@ pub enum Overlay {
     TakeOver {
         turn: u32,
     },
+    Annotate(AnnotateForm),
+    /// The annotations panel, with the selected row.
+    Annotations {
+        selected: usize,
+    },
 }
 
 pub struct AppState {
@@ -67,6 +73,9 @@ pub struct AppState {
     pub live: Option<LiveState>,
     pub composer: Composer,
     pub composer_open: bool,
+    pub notes: Notes,
+    /// Recorded as the author of annotations.
+    pub author: String,
     /// While redaction is on: the masker, and the episode as it really is.
     pub redaction: Option<(Redactor, Episode)>,
     pub focus: PaneId,
@@ -96,6 +105,8 @@ impl AppState {
             composer: Composer::new(),
             composer_open: false,
             redaction: None,
+            notes: Notes::default(),
+            author: String::from("unknown"),
             focus: PaneId::Assistant,
             autoplay: Autoplay::default(),
             keymap,
@@ -120,6 +131,14 @@ impl AppState {
         let mut state = AppState::empty(keymap);
         state.live = Some(LiveState::new(journal, paused));
         state
+    }
+
+    /// The notes file the episode on screen should have loaded, if it has a file.
+    pub fn wanted_notes(&self) -> Option<std::path::PathBuf> {
+        let view = self.view.as_ref()?;
+        let origin = std::path::Path::new(&view.episode.origin);
+        (!view.episode.origin.starts_with("demo:") && origin.is_file())
+            .then(|| crate::core::annotate::notes_path(origin))
     }
 
     /// Whether time matters now (autoplay, or the elapsed clock of a live run).

@@ -11,6 +11,8 @@ use crate::core::sim::emitter::{Phase, RunnerUpdate};
 use crate::core::sim::fork::Resume;
 
 use super::composer::{ComposerOutcome, Purpose};
+use super::notes::AnnotateForm;
+use crate::core::annotate::{Draft, Label, human_verdict};
 
 use super::action::{Action, Effect};
 use super::detail::Detail;
@@ -39,6 +41,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Resize(width, height) => state.resize(width, height),
         Action::Tick(dt) => on_tick(state, dt),
         Action::Runner(update) => on_runner(state, update),
+        Action::NotesLoaded { path, result } => on_notes_loaded(state, path, result),
     }
     if state.quit {
         state.effects.push(Effect::Quit);
@@ -55,6 +58,14 @@ fn on_key(state: &mut AppState, key: KeyEvent) {
     }
     if let Some(Overlay::TakeOver { .. }) = state.overlay {
         return on_take_over_choice(state, key);
+    }
+    if let Some(Overlay::Annotate(_)) = state.overlay {
+        return on_annotate_key(state, key);
+    }
+    if let Some(Overlay::Annotations { .. }) = state.overlay
+        && let KeyCode::Char('x') | KeyCode::Delete = key.code
+    {
+        return delete_selected_note(state);
     }
     if state.composer_open
         && state.composer.focused
@@ -99,6 +110,119 @@ fn on_composer_key(state: &mut AppState, key: KeyEvent) {
                 close_composer(state);
             }
         },
+    }
+}
+
+/// The event an action applies to: the selected item of the focused pane, or the verdict row's event.
+fn selected_event(state: &AppState) -> Option<usize> {
+    let view = state.view.as_ref()?;
+    let event = match view.pane(state.focus) {
+        Some(pane) => pane.selected_item().map(|i| pane.items[i].event),
+        None => view.verdict_rows.get(view.verdict_selected).map(|r| r.event),
+    };
+    Some(event.unwrap_or(view.cursor))
+}
+
+fn open_annotate(state: &mut AppState) {
+    if state.notes.path.is_none() {
+        state.message =
+            Some("this episode has no file to keep notes beside (the bundled demos are read-only)".into());
+        return;
+    }
+    let Some(event) = selected_event(state) else { return };
+    let seq = state.view.as_ref().map_or(0, |v| v.events()[event].seq);
+    state.overlay = Some(Overlay::Annotate(AnnotateForm::new(seq)));
+}
+
+/// Label first (a codebook name or a unique prefix), Tab to the note, Enter saves, Esc cancels.
+fn on_annotate_key(state: &mut AppState, key: KeyEvent) {
+    let Some(Overlay::Annotate(form)) = &mut state.overlay else { return };
+    match key.code {
+        KeyCode::Esc => state.overlay = None,
+        KeyCode::Tab | KeyCode::BackTab => form.on_note = !form.on_note,
+        KeyCode::Enter => match form.label.trim().parse::<Label>() {
+            Ok(label) => {
+                let form = form.clone();
+                state.overlay = None;
+                let (Some(path), Some(view)) = (state.notes.path.clone(), &state.view) else { return };
+                let draft = Draft {
+                    episode: view.episode.id().to_string(),
+                    target_seq: form.target_seq,
+                    span: None,
+                    label,
+                    note: form.note.trim().to_string(),
+                };
+                state.effects.push(Effect::SaveNote { path, draft, author: state.author.clone() });
+            }
+            Err(e) => form.error = Some(e.to_string()),
+        },
+        KeyCode::Backspace => {
+            let field = if form.on_note { &mut form.note } else { &mut form.label };
+            field.pop();
+        }
+        KeyCode::Char(c) if !c.is_control() && !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            if form.on_note {
+                form.note.push(c);
+            } else {
+                form.label.push(c);
+                form.error = None;
+            }
+        }
+        _ => {}
+    }
+}
+
+fn delete_selected_note(state: &mut AppState) {
+    let Some(Overlay::Annotations { selected }) = state.overlay else { return };
+    let (Some(path), Some(note)) = (state.notes.path.clone(), state.notes.list.get(selected)) else { return };
+    state.effects.push(Effect::DeleteNote { path, id: note.id.clone(), author: state.author.clone() });
+    state.overlay = None;
+}
+
+fn on_notes_loaded(
+    state: &mut AppState,
+    path: std::path::PathBuf,
+    result: Result<Vec<crate::core::annotate::Annotation>, String>,
+) {
+    let Some(view) = &mut state.view else { return };
+    match result {
+        Ok(list) => {
+            let id = view.episode.id().to_string();
+            state.notes.set(path, list, &id);
+            let human = state
+                .notes
+                .list
+                .iter()
+                .filter_map(|a| {
+                    let verdict = human_verdict(a)?;
+                    let index = view.events().iter().position(|e| e.seq == a.target_seq)?;
+                    Some((index, verdict))
+                })
+                .collect();
+            view.set_human_verdicts(human);
+        }
+        Err(problem) => {
+            state.notes.path = Some(path);
+            state.message = Some(problem);
+        }
+    }
+}
+
+/// Moves the cursor so that `event` is revealed and selects it in its pane.
+fn jump_to_event(state: &mut AppState, event: usize) {
+    let Some(view) = &mut state.view else { return };
+    if event > view.cursor {
+        view.set_cursor(event);
+        view.follow_tail = false;
+    }
+    for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
+        if let Some(pane) = view.pane_mut(id)
+            && let Some(item) = pane.item_of_event(event)
+        {
+            pane.selected = Some(item);
+            pane.scroll_to_item(item);
+            state.focus = id;
+        }
     }
 }
 
@@ -312,8 +436,23 @@ fn submit_prompt(state: &mut AppState, prompt: Prompt) {
 
 fn on_overlay_command(state: &mut AppState, command: Command) {
     let viewport = state.detail_viewport();
+    let notes = state.notes.list.len();
     match (&mut state.overlay, command) {
         (_, Command::Quit) => state.quit = true,
+        (Some(Overlay::Annotations { selected }), Command::OpenDetail) => {
+            let target = state.notes.list.get(*selected).map(|a| a.target_seq);
+            state.overlay = None;
+            if let Some(seq) = target {
+                jump_to_event(state, seq as usize);
+            }
+        }
+        (Some(Overlay::Annotations { selected }), Command::SelectNext | Command::ScrollDown) => {
+            *selected = (*selected + 1).min(notes.saturating_sub(1))
+        }
+        (Some(Overlay::Annotations { selected }), Command::SelectPrev | Command::ScrollUp) => {
+            *selected = selected.saturating_sub(1)
+        }
+        (Some(Overlay::Annotations { .. }), Command::Close | Command::Annotations) => state.overlay = None,
         (_, Command::Close | Command::Help | Command::OpenDetail) => state.overlay = None,
         (Some(Overlay::Detail(d)), c) => {
             if let Some(delta) = scroll_delta(c, viewport) {
@@ -470,6 +609,15 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
             state.effects.push(Effect::HumanEnd);
         }
         Command::Redact => toggle_redaction(state),
+        Command::Annotate => open_annotate(state),
+        Command::Annotations => {
+            if state.notes.list.is_empty() {
+                state.message =
+                    Some("no annotations on this episode yet (a annotates the selected event)".into());
+            } else {
+                state.overlay = Some(Overlay::Annotations { selected: 0 });
+            }
+        }
         Command::TakeOver => {
             let turn = view.turn_at(view.cursor);
             state.overlay = Some(Overlay::TakeOver { turn });
@@ -574,7 +722,11 @@ fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
     match &mut state.overlay {
         Some(Overlay::Detail(d)) => d.scroll_by(delta, viewport),
         Some(Overlay::Help { scroll }) => *scroll = (*scroll as isize + delta).max(0) as usize,
-        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) => {}
+        Some(Overlay::Annotations { selected }) => {
+            let n = state.notes.list.len();
+            *selected = (*selected as isize + delta.signum()).clamp(0, n.saturating_sub(1) as isize) as usize;
+        }
+        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. } | Overlay::Annotate(_)) => {}
         None if state.screen == Screen::Browser => {
             if let Some(b) = &mut state.browser {
                 b.select_by(delta.signum());

@@ -21,6 +21,8 @@ pub struct VerdictRow {
     pub method: VerdictMethod,
     /// Another method's verdict on the same question says the opposite.
     pub disagrees: bool,
+    /// A reviewer's label (from the notes file) rather than a verdict event.
+    pub human: Option<Verdict>,
 }
 
 /// What the timeline shows for one turn.
@@ -49,6 +51,8 @@ pub struct EpisodeView {
     pub verdict_selected: usize,
     /// Live episodes keep the cursor on the newest event.
     pub follow_tail: bool,
+    /// Reviewers' labels as verdicts, by the event index they judge.
+    human: Vec<(usize, Verdict)>,
 }
 
 impl EpisodeView {
@@ -65,6 +69,7 @@ impl EpisodeView {
             verdict_rows: Vec::new(),
             verdict_selected: 0,
             follow_tail: false,
+            human: Vec::new(),
         };
         for event in events {
             view.index(event);
@@ -176,15 +181,29 @@ impl EpisodeView {
                         judge: v.judge.clone(),
                         method: v.method,
                         disagrees: false,
+                        human: None,
                     }),
                 }
+            }
+        }
+        for (target, verdict) in self.human.iter().filter(|(target, _)| *target <= self.cursor) {
+            let row = VerdictRow {
+                event: *target,
+                judge: verdict.judge.clone(),
+                method: verdict.method,
+                disagrees: false,
+                human: Some(verdict.clone()),
+            };
+            match rows.iter_mut().find(|r| r.human.is_some() && r.judge == verdict.judge) {
+                Some(existing) => *existing = row,
+                None => rows.push(row),
             }
         }
         // Rows on the same question (judge name) whose methods reach opposite conclusions.
         let held: Vec<Option<bool>> = rows
             .iter()
-            .map(|r| match &self.episode.events[r.event].body {
-                EventBody::Verdict(v) => assistant_held(v.outcome),
+            .map(|r| match (&r.human, &self.episode.events[r.event].body) {
+                (Some(v), _) | (None, EventBody::Verdict(v)) => assistant_held(v.outcome),
                 _ => None,
             })
             .collect();
@@ -227,6 +246,27 @@ impl EpisodeView {
                 let range = sanitized_byte_range(text, start, end);
                 pane.items[item].highlights.push(range);
             }
+        }
+    }
+
+    /// Reviewers' labels to show with the judges' verdicts.
+    pub fn set_human_verdicts(&mut self, verdicts: Vec<(usize, Verdict)>) {
+        self.human = verdicts
+            .into_iter()
+            .filter(|(target, _)| *target < self.episode.events.len())
+            .map(|(target, mut v)| {
+                v.turn = Some(self.turn_at(target));
+                (target, v)
+            })
+            .collect();
+        self.refresh_verdicts();
+    }
+
+    /// The verdict a row shows.
+    pub fn row_verdict<'a>(&'a self, row: &'a VerdictRow) -> Option<&'a Verdict> {
+        match (&row.human, &self.episode.events[row.event].body) {
+            (Some(v), _) | (None, EventBody::Verdict(v)) => Some(v),
+            _ => None,
         }
     }
 

@@ -11,6 +11,7 @@ use crate::app::live::{LiveState, RunnerControl};
 use crate::app::state::Screen;
 use crate::app::{Action, AppState, Effect, update};
 use crate::config::Theme;
+use crate::core::annotate::{Annotation, NotesFile};
 use crate::core::sim::attacker::HumanInput;
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::gate::StepGate;
@@ -72,7 +73,18 @@ pub async fn run(
     let mut last_tick = Instant::now();
     let mut stop = crate::core::signals::stop_signals()?;
     let mut dirty = true;
+    let mut notes_for: Option<std::path::PathBuf> = None;
     loop {
+        // The episode on screen changed: read its notes (I/O stays out of `update`).
+        let wanted = state.wanted_notes();
+        if wanted != notes_for {
+            notes_for = wanted.clone();
+            if let Some(path) = wanted {
+                let result = read_notes(&path);
+                update(&mut state, Action::NotesLoaded { path, result });
+                dirty = true;
+            }
+        }
         if dirty {
             guard.terminal.draw(|frame| crate::ui::draw(frame, &state, &theme))?;
             dirty = false;
@@ -122,6 +134,14 @@ pub async fn run(
                     let start = Start { human, resume: Some(resume) };
                     let started = launcher.as_mut().map(|launch| launch(&task_id, start));
                     switch_to(&mut state, &mut live, started, &task_id).await;
+                }
+                Effect::SaveNote { path, draft, author } => {
+                    let result = write_note(&path, |file| file.add(draft, &author).map(|_| ()));
+                    update(&mut state, Action::NotesLoaded { path, result });
+                }
+                Effect::DeleteNote { path, id, author } => {
+                    let result = write_note(&path, |file| file.delete(&id, &author));
+                    update(&mut state, Action::NotesLoaded { path, result });
                 }
                 Effect::HumanSay(text) => {
                     if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
@@ -174,6 +194,21 @@ async fn switch_to(
         Some(Err(e)) => state.message = Some(format!("cannot start {what}: {e:#}")),
         None => state.message = Some("live runs are started with `converse-tui run`".into()),
     }
+}
+
+fn read_notes(path: &std::path::Path) -> Result<Vec<Annotation>, String> {
+    let file = NotesFile::open(path).map_err(|e| e.to_string())?;
+    Ok(file.current().into_iter().cloned().collect())
+}
+
+/// Appends to the notes file (one fsynced line) and returns its new state.
+fn write_note(
+    path: &std::path::Path,
+    change: impl FnOnce(&mut NotesFile) -> Result<(), crate::core::annotate::NotesError>,
+) -> Result<Vec<Annotation>, String> {
+    let mut file = NotesFile::open(path).map_err(|e| e.to_string())?;
+    change(&mut file).map_err(|e| e.to_string())?;
+    Ok(file.current().into_iter().cloned().collect())
 }
 
 fn apply(gate: &StepGate, control: RunnerControl) {

@@ -4,6 +4,7 @@ mod browser;
 mod composer;
 mod detail;
 mod help;
+mod notes;
 mod status;
 mod tasks;
 mod text_pane;
@@ -33,7 +34,16 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             let streaming = state.live.as_ref().and_then(|l| l.streaming.as_ref());
             for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
                 let stream = streaming.filter(|s| stream_pane(s.role) == id);
-                text_pane::draw(frame, layout.pane(id), id, view, stream, state.focus == id, theme);
+                text_pane::draw(
+                    frame,
+                    layout.pane(id),
+                    id,
+                    view,
+                    stream,
+                    &state.notes,
+                    state.focus == id,
+                    theme,
+                );
             }
             verdicts::draw(frame, layout.verdicts, view, state.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
@@ -49,6 +59,12 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme)
         }
         Some(Overlay::Detail(d)) => detail::draw(frame, state.detail_area(), d, theme),
+        Some(Overlay::Annotate(form)) => {
+            notes::draw_form(frame, crate::app::layout::popup(area, 70, 60), form, theme)
+        }
+        Some(Overlay::Annotations { selected }) => {
+            notes::draw_panel(frame, state.detail_area(), &state.notes, *selected, theme)
+        }
         Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) | None => {}
     }
 }

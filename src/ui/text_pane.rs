@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, Scroll
 
 use crate::app::layout::{PaneId, text_area};
 use crate::app::live::Streaming;
+use crate::app::notes::Notes;
 use crate::app::pane::Pane;
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
@@ -23,6 +24,7 @@ pub fn draw(
     id: PaneId,
     view: &EpisodeView,
     streaming: Option<&Streaming>,
+    notes: &Notes,
     focused: bool,
     theme: &Theme,
 ) {
@@ -45,7 +47,7 @@ pub fn draw(
         frame.render_widget(empty, text);
         return;
     }
-    let lines = visible_lines(pane, view.events(), view.cursor, text.height as usize, focused, theme);
+    let lines = visible_lines(pane, view.events(), view.cursor, notes, text.height as usize, focused, theme);
     frame.render_widget(Paragraph::new(lines), text);
     if pane.total_lines() > pane.viewport {
         let mut state = ScrollbarState::new(pane.total_lines().saturating_sub(pane.viewport))
@@ -94,6 +96,7 @@ fn visible_lines<'a>(
     pane: &'a Pane,
     events: &'a [Event],
     cursor: usize,
+    notes: &Notes,
     height: usize,
     focused: bool,
     theme: &Theme,
@@ -107,7 +110,15 @@ fn visible_lines<'a>(
         let it = &pane.items[item];
         let is_selected = focused && selected == Some(item);
         if line == 0 {
-            out.push(header(&events[it.event], is_selected, it.event == cursor, theme));
+            let mut line = header(&events[it.event], is_selected, it.event == cursor, theme);
+            if let Some(labels) = notes.marks.get(&events[it.event].seq) {
+                let labels: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
+                // First on the line, so a narrow pane still shows it.
+                let at = usize::from(it.event == cursor);
+                line.spans
+                    .insert(at, Span::styled(format!("✎ {} ", labels.join(", ")), theme.party(Party::User)));
+            }
+            out.push(line);
         } else if line <= it.lines.len() {
             let range = it.lines[line - 1].clone();
             out.push(body_line(&it.body, range, &it.highlights, theme));

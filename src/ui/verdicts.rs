@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
-use crate::core::episode::{EventBody, Outcome};
+use crate::core::episode::Outcome;
 use crate::core::sanitize::single_line;
 
 pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, theme: &Theme) {
@@ -22,9 +22,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         return;
     }
     let rows = view.verdict_rows.iter().filter_map(|row| {
-        let EventBody::Verdict(v) = &view.events()[row.event].body else {
-            return None;
-        };
+        let v = view.row_verdict(row)?;
         let score = v.score.map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
         let turn = v.turn.map(|t| format!("T{t}")).unwrap_or_else(|| "end".into());
         let summary = v.summary.as_deref().map(single_line).unwrap_or_default().into_owned();

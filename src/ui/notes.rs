@@ -1,0 +1,69 @@
+//! The annotate form and the annotations panel.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use crate::app::notes::{AnnotateForm, Notes};
+use crate::config::Theme;
+use crate::core::annotate::Label;
+use crate::core::episode::{Outcome, Party};
+use crate::core::sanitize::single_line;
+
+pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &Theme) {
+    frame.render_widget(Clear, area);
+    let title =
+        format!(" Annotate event #{} — Tab switches field · Enter saves · Esc cancels ", form.target_seq);
+    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
+    let cursor = |active: bool| if active { "▏" } else { "" };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled("label: ", if form.on_note { theme.dim() } else { theme.title() }),
+            Span::raw(format!("{}{}", single_line(&form.label), cursor(!form.on_note))),
+        ]),
+        Line::from(vec![
+            Span::styled("note:  ", if form.on_note { theme.title() } else { theme.dim() }),
+            Span::raw(format!("{}{}", single_line(&form.note), cursor(form.on_note))),
+        ]),
+    ];
+    if let Some(error) = &form.error {
+        lines.push(Line::styled(format!("  {}", single_line(error)), theme.outcome(Outcome::Error)));
+    }
+    lines.push(Line::default());
+    let candidates = form.candidates();
+    for label in Label::ALL {
+        let style =
+            if candidates.contains(&label) && !form.label.is_empty() { theme.title() } else { theme.dim() };
+        lines.push(Line::from(vec![
+            Span::styled(format!("  {:<24}", label.as_str()), style),
+            Span::styled(label.description(), theme.dim()),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+pub fn draw_panel(frame: &mut Frame, area: Rect, notes: &Notes, selected: usize, theme: &Theme) {
+    frame.render_widget(Clear, area);
+    let title =
+        format!(" Annotations {} — ↑/↓ select · Enter jumps · x deletes · Esc closes ", notes.list.len());
+    let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
+    let lines: Vec<Line> = notes
+        .list
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let line = Line::from(vec![
+                Span::styled(format!(" #{:<5}", a.target_seq), theme.dim()),
+                Span::styled(format!("{:<24}", a.label.as_str()), theme.party(Party::User)),
+                Span::raw(single_line(&a.note).into_owned()),
+                Span::styled(
+                    format!("  — {} {}", single_line(&a.author), a.at.get(..16).unwrap_or(&a.at)),
+                    theme.dim(),
+                ),
+            ]);
+            if i == selected { line.style(theme.selection()) } else { line }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
