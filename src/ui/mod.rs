@@ -31,19 +31,8 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
         (_, _, Some(view)) => {
             let layout = &state.layout;
-            let streaming = state.live.as_ref().and_then(|l| l.streaming.as_ref());
             for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
-                let stream = streaming.filter(|s| stream_pane(s.role) == id);
-                text_pane::draw(
-                    frame,
-                    layout.pane(id),
-                    id,
-                    view,
-                    stream,
-                    &state.notes,
-                    state.focus == id,
-                    theme,
-                );
+                text_pane::draw(frame, layout.pane(id), id, state, theme);
             }
             verdicts::draw(frame, layout.verdicts, view, state.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
@@ -66,13 +55,5 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             notes::draw_panel(frame, state.detail_area(), &state.notes, *selected, theme)
         }
         Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) | None => {}
-    }
-}
-
-/// The pane a streamed reply shows in.
-fn stream_pane(role: crate::core::llm::Role) -> PaneId {
-    match role {
-        crate::core::llm::Role::Attacker => PaneId::Attacker,
-        _ => PaneId::Assistant,
     }
 }

@@ -12,22 +12,18 @@ use crate::app::layout::{PaneId, text_area};
 use crate::app::live::Streaming;
 use crate::app::notes::Notes;
 use crate::app::pane::Pane;
-use crate::app::view::EpisodeView;
+use crate::app::state::AppState;
 use crate::config::Theme;
 use crate::core::episode::{Event, EventBody, Outcome, Party};
 use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
 
-pub fn draw(
-    frame: &mut Frame,
-    area: Rect,
-    id: PaneId,
-    view: &EpisodeView,
-    streaming: Option<&Streaming>,
-    notes: &Notes,
-    focused: bool,
-    theme: &Theme,
-) {
+/// Draws pane `id` of the episode on screen, with the reply streaming into it (live) and annotation markers.
+pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: &Theme) {
+    let Some(view) = &state.view else { return };
+    let streaming =
+        state.live.as_ref().and_then(|l| l.streaming.as_ref()).filter(|s| stream_pane(s.role) == id);
+    let (notes, focused) = (&state.notes, state.focus == id);
     let Some(pane) = view.pane(id) else { return };
     let title = Line::from(vec![
         Span::styled(format!(" {} ", id.title()), title_style(id, theme)),
@@ -208,5 +204,13 @@ pub fn clock(at: &str) -> String {
     match at.get(11..19) {
         Some(t) if at.as_bytes().get(10).is_some_and(|b| *b == b'T' || *b == b' ') => t.to_string(),
         _ => single_line(at).into_owned(),
+    }
+}
+
+/// The pane a streamed reply shows in.
+fn stream_pane(role: Role) -> PaneId {
+    match role {
+        Role::Attacker => PaneId::Attacker,
+        _ => PaneId::Assistant,
     }
 }
