@@ -376,6 +376,11 @@ fn redaction_masks_private_values_and_unmasks_them() {
     insta::assert_snapshot!("redaction_off_160x48", shown);
 }
 
+/// Snapshots of episodes in a temporary directory: its random name is masked.
+fn stable_paths(check: impl FnOnce()) {
+    insta::with_settings!({filters => vec![(r"/tmp/\.tmp[A-Za-z0-9]+/", "/tmp/[dir]/")]}, { check() });
+}
+
 /// The first demo saved to a file (annotations need a file to live beside), with two notes.
 fn annotated_state() -> (tempfile::TempDir, AppState) {
     use converse_tui::core::annotate::{Draft, Label, NotesFile, notes_path};
@@ -420,7 +425,7 @@ fn an_annotated_event_shows_its_label_and_the_human_verdict() {
             assert!(screen.contains("✎ leak"), "{screen}");
             assert!(screen.contains("≠ privacy") || screen.contains("human"), "{screen}");
         }
-        insta::assert_snapshot!(format!("annotated_{w}x{h}"), screen);
+        stable_paths(|| insta::assert_snapshot!(format!("annotated_{w}x{h}"), screen));
     }
 }
 
@@ -429,7 +434,8 @@ fn the_annotations_panel_lists_and_jumps() {
     for (w, h) in SIZES {
         let (_dir, mut state) = annotated_state();
         press(&mut state, "N");
-        insta::assert_snapshot!(format!("annotations_panel_{w}x{h}"), render(&mut state, w, h));
+        let screen = render(&mut state, w, h);
+        stable_paths(|| insta::assert_snapshot!(format!("annotations_panel_{w}x{h}"), screen));
     }
     let (_dir, mut state) = annotated_state();
     press(&mut state, "N\n");
@@ -445,7 +451,8 @@ fn annotating_asks_for_a_label_and_a_note_and_saves_through_an_effect() {
     for c in "ref".chars() {
         update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
     }
-    insta::assert_snapshot!("annotate_form_160x48", render(&mut state, 160, 48));
+    let screen = render(&mut state, 160, 48);
+    stable_paths(|| insta::assert_snapshot!("annotate_form_160x48", screen));
     update(&mut state, Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
     for c in "declined politely".chars() {
         update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
