@@ -19,8 +19,8 @@ use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, RunCli}
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
 use converse_tui::core::llm::Role;
 use converse_tui::core::sim::runner::Start;
-use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::batch::BatchArgs;
+use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};
 use converse_tui::headless::tasks::TasksArgs;
 
@@ -99,7 +99,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
         Some(Command::Summary { dirs, json }) => {
             let args = converse_tui::headless::summary::SummaryArgs { dirs, json };
-            converse_tui::headless::summary::summary(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
+            converse_tui::headless::summary::summary(
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Run(run)) => run_command(*run, false, &cli.theme, paths),
@@ -150,7 +154,8 @@ fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     args.dry_run = b.dry_run;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {
-        converse_tui::headless::batch::batch(&args, paths, &mut std::io::stdout(), &mut std::io::stderr()).await
+        converse_tui::headless::batch::batch(&args, paths, &mut std::io::stdout(), &mut std::io::stderr())
+            .await
     })?;
     Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

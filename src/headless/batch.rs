@@ -32,7 +32,7 @@ use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::runner::{RunnerHandle, Start};
 
 use super::run::{Launch, RunArgs};
-use super::runs::{self, RUNS_FILE, RunRecord, Tokens};
+use super::runs::{self, RUNS_FILE, RunRecord};
 
 /// `k/n`: this process runs shard k of n (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +170,8 @@ pub async fn batch(
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the batch directory", args.out.display()))?;
     let todo = pending(args, &all)?;
-    let mut report = BatchReport { planned: all.len(), skipped: all.len() - todo.len(), ..Default::default() };
+    let mut report =
+        BatchReport { planned: all.len(), skipped: all.len() - todo.len(), ..Default::default() };
     let runs_path = args.out.join(RUNS_FILE);
     let mut runs_file = OpenOptions::new()
         .create(true)
@@ -337,7 +338,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
         let Some(update) = update else { break };
         match update {
             RunnerUpdate::Usage { role, usage } => {
-                let t = record.tokens.entry(role_name(role).into()).or_insert_with(Tokens::default);
+                let t = record.tokens.entry(role_name(role).into()).or_default();
                 t.input += usage.input_tokens;
                 t.output += usage.output_tokens;
             }
@@ -400,14 +401,7 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(250));
             bar
         });
-        Progress {
-            bar,
-            total,
-            done: 0.into(),
-            errors: 0.into(),
-            tokens: 0.into(),
-            started: Instant::now(),
-        }
+        Progress { bar, total, done: 0.into(), errors: 0.into(), tokens: 0.into(), started: Instant::now() }
     }
 
     fn finished(&self, record: &RunRecord, err: &mut dyn Write) {

@@ -180,7 +180,12 @@ impl Launch {
 
     /// Like [`Launch::start_with`], with the journal at `journal` instead of
     /// `<out>/<episode id>.jsonl` (batch runs name journals per task and repeat).
-    pub fn start_at(&self, task_id: &str, start: Start, journal: Option<PathBuf>) -> anyhow::Result<RunnerHandle> {
+    pub fn start_at(
+        &self,
+        task_id: &str,
+        start: Start,
+        journal: Option<PathBuf>,
+    ) -> anyhow::Result<RunnerHandle> {
         let task = self.find_task(task_id)?.clone();
         let episode_id = runner::new_episode_id();
         let journal_path = journal.unwrap_or_else(|| self.out.join(format!("{episode_id}.jsonl")));

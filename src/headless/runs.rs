@@ -67,7 +67,9 @@ pub struct RunRecord {
 
 /// Folds verdicts into one per judge: an LLM's verdict beats a rule's, and a
 /// later verdict of the same standing beats an earlier one (as `judge` does).
-pub fn final_verdicts<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> (BTreeMap<String, JudgeResult>, usize) {
+pub fn final_verdicts<'a>(
+    verdicts: impl IntoIterator<Item = &'a Verdict>,
+) -> (BTreeMap<String, JudgeResult>, usize) {
     let mut out: BTreeMap<String, JudgeResult> = BTreeMap::new();
     let mut errors = 0;
     for v in verdicts {
@@ -80,7 +82,10 @@ pub fn final_verdicts<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> (B
         };
         if keep {
             let rating = v.details.get("rating").and_then(serde_json::Value::as_f64);
-            out.insert(v.judge.clone(), JudgeResult { outcome: v.outcome, method: v.method, score: v.score, rating });
+            out.insert(
+                v.judge.clone(),
+                JudgeResult { outcome: v.outcome, method: v.method, score: v.score, rating },
+            );
         }
     }
     (out, errors)

@@ -139,8 +139,11 @@ fn or_dash(s: &str) -> String {
 /// A directory's records: `runs.jsonl`, else one per journal in it.
 pub fn load(dir: &Path) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
     if let Some((records, bad)) = runs::read_runs(dir)? {
-        let warnings =
-            if bad > 0 { vec![format!("{}: {bad} unreadable lines skipped", dir.display())] } else { Vec::new() };
+        let warnings = if bad > 0 {
+            vec![format!("{}: {bad} unreadable lines skipped", dir.display())]
+        } else {
+            Vec::new()
+        };
         return Ok((records, warnings));
     }
     if !dir.is_dir() {
@@ -283,10 +286,11 @@ fn print_compare(a: &Table, b: &Table, out: &mut dyn Write) -> anyhow::Result<()
         }
         let sa = a.get(&k).map(|(_, s)| s);
         let sb = b.get(&k).map(|(_, s)| s);
-        let cell = |f: fn(&Stats) -> Option<f64>, fmt: fn(Option<f64>) -> String, signed: fn(f64) -> String| {
-            let (x, y) = (sa.and_then(f), sb.and_then(f));
-            format!("{} / {} / {}", fmt(x), fmt(y), delta(x, y).map_or("-".into(), signed))
-        };
+        let cell =
+            |f: fn(&Stats) -> Option<f64>, fmt: fn(Option<f64>) -> String, signed: fn(f64) -> String| {
+                let (x, y) = (sa.and_then(f), sb.and_then(f));
+                format!("{} / {} / {}", fmt(x), fmt(y), delta(x, y).map_or("-".into(), signed))
+            };
         let count = |s: Option<&Stats>| s.map_or("-".into(), |s| s.episodes.to_string());
         writeln!(
             out,

@@ -8,8 +8,8 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::endpoint::{ApiKey, Endpoint};
-use super::rate_limit::RateLimits;
 use super::error::{LlmError, LlmErrorKind, server_message, server_message_from_value, truncate};
+use super::rate_limit::RateLimits;
 use super::retry::{RetryInfo, RetryPolicy, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::{Assembler, Delta, Step};
