@@ -454,3 +454,22 @@ impl Progress {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_parsing_rejects_nonsense() {
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, n: 3 }));
+        for bad in ["0/3", "4/3", "1/0", "3", "a/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn journal_names_are_filesystem_safe() {
+        assert_eq!(journal_name("travel_p1_a", 2), "travel_p1_a__r2.jsonl");
+        assert_eq!(journal_name("a/b#c d", 1), "a_b_c_d__r1.jsonl");
+    }
+}
