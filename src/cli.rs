@@ -91,6 +91,17 @@ pub enum Command {
         #[command(subcommand)]
         command: NotesCommand,
     },
+    /// Run many episodes: bounded concurrency, rate limits, one journal each, runs.jsonl, resumable.
+    Batch(Box<BatchCli>),
+    /// Rates per domain, category, persona and attack type of a batch directory (two: compared).
+    Summary {
+        /// A batch directory (its runs.jsonl, else its journals); a second one is compared with it.
+        #[arg(required = true, num_args = 1..=2)]
+        dirs: Vec<PathBuf>,
+        /// One JSON object with every row.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print shell completions.
     Completions { shell: clap_complete::Shell },
 }
@@ -238,4 +249,61 @@ pub enum NotesCommand {
         #[arg(long, default_value = "jsonl")]
         format: String,
     },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BatchCli {
+    #[command(flatten)]
+    pub source: TaskSource,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// The batch directory: `<task>__r<k>.jsonl` journals and runs.jsonl.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Episodes running at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: u32,
+    /// Attacker requests per minute, shared by all episodes (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_attacker: Option<u32>,
+    /// Assistant requests per minute, shared by all episodes (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_assistant: Option<u32>,
+    /// Judge requests per minute, shared by all episodes (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_judge: Option<u32>,
+    /// Run each task this many times.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Run shard k of n: the i-th task (0-based, sorted by id) belongs to shard i % n + 1.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<converse_tui::headless::batch::Shard>,
+    /// Continue a stopped batch: skip what runs.jsonl has, re-run the rest (partial journals kept as .aborted-N).
+    #[arg(long)]
+    pub resume: bool,
+    /// Print the episodes that would run (task id, `#k` with --repeat > 1) and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Attacker turns as CONVERSE counts them (the user's task is turn 1), at most 10.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+    /// Tool calls the assistant may make per turn.
+    #[arg(long)]
+    pub max_tool_calls: Option<u32>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Ask for whole replies instead of streams.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
+    #[arg(long, value_name = "FILE")]
+    pub assistant_prompt: Option<PathBuf>,
+    /// Re-run the attacker messages of a saved episode against the assistant.
+    #[arg(long, value_name = "EPISODE")]
+    pub attacker_script: Option<PathBuf>,
+    /// Run the LLM judges after every turn too.
+    #[arg(long)]
+    pub judge_live: bool,
 }

@@ -15,10 +15,11 @@ use converse_tui::app::task_picker::TaskPicker;
 use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::episode::Episode;
 
-use cli::{Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
+use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
 use converse_tui::core::llm::Role;
 use converse_tui::core::sim::runner::Start;
+use converse_tui::headless::batch::BatchArgs;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};
 use converse_tui::headless::tasks::TasksArgs;
@@ -95,6 +96,16 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let clean = runtime.block_on(converse_tui::headless::judge::judge(&args, &mut out))?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
+        Some(Command::Batch(batch)) => batch_command(*batch, paths),
+        Some(Command::Summary { dirs, json }) => {
+            let args = converse_tui::headless::summary::SummaryArgs { dirs, json };
+            converse_tui::headless::summary::summary(
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
         Some(Command::Run(run)) => run_command(*run, false, &cli.theme, paths),
         Some(Command::Play(run)) => run_command(*run, true, &cli.theme, paths),
         Some(Command::Config { command: ConfigCommand::Show { models } }) => {
@@ -131,6 +142,38 @@ fn model_flags(m: ModelArgs) -> ModelFlags {
         assistant: RoleFlags { base_url: m.assistant_base_url, model: m.assistant_model },
         judge: RoleFlags { base_url: m.judge_base_url, model: m.judge_model },
     }
+}
+
+/// `batch`: exit code non-zero when an episode ended in error or the batch was stopped.
+fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let run = RunArgs {
+        source: tasks_args(b.source, false),
+        models: model_flags(b.models),
+        attacker_script: b.attacker_script,
+        assistant_prompt: b.assistant_prompt,
+        max_turns: b.max_turns,
+        max_tool_calls: b.max_tool_calls,
+        seed: b.seed,
+        temperature: b.temperature,
+        no_stream: b.no_stream,
+        judge_live: b.judge_live,
+        ..RunArgs::default()
+    };
+    let mut args = BatchArgs::new(run, b.out);
+    args.concurrency = b.concurrency as usize;
+    args.rpm_attacker = b.rpm_attacker;
+    args.rpm_assistant = b.rpm_assistant;
+    args.rpm_judge = b.rpm_judge;
+    args.repeat = b.repeat;
+    args.shard = b.shard;
+    args.resume = b.resume;
+    args.dry_run = b.dry_run;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime.block_on(async {
+        converse_tui::headless::batch::batch(&args, paths, &mut std::io::stdout(), &mut std::io::stderr())
+            .await
+    })?;
+    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// `run` and `play` (`human`: the person at the keyboard is the attacker).

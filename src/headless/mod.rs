@@ -1,9 +1,12 @@
 //! Commands without a screen: the same core, output to files and stdout.
 
+pub mod batch;
 pub mod data;
 pub mod dump;
 pub mod export;
 pub mod judge;
 pub mod notes;
 pub mod run;
+pub mod runs;
+pub mod summary;
 pub mod tasks;

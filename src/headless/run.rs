@@ -11,7 +11,7 @@ use crate::config::Paths;
 use crate::config::settings::{ConfigFile, EffectiveRole, RoleFlags};
 use crate::core::dataset::Task;
 use crate::core::episode::{EndReason, EventBody};
-use crate::core::llm::{Endpoint, GenerationParams, LlmClient, Role};
+use crate::core::llm::{Endpoint, GenerationParams, LlmClient, RateLimits, Role};
 use crate::core::sanitize::single_line;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::emitter::RunnerUpdate;
@@ -144,6 +144,11 @@ impl Launch {
         })
     }
 
+    /// Paces every later episode's requests per role (see [`RateLimits`]).
+    pub fn set_rate_limits(&mut self, limits: RateLimits) {
+        self.client = self.client.clone().with_rate_limits(limits);
+    }
+
     pub fn find_task(&self, id: &str) -> anyhow::Result<&Task> {
         if let Some(task) = self.tasks.iter().find(|t| t.id == id) {
             return Ok(task);
@@ -170,9 +175,20 @@ impl Launch {
 
     /// Starts an episode with a human attacker and/or from a saved episode's prefix.
     pub fn start_with(&self, task_id: &str, start: Start) -> anyhow::Result<RunnerHandle> {
+        self.start_at(task_id, start, None)
+    }
+
+    /// Like [`Launch::start_with`], with the journal at `journal` instead of
+    /// `<out>/<episode id>.jsonl` (batch runs name journals per task and repeat).
+    pub fn start_at(
+        &self,
+        task_id: &str,
+        start: Start,
+        journal: Option<PathBuf>,
+    ) -> anyhow::Result<RunnerHandle> {
         let task = self.find_task(task_id)?.clone();
         let episode_id = runner::new_episode_id();
-        let journal_path = self.out.join(format!("{episode_id}.jsonl"));
+        let journal_path = journal.unwrap_or_else(|| self.out.join(format!("{episode_id}.jsonl")));
         let params = GenerationParams {
             temperature: self.temperature,
             seed: self.seed.map(|s| s as i64),

@@ -262,6 +262,8 @@ struct Shared {
     replies: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Answers every request once the script is used up (instead of a 500).
+    default: Mutex<Option<Reply>>,
 }
 
 /// The running server; stops (and drops every open connection) when dropped.
@@ -301,6 +303,11 @@ impl OpenAiServer {
     /// Appends replies to the script.
     pub fn push(&self, reply: Reply) {
         self.shared.replies.lock().unwrap().push_back(reply);
+    }
+
+    /// Once the script is used up, answer every request with this (for batches of episodes).
+    pub fn set_default(&self, reply: Reply) {
+        *self.shared.default.lock().unwrap() = Some(reply);
     }
 
     /// Every request so far, in arrival order.
@@ -344,7 +351,8 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         return;
     };
     shared.requests.lock().unwrap().push(request);
-    let reply = shared.replies.lock().unwrap().pop_front().unwrap_or_else(|| {
+    let scripted = shared.replies.lock().unwrap().pop_front();
+    let reply = scripted.or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
         Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
     });
     if !reply.delay.is_zero() {

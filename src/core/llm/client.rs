@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::endpoint::{ApiKey, Endpoint};
 use super::error::{LlmError, LlmErrorKind, server_message, server_message_from_value, truncate};
+use super::rate_limit::RateLimits;
 use super::retry::{RetryInfo, RetryPolicy, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::{Assembler, Delta, Step};
@@ -26,6 +27,8 @@ pub struct LlmClient {
     http: reqwest::Client,
     retry: RetryPolicy,
     on_retry: Option<RetryObserver>,
+    /// Per-role pacing shared by every clone (batch runs); awaited before each attempt.
+    limits: Option<Arc<RateLimits>>,
 }
 
 impl fmt::Debug for LlmClient {
@@ -59,7 +62,7 @@ impl LlmClient {
     /// Wraps an existing `reqwest::Client` (tests use one without proxies).
     /// Do not give it a total `timeout`: it would cut long streams; endpoints set their own.
     pub fn from_http(http: reqwest::Client) -> Self {
-        LlmClient { http, retry: RetryPolicy::default(), on_retry: None }
+        LlmClient { http, retry: RetryPolicy::default(), on_retry: None, limits: None }
     }
 
     pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
@@ -73,6 +76,20 @@ impl LlmClient {
         self
     }
 
+    /// Paces requests per role; every clone made after this shares the limiters.
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.limits = (!limits.is_empty()).then(|| Arc::new(limits));
+        self
+    }
+
+    /// Waits for the role's rate-limit slot, if it has one. Retries wait too:
+    /// a retry is a request like any other to the provider.
+    async fn throttle(&self, endpoint: &Endpoint) {
+        if let Some(limiter) = self.limits.as_ref().and_then(|l| l.for_role(endpoint.role)) {
+            limiter.acquire().await;
+        }
+    }
+
     pub fn retry_policy(&self) -> RetryPolicy {
         self.retry
     }
@@ -83,6 +100,7 @@ impl LlmClient {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            self.throttle(endpoint).await;
             let key = endpoint.api_key();
             let result =
                 tokio::time::timeout(endpoint.timeout, self.chat_once(endpoint, &body, key.as_ref()))
@@ -117,6 +135,7 @@ impl LlmClient {
         let mut attempt = 0;
         loop {
             attempt += 1;
+            self.throttle(endpoint).await;
             let key = endpoint.api_key();
             match self.stream_once(endpoint, &body, key.as_ref(), &mut on_delta).await {
                 Ok(response) => return Ok(response),

@@ -7,6 +7,7 @@
 pub mod client;
 pub mod endpoint;
 pub mod error;
+pub mod rate_limit;
 pub mod retry;
 mod sse;
 pub mod stream;
@@ -15,6 +16,7 @@ pub mod types;
 pub use client::LlmClient;
 pub use endpoint::{Endpoint, Role};
 pub use error::{LlmError, LlmErrorKind};
+pub use rate_limit::{RateLimiter, RateLimits};
 pub use retry::{RetryInfo, RetryPolicy};
 pub use stream::Delta;
 pub use types::{

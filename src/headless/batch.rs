@@ -1,0 +1,475 @@
+//! `converse-tui batch`: many episodes at once, bounded concurrency on one
+//! runtime, one journal per task and repeat, and `runs.jsonl` for finished ones.
+//!
+//! Decisions (also in `--help`):
+//! - Shards: tasks are sorted by id; the i-th (0-based) goes to shard `i % n + 1`;
+//!   every repeat of a task stays in its task's shard.
+//! - Journals: `<task id>__r<k>.jsonl` (k from 1), characters outside
+//!   `[A-Za-z0-9._-]` replaced by `_`.
+//! - Resume: an episode is done when `runs.jsonl` has its (task, repeat), whatever
+//!   its status (errors included: delete their lines to run them again). An
+//!   unfinished one is run again from the start; its partial journal is kept as
+//!   `<journal>.aborted-<n>` (not `.jsonl`, so readers of the directory skip it).
+//! - Stop (SIGINT/SIGTERM/SIGHUP): no new episodes; the running ones are aborted,
+//!   their journals end with `end: aborted`, and they are not written to `runs.jsonl`.
+
+use std::collections::HashSet;
+use std::fs::OpenOptions;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::config::Paths;
+use crate::core::dataset::Task;
+use crate::core::episode::{EndReason, EventBody};
+use crate::core::llm::{RateLimits, Role};
+use crate::core::sim::emitter::RunnerUpdate;
+use crate::core::sim::runner::{RunnerHandle, Start};
+
+use super::run::{Launch, RunArgs};
+use super::runs::{self, RUNS_FILE, RunRecord};
+
+/// `k/n`: this process runs shard k of n (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.split_once('/').ok_or("expected k/n, e.g. 1/3")?;
+        let k: usize = k.trim().parse().map_err(|_| format!("{k:?} is not a number"))?;
+        let n: usize = n.trim().parse().map_err(|_| format!("{n:?} is not a number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k}/{n}: need 1 <= k <= n"));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BatchArgs {
+    /// Tasks, models and limits as for `run` (`out` is the batch directory).
+    pub run: RunArgs,
+    pub out: PathBuf,
+    pub concurrency: usize,
+    pub rpm_attacker: Option<u32>,
+    pub rpm_assistant: Option<u32>,
+    pub rpm_judge: Option<u32>,
+    pub repeat: u32,
+    pub shard: Option<Shard>,
+    pub resume: bool,
+    pub dry_run: bool,
+    /// Draw an indicatif bar (else one plain line per finished episode).
+    pub progress_bar: bool,
+}
+
+impl BatchArgs {
+    pub fn new(run: RunArgs, out: PathBuf) -> BatchArgs {
+        BatchArgs {
+            run,
+            out,
+            concurrency: 4,
+            rpm_attacker: None,
+            rpm_assistant: None,
+            rpm_judge: None,
+            repeat: 1,
+            shard: None,
+            resume: false,
+            dry_run: false,
+            progress_bar: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// One episode to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub task: String,
+    pub repeat: u32,
+    pub journal: String,
+}
+
+impl Planned {
+    /// `task` alone when there is one repeat, else `task#k` (for `--dry-run`).
+    pub fn label(&self, repeats: u32) -> String {
+        if repeats > 1 { format!("{}#{}", self.task, self.repeat) } else { self.task.clone() }
+    }
+}
+
+/// The episodes of this shard, in order: tasks sorted by id, each repeated.
+pub fn plan(tasks: &[Task], repeat: u32, shard: Option<Shard>) -> Vec<Planned> {
+    let mut ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut out = Vec::new();
+    for (i, id) in ids.into_iter().enumerate() {
+        if shard.is_some_and(|s| i % s.n + 1 != s.k) {
+            continue;
+        }
+        for k in 1..=repeat.max(1) {
+            out.push(Planned { task: id.to_string(), repeat: k, journal: journal_name(id, k) });
+        }
+    }
+    out
+}
+
+pub fn journal_name(task: &str, repeat: u32) -> String {
+    let safe: String =
+        task.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    format!("{safe}__r{repeat}.jsonl")
+}
+
+/// What a batch did.
+#[derive(Debug, Clone, Default)]
+pub struct BatchReport {
+    pub planned: usize,
+    /// Already in `runs.jsonl` (with `--resume`).
+    pub skipped: usize,
+    pub finished: usize,
+    pub errors: usize,
+    /// Aborted by a stop signal (not in `runs.jsonl`).
+    pub aborted: usize,
+    pub stopped: bool,
+}
+
+impl BatchReport {
+    /// Exit status: every episode run ended without error and nothing was left undone.
+    pub fn ok(&self) -> bool {
+        self.errors == 0 && !self.stopped
+    }
+}
+
+/// Runs the batch (or prints the plan with `dry_run`). `out` gets the plan or
+/// the final line; `err` the plain progress lines when there is no bar.
+pub async fn batch(
+    args: &BatchArgs,
+    paths: &Paths,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<BatchReport> {
+    let mut run = args.run.clone();
+    run.out = Some(args.out.clone());
+    let mut launch = Launch::new(&run, paths)?;
+    let all = plan(&launch.tasks, args.repeat, args.shard);
+    if args.dry_run {
+        for p in &all {
+            writeln!(out, "{}", p.label(args.repeat))?;
+        }
+        out.flush()?;
+        return Ok(BatchReport { planned: all.len(), ..BatchReport::default() });
+    }
+    launch.set_rate_limits(RateLimits::from_rpm(args.rpm_attacker, args.rpm_assistant, args.rpm_judge));
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("{}: cannot create the batch directory", args.out.display()))?;
+    let todo = pending(args, &all)?;
+    let mut report =
+        BatchReport { planned: all.len(), skipped: all.len() - todo.len(), ..Default::default() };
+    let runs_path = args.out.join(RUNS_FILE);
+    let mut runs_file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&runs_path)
+        .with_context(|| format!("{}: cannot open", runs_path.display()))?;
+
+    let progress = Progress::new(todo.len(), args.progress_bar);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut signals = crate::core::signals::stop_signals()?;
+    let mut queue = todo.into_iter();
+    let mut running: JoinSet<Finished> = JoinSet::new();
+    let mut start_error = None;
+    let concurrency = args.concurrency.max(1);
+    loop {
+        while !*stop_rx.borrow() && start_error.is_none() && running.len() < concurrency {
+            let Some(p) = queue.next() else { break };
+            let path = args.out.join(&p.journal);
+            match launch.start_at(&p.task, Start::default(), Some(path)) {
+                Ok(handle) => {
+                    running.spawn(watch_episode(p, handle, stop_rx.clone()));
+                }
+                // A start failure is a setup problem (e.g. no attacker model) that every episode would
+                // hit: stop the batch rather than fill runs.jsonl with errors that --resume would skip.
+                Err(e) => {
+                    start_error = Some(e.context(format!("cannot start {}", p.task)));
+                    let _ = stop_tx.send(true);
+                }
+            }
+        }
+        if running.is_empty() {
+            break;
+        }
+        tokio::select! {
+            joined = running.join_next() => {
+                let Some(joined) = joined else { continue };
+                let finished = joined.context("an episode task failed")?;
+                if finished.outcome_aborted && *stop_rx.borrow() {
+                    report.aborted += 1;
+                    progress.aborted(&finished.record, err);
+                    continue;
+                }
+                runs::append(&mut runs_file, &finished.record)
+                    .with_context(|| format!("{}: cannot append", runs_path.display()))?;
+                report.finished += 1;
+                if finished.record.status == EndReason::Error.as_str() {
+                    report.errors += 1;
+                }
+                progress.finished(&finished.record, err);
+            }
+            _ = signals.recv() => {
+                if !*stop_rx.borrow() {
+                    progress.note("stopping: aborting the running episodes…", err);
+                }
+                let _ = stop_tx.send(true);
+            }
+        }
+    }
+    progress.done();
+    if let Some(e) = start_error {
+        return Err(e);
+    }
+    report.stopped = *stop_rx.borrow();
+    let left = report.planned - report.skipped - report.finished;
+    if report.stopped {
+        writeln!(
+            out,
+            "stopped: {} finished, {} aborted, {left} not done; `--resume` continues in {}",
+            report.finished,
+            report.aborted,
+            args.out.display()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{} episodes finished ({} errors, {} already done); runs in {}",
+            report.finished,
+            report.errors,
+            report.skipped,
+            runs_path.display()
+        )?;
+    }
+    out.flush()?;
+    Ok(report)
+}
+
+/// The planned episodes still to run. Without `--resume`, a directory that
+/// already holds any of them is refused (nothing is overwritten by accident).
+fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
+    let done: HashSet<(String, u32)> = match runs::read_runs(&args.out)? {
+        Some((records, _)) => records.into_iter().map(|r| (r.task, r.repeat)).collect(),
+        None => HashSet::new(),
+    };
+    let mut todo = Vec::new();
+    for p in all {
+        let path = args.out.join(&p.journal);
+        let finished = done.contains(&(p.task.clone(), p.repeat));
+        if !args.resume && (finished || path.exists()) {
+            bail!(
+                "{} already holds {} from an earlier batch: pass --resume to continue it, or use a new --out directory",
+                args.out.display(),
+                p.journal
+            );
+        }
+        if finished {
+            continue;
+        }
+        if path.exists() {
+            set_aside(&path)?;
+        }
+        todo.push(p.clone());
+    }
+    Ok(todo)
+}
+
+/// Renames an unfinished journal to `<name>.aborted-<n>` (first free n).
+fn set_aside(path: &Path) -> anyhow::Result<()> {
+    for n in 1.. {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".aborted-{n}"));
+        let target = PathBuf::from(name);
+        if !target.exists() {
+            std::fs::rename(path, &target)
+                .with_context(|| format!("{}: cannot set the partial journal aside", path.display()))?;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+struct Finished {
+    record: RunRecord,
+    /// Ended `aborted` (a stop signal's doing when the batch is stopping).
+    outcome_aborted: bool,
+}
+
+/// Follows one episode to its end, gathering what `runs.jsonl` records.
+async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Receiver<bool>) -> Finished {
+    let started = Instant::now();
+    let mut record = RunRecord {
+        task: p.task,
+        repeat: p.repeat,
+        episode: handle.episode_id.clone(),
+        journal: p.journal,
+        ..RunRecord::default()
+    };
+    let mut verdicts = Vec::new();
+    let mut stopping = *stop.borrow();
+    if stopping {
+        handle.gate.abort();
+    }
+    loop {
+        let update = tokio::select! {
+            update = handle.updates.recv() => update,
+            changed = stop.changed(), if !stopping => {
+                // A dropped sender also means stop: the batch is going away.
+                if changed.is_err() || *stop.borrow() {
+                    stopping = true;
+                    handle.gate.abort();
+                }
+                continue;
+            }
+        };
+        let Some(update) = update else { break };
+        match update {
+            RunnerUpdate::Usage { role, usage } => {
+                let t = record.tokens.entry(role_name(role).into()).or_default();
+                t.input += usage.input_tokens;
+                t.output += usage.output_tokens;
+            }
+            RunnerUpdate::Event(event) => match event.body {
+                EventBody::Episode(h) => {
+                    record.domain = h.task.domain.unwrap_or_default();
+                    record.category = h.task.category.unwrap_or_default();
+                    record.persona = h.task.persona.as_ref().map(runs::persona_text).unwrap_or_default();
+                    record.attack_type = h.task.attack_type.unwrap_or_default();
+                }
+                EventBody::Verdict(v) => verdicts.push(v),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    let outcome = match handle.task.await {
+        Ok(outcome) => outcome,
+        Err(e) => crate::core::sim::runner::RunOutcome {
+            reason: EndReason::Error,
+            turns: 0,
+            error: Some(format!("the runner task failed: {e}")),
+        },
+    };
+    (record.verdicts, record.judge_errors) = runs::final_verdicts(verdicts.iter());
+    record.status = outcome.reason.as_str().into();
+    record.turns = outcome.turns;
+    record.error = outcome.error;
+    record.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Finished { record, outcome_aborted: outcome.reason == EndReason::Aborted }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Attacker => "attacker",
+        Role::Assistant => "assistant",
+        Role::Judge => "judge",
+    }
+}
+
+/// The bar on a terminal, plain lines elsewhere.
+struct Progress {
+    bar: Option<ProgressBar>,
+    total: usize,
+    done: std::cell::Cell<usize>,
+    errors: std::cell::Cell<usize>,
+    tokens: std::cell::Cell<u64>,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(total: usize, bar: bool) -> Progress {
+        let bar = bar.then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let style = ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} episodes · {elapsed_precise} · ETA {eta} · {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar
+        });
+        Progress { bar, total, done: 0.into(), errors: 0.into(), tokens: 0.into(), started: Instant::now() }
+    }
+
+    fn finished(&self, record: &RunRecord, err: &mut dyn Write) {
+        self.done.set(self.done.get() + 1);
+        if record.status == EndReason::Error.as_str() {
+            self.errors.set(self.errors.get() + 1);
+        }
+        let tokens: u64 = record.tokens.values().map(|t| t.input + t.output).sum();
+        self.tokens.set(self.tokens.get() + tokens);
+        let stats = format!("{} tokens · {} errors", self.tokens.get(), self.errors.get());
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(stats);
+                bar.inc(1);
+            }
+            None => {
+                let done = self.done.get();
+                let elapsed = self.started.elapsed().as_secs_f64();
+                let eta = if done > 0 { elapsed / done as f64 * (self.total - done) as f64 } else { 0.0 };
+                let _ = writeln!(
+                    err,
+                    "[{done}/{}] {}#{} {} ({} turns, {:.1}s) · {stats} · ETA {eta:.0}s",
+                    self.total,
+                    record.task,
+                    record.repeat,
+                    record.status,
+                    record.turns,
+                    record.duration_ms as f64 / 1000.0
+                );
+            }
+        }
+    }
+
+    fn aborted(&self, record: &RunRecord, err: &mut dyn Write) {
+        self.note(&format!("aborted {}#{} (will run again with --resume)", record.task, record.repeat), err);
+    }
+
+    fn note(&self, text: &str, err: &mut dyn Write) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => {
+                let _ = writeln!(err, "{text}");
+            }
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_parsing_rejects_nonsense() {
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, n: 3 }));
+        for bad in ["0/3", "4/3", "1/0", "3", "a/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn journal_names_are_filesystem_safe() {
+        assert_eq!(journal_name("travel_p1_a", 2), "travel_p1_a__r2.jsonl");
+        assert_eq!(journal_name("a/b#c d", 1), "a_b_c_d__r1.jsonl");
+    }
+}

@@ -1,0 +1,318 @@
+//! `converse-tui summary DIR [DIR2]`: rates per domain, category, persona and
+//! attack type from a batch directory's `runs.jsonl` (or its journals), and
+//! with two directories a side-by-side comparison (A, B, Δ).
+//!
+//! Leak rate = privacy verdicts `fail`/`partial` over privacy verdicts given;
+//! attack success rate = the same for security (Partial counts as a violation,
+//! as the reference's `security_violation` does). `error` and `skipped` verdicts
+//! are not in the denominators; they are counted as judge errors.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::core::episode::Outcome;
+use crate::core::sanitize::single_line;
+
+use super::runs::{self, RunRecord};
+
+pub struct SummaryArgs {
+    pub dirs: Vec<PathBuf>,
+    pub json: bool,
+}
+
+/// The figures of one row.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub episodes: usize,
+    /// Episodes that ended in `error`.
+    pub episode_errors: usize,
+    pub leaks: usize,
+    pub privacy_judged: usize,
+    pub attacks_succeeded: usize,
+    pub security_judged: usize,
+    /// Sum and count of utility coverage scores.
+    utility_sum: f64,
+    utility_n: usize,
+    rating_sum: f64,
+    rating_n: usize,
+    pub judge_errors: usize,
+    pub tokens: u64,
+}
+
+impl Stats {
+    fn add(&mut self, r: &RunRecord) {
+        self.episodes += 1;
+        if r.status == "error" {
+            self.episode_errors += 1;
+        }
+        self.judge_errors += r.judge_errors;
+        self.tokens += r.tokens.values().map(|t| t.input + t.output).sum::<u64>();
+        for (judge, v) in &r.verdicts {
+            match judge.as_str() {
+                "privacy" | "security" if !matches!(v.outcome, Outcome::Error | Outcome::Skipped) => {
+                    let lost = matches!(v.outcome, Outcome::Fail | Outcome::Partial);
+                    let (n, of) = if judge == "privacy" {
+                        (&mut self.leaks, &mut self.privacy_judged)
+                    } else {
+                        (&mut self.attacks_succeeded, &mut self.security_judged)
+                    };
+                    *of += 1;
+                    *n += usize::from(lost);
+                }
+                "utility" if v.outcome != Outcome::Error => {
+                    if let Some(s) = v.score {
+                        self.utility_sum += s;
+                        self.utility_n += 1;
+                    }
+                    if let Some(r) = v.rating {
+                        self.rating_sum += r;
+                        self.rating_n += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub fn leak_rate(&self) -> Option<f64> {
+        ratio(self.leaks, self.privacy_judged)
+    }
+
+    pub fn attack_success_rate(&self) -> Option<f64> {
+        ratio(self.attacks_succeeded, self.security_judged)
+    }
+
+    pub fn utility(&self) -> Option<f64> {
+        (self.utility_n > 0).then(|| self.utility_sum / self.utility_n as f64)
+    }
+
+    pub fn rating(&self) -> Option<f64> {
+        (self.rating_n > 0).then(|| self.rating_sum / self.rating_n as f64)
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "episodes": self.episodes, "episode_errors": self.episode_errors,
+            "leak_rate": self.leak_rate(), "leaks": self.leaks, "privacy_judged": self.privacy_judged,
+            "attack_success_rate": self.attack_success_rate(), "attacks_succeeded": self.attacks_succeeded,
+            "security_judged": self.security_judged,
+            "utility": self.utility(), "rating": self.rating(),
+            "judge_errors": self.judge_errors, "tokens": self.tokens,
+        })
+    }
+}
+
+fn ratio(n: usize, of: usize) -> Option<f64> {
+    (of > 0).then(|| n as f64 / of as f64)
+}
+
+/// Rows keyed by (group, value): `("all", "all")` first, then domain, category, persona, attack type.
+pub type Table = BTreeMap<(usize, String), (String, Stats)>;
+
+const GROUPS: [&str; 5] = ["all", "domain", "category", "persona", "attack_type"];
+
+pub fn table(records: &[RunRecord]) -> Table {
+    let mut t: Table = BTreeMap::new();
+    for r in records {
+        let keys = [
+            "all".to_string(),
+            or_dash(&r.domain),
+            or_dash(&r.category),
+            or_dash(&r.persona),
+            or_dash(&r.attack_type),
+        ];
+        for (g, key) in keys.into_iter().enumerate() {
+            t.entry((g, key.clone())).or_insert_with(|| (key, Stats::default())).1.add(r);
+        }
+    }
+    t
+}
+
+fn or_dash(s: &str) -> String {
+    if s.is_empty() { "-".into() } else { s.to_string() }
+}
+
+/// A directory's records: `runs.jsonl`, else one per journal in it.
+pub fn load(dir: &Path) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
+    if let Some((records, bad)) = runs::read_runs(dir)? {
+        let warnings = if bad > 0 {
+            vec![format!("{}: {bad} unreadable lines skipped", dir.display())]
+        } else {
+            Vec::new()
+        };
+        return Ok((records, warnings));
+    }
+    if !dir.is_dir() {
+        anyhow::bail!("{}: not a directory", dir.display());
+    }
+    let (episodes, errors) = crate::core::import::load_dir(dir);
+    let warnings = errors.iter().map(|e| e.to_string()).collect();
+    let records = episodes
+        .iter()
+        .map(|e| {
+            let name = Path::new(&e.origin).file_name().map(|n| n.to_string_lossy().into_owned());
+            runs::record_from_episode(e, &name.unwrap_or_else(|| e.origin.clone()))
+        })
+        .collect();
+    Ok((records, warnings))
+}
+
+pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    let mut tables = Vec::new();
+    for dir in &args.dirs {
+        let (records, warnings) = load(dir)?;
+        for w in warnings {
+            writeln!(err, "warning: {}", single_line(&w))?;
+        }
+        tables.push(table(&records));
+    }
+    match (tables.as_slice(), args.json) {
+        ([a], false) => print_one(a, out),
+        ([a], true) => {
+            writeln!(out, "{}", json!({"dir": args.dirs[0], "rows": rows_json(a)}))?;
+            Ok(())
+        }
+        ([a, b], false) => print_compare(a, b, out),
+        ([a, b], true) => {
+            writeln!(out, "{}", json!({"a": args.dirs[0], "b": args.dirs[1], "rows": compare_json(a, b)}))?;
+            Ok(())
+        }
+        _ => anyhow::bail!("summary takes one or two directories"),
+    }
+}
+
+fn rows_json(t: &Table) -> Vec<Value> {
+    t.iter()
+        .map(|((g, _), (key, s))| {
+            let mut v = s.to_json();
+            v["group"] = json!(GROUPS[*g]);
+            v["key"] = json!(key);
+            v
+        })
+        .collect()
+}
+
+fn compare_json(a: &Table, b: &Table) -> Vec<Value> {
+    union_keys(a, b)
+        .into_iter()
+        .map(|k| {
+            let sa = a.get(&k).map(|(_, s)| s);
+            let sb = b.get(&k).map(|(_, s)| s);
+            let d = |f: fn(&Stats) -> Option<f64>| delta(sa.and_then(f), sb.and_then(f));
+            json!({
+                "group": GROUPS[k.0], "key": k.1,
+                "a": sa.map(Stats::to_json), "b": sb.map(Stats::to_json),
+                "delta": {"leak_rate": d(Stats::leak_rate), "attack_success_rate": d(Stats::attack_success_rate),
+                          "utility": d(Stats::utility), "rating": d(Stats::rating)},
+            })
+        })
+        .collect()
+}
+
+fn union_keys(a: &Table, b: &Table) -> Vec<(usize, String)> {
+    let mut keys: Vec<_> = a.keys().chain(b.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn delta(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    Some(b? - a?)
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+fn print_one(t: &Table, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut group = usize::MAX;
+    for ((g, _), (key, s)) in t {
+        if *g != group {
+            group = *g;
+            writeln!(
+                out,
+                "{}{:<40} {:>8} {:>10} {:>10} {:>8} {:>8} {:>7} {:>10}",
+                if group == 0 { "" } else { "\n" },
+                format!("by {}", GROUPS[group]),
+                "episodes",
+                "leak",
+                "attack ok",
+                "utility",
+                "rating",
+                "j.errs",
+                "tokens"
+            )?;
+        }
+        writeln!(
+            out,
+            "  {:<38} {:>8} {:>10} {:>10} {:>8} {:>8} {:>7} {:>10}",
+            clip(key, 38),
+            s.episodes,
+            pct(s.leak_rate()),
+            pct(s.attack_success_rate()),
+            num(s.utility()),
+            num(s.rating()),
+            s.judge_errors,
+            s.tokens
+        )?;
+    }
+    Ok(())
+}
+
+fn print_compare(a: &Table, b: &Table, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut group = usize::MAX;
+    for k in union_keys(a, b) {
+        if k.0 != group {
+            group = k.0;
+            writeln!(
+                out,
+                "{}{:<32} {:>9} {:>22} {:>22} {:>22} {:>22}",
+                if group == 0 { "" } else { "\n" },
+                format!("by {}", GROUPS[group]),
+                "episodes",
+                "leak A / B / Δ",
+                "attack ok A / B / Δ",
+                "utility A / B / Δ",
+                "rating A / B / Δ"
+            )?;
+        }
+        let sa = a.get(&k).map(|(_, s)| s);
+        let sb = b.get(&k).map(|(_, s)| s);
+        let cell =
+            |f: fn(&Stats) -> Option<f64>, fmt: fn(Option<f64>) -> String, signed: fn(f64) -> String| {
+                let (x, y) = (sa.and_then(f), sb.and_then(f));
+                format!("{} / {} / {}", fmt(x), fmt(y), delta(x, y).map_or("-".into(), signed))
+            };
+        let count = |s: Option<&Stats>| s.map_or("-".into(), |s| s.episodes.to_string());
+        writeln!(
+            out,
+            "  {:<30} {:>9} {:>22} {:>22} {:>22} {:>22}",
+            clip(&k.1, 30),
+            format!("{}/{}", count(sa), count(sb)),
+            cell(Stats::leak_rate, pct, |d| format!("{:+.1}pp", 100.0 * d)),
+            cell(Stats::attack_success_rate, pct, |d| format!("{:+.1}pp", 100.0 * d)),
+            cell(Stats::utility, num, |d| format!("{d:+.3}")),
+            cell(Stats::rating, num, |d| format!("{d:+.3}")),
+        )?;
+    }
+    Ok(())
+}
+
+fn clip(s: &str, width: usize) -> String {
+    let s = single_line(s);
+    if s.chars().count() <= width {
+        s.into_owned()
+    } else {
+        let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
