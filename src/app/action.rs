@@ -14,6 +14,8 @@ pub enum Action {
     Tick(Duration),
     /// Something the live runner reported.
     Runner(crate::core::sim::emitter::RunnerUpdate),
+    /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
+    EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
 }
 
 /// What `update` cannot do itself because it does no I/O.
@@ -30,6 +32,8 @@ pub enum Effect {
     HumanEnd,
     /// Replace the attacker model's held message.
     EditAttacker(String),
+    /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
+    OpenEpisode { path: std::path::PathBuf, id: String },
     /// Start a new episode from the prefix of the one on screen.
     Fork {
         task_id: String,

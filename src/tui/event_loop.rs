@@ -65,6 +65,7 @@ pub async fn run(
     let size = guard.terminal.size()?;
     update(&mut state, Action::Resize(size.width, size.height));
     let (tx, mut input) = mpsc::channel::<Action>(256);
+    let loaded = tx.clone();
     spawn_input_reader(tx);
     let mut live = runner.map(Live::new);
     let mut ticks = tokio::time::interval(TICK);
@@ -133,6 +134,7 @@ pub async fn run(
                         let _ = tx.send(HumanInput::End).await;
                     }
                 }
+                Effect::OpenEpisode { path, id } => open_episode(loaded.clone(), path, id),
                 Effect::EditAttacker(text) => {
                     if let Some(l) = &live {
                         let _ = l.edits.send(text).await;
@@ -174,6 +176,14 @@ async fn switch_to(
         Some(Err(e)) => state.message = Some(format!("cannot start {what}: {e:#}")),
         None => state.message = Some("live runs are started with `converse-tui run`".into()),
     }
+}
+
+/// Loads an indexed episode off the UI thread and feeds it back as an action.
+fn open_episode(tx: mpsc::Sender<Action>, path: std::path::PathBuf, id: String) {
+    tokio::task::spawn_blocking(move || {
+        let loaded = crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
+        let _ = tx.blocking_send(Action::EpisodeLoaded(loaded));
+    });
 }
 
 fn apply(gate: &StepGate, control: RunnerControl) {
