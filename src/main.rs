@@ -312,7 +312,9 @@ fn open_inputs(inputs: &[PathBuf], keymap: Keymap) -> anyhow::Result<AppState> {
             errors.extend(failed.into_iter().map(|e| e.to_string()));
         } else {
             let episodes = converse_tui::core::import::load_path(input)?;
-            items.extend(episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))));
+            items.extend(
+                episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))),
+            );
         }
     }
     let single_file = inputs.len() == 1 && !inputs[0].is_dir();

@@ -23,7 +23,8 @@ fn episode(i: usize) -> Episode {
 /// Three indexed rows; nothing loaded.
 fn state() -> AppState {
     let summaries = (0..3).map(|i| EpisodeSummary::of(&episode(i))).collect();
-    let mut s = AppState::with_browser(Browser::from_summaries("runs", summaries, vec![]), Keymap::default(), false);
+    let mut s =
+        AppState::with_browser(Browser::from_summaries("runs", summaries, vec![]), Keymap::default(), false);
     update(&mut s, Action::Resize(100, 30));
     s
 }

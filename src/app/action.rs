@@ -33,7 +33,10 @@ pub enum Effect {
     /// Replace the attacker model's held message.
     EditAttacker(String),
     /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
-    OpenEpisode { path: std::path::PathBuf, id: String },
+    OpenEpisode {
+        path: std::path::PathBuf,
+        id: String,
+    },
     /// Start a new episode from the prefix of the one on screen.
     Fork {
         task_id: String,

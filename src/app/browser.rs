@@ -39,11 +39,12 @@ impl BrowserEntry {
     }
 
     pub fn from_summary(summary: &EpisodeSummary) -> Self {
-        let attack = [summary.attack_type.as_deref(), summary.category.as_deref(), summary.data_item.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" · ");
+        let attack =
+            [summary.attack_type.as_deref(), summary.category.as_deref(), summary.data_item.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ");
         let id = single_line(&summary.id).into_owned();
         let domain = single_line(summary.domain.as_deref().unwrap_or("-")).into_owned();
         let attack = single_line(&attack).into_owned();
@@ -110,15 +111,17 @@ pub struct Browser {
 impl Browser {
     /// A browser over episodes in memory.
     pub fn new(title: impl Into<String>, episodes: Vec<Episode>, errors: Vec<String>) -> Self {
-        let items = episodes
-            .into_iter()
-            .map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e))))
-            .collect();
+        let items =
+            episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))).collect();
         Self::from_items(title, items, errors)
     }
 
     /// A browser over indexed episodes, each loaded from its file when opened.
-    pub fn from_summaries(title: impl Into<String>, summaries: Vec<EpisodeSummary>, errors: Vec<String>) -> Self {
+    pub fn from_summaries(
+        title: impl Into<String>,
+        summaries: Vec<EpisodeSummary>,
+        errors: Vec<String>,
+    ) -> Self {
         let items = summaries
             .into_iter()
             .map(|s| {

@@ -65,7 +65,8 @@ pub async fn run(
     let size = guard.terminal.size()?;
     update(&mut state, Action::Resize(size.width, size.height));
     let (tx, mut input) = mpsc::channel::<Action>(256);
-    let loaded = tx.clone();
+    // Weak, so the loop still ends when the input reader goes away.
+    let loaded = tx.downgrade();
     spawn_input_reader(tx);
     let mut live = runner.map(Live::new);
     let mut ticks = tokio::time::interval(TICK);
@@ -134,7 +135,11 @@ pub async fn run(
                         let _ = tx.send(HumanInput::End).await;
                     }
                 }
-                Effect::OpenEpisode { path, id } => open_episode(loaded.clone(), path, id),
+                Effect::OpenEpisode { path, id } => {
+                    if let Some(tx) = loaded.upgrade() {
+                        open_episode(tx, path, id);
+                    }
+                }
                 Effect::EditAttacker(text) => {
                     if let Some(l) = &live {
                         let _ = l.edits.send(text).await;

@@ -30,7 +30,8 @@ pub fn journal_events(i: usize) -> Vec<Event> {
     let mut config = EpisodeConfig { max_turns: Some(7), seed: Some(i as u64), ..EpisodeConfig::default() };
     config.models.insert("attacker".into(), "gpt-4o".into());
     config.models.insert("assistant".into(), "gpt-4o-mini".into());
-    let mut bodies = vec![EventBody::Episode(Box::new(EpisodeHeader::new(format!("ep-{i:05}"), task, config)))];
+    let mut bodies =
+        vec![EventBody::Episode(Box::new(EpisodeHeader::new(format!("ep-{i:05}"), task, config)))];
     let text = "I can offer the Hotel Azul in Alfama, 3 nights at 120 EUR per night, breakfast included. ";
     for turn in 1..=7u32 {
         let message = |from, to| {
@@ -92,6 +93,7 @@ pub fn journal_text(events: &[Event]) -> String {
 /// Writes `count` journals `ep-00000.jsonl`… into `dir` (without the writer's fsync per file).
 pub fn write_journals(dir: &Path, count: usize) {
     for i in 0..count {
-        std::fs::write(dir.join(format!("ep-{i:05}.jsonl")), journal_text(&journal_events(i))).expect("write");
+        std::fs::write(dir.join(format!("ep-{i:05}.jsonl")), journal_text(&journal_events(i)))
+            .expect("write");
     }
 }
