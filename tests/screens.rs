@@ -306,8 +306,7 @@ fn disagreement_state() -> AppState {
     let turn3_reply = source
         .events
         .iter()
-        .filter(|e| matches!(&e.body, EventBody::Message(m) if m.turn == 3 && m.from == Party::Assistant))
-        .next_back()
+        .rfind(|e| matches!(&e.body, EventBody::Message(m) if m.turn == 3 && m.from == Party::Assistant))
         .unwrap()
         .seq;
     let rule = Verdict {

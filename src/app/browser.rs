@@ -199,9 +199,9 @@ fn forks_under_parents<T>(items: Vec<T>, ids: impl Fn(&T) -> (&str, Option<&str>
             stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
         }
     };
-    for i in 0..items.len() {
+    for (i, parent) in parent_of.iter().enumerate() {
         // Roots: no parent here (or a parent cycle, broken at the first seen).
-        if parent_of[i].is_none() {
+        if parent.is_none() {
             visit(i, &mut order);
         }
     }

@@ -104,8 +104,8 @@ pub fn summarize_journal(path: &Path) -> std::io::Result<Option<EpisodeSummary>>
     };
 
     let mut last_seq = 0u64;
-    // (position key, judge, outcome, score): sidecar verdicts sort after their event.
-    let mut placed: Vec<((u64, bool), String, Outcome, Option<f64>)> = Vec::new();
+    // Sidecar verdicts sort after their event: (seq, from the sidecar).
+    let mut placed: Vec<((u64, bool), PlacedVerdict)> = Vec::new();
     for line in tail.split(|&b| b == b'\n') {
         // A line that does not parse (truncated by a crash) is skipped; opening the episode reports it.
         let Ok(event) = serde_json::from_slice::<TailEvent>(line) else {
@@ -116,7 +116,7 @@ pub fn summarize_journal(path: &Path) -> std::io::Result<Option<EpisodeSummary>>
         match event.kind.as_str() {
             "verdict" => {
                 if let (Some(judge), Some(outcome)) = (event.judge, event.outcome) {
-                    placed.push(((event.seq, false), judge, outcome, event.score));
+                    placed.push(((event.seq, false), (judge, outcome, event.score)));
                 }
             }
             "end" => {
@@ -133,19 +133,23 @@ pub fn summarize_journal(path: &Path) -> std::io::Result<Option<EpisodeSummary>>
         if episode == summary.id {
             events += 1;
             summary.turns = summary.turns.max(verdict.turn.unwrap_or(0));
-            placed.push(((after_seq.min(last_seq), true), verdict.judge, verdict.outcome, verdict.score));
+            let v = (verdict.judge, verdict.outcome, verdict.score);
+            placed.push(((after_seq.min(last_seq), true), v));
         }
     }
     // Stable, so verdicts at one position keep their file order, as `merge_verdicts` does.
-    placed.sort_by_key(|(key, ..)| *key);
+    placed.sort_by_key(|(key, _)| *key);
     let mut verdicts = Verdicts::default();
-    for (_, judge, outcome, score) in &placed {
+    for (_, (judge, outcome, score)) in &placed {
         verdicts.push(judge, *outcome, *score);
     }
     summary.verdicts = verdicts.0;
     summary.events = Some(events);
     Ok(Some(summary))
 }
+
+/// (judge, outcome, score).
+type PlacedVerdict = (String, Outcome, Option<f64>);
 
 /// The few fields of any event a summary needs; the rest is skipped unparsed.
 #[derive(Deserialize)]

@@ -24,10 +24,9 @@ pub fn index_dir(dir: &Path) -> (Vec<EpisodeSummary>, Vec<LoadError>) {
 
 /// Summaries of the episodes in one file of any supported format.
 pub fn index_path(path: &Path) -> Result<Vec<EpisodeSummary>, LoadError> {
-    match summarize_journal(path) {
-        Ok(Some(summary)) => return Ok(vec![summary]),
-        // Not a journal, or unreadable: the full loader detects the format and words the error.
-        Ok(None) | Err(_) => {}
+    // Not a journal, or unreadable: the full loader detects the format and words the error.
+    if let Ok(Some(summary)) = summarize_journal(path) {
+        return Ok(vec![summary]);
     }
     let episodes = load_path(path)?;
     Ok(episodes
