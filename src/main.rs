@@ -10,10 +10,9 @@ use anyhow::Context;
 use clap::{CommandFactory, Parser};
 
 use converse_tui::app::AppState;
-use converse_tui::app::browser::Browser;
+use converse_tui::app::browser::{Browser, BrowserEntry, EntrySource};
 use converse_tui::app::task_picker::TaskPicker;
 use converse_tui::config::{Keymap, Paths, Theme};
-use converse_tui::core::episode::Episode;
 
 use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
@@ -365,29 +364,38 @@ fn config_launcher(paths: Paths) -> converse_tui::tui::event_loop::Launcher {
     })
 }
 
-/// One episode opens on the inspector; several open the browser.
+/// One episode opens on the inspector; several open the browser. Directories
+/// are indexed (episodes load when opened); files are loaded whole.
 fn open_inputs(inputs: &[PathBuf], keymap: Keymap) -> anyhow::Result<AppState> {
-    let mut episodes: Vec<Episode> = Vec::new();
+    let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            let (found, failed) = converse_tui::core::import::load_dir(input);
-            episodes.extend(found);
+            let (found, failed) = converse_tui::core::import::index_dir(input);
+            items.extend(found.into_iter().map(|s| {
+                let entry = BrowserEntry::from_summary(&s);
+                (entry, EntrySource::File { path: s.path, id: s.id })
+            }));
             errors.extend(failed.into_iter().map(|e| e.to_string()));
         } else {
-            episodes.extend(converse_tui::core::import::load_path(input)?);
+            let episodes = converse_tui::core::import::load_path(input)?;
+            items.extend(
+                episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))),
+            );
         }
     }
     let single_file = inputs.len() == 1 && !inputs[0].is_dir();
-    if single_file && episodes.len() == 1 {
-        let episode = episodes.pop().expect("one episode");
+    if single_file
+        && items.len() == 1
+        && let Some((_, EntrySource::Loaded(episode))) = items.pop()
+    {
         for warning in &episode.warnings {
             tracing::warn!("{warning}");
         }
-        return Ok(AppState::with_episode(episode, keymap));
+        return Ok(AppState::with_episode(*episode, keymap));
     }
     let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-    Ok(AppState::with_browser(Browser::new(title, episodes, errors), keymap, false))
+    Ok(AppState::with_browser(Browser::from_items(title, items, errors), keymap, false))
 }
 
 /// Logs go to a file, never to the terminal the TUI draws on.

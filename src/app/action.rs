@@ -19,6 +19,8 @@ pub enum Action {
         path: std::path::PathBuf,
         result: Result<Vec<crate::core::annotate::Annotation>, String>,
     },
+    /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
+    EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
 }
 
 /// What `update` cannot do itself because it does no I/O.
@@ -46,6 +48,11 @@ pub enum Effect {
         path: std::path::PathBuf,
         id: String,
         author: String,
+    },
+    /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
+    OpenEpisode {
+        path: std::path::PathBuf,
+        id: String,
     },
     /// Start a new episode from the prefix of the one on screen.
     Fork {

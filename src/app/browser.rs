@@ -1,7 +1,14 @@
 //! The episode browser: every episode of a directory or multi-episode file,
 //! with a one-line summary each, filtered by typing.
+//!
+//! Rows are built from summaries; an episode read from a directory index is
+//! loaded only when opened (through an effect, as `update` does no I/O).
 
-use crate::core::episode::{Episode, EventBody, Outcome};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::core::episode::index::EpisodeSummary;
+use crate::core::episode::{Episode, Outcome};
 use crate::core::sanitize::single_line;
 
 use super::view::severity;
@@ -13,7 +20,8 @@ pub struct BrowserEntry {
     pub domain: String,
     pub attack: String,
     pub turns: u32,
-    pub events: usize,
+    /// `None` when the index could not count them cheaply.
+    pub events: Option<usize>,
     /// Latest verdict per judge: (judge, outcome, score).
     pub verdicts: Vec<(String, Outcome, Option<f64>)>,
     pub origin: String,
@@ -27,43 +35,40 @@ pub struct BrowserEntry {
 
 impl BrowserEntry {
     pub fn of(episode: &Episode) -> Self {
-        let header = episode.header();
-        let task = &header.task;
-        let attack = [task.attack_type.as_deref(), task.category.as_deref(), task.data_item.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" · ");
-        let mut verdicts: Vec<(String, Outcome, Option<f64>)> = Vec::new();
-        for event in &episode.events {
-            if let EventBody::Verdict(v) = &event.body {
-                match verdicts.iter_mut().find(|(judge, ..)| *judge == v.judge) {
-                    Some(slot) => *slot = (v.judge.clone(), v.outcome, v.score),
-                    None => verdicts.push((v.judge.clone(), v.outcome, v.score)),
-                }
-            }
-        }
-        let id = single_line(&header.id).into_owned();
-        let domain = single_line(task.domain.as_deref().unwrap_or("-")).into_owned();
+        Self::from_summary(&EpisodeSummary::of(episode))
+    }
+
+    pub fn from_summary(summary: &EpisodeSummary) -> Self {
+        let attack =
+            [summary.attack_type.as_deref(), summary.category.as_deref(), summary.data_item.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" · ");
+        let id = single_line(&summary.id).into_owned();
+        let domain = single_line(summary.domain.as_deref().unwrap_or("-")).into_owned();
         let attack = single_line(&attack).into_owned();
+        let origin = single_line(&summary.path.to_string_lossy()).into_owned();
+        // "privacy fail" and "privacy:fail" both find a judge's outcome.
         let verdict_text: Vec<String> =
-            verdicts.iter().map(|(j, o, _)| format!("{j} {}", o.as_str())).collect();
+            summary.verdicts.iter().map(|(j, o, _)| format!("{j} {o} {j}:{o}", o = o.as_str())).collect();
         let haystack = format!(
-            "{id} {domain} {attack} {} {} {}",
-            task.id.as_deref().unwrap_or(""),
+            "{id} {domain} {attack} {} {} {} {}",
+            summary.task_id.as_deref().unwrap_or(""),
             verdict_text.join(" "),
-            episode.origin
+            summary.end_reason.map(|r| r.as_str()).unwrap_or(""),
+            origin
         )
         .to_lowercase();
         BrowserEntry {
             id,
             domain,
             attack,
-            turns: episode.turns(),
-            events: episode.events.len(),
-            verdicts,
-            origin: single_line(&episode.origin).into_owned(),
-            parent: header.parent.as_ref().map(|p| p.episode.clone()),
+            turns: summary.turns,
+            events: summary.events,
+            verdicts: summary.verdicts.clone(),
+            origin,
+            parent: summary.parent.clone(),
             depth: 0,
             haystack,
         }
@@ -79,8 +84,18 @@ impl BrowserEntry {
     }
 }
 
+/// Where a row's episode comes from when opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntrySource {
+    /// Already in memory (demo episodes, a file of many reports).
+    Loaded(Box<Episode>),
+    /// Indexed from a file: loaded on demand.
+    File { path: PathBuf, id: String },
+}
+
 pub struct Browser {
-    pub episodes: Vec<Episode>,
+    /// Parallel to `entries`.
+    pub sources: Vec<EntrySource>,
     pub entries: Vec<BrowserEntry>,
     /// Files that could not be read, shown under the list.
     pub errors: Vec<String>,
@@ -94,15 +109,44 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// A browser over episodes in memory.
     pub fn new(title: impl Into<String>, episodes: Vec<Episode>, errors: Vec<String>) -> Self {
-        let episodes = forks_under_parents(episodes);
-        let entries: Vec<BrowserEntry> = episodes
-            .iter()
-            .map(|(episode, depth)| BrowserEntry { depth: *depth, ..BrowserEntry::of(episode) })
+        let items =
+            episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))).collect();
+        Self::from_items(title, items, errors)
+    }
+
+    /// A browser over indexed episodes, each loaded from its file when opened.
+    pub fn from_summaries(
+        title: impl Into<String>,
+        summaries: Vec<EpisodeSummary>,
+        errors: Vec<String>,
+    ) -> Self {
+        let items = summaries
+            .into_iter()
+            .map(|s| {
+                let entry = BrowserEntry::from_summary(&s);
+                (entry, EntrySource::File { path: s.path, id: s.id })
+            })
             .collect();
-        let episodes: Vec<Episode> = episodes.into_iter().map(|(e, _)| e).collect();
+        Self::from_items(title, items, errors)
+    }
+
+    /// Rows in any mix of sources; forks are moved under their parents.
+    pub fn from_items(
+        title: impl Into<String>,
+        items: Vec<(BrowserEntry, EntrySource)>,
+        errors: Vec<String>,
+    ) -> Self {
+        let ordered = forks_under_parents(items, |(entry, _)| (entry.id.as_str(), entry.parent.as_deref()));
+        let mut entries = Vec::with_capacity(ordered.len());
+        let mut sources = Vec::with_capacity(ordered.len());
+        for ((entry, source), depth) in ordered {
+            entries.push(BrowserEntry { depth, ..entry });
+            sources.push(source);
+        }
         let shown = (0..entries.len()).collect();
-        Browser { episodes, entries, errors, filter: String::new(), shown, selected: 0, title: title.into() }
+        Browser { sources, entries, errors, filter: String::new(), shown, selected: 0, title: title.into() }
     }
 
     pub fn set_filter(&mut self, filter: String) {
@@ -119,48 +163,52 @@ impl Browser {
         self.selected = (self.selected as isize + delta).clamp(0, self.shown.len() as isize - 1) as usize;
     }
 
-    /// Index into `episodes` of the selected row.
+    /// Index into `entries` and `sources` of the selected row.
     pub fn selected_episode(&self) -> Option<usize> {
         self.shown.get(self.selected).copied()
     }
 }
 
-/// Orders episodes so that each fork follows its parent (depth-first, in the
+/// Orders items so that each fork follows its parent (depth-first, in the
 /// original order otherwise); a fork whose parent is not here stays a root.
-fn forks_under_parents(episodes: Vec<Episode>) -> Vec<(Episode, usize)> {
-    let ids: Vec<String> = episodes.iter().map(|e| e.id().to_string()).collect();
-    let parent_of: Vec<Option<usize>> = episodes
-        .iter()
-        .map(|e| e.header().parent.as_ref().and_then(|p| ids.iter().position(|id| *id == p.episode)))
-        .collect();
-    let mut order = Vec::with_capacity(episodes.len());
-    let mut seen = vec![false; episodes.len()];
-    fn visit(
-        i: usize,
-        depth: usize,
-        parent_of: &[Option<usize>],
-        seen: &mut [bool],
-        order: &mut Vec<(usize, usize)>,
-    ) {
-        if seen[i] {
-            return;
-        }
-        seen[i] = true;
-        order.push((i, depth));
-        for child in (0..parent_of.len()).filter(|&c| parent_of[c] == Some(i)) {
-            visit(child, depth + 1, parent_of, seen, order);
+/// `ids` gives an item's (id, parent id).
+fn forks_under_parents<T>(items: Vec<T>, ids: impl Fn(&T) -> (&str, Option<&str>)) -> Vec<(T, usize)> {
+    // Maps, not scans: a directory index has thousands of rows. The first of equal ids is the parent.
+    let mut index_of: HashMap<&str, usize> = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        index_of.entry(ids(item).0).or_insert(i);
+    }
+    let parent_of: Vec<Option<usize>> =
+        items.iter().map(|item| ids(item).1.and_then(|p| index_of.get(p).copied())).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    for (child, parent) in parent_of.iter().enumerate() {
+        if let Some(parent) = parent {
+            children[*parent].push(child);
         }
     }
-    for i in 0..episodes.len() {
+    let mut order = Vec::with_capacity(items.len());
+    let mut seen = vec![false; items.len()];
+    // Depth-first with an explicit stack, so a long chain of forks cannot overflow the call stack.
+    let mut visit = |root: usize, order: &mut Vec<(usize, usize)>| {
+        let mut stack = vec![(root, 0)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            order.push((i, depth));
+            stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+        }
+    };
+    for (i, parent) in parent_of.iter().enumerate() {
         // Roots: no parent here (or a parent cycle, broken at the first seen).
-        if parent_of[i].is_none() {
-            visit(i, 0, &parent_of, &mut seen, &mut order);
+        if parent.is_none() {
+            visit(i, &mut order);
         }
     }
-    for i in 0..episodes.len() {
-        visit(i, 0, &parent_of, &mut seen, &mut order);
+    for i in 0..items.len() {
+        visit(i, &mut order);
     }
-    let mut slots: Vec<Option<Episode>> = episodes.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
     order.into_iter().filter_map(|(i, depth)| slots[i].take().map(|e| (e, depth))).collect()
 }
 
@@ -192,6 +240,6 @@ mod tests {
             rows,
             [("a".into(), 0), ("fork-b".into(), 1), ("fork-of-fork".into(), 2), ("c".into(), 0)]
         );
-        assert_eq!(b.episodes[1].id(), "fork-b");
+        assert!(matches!(&b.sources[1], EntrySource::Loaded(e) if e.id() == "fork-b"));
     }
 }

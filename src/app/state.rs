@@ -6,7 +6,7 @@ use crate::config::Keymap;
 use crate::core::episode::Episode;
 
 use super::autoplay::Autoplay;
-use super::browser::Browser;
+use super::browser::{Browser, EntrySource};
 use super::composer::Composer;
 use super::detail::Detail;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
@@ -155,8 +155,9 @@ impl AppState {
     pub fn with_browser(browser: Browser, keymap: Keymap, open_first: bool) -> Self {
         let mut state = AppState::empty(keymap);
         state.screen = Screen::Browser;
-        if open_first && let Some(first) = browser.episodes.first() {
-            state.view = Some(EpisodeView::new(first.clone()));
+        // Only an episode in memory: construction does no I/O.
+        if open_first && let Some(EntrySource::Loaded(first)) = browser.sources.first() {
+            state.view = Some(EpisodeView::new((**first).clone()));
             state.screen = Screen::Inspector;
         }
         state.browser = Some(browser);

@@ -7,9 +7,11 @@ use crate::config::keymap::Command;
 use crate::core::episode::Episode;
 use crate::core::redact::Redactor;
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
+use crate::core::sanitize::single_line;
 use crate::core::sim::emitter::{Phase, RunnerUpdate};
 use crate::core::sim::fork::Resume;
 
+use super::browser::EntrySource;
 use super::composer::{ComposerOutcome, Purpose};
 use super::notes::AnnotateForm;
 use crate::core::annotate::{Draft, Label, human_verdict};
@@ -42,6 +44,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Tick(dt) => on_tick(state, dt),
         Action::Runner(update) => on_runner(state, update),
         Action::NotesLoaded { path, result } => on_notes_loaded(state, path, result),
+        Action::EpisodeLoaded(Ok(episode)) => open_episode(state, *episode),
+        Action::EpisodeLoaded(Err(problem)) => state.message = Some(format!("cannot open: {problem}")),
     }
     if state.quit {
         state.effects.push(Effect::Quit);
@@ -493,16 +497,19 @@ fn on_browser_command(state: &mut AppState, command: Command) {
         Command::PageUp => browser.select_by(-page),
         Command::First => browser.select_by(isize::MIN / 2),
         Command::Last => browser.select_by(isize::MAX / 2),
-        Command::OpenDetail => {
-            if let Some(i) = browser.selected_episode() {
-                let episode = browser.episodes[i].clone();
-                state.view = Some(EpisodeView::new(episode));
-                state.screen = Screen::Inspector;
-                state.autoplay.playing = false;
-                let (w, h) = (state.area.width, state.area.height);
-                state.resize(w, h);
+        Command::OpenDetail => match browser.selected_episode().and_then(|i| browser.sources.get(i)) {
+            Some(EntrySource::Loaded(episode)) => {
+                let episode = (**episode).clone();
+                open_episode(state, episode);
             }
-        }
+            // Loading is I/O: the loop does it and answers with `Action::EpisodeLoaded`.
+            Some(EntrySource::File { path, id }) => {
+                let effect = Effect::OpenEpisode { path: path.clone(), id: id.clone() };
+                state.message = Some(format!("loading {}…", single_line(id)));
+                state.effects.push(effect);
+            }
+            None => {}
+        },
         Command::Search => {
             let input = browser.filter.clone();
             state.overlay = Some(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
@@ -514,6 +521,19 @@ fn on_browser_command(state: &mut AppState, command: Command) {
         Command::Quit => state.quit = true,
         _ => {}
     }
+}
+
+/// Shows an episode opened from the browser on the inspector.
+fn open_episode(state: &mut AppState, episode: Episode) {
+    state.message = None;
+    // Redaction, notes and human labels belonged to the episode shown before.
+    state.redaction = None;
+    state.notes = Default::default();
+    state.view = Some(EpisodeView::new(episode));
+    state.screen = Screen::Inspector;
+    state.autoplay.playing = false;
+    let (w, h) = (state.area.width, state.area.height);
+    state.resize(w, h);
 }
 
 fn on_inspector_command(state: &mut AppState, command: Command) {

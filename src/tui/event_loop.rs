@@ -66,6 +66,8 @@ pub async fn run(
     let size = guard.terminal.size()?;
     update(&mut state, Action::Resize(size.width, size.height));
     let (tx, mut input) = mpsc::channel::<Action>(256);
+    // Weak, so the loop still ends when the input reader goes away.
+    let loaded = tx.downgrade();
     spawn_input_reader(tx);
     let mut live = runner.map(Live::new);
     let mut ticks = tokio::time::interval(TICK);
@@ -153,6 +155,11 @@ pub async fn run(
                         let _ = tx.send(HumanInput::End).await;
                     }
                 }
+                Effect::OpenEpisode { path, id } => {
+                    if let Some(tx) = loaded.upgrade() {
+                        open_episode(tx, path, id);
+                    }
+                }
                 Effect::EditAttacker(text) => {
                     if let Some(l) = &live {
                         let _ = l.edits.send(text).await;
@@ -209,6 +216,14 @@ fn write_note(
     let mut file = NotesFile::open(path).map_err(|e| e.to_string())?;
     change(&mut file).map_err(|e| e.to_string())?;
     Ok(file.current().into_iter().cloned().collect())
+}
+
+/// Loads an indexed episode off the UI thread and feeds it back as an action.
+fn open_episode(tx: mpsc::Sender<Action>, path: std::path::PathBuf, id: String) {
+    tokio::task::spawn_blocking(move || {
+        let loaded = crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
+        let _ = tx.blocking_send(Action::EpisodeLoaded(loaded));
+    });
 }
 
 fn apply(gate: &StepGate, control: RunnerControl) {

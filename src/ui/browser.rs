@@ -43,7 +43,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
             Cell::from(e.domain.clone()),
             Cell::from(e.attack.clone()),
             Cell::from(format!("{:>3}", e.turns)),
-            Cell::from(format!("{:>5}", e.events)),
+            Cell::from(match e.events {
+                Some(n) => format!("{n:>5}"),
+                None => format!("{:>5}", "-"),
+            }),
             Cell::from(Line::from(verdicts)),
         ])
     });
@@ -82,10 +85,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
 }
 
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, theme: &Theme) {
-    let line = match &state.overlay {
-        Some(Overlay::Prompt(p)) if p.kind == PromptKind::Filter => {
+    let line = match (&state.overlay, &state.message) {
+        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::Filter => {
             Line::from(format!(" filter: {}▏  Enter keep · Esc clear", single_line(&p.input)))
         }
+        // Loading an indexed episode, or why it could not be opened.
+        (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ => {
             let k = |c| state.keymap.keys_label(c);
             let filter = if browser.filter.is_empty() {

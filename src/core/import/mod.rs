@@ -7,6 +7,7 @@
 mod converse;
 mod converse_judges;
 mod detect;
+mod index;
 mod maseval;
 mod walk;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::core::episode::{Episode, JournalError, read_journal_from};
 use crate::core::sanitize;
 
+pub use index::{index_dir, index_path, load_episode};
 pub use walk::load_dir;
 
 use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};

@@ -11,10 +11,8 @@ use crate::core::episode::Episode;
 /// that are not `.json`/`.jsonl` are skipped. One bad file does not stop the
 /// walk: its error is collected and the rest still load.
 pub fn load_dir(dir: &Path) -> (Vec<Episode>, Vec<LoadError>) {
-    let mut files = Vec::new();
     let mut errors = Vec::new();
-    collect(dir, &mut files, &mut errors);
-    files.sort();
+    let files = episode_files(dir, &mut errors);
     let mut episodes = Vec::new();
     for file in files {
         match load_path(&file) {
@@ -23,6 +21,15 @@ pub fn load_dir(dir: &Path) -> (Vec<Episode>, Vec<LoadError>) {
         }
     }
     (episodes, errors)
+}
+
+/// Every episode file under `dir`, recursively, in sorted path order; what
+/// could not be listed goes to `errors`.
+pub(crate) fn episode_files(dir: &Path, errors: &mut Vec<LoadError>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    collect(dir, &mut files, errors);
+    files.sort();
+    files
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<LoadError>) {
