@@ -410,7 +410,7 @@ fn annotated_state() -> (tempfile::TempDir, AppState) {
     let list = notes.current().into_iter().cloned().collect();
     let mut state = AppState::with_episode(demo, Keymap::default());
     update(&mut state, Action::Resize(160, 48));
-    assert_eq!(state.wanted_notes(), Some(notes_path(&path)));
+    assert_eq!(state.wanted_notes().map(|(p, _)| p), Some(notes_path(&path)));
     update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(list) });
     (dir, state)
 }

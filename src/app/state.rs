@@ -133,12 +133,12 @@ impl AppState {
         state
     }
 
-    /// The notes file the episode on screen should have loaded, if it has a file.
-    pub fn wanted_notes(&self) -> Option<std::path::PathBuf> {
+    /// The notes file the episode on screen should have loaded (and which episode), if it has a file.
+    pub fn wanted_notes(&self) -> Option<(std::path::PathBuf, String)> {
         let view = self.view.as_ref()?;
         let origin = std::path::Path::new(&view.episode.origin);
         (!view.episode.origin.starts_with("demo:") && origin.is_file())
-            .then(|| crate::core::annotate::notes_path(origin))
+            .then(|| (crate::core::annotate::notes_path(origin), view.episode.id().to_string()))
     }
 
     /// Whether time matters now (autoplay, or the elapsed clock of a live run).

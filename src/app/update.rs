@@ -528,7 +528,6 @@ fn open_episode(state: &mut AppState, episode: Episode) {
     state.message = None;
     // Redaction, notes and human labels belonged to the episode shown before.
     state.redaction = None;
-    state.notes = Default::default();
     state.view = Some(EpisodeView::new(episode));
     state.screen = Screen::Inspector;
     state.autoplay.playing = false;

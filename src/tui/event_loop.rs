@@ -75,13 +75,13 @@ pub async fn run(
     let mut last_tick = Instant::now();
     let mut stop = crate::core::signals::stop_signals()?;
     let mut dirty = true;
-    let mut notes_for: Option<std::path::PathBuf> = None;
+    let mut notes_for: Option<(std::path::PathBuf, String)> = None;
     loop {
         // The episode on screen changed: read its notes (I/O stays out of `update`).
         let wanted = state.wanted_notes();
         if wanted != notes_for {
             notes_for = wanted.clone();
-            if let Some(path) = wanted {
+            if let Some((path, _)) = wanted {
                 let result = read_notes(&path);
                 update(&mut state, Action::NotesLoaded { path, result });
                 dirty = true;
