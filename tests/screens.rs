@@ -376,9 +376,10 @@ fn redaction_masks_private_values_and_unmasks_them() {
     insta::assert_snapshot!("redaction_off_160x48", shown);
 }
 
-/// Snapshots of episodes in a temporary directory: its random name is masked.
+/// Snapshots of episodes in a temporary directory: its random name, and the time notes were made, are masked.
 fn stable_paths(check: impl FnOnce()) {
-    insta::with_settings!({filters => vec![(r"/tmp/\.tmp[A-Za-z0-9]+/", "/tmp/[dir]/")]}, { check() });
+    let filters = vec![(r"/tmp/\.tmp[A-Za-z0-9]+/", "/tmp/[dir]/"), (r"\d{4}-\d\d-\d\dT\d\d:\d\d", "[time]")];
+    insta::with_settings!({filters => filters}, { check() });
 }
 
 /// The first demo saved to a file (annotations need a file to live beside), with two notes.
