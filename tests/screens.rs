@@ -458,8 +458,25 @@ fn annotating_asks_for_a_label_and_a_note_and_saves_through_an_effect() {
     for c in "declined politely".chars() {
         update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
     }
+    // A quote that is not in the event is refused; one that is becomes the annotation's span.
+    update(&mut state, Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
+    let type_text = |state: &mut AppState, text: &str| {
+        for c in text.chars() {
+            update(state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+        }
+    };
+    type_text(&mut state, "zebra");
+    assert!(update(&mut state, Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))).is_empty());
+    for _ in 0..5 {
+        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)));
+    }
+    type_text(&mut state, "SHORT TRIP");
     let effects = update(&mut state, Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     let [Effect::SaveNote { draft, .. }] = effects.as_slice() else { panic!("{effects:?}") };
     assert_eq!(draft.label, converse_tui::core::annotate::Label::Refusal);
     assert_eq!(draft.note, "declined politely");
+    let span = draft.span.unwrap();
+    let text: String =
+        "Hello! I'm planning a short trip".chars().skip(span.start).take(span.end - span.start).collect();
+    assert_eq!(text, "short trip");
 }

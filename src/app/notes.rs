@@ -28,25 +28,86 @@ impl Notes {
     }
 }
 
+/// Which field of the form typing goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Label,
+    Note,
+    /// Words quoted from the event's text: the annotation covers that span.
+    Quote,
+}
+
 /// The "annotate this event" form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnnotateForm {
     pub target_seq: u64,
     pub label: String,
     pub note: String,
-    /// Typing goes to the note (else to the label).
-    pub on_note: bool,
+    pub quote: String,
+    pub field: Field,
     pub error: Option<String>,
 }
 
 impl AnnotateForm {
     pub fn new(target_seq: u64) -> Self {
-        AnnotateForm { target_seq, label: String::new(), note: String::new(), on_note: false, error: None }
+        AnnotateForm {
+            target_seq,
+            label: String::new(),
+            note: String::new(),
+            quote: String::new(),
+            field: Field::Label,
+            error: None,
+        }
+    }
+
+    /// Tab: label → note → quote → label.
+    pub fn next_field(&mut self) {
+        self.field = match self.field {
+            Field::Label => Field::Note,
+            Field::Note => Field::Quote,
+            Field::Quote => Field::Label,
+        };
+    }
+
+    pub fn field_mut(&mut self) -> &mut String {
+        match self.field {
+            Field::Label => &mut self.label,
+            Field::Note => &mut self.note,
+            Field::Quote => &mut self.quote,
+        }
     }
 
     /// Codebook labels that the typed label could mean.
     pub fn candidates(&self) -> Vec<Label> {
         let typed = self.label.trim().to_lowercase().replace(['-', ' '], "_");
         Label::ALL.into_iter().filter(|l| l.as_str().starts_with(&typed)).collect()
+    }
+}
+
+/// The character span of `quote` in `text` (case-insensitive), for an annotation on part of a message.
+pub fn quote_span(text: &str, quote: &str) -> Option<crate::core::annotate::Span> {
+    let quote = quote.trim();
+    if quote.is_empty() {
+        return None;
+    }
+    let (hay, needle) = (text.to_lowercase(), quote.to_lowercase());
+    // Lower-casing can change byte lengths; only trust a match whose text really is the quote.
+    let byte = hay.find(&needle)?;
+    let start = hay[..byte].chars().count();
+    let end = start + needle.chars().count();
+    let found: String = text.chars().skip(start).take(end - start).collect();
+    (found.to_lowercase() == needle).then_some(crate::core::annotate::Span { start, end })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_become_character_spans() {
+        let span = quote_span("Grüße: the clinic is Hollybrook", "hollybrook").unwrap();
+        assert_eq!((span.start, span.end), (21, 31));
+        assert!(quote_span("abc", "zzz").is_none());
+        assert!(quote_span("abc", "  ").is_none());
     }
 }

@@ -13,7 +13,8 @@ use crate::core::sim::fork::Resume;
 
 use super::browser::EntrySource;
 use super::composer::{ComposerOutcome, Purpose};
-use super::notes::AnnotateForm;
+use super::notes::{AnnotateForm, quote_span};
+use super::view::event_text;
 use crate::core::annotate::{Draft, Label, human_verdict};
 
 use super::action::{Action, Effect};
@@ -143,16 +144,34 @@ fn on_annotate_key(state: &mut AppState, key: KeyEvent) {
     let Some(Overlay::Annotate(form)) = &mut state.overlay else { return };
     match key.code {
         KeyCode::Esc => state.overlay = None,
-        KeyCode::Tab | KeyCode::BackTab => form.on_note = !form.on_note,
+        KeyCode::Tab | KeyCode::BackTab => form.next_field(),
         KeyCode::Enter => match form.label.trim().parse::<Label>() {
             Ok(label) => {
+                let Some(view) = &state.view else { return };
+                let text =
+                    view.events().iter().find(|e| e.seq == form.target_seq).and_then(|e| event_text(&e.body));
+                let span = match (form.quote.trim().is_empty(), text) {
+                    (true, _) => None,
+                    (false, Some(text)) => match quote_span(text, &form.quote) {
+                        Some(span) => Some(span),
+                        None => {
+                            form.error = Some("the quote is not in this event's text".into());
+                            return;
+                        }
+                    },
+                    (false, None) => {
+                        form.error = Some("this event has no text to quote from".into());
+                        return;
+                    }
+                };
                 let form = form.clone();
+                let episode = view.episode.id().to_string();
                 state.overlay = None;
-                let (Some(path), Some(view)) = (state.notes.path.clone(), &state.view) else { return };
+                let Some(path) = state.notes.path.clone() else { return };
                 let draft = Draft {
-                    episode: view.episode.id().to_string(),
+                    episode,
                     target_seq: form.target_seq,
-                    span: None,
+                    span,
                     label,
                     note: form.note.trim().to_string(),
                 };
@@ -161,16 +180,11 @@ fn on_annotate_key(state: &mut AppState, key: KeyEvent) {
             Err(e) => form.error = Some(e.to_string()),
         },
         KeyCode::Backspace => {
-            let field = if form.on_note { &mut form.note } else { &mut form.label };
-            field.pop();
+            form.field_mut().pop();
         }
         KeyCode::Char(c) if !c.is_control() && !key.modifiers.contains(KeyModifiers::CONTROL) => {
-            if form.on_note {
-                form.note.push(c);
-            } else {
-                form.label.push(c);
-                form.error = None;
-            }
+            form.field_mut().push(c);
+            form.error = None;
         }
         _ => {}
     }

@@ -365,7 +365,7 @@ fn readable_args(args: &serde_json::Value) -> String {
 }
 
 /// The text an evidence span refers to.
-fn event_text(body: &EventBody) -> Option<&str> {
+pub fn event_text(body: &EventBody) -> Option<&str> {
     match body {
         EventBody::Message(m) => Some(&m.text),
         EventBody::ToolResult(r) => Some(&r.output),

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use crate::app::notes::{AnnotateForm, Notes};
+use crate::app::notes::{AnnotateForm, Field, Notes};
 use crate::config::Theme;
 use crate::core::annotate::Label;
 use crate::core::episode::{Outcome, Party};
@@ -17,15 +17,21 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &The
         format!(" Annotate event #{} — Tab switches field · Enter saves · Esc cancels ", form.target_seq);
     let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
     let cursor = |active: bool| if active { "▏" } else { "" };
+    let field = |name: &str, value: &str, which: Field| {
+        let active = form.field == which;
+        Line::from(vec![
+            Span::styled(format!("{name:<7}"), if active { theme.title() } else { theme.dim() }),
+            Span::raw(format!("{}{}", single_line(value), cursor(active))),
+        ])
+    };
     let mut lines = vec![
-        Line::from(vec![
-            Span::styled("label: ", if form.on_note { theme.dim() } else { theme.title() }),
-            Span::raw(format!("{}{}", single_line(&form.label), cursor(!form.on_note))),
-        ]),
-        Line::from(vec![
-            Span::styled("note:  ", if form.on_note { theme.title() } else { theme.dim() }),
-            Span::raw(format!("{}{}", single_line(&form.note), cursor(form.on_note))),
-        ]),
+        field("label:", &form.label, Field::Label),
+        field("note:", &form.note, Field::Note),
+        field("quote:", &form.quote, Field::Quote),
+        Line::styled(
+            "        (optional: words of the event's text; the annotation then covers just them)",
+            theme.dim(),
+        ),
     ];
     if let Some(error) = &form.error {
         lines.push(Line::styled(format!("  {}", single_line(error)), theme.outcome(Outcome::Error)));
