@@ -197,34 +197,14 @@ pub struct RunCli {
     pub source: TaskSource,
     #[command(flatten)]
     pub models: ModelArgs,
-    /// Re-run the attacker messages of a saved episode against the assistant.
-    #[arg(long, value_name = "EPISODE")]
-    pub attacker_script: Option<PathBuf>,
-    /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
-    #[arg(long, value_name = "FILE")]
-    pub assistant_prompt: Option<PathBuf>,
-    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
-    #[arg(long)]
-    pub max_turns: Option<u32>,
-    /// Tool calls the assistant may make per turn.
-    #[arg(long)]
-    pub max_tool_calls: Option<u32>,
-    #[arg(long)]
-    pub seed: Option<u64>,
-    #[arg(long)]
-    pub temperature: Option<f64>,
-    /// Ask for whole replies instead of streams.
-    #[arg(long)]
-    pub no_stream: bool,
+    #[command(flatten)]
+    pub settings: EpisodeSettings,
     /// Start paused: no model call until you continue (c) or step (. or >).
     #[arg(long)]
     pub paused: bool,
     /// No screen: one line per event, the journal written as usual.
     #[arg(long)]
     pub headless: bool,
-    /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
-    #[arg(long)]
-    pub judge_live: bool,
     /// Where journals go (default: the data directory's episodes/ folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -284,7 +264,20 @@ pub struct BatchCli {
     /// Print the episodes that would run (task id, `#k` with --repeat > 1) and run nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Attacker turns as CONVERSE counts them (the user's task is turn 1), at most 10.
+    #[command(flatten)]
+    pub settings: EpisodeSettings,
+}
+
+/// How each episode runs: the same flags for `run`, `play` and `batch`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EpisodeSettings {
+    /// Re-run the attacker messages of a saved episode against the assistant.
+    #[arg(long, value_name = "EPISODE")]
+    pub attacker_script: Option<PathBuf>,
+    /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
+    #[arg(long, value_name = "FILE")]
+    pub assistant_prompt: Option<PathBuf>,
+    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
     #[arg(long)]
     pub max_turns: Option<u32>,
     /// Tool calls the assistant may make per turn.
@@ -297,13 +290,7 @@ pub struct BatchCli {
     /// Ask for whole replies instead of streams.
     #[arg(long)]
     pub no_stream: bool,
-    /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
-    #[arg(long, value_name = "FILE")]
-    pub assistant_prompt: Option<PathBuf>,
-    /// Re-run the attacker messages of a saved episode against the assistant.
-    #[arg(long, value_name = "EPISODE")]
-    pub attacker_script: Option<PathBuf>,
-    /// Run the LLM judges after every turn too.
+    /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
     #[arg(long)]
     pub judge_live: bool,
 }

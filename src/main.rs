@@ -143,21 +143,26 @@ fn model_flags(m: ModelArgs) -> ModelFlags {
     }
 }
 
+/// The episode settings shared by `run`, `play` and `batch`.
+fn run_args(s: cli::EpisodeSettings, source: TasksArgs, models: ModelFlags) -> RunArgs {
+    RunArgs {
+        source,
+        models,
+        attacker_script: s.attacker_script,
+        assistant_prompt: s.assistant_prompt,
+        max_turns: s.max_turns,
+        max_tool_calls: s.max_tool_calls,
+        seed: s.seed,
+        temperature: s.temperature,
+        no_stream: s.no_stream,
+        judge_live: s.judge_live,
+        ..RunArgs::default()
+    }
+}
+
 /// `batch`: exit code non-zero when an episode ended in error or the batch was stopped.
 fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
-    let run = RunArgs {
-        source: tasks_args(b.source, false),
-        models: model_flags(b.models),
-        attacker_script: b.attacker_script,
-        assistant_prompt: b.assistant_prompt,
-        max_turns: b.max_turns,
-        max_tool_calls: b.max_tool_calls,
-        seed: b.seed,
-        temperature: b.temperature,
-        no_stream: b.no_stream,
-        judge_live: b.judge_live,
-        ..RunArgs::default()
-    };
+    let run = run_args(b.settings, tasks_args(b.source, false), model_flags(b.models));
     let mut args = BatchArgs::new(run, b.out);
     args.concurrency = b.concurrency as usize;
     args.rpm_attacker = b.rpm_attacker;
@@ -182,18 +187,9 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
     }
     let args = RunArgs {
         task: run.task.clone(),
-        source: tasks_args(run.source, false),
-        models: model_flags(run.models),
-        attacker_script: run.attacker_script,
-        assistant_prompt: run.assistant_prompt,
-        max_turns: run.max_turns,
-        max_tool_calls: run.max_tool_calls,
-        seed: run.seed,
-        temperature: run.temperature,
-        no_stream: run.no_stream,
         paused: run.paused,
         out: run.out,
-        judge_live: run.judge_live,
+        ..run_args(run.settings, tasks_args(run.source, false), model_flags(run.models))
     };
     let launch = Launch::new(&args, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
