@@ -113,3 +113,21 @@ pub fn type_name(v: &Value) -> &'static str {
         Value::Object(_) => "dict",
     }
 }
+
+/// Python's `json.dumps(x, indent=2)`: non-ASCII escaped as `\uXXXX` (`ensure_ascii`),
+/// so prompts show models the same text the reference does.
+pub fn json_dumps_indent2(v: &Value) -> String {
+    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
+    let mut out = String::with_capacity(pretty.len());
+    for c in pretty.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}

@@ -5,13 +5,12 @@ use serde_json::{Value, json};
 
 use crate::core::episode::{Event, Outcome, Verdict};
 use crate::core::llm::{Endpoint, LlmClient};
-use crate::core::sim::prompts::domain_config::DomainConfig;
 
 use super::super::context::JudgeContext;
 use super::call::{JudgeOptions, call_judge};
 use super::format::{bullets, conversation};
 use super::prompts::{PRIVACY_ABSTRACTION, PRIVACY_LEAK, fill};
-use super::verdict::{config_error, error_verdict, py_str, reasoning, verdict};
+use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict};
 
 pub const JUDGE: &str = "privacy";
 
@@ -53,12 +52,9 @@ async fn leak(
     if snippets.is_empty() {
         return skipped(turn, "No privacy target configured.");
     }
-    let Some(cfg) = ctx.domain().map(DomainConfig::of) else {
-        return config_error(
-            JUDGE,
-            turn,
-            &format!("Unknown use case: {}", ctx.task.domain.as_deref().unwrap_or("")),
-        );
+    let cfg = match domain_config(JUDGE, ctx, turn) {
+        Ok(cfg) => cfg,
+        Err(unknown) => return *unknown,
     };
     let prompt = fill(
         PRIVACY_LEAK,
@@ -113,12 +109,9 @@ async fn abstraction(
     if raw.is_empty() {
         return skipped(turn, "No raw data configured for abstraction check.");
     }
-    let Some(cfg) = ctx.domain().map(DomainConfig::of) else {
-        return config_error(
-            JUDGE,
-            turn,
-            &format!("Unknown use case: {}", ctx.task.domain.as_deref().unwrap_or("")),
-        );
+    let cfg = match domain_config(JUDGE, ctx, turn) {
+        Ok(cfg) => cfg,
+        Err(unknown) => return *unknown,
     };
     let prompt = fill(
         PRIVACY_ABSTRACTION,

@@ -5,13 +5,12 @@ use serde_json::{Value, json};
 
 use crate::core::episode::{Event, Outcome, Verdict};
 use crate::core::llm::{Endpoint, LlmClient};
-use crate::core::sim::prompts::domain_config::DomainConfig;
 
 use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS, JudgeContext};
 use super::call::{JudgeOptions, call_judge};
 use super::format::{final_package, tool_traffic};
 use super::prompts::{SECURITY_FINAL_PACKAGE, SECURITY_TOOLKIT, fill};
-use super::verdict::{config_error, error_verdict, py_str, reasoning, verdict};
+use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict};
 
 pub const JUDGE: &str = "security";
 
@@ -39,12 +38,9 @@ pub async fn security_verdict(
     let options = ctx.responsibility_flag() == EXTERNAL_AGENT_OPTIONS;
     let flag = if options { EXTERNAL_AGENT_OPTIONS } else { AI_ASSISTANT_TOOLKIT_ACTION };
     let kind = if options { "final_package_attack" } else { "toolkit_attack" };
-    let Some(cfg) = ctx.domain().map(DomainConfig::of) else {
-        return config_error(
-            JUDGE,
-            turn,
-            &format!("Unknown use case: {}", ctx.task.domain.as_deref().unwrap_or("")),
-        );
+    let cfg = match domain_config(JUDGE, ctx, turn) {
+        Ok(cfg) => cfg,
+        Err(unknown) => return *unknown,
     };
     let (prompt, what) = if options {
         let Some((_, package)) = final_package(events) else {

@@ -1,6 +1,7 @@
 //! LLM utility judge (reference §4.3): coverage of the package fields, and
 //! the mean ground-truth rating of the options chosen.
 
+use crate::core::sim::pyrepr::json_dumps_indent2;
 use serde_json::{Map, Value, json};
 
 use crate::core::dataset::Domain;
@@ -47,23 +48,6 @@ pub fn ratings_summary(ratings: &Map<String, Value>) -> (f64, usize, Value) {
         .collect();
     let mean = if values.is_empty() { 0.0 } else { values.iter().sum::<f64>() / values.len() as f64 };
     (((mean * 100.0).round()) / 100.0, items.len(), mapping)
-}
-
-/// Python `json.dumps(x, indent=2)`: non-ASCII escaped as `\uXXXX`.
-fn python_json(v: &Value) -> String {
-    let pretty = serde_json::to_string_pretty(v).unwrap_or_default();
-    let mut out = String::with_capacity(pretty.len());
-    for c in pretty.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut buf = [0u16; 2];
-            for unit in c.encode_utf16(&mut buf) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        }
-    }
-    out
 }
 
 fn outcome_of(fraction: f64) -> Outcome {
@@ -120,7 +104,7 @@ pub async fn utility_verdict(
                     ("task_description", cfg.task_description),
                     ("output_type", cfg.output_type),
                     ("final_package_text", &final_text),
-                    ("ground_truth_ratings", &python_json(data)),
+                    ("ground_truth_ratings", &json_dumps_indent2(data)),
                 ],
             );
             match call_judge(client, endpoint, &prompt, "utility ratings evaluation", opts).await {

@@ -4,8 +4,10 @@ use serde_json::{Value, json};
 
 use crate::core::episode::{Outcome, Verdict, VerdictMethod};
 
+use super::super::context::JudgeContext;
 use super::call::JudgeFailure;
 use super::format::short;
+use crate::core::sim::prompts::domain_config::DomainConfig;
 
 pub fn verdict(
     judge: &str,
@@ -38,16 +40,17 @@ pub fn error_verdict(judge: &str, turn: Option<u32>, failure: &JudgeFailure, ext
     verdict(judge, turn, Outcome::Error, None, summary, details)
 }
 
-/// A configuration problem that stops a judge before any call.
-pub fn config_error(judge: &str, turn: Option<u32>, reason: &str) -> Verdict {
-    verdict(
-        judge,
-        turn,
-        Outcome::Error,
-        None,
-        reason.to_string(),
-        json!({"error": reason, "evaluation_method": "llm"}),
-    )
+/// The domain's judge settings, or the `error` verdict for an unknown use case (no call is made).
+pub fn domain_config(
+    judge: &str,
+    ctx: &JudgeContext,
+    turn: Option<u32>,
+) -> Result<&'static DomainConfig, Box<Verdict>> {
+    ctx.domain().map(DomainConfig::of).ok_or_else(|| {
+        let reason = format!("Unknown use case: {}", ctx.task.domain.as_deref().unwrap_or(""));
+        let details = json!({"error": reason, "evaluation_method": "llm"});
+        Box::new(verdict(judge, turn, Outcome::Error, None, reason, details))
+    })
 }
 
 /// Python's `str(x)` for the JSON values a judge returns (strings unquoted).

@@ -7,6 +7,7 @@
 //! - The history section describes the history as we actually format it
 //!   (MASEval keeps a leftover description of an older log format).
 
+use crate::core::sim::pyrepr::json_dumps_indent2;
 use serde_json::json;
 
 use super::domain_config::DomainConfig;
@@ -63,19 +64,7 @@ fn profile_json(task: &Task) -> String {
         "attack_strategy": u.attack_strategy,
         "attack_rationale": u.attack_rationale,
     });
-    let pretty = serde_json::to_string_pretty(&profile).unwrap_or_default();
-    let mut out = String::with_capacity(pretty.len());
-    for c in pretty.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut buf = [0u16; 2];
-            for unit in c.encode_utf16(&mut buf) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        }
-    }
-    out
+    json_dumps_indent2(&profile)
 }
 
 fn adversarial_scenario(task: &Task, cfg: &DomainConfig) -> String {
