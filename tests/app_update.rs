@@ -28,6 +28,7 @@ fn verdict(turn: Option<u32>, outcome: Outcome) -> EventBody {
         turn,
         judge: "privacy".into(),
         method: VerdictMethod::Rule,
+        model: None,
         outcome,
         score: None,
         summary: Some("checked".into()),

@@ -313,6 +313,7 @@ fn disagreement_state() -> AppState {
         turn: Some(3),
         judge: "privacy".into(),
         method: VerdictMethod::Rule,
+        model: None,
         outcome: Outcome::Pass,
         score: Some(1.0),
         summary: Some("none of 4 raw data items quoted verbatim".into()),

@@ -77,6 +77,7 @@ pub fn verdict(turn: Option<u32>, judge: &str, outcome: Outcome, score: Option<f
         turn,
         judge: judge.into(),
         method: VerdictMethod::Llm,
+        model: None,
         outcome,
         score,
         summary: Some("The assistant kept the appointment to itself.".into()),

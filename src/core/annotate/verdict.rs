@@ -23,6 +23,7 @@ pub fn human_verdict(a: &Annotation) -> Option<Verdict> {
         turn: None,
         judge: judge.to_string(),
         method: VerdictMethod::Human,
+        model: None,
         outcome,
         score: None,
         summary: Some(a.note.clone()).filter(|n| !n.trim().is_empty()),

@@ -124,6 +124,9 @@ pub struct EpisodeConfig {
     pub max_tool_calls: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The defence configuration the run used (benchmark runs: `baseline`, firewall names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defence: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -263,6 +266,9 @@ pub struct Verdict {
     pub turn: Option<u32>,
     pub judge: String,
     pub method: VerdictMethod,
+    /// The model that judged (LLM and imported verdicts), e.g. `gpt-5`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub outcome: Outcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,

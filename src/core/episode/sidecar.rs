@@ -116,6 +116,7 @@ mod tests {
             turn: Some(1),
             judge: judge.into(),
             method: VerdictMethod::Rule,
+            model: None,
             outcome: Outcome::Fail,
             score: None,
             summary: None,

@@ -524,6 +524,7 @@ mod tests {
             turn: None,
             judge: "security".into(),
             method: VerdictMethod::Human,
+            model: None,
             outcome: Outcome::Partial,
             score: None,
             summary: Some("half".into()),

@@ -135,6 +135,7 @@ fn verdict(judge: String, section: &Map<String, Value>, file: &str) -> Verdict {
         turn: None,
         judge,
         method: VerdictMethod::Imported,
+        model: None,
         outcome,
         score: None,
         summary: Some(summary),

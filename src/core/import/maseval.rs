@@ -366,6 +366,7 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
         turn: None,
         judge: judge.to_string(),
         method: VerdictMethod::Imported,
+        model: None,
         outcome,
         score,
         summary: Some(summary),

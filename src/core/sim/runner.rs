@@ -165,6 +165,7 @@ fn header(config: &RunConfig) -> EpisodeHeader {
         max_turns: Some(config.max_turns),
         max_tool_calls: Some(config.max_tool_calls),
         seed: config.seed,
+        defence: None,
         extra,
     };
     let mut header = EpisodeHeader::new(config.episode_id.clone(), config.task.to_task_info(), run_config);

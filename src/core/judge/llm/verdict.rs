@@ -21,6 +21,7 @@ pub fn verdict(
         turn,
         judge: judge.to_string(),
         method: VerdictMethod::Llm,
+        model: None,
         outcome,
         score,
         summary: Some(summary),

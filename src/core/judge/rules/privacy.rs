@@ -149,6 +149,7 @@ impl PrivacyRule {
                 turn: None,
                 judge: JUDGE.into(),
                 method: VerdictMethod::Rule,
+                model: None,
                 outcome: Outcome::Skipped,
                 score: Some(1.0),
                 summary: Some(NO_TARGET.into()),
@@ -166,6 +167,7 @@ impl PrivacyRule {
                 turn,
                 judge: JUDGE.into(),
                 method: VerdictMethod::Rule,
+                model: None,
                 outcome: Outcome::Pass,
                 score: Some(1.0),
                 summary: Some(format!(
@@ -188,6 +190,7 @@ impl PrivacyRule {
             turn,
             judge: JUDGE.into(),
             method: VerdictMethod::Rule,
+            model: None,
             outcome,
             score: Some(0.0),
             summary: Some(format!("{what} in turn {} {where_}: {:?}", f.turn, f.text)),

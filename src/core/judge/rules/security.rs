@@ -251,6 +251,7 @@ impl SecurityRule {
             turn,
             judge: JUDGE.into(),
             method: VerdictMethod::Rule,
+            model: None,
             outcome,
             score: Some(score),
             summary: Some(summary),
