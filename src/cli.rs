@@ -28,11 +28,15 @@ pub enum Command {
         /// Files or directories; several episodes open the episode browser.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        #[command(flatten)]
+        dataset: DatasetDir,
     },
     /// Print the normalized events of any supported input.
     Dump {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        #[command(flatten)]
+        dataset: DatasetDir,
         /// One event per line in the journal's JSON form.
         #[arg(long)]
         json: bool,
@@ -68,6 +72,8 @@ pub enum Command {
         /// Rule judges only: no model is called.
         #[arg(long)]
         rules_only: bool,
+        #[command(flatten)]
+        dataset: DatasetDir,
         /// One JSON object per episode, then the totals.
         #[arg(long)]
         json: bool,
@@ -85,6 +91,8 @@ pub enum Command {
         /// Mask the persona's private values (names, emails, phones, ids, leaked snippets).
         #[arg(long)]
         redact: bool,
+        #[command(flatten)]
+        dataset: DatasetDir,
     },
     /// Annotations: export them.
     Notes {
@@ -98,12 +106,23 @@ pub enum Command {
         /// A batch directory (its runs.jsonl, else its journals); a second one is compared with it.
         #[arg(required = true, num_args = 1..=2)]
         dirs: Vec<PathBuf>,
+        #[command(flatten)]
+        dataset: DatasetDir,
         /// One JSON object with every row.
         #[arg(long)]
         json: bool,
     },
     /// Print shell completions.
     Completions { shell: clap_complete::Shell },
+}
+
+/// Where the commands that read episodes look up an imported episode's task.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DatasetDir {
+    /// The CONVERSE dataset in which imported episodes' tasks are looked up (the upstream
+    /// `<domain>_usecase/` layout or our cache layout). Default: the cache, if it holds data.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
 }
 
 /// Which tasks: the same flags for `tasks`, `run` and `batch`.

@@ -19,7 +19,9 @@ use converse_tui::config::settings::{ConfigFile, RoleFlags};
 use converse_tui::core::llm::Role;
 use converse_tui::core::sim::runner::Start;
 use converse_tui::headless::batch::BatchArgs;
+use converse_tui::core::dataset::TaskLookup;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
+use converse_tui::headless::episode_tasks;
 use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};
 use converse_tui::headless::tasks::TasksArgs;
 
@@ -53,14 +55,16 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             state.autoplay.toggle();
             run_tui(state, &cli.theme, paths)
         }
-        Some(Command::Replay { paths: inputs }) => {
-            let state = open_inputs(&inputs, load_keymap(paths)?)?;
+        Some(Command::Replay { paths: inputs, dataset }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let state = open_inputs(&inputs, tasks, load_keymap(paths)?)?;
             run_tui(state, &cli.theme, paths)
         }
-        Some(Command::Dump { paths: inputs, json }) => {
+        Some(Command::Dump { paths: inputs, json, dataset }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            converse_tui::headless::dump::dump(&inputs, json, &mut out)?;
+            converse_tui::headless::dump::dump(&inputs, json, &tasks, &mut out)?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
@@ -75,7 +79,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Data { command }) => data(command, paths),
-        Some(Command::Judge { paths: inputs, models, rules_only, json }) => {
+        Some(Command::Judge { paths: inputs, models, rules_only, json, dataset }) => {
             let flags = model_flags(models);
             let judge = if rules_only {
                 None
@@ -89,15 +93,17 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 }
                 Some(role.endpoint(&paths.config_file())?)
             };
-            let args = converse_tui::headless::judge::JudgeArgs { paths: inputs, judge, json };
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let args = converse_tui::headless::judge::JudgeArgs { paths: inputs, judge, json, tasks };
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let mut out = std::io::stdout();
             let clean = runtime.block_on(converse_tui::headless::judge::judge(&args, &mut out))?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
-        Some(Command::Summary { dirs, json }) => {
-            let args = converse_tui::headless::summary::SummaryArgs { dirs, json };
+        Some(Command::Summary { dirs, json, dataset }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let args = converse_tui::headless::summary::SummaryArgs { dirs, json, tasks };
             converse_tui::headless::summary::summary(
                 &args,
                 &mut std::io::stdout().lock(),
@@ -111,10 +117,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             config_show(&model_flags(models), paths)?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Export { paths: inputs, format, output, redact }) => {
+        Some(Command::Export { paths: inputs, format, output, redact, dataset }) => {
             let format: converse_tui::headless::export::Format =
                 format.parse().map_err(anyhow::Error::msg)?;
-            converse_tui::headless::export::export(&inputs, format, output.as_deref(), redact)?;
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            converse_tui::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Notes { command: NotesCommand::Export { paths: inputs, format } }) => {
@@ -362,7 +369,9 @@ fn config_launcher(paths: Paths) -> converse_tui::tui::event_loop::Launcher {
 
 /// One episode opens on the inspector; several open the browser. Directories
 /// are indexed (episodes load when opened); files are loaded whole.
-fn open_inputs(inputs: &[PathBuf], keymap: Keymap) -> anyhow::Result<AppState> {
+/// Imported episodes get their task from `tasks`, those loaded later from the
+/// browser too.
+fn open_inputs(inputs: &[PathBuf], tasks: TaskLookup, keymap: Keymap) -> anyhow::Result<AppState> {
     let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
@@ -374,7 +383,10 @@ fn open_inputs(inputs: &[PathBuf], keymap: Keymap) -> anyhow::Result<AppState> {
             }));
             errors.extend(failed.into_iter().map(|e| e.to_string()));
         } else {
-            let episodes = converse_tui::core::import::load_path(input)?;
+            let mut episodes = converse_tui::core::import::load_path(input)?;
+            for note in episode_tasks::enrich(&tasks, &mut episodes) {
+                tracing::info!("{note}");
+            }
             items.extend(
                 episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))),
             );
@@ -388,10 +400,14 @@ fn open_inputs(inputs: &[PathBuf], keymap: Keymap) -> anyhow::Result<AppState> {
         for warning in &episode.warnings {
             tracing::warn!("{warning}");
         }
-        return Ok(AppState::with_episode(*episode, keymap));
+        let mut state = AppState::with_episode(*episode, keymap);
+        state.tasks = std::sync::Arc::new(tasks);
+        return Ok(state);
     }
     let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-    Ok(AppState::with_browser(Browser::from_items(title, items, errors), keymap, false))
+    let mut state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, false);
+    state.tasks = std::sync::Arc::new(tasks);
+    Ok(state)
 }
 
 /// Logs go to a file, never to the terminal the TUI draws on.

@@ -194,3 +194,78 @@ fn text_before_first_email_without_fields_is_dropped() {
     assert_eq!(p.emails.len(), 1);
     assert_eq!(p.emails[0].from, "a");
 }
+
+/// The three shapes of the real personas (a deliberate departure from MASEval,
+/// whose parser reads only the first): every one of the 12 gives its emails
+/// and calendar entries. The counts were established independently, with a
+/// Python script that counts `From:` lines in the email section and `Date:`
+/// lines in the calendar section (bullets `- ` and `**` bold allowed).
+#[test]
+fn every_real_persona_gives_its_emails_and_calendar() {
+    let expected = [
+        ("travel_planning", 1, 5, 8), // `Toolkits:`, `1) Emails:`
+        ("travel_planning", 2, 4, 4), // `Toolkits:`, `1. Emails:`, `- From:` bullets
+        ("travel_planning", 3, 4, 4),
+        ("travel_planning", 4, 4, 4),
+        ("insurance", 1, 6, 8), // no `Toolkits:`, `### 1) Emails:`, `**From:**`
+        ("insurance", 2, 6, 8),
+        ("insurance", 3, 6, 8),
+        ("insurance", 4, 6, 8),
+        ("real_estate", 1, 5, 8), // `## Toolkits:`, `### 1) Emails:`
+        ("real_estate", 2, 5, 7),
+        ("real_estate", 3, 5, 7),
+        ("real_estate", 4, 5, 7),
+    ];
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/converse-dataset/resources");
+    for (domain, n, emails, calendar) in expected {
+        let path = format!("{root}/{domain}_usecase/env_persona{n}.txt");
+        let p = parse_persona_text(&std::fs::read_to_string(&path).unwrap());
+        let what = format!("{domain} persona {n}");
+        assert_eq!((p.emails.len(), p.calendar.len()), (emails, calendar), "{what}");
+        for e in &p.emails {
+            assert!(!e.from.is_empty() && !e.to.is_empty() && !e.body.is_empty(), "{what}: {e:?}");
+            assert!(!e.body.ends_with("---") && !e.body.contains("**To:**"), "{what}: {e:?}");
+        }
+        for c in &p.calendar {
+            assert!(!c.date.is_empty() && !c.event.is_empty(), "{what}: {c:?}");
+            assert!(!c.details.ends_with("---"), "{what}: {c:?}");
+        }
+        assert!(!p.banking.is_empty() && !p.medical.is_empty(), "{what}: banking and medical");
+        assert!(!p.general_info.contains("Emails:"), "{what}: general info ends before the toolkits");
+    }
+}
+
+/// Insurance persona 2 has a numbered list (`1. Medical insurance …`,
+/// `2. Emergency evacuation …`) inside an email body: in a `### 1)` persona it
+/// is body text, not a section.
+#[test]
+fn numbered_list_of_other_shape_stays_in_the_body() {
+    let text = "\
+Name: A
+
+### 1) Emails:
+
+**From:** a
+**To:** b
+**Body:**
+Needs:
+1. Medical insurance covering sports injuries
+2. Emergency evacuation coverage
+2. Calendar:
+
+---
+
+### 2) Calendar:
+
+**Date:** May 1
+**Event:** Climb
+";
+    let p = parse_persona_text(text);
+    assert_eq!(p.general_info, "Name: A");
+    assert_eq!(
+        p.emails[0].body,
+        "Needs:\n1. Medical insurance covering sports injuries\n2. Emergency evacuation coverage\n2. Calendar:"
+    );
+    assert_eq!(p.calendar.len(), 1);
+    assert_eq!(p.calendar[0].event, "Climb");
+}

@@ -91,6 +91,8 @@ pub struct AppState {
     pub quit: bool,
     /// Effects queued by the handlers of the current action.
     pub effects: Vec<super::action::Effect>,
+    /// The dataset in which an imported episode's task is looked up when it is opened.
+    pub tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
 }
 
 impl AppState {
@@ -116,6 +118,7 @@ impl AppState {
             last_search: String::new(),
             quit: false,
             effects: Vec::new(),
+            tasks: std::sync::Arc::default(),
         }
     }
 

@@ -538,8 +538,12 @@ fn on_browser_command(state: &mut AppState, command: Command) {
 }
 
 /// Shows an episode opened from the browser on the inspector.
-fn open_episode(state: &mut AppState, episode: Episode) {
+fn open_episode(state: &mut AppState, mut episode: Episode) {
     state.message = None;
+    // An imported run names its task; the dataset gives the rest (in memory, no I/O).
+    if crate::core::dataset::lacks_task_fields(&episode) {
+        state.tasks.enrich(&mut episode);
+    }
     // Redaction, notes and human labels belonged to the episode shown before.
     state.redaction = None;
     state.view = Some(EpisodeView::new(episode));

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::config::Paths;
 use crate::core::dataset::download::{FetchEvent, FetchOptions, FetchProgress, FetchReport, fetch_domain};
-use crate::core::dataset::{Domain, verify};
+use crate::core::dataset::{DatasetError, Domain, nested_dataset, verify};
 use crate::core::sanitize::single_line;
 
 /// How `data fetch` shows progress.
@@ -126,6 +126,9 @@ pub fn data_path(args: &DataPathArgs, paths: &Paths, out: &mut dyn Write) -> any
 pub fn data_verify(args: &DataVerifyArgs, paths: &Paths, out: &mut dyn Write) -> anyhow::Result<bool> {
     let domains = domains(args.domain.as_deref(), true)?;
     let root = root(&args.data_dir, paths);
+    if let Some(found) = nested_dataset(&root) {
+        return Err(DatasetError::DataOneLevelDown { dir: root, found }.into());
+    }
     let checks = verify(&root, &domains);
     if args.json {
         for c in &checks {

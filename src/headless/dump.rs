@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::core::episode::{Episode, Event, EventBody};
+use crate::core::dataset::TaskLookup;
 use crate::core::import::{load_dir, load_path};
+use crate::headless::episode_tasks::enrich_noting;
 use crate::core::sanitize;
 
 /// Widest summary column in the text table, in terminal cells.
@@ -16,9 +18,10 @@ const SUMMARY_WIDTH: usize = 100;
 /// Loads each path (a file, or every episode under a directory) and prints its events.
 ///
 /// The first load error stops the dump and is returned as `path:line: problem`.
-pub fn dump(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+/// Imported episodes get their task from `tasks`.
+pub fn dump(paths: &[PathBuf], json: bool, tasks: &TaskLookup, out: &mut dyn Write) -> anyhow::Result<()> {
     for path in paths {
-        let episodes = if path.is_dir() {
+        let mut episodes = if path.is_dir() {
             let (episodes, errors) = load_dir(path);
             if let Some(e) = errors.into_iter().next() {
                 return Err(e.into());
@@ -27,6 +30,7 @@ pub fn dump(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Resul
         } else {
             load_path(path)?
         };
+        enrich_noting(tasks, &mut episodes, &mut std::io::stderr());
         for episode in &episodes {
             if json {
                 write_json(episode, out)?;

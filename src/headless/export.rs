@@ -12,18 +12,27 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::core::dataset::TaskLookup;
 use crate::core::episode::Episode;
 pub use crate::core::export::Format;
 use crate::core::export::{to_html, to_json_lines, to_markdown, to_maseval_line};
 use crate::core::import::{load_dir, load_path};
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
+use crate::headless::episode_tasks::enrich_noting;
 
 /// Exports every episode under `paths` in `format` to `out` (stdout when `None`).
 /// With `redact`, the persona's private values are masked in everything written.
-pub fn export(paths: &[PathBuf], format: Format, out: Option<&Path>, redact: bool) -> anyhow::Result<()> {
+/// Imported episodes get their task from `tasks` (redaction needs it).
+pub fn export(
+    paths: &[PathBuf],
+    format: Format,
+    out: Option<&Path>,
+    redact: bool,
+    tasks: &TaskLookup,
+) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    export_to(paths, format, out, redact, &mut lock)
+    export_to(paths, format, out, redact, tasks, &mut lock)
 }
 
 /// [`export`] with the stdout stream given, for tests and embedding.
@@ -32,6 +41,7 @@ pub fn export_to(
     format: Format,
     out: Option<&Path>,
     redact: bool,
+    tasks: &TaskLookup,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let mut episodes = Vec::new();
@@ -54,6 +64,7 @@ pub fn export_to(
     if episodes.is_empty() {
         bail!("no episode to export");
     }
+    enrich_noting(tasks, &mut episodes, &mut std::io::stderr());
     if redact {
         episodes = episodes.iter().map(|e| redact_episode(e, &redactor_from_episode(e))).collect();
     }

@@ -12,7 +12,9 @@ use serde_json::json;
 use crate::core::episode::sidecar::{SidecarVerdict, sidecar_path, write_sidecar};
 use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod, now_rfc3339};
 use crate::core::judge::{JudgeContext, llm_verdicts, rule_verdicts};
+use crate::core::dataset::TaskLookup;
 use crate::core::llm::{Endpoint, LlmClient};
+use crate::headless::episode_tasks::enrich_noting;
 use crate::core::sanitize::single_line;
 
 pub struct JudgeArgs {
@@ -20,6 +22,8 @@ pub struct JudgeArgs {
     /// `None` with `rules_only`: no LLM judges.
     pub judge: Option<Endpoint>,
     pub json: bool,
+    /// Where imported episodes' tasks are looked up (the rule judges need them).
+    pub tasks: TaskLookup,
 }
 
 /// The verdicts one episode got, summarised for the table.
@@ -38,7 +42,9 @@ struct Row {
 pub async fn judge(args: &JudgeArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
     let client = LlmClient::new().context("cannot set up the HTTP client")?;
     let mut rows = Vec::new();
-    for (file, episodes) in inputs(&args.paths)? {
+    let mut files = inputs(&args.paths)?;
+    enrich_noting(&args.tasks, files.iter_mut().flat_map(|(_, e)| e.iter_mut()), &mut std::io::stderr());
+    for (file, episodes) in files {
         let mut sidecar = Vec::new();
         for episode in &episodes {
             let verdicts = judge_episode(episode, &client, args.judge.as_ref()).await;

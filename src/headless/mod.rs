@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod data;
 pub mod dump;
+pub mod episode_tasks;
 pub mod export;
 pub mod judge;
 pub mod notes;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::core::dataset::TaskLookup;
 use crate::core::episode::Outcome;
 use crate::core::sanitize::single_line;
 
@@ -22,6 +23,8 @@ use super::runs::{self, RunRecord};
 pub struct SummaryArgs {
     pub dirs: Vec<PathBuf>,
     pub json: bool,
+    /// Where the tasks of journals that name only their task id are looked up.
+    pub tasks: TaskLookup,
 }
 
 /// The figures of one row.
@@ -137,7 +140,9 @@ fn or_dash(s: &str) -> String {
 }
 
 /// A directory's records: `runs.jsonl`, else one per journal in it.
-pub fn load(dir: &Path) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
+/// Episodes that name only their task get it from `tasks` (for the domain,
+/// category and persona rows).
+pub fn load(dir: &Path, tasks: &TaskLookup) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
     if let Some((records, bad)) = runs::read_runs(dir)? {
         let warnings = if bad > 0 {
             vec![format!("{}: {bad} unreadable lines skipped", dir.display())]
@@ -149,8 +154,9 @@ pub fn load(dir: &Path) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
     if !dir.is_dir() {
         anyhow::bail!("{}: not a directory", dir.display());
     }
-    let (episodes, errors) = crate::core::import::load_dir(dir);
-    let warnings = errors.iter().map(|e| e.to_string()).collect();
+    let (mut episodes, errors) = crate::core::import::load_dir(dir);
+    let mut warnings: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    warnings.extend(crate::headless::episode_tasks::enrich(tasks, &mut episodes));
     let records = episodes
         .iter()
         .map(|e| {
@@ -164,7 +170,7 @@ pub fn load(dir: &Path) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
 pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
     let mut tables = Vec::new();
     for dir in &args.dirs {
-        let (records, warnings) = load(dir)?;
+        let (records, warnings) = load(dir, &args.tasks)?;
         for w in warnings {
             writeln!(err, "warning: {}", single_line(&w))?;
         }

@@ -22,4 +22,7 @@ pub enum DatasetError {
     Json { file: String, line: usize, column: usize, message: String },
     #[error("{0}: no CONVERSE data there (expected <domain>/options.txt or <domain>_usecase/options.txt)")]
     NoData(PathBuf),
+    /// A repository root given for its `resources/` folder.
+    #[error("{dir}: no CONVERSE data there, but {found} holds it: pass --data-dir {found}", dir = .dir.display(), found = .found.display())]
+    DataOneLevelDown { dir: PathBuf, found: PathBuf },
 }

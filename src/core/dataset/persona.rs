@@ -19,6 +19,22 @@
 //!    sets the recipient. Here a field label counts only at the start of a
 //!    line (after optional spaces and `**`), and header fields are read only
 //!    before the `Body:` line, so a quoted header in a body is not taken either.
+//!
+//! MASEval reads only the first of the three shapes the real personas come in;
+//! the other two gave no emails and no calendar (11 of the 12 real personas).
+//! Here all three are read, on purpose:
+//!
+//! - travel persona 1: a `Toolkits:` line, then `1) Emails:` sections;
+//! - travel personas 2–4: `Toolkits:`, then `1. Emails:` sections whose
+//!   entries are bullets (`- From: …`, `- Date: …`);
+//! - insurance and real estate: markdown headings `### 1) Emails:`, with a
+//!   `## Toolkits:` heading (real estate) or no `Toolkits` line at all
+//!   (insurance), where the toolkit part starts at the first numbered heading
+//!   that names a known section; entries are separated by `---` lines.
+//!
+//! The first header fixes the shape (heading or not, `)` or `.`), and later
+//! headers must have the same shape, so a `2. Emergency cover` list line in
+//! an email body of a `### 1)` persona never ends the section.
 
 use serde::{Deserialize, Serialize};
 
@@ -81,13 +97,19 @@ pub fn parse_persona_text(text: &str) -> PersonaData {
     let norm = text.replace("\r\n", "\n");
     let lines: Vec<&str> = norm.split('\n').collect();
 
-    let Some(split) = lines.iter().position(|l| is_toolkits_line(l)) else {
-        out.general_info = norm.trim().to_string();
-        return out;
+    let (general_end, toolkit_start) = match lines.iter().position(|l| is_toolkits_line(l)) {
+        Some(at) => (at, at + 1),
+        None => match lines.iter().position(|l| is_first_heading_section(l)) {
+            Some(at) => (at, at),
+            None => {
+                out.general_info = norm.trim().to_string();
+                return out;
+            }
+        },
     };
-    out.general_info = lines[..split].join("\n").trim().to_string();
+    out.general_info = lines[..general_end].join("\n").trim().to_string();
 
-    for (kind, body) in sections(&lines[split + 1..]) {
+    for (kind, body) in sections(&lines[toolkit_start..]) {
         let Some(kind) = kind else { continue };
         // A later section of the same kind replaces an earlier one (as MASEval).
         match kind {
@@ -100,20 +122,51 @@ pub fn parse_persona_text(text: &str) -> PersonaData {
     out
 }
 
-/// `^Toolkits:\s*$`: the line itself, no leading space.
+/// `^(#+\s*)?Toolkits:\s*$`: the line itself (or a markdown heading of it),
+/// no leading space.
 fn is_toolkits_line(line: &str) -> bool {
-    line.strip_prefix("Toolkits:").is_some_and(|rest| rest.trim().is_empty())
+    let s = line.trim_start_matches('#');
+    let s = if s.len() < line.len() { s.trim_start() } else { s };
+    s.strip_prefix("Toolkits:").is_some_and(|rest| rest.trim().is_empty())
 }
 
-/// `^\s*(\d+)\)\s+(.+?)(?::\s*)?$` → (number, lowercased name, ends with `:`).
-fn header_match(line: &str) -> Option<(u64, String, bool)> {
+/// Without a `Toolkits` line, the toolkit part starts at a markdown heading
+/// `### 1) Emails:` (number 1, a known section).
+fn is_first_heading_section(line: &str) -> bool {
+    header_match(line).is_some_and(|h| h.style.heading && h.number == 1 && section_kind(&h.name).is_some())
+}
+
+/// How a section header is written; every header of a persona has the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct HeaderStyle {
+    /// A markdown heading (`### 1) Emails:`).
+    heading: bool,
+    /// `)` in `1) Emails:`, `.` in `1. Emails:`.
+    delimiter: char,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Header {
+    number: u64,
+    /// Lowercased.
+    name: String,
+    ends_with_colon: bool,
+    style: HeaderStyle,
+}
+
+/// `^\s*(#+\s*)?(\d+)[).]\s+(.+?)(?::\s*)?$`.
+fn header_match(line: &str) -> Option<Header> {
     let s = line.trim_start();
+    let after_hashes = s.trim_start_matches('#');
+    let heading = after_hashes.len() < s.len();
+    let s = after_hashes.trim_start();
     let digits_end = s.find(|c: char| !c.is_ascii_digit())?;
     if digits_end == 0 {
         return None;
     }
     let number: u64 = s[..digits_end].parse().ok()?;
-    let rest = s[digits_end..].strip_prefix(')')?;
+    let delimiter = s[digits_end..].chars().next().filter(|c| matches!(c, ')' | '.'))?;
+    let rest = &s[digits_end + 1..];
     if !rest.starts_with(char::is_whitespace) {
         return None;
     }
@@ -125,24 +178,31 @@ fn header_match(line: &str) -> Option<(u64, String, bool)> {
     if name.is_empty() {
         return None;
     }
-    Some((number, name.to_lowercase(), colon))
+    Some(Header {
+        number,
+        name: name.to_lowercase(),
+        ends_with_colon: colon,
+        style: HeaderStyle { heading, delimiter },
+    })
 }
 
 /// Splits the toolkit part into (kind, stripped body) sections; text before
 /// the first header is ignored, as in MASEval.
 fn sections(lines: &[&str]) -> Vec<(Option<SectionKind>, String)> {
     let mut out: Vec<(Option<SectionKind>, Vec<&str>)> = Vec::new();
-    let mut last_number: Option<u64> = None;
+    let mut last: Option<(u64, HeaderStyle)> = None;
     for line in lines {
-        let header = header_match(line).and_then(|(n, name, colon)| {
-            let kind = section_kind(&name);
-            let next_in_sequence = last_number.is_none_or(|last| Some(n) == last.checked_add(1));
-            let is_header = next_in_sequence && (kind.is_some() || colon);
-            is_header.then_some((n, kind))
+        let header = header_match(line).and_then(|h| {
+            let kind = section_kind(&h.name);
+            let follows = last.is_none_or(|(number, style)| {
+                Some(h.number) == number.checked_add(1) && h.style == style
+            });
+            let is_header = follows && (kind.is_some() || h.ends_with_colon);
+            is_header.then_some((h.number, h.style, kind))
         });
         match header {
-            Some((n, kind)) => {
-                last_number = Some(n);
+            Some((number, style, kind)) => {
+                last = Some((number, style));
                 out.push((kind, Vec::new()));
             }
             None => {
@@ -155,11 +215,12 @@ fn sections(lines: &[&str]) -> Vec<(Option<SectionKind>, String)> {
     out.into_iter().map(|(k, body)| (k, body.join("\n").trim().to_string())).collect()
 }
 
-/// If `line` starts (after spaces and an optional `**`) with one of `labels`
-/// followed by `:` (the label optionally wrapped in `**`), returns the label
-/// index and the text after it.
+/// If `line` starts (after spaces, an optional `- ` bullet and an optional
+/// `**`) with one of `labels` followed by `:` (the label optionally wrapped in
+/// `**`), returns the label index and the text after it.
 fn label_of<'a>(line: &'a str, labels: &[&str]) -> Option<(usize, &'a str)> {
     let s = line.trim_start();
+    let s = s.strip_prefix("- ").map_or(s, str::trim_start);
     let s = s.strip_prefix("**").unwrap_or(s);
     for (i, label) in labels.iter().enumerate() {
         let Some(after) = s.strip_prefix(label) else {
@@ -177,6 +238,17 @@ fn label_of<'a>(line: &'a str, labels: &[&str]) -> Option<(usize, &'a str)> {
         return Some((i, rest));
     }
     None
+}
+
+/// The lines joined and trimmed, without the `---` rules that separate
+/// entries in the markdown-shaped personas.
+fn joined(lines: &[&str]) -> String {
+    let is_rule = |l: &&str| {
+        let t = l.trim();
+        t.is_empty() || (t.len() >= 3 && t.chars().all(|c| c == '-'))
+    };
+    let end = lines.iter().rposition(|l| !is_rule(l)).map_or(0, |i| i + 1);
+    lines[..end].join("\n").trim().to_string()
 }
 
 /// Splits `text` into chunks, each starting at a line labelled `split_label`.
@@ -211,7 +283,7 @@ fn fields(lines: &[&str], labels: &[&str]) -> Vec<Option<String>> {
             j += 1;
         }
         if values[idx].is_none() {
-            values[idx] = Some(value.join("\n").trim().to_string());
+            values[idx] = Some(joined(&value));
         }
         i = j;
     }
@@ -241,7 +313,7 @@ fn parse_emails(section: &str) -> Vec<Email> {
                 let first = label_of(chunk[at], &["Body"]).map_or("", |(_, r)| r);
                 let mut parts = vec![first];
                 parts.extend_from_slice(&chunk[at + 1..]);
-                parts.join("\n").trim().to_string()
+                joined(&parts)
             }
             None => String::new(),
         };
@@ -273,11 +345,38 @@ mod tests {
 
     #[test]
     fn header_forms() {
-        assert_eq!(header_match("1) Emails:"), Some((1, "emails".into(), true)));
-        assert_eq!(header_match("  2) Calendar"), Some((2, "calendar".into(), false)));
+        let plain = HeaderStyle { heading: false, delimiter: ')' };
+        let h = |number, name: &str, ends_with_colon, style| {
+            Some(Header { number, name: name.into(), ends_with_colon, style })
+        };
+        assert_eq!(header_match("1) Emails:"), h(1, "emails", true, plain));
+        assert_eq!(header_match("  2) Calendar"), h(2, "calendar", false, plain));
+        assert_eq!(
+            header_match("### 1) Emails:"),
+            h(1, "emails", true, HeaderStyle { heading: true, delimiter: ')' })
+        );
+        assert_eq!(
+            header_match("2. Calendar:"),
+            h(2, "calendar", true, HeaderStyle { heading: false, delimiter: '.' })
+        );
         assert_eq!(header_match("3)Banking"), None);
         assert_eq!(header_match("x) Banking"), None);
         assert_eq!(header_match("4) :"), None);
+        assert_eq!(header_match("4: Banking"), None);
+    }
+
+    #[test]
+    fn toolkits_lines() {
+        assert!(is_toolkits_line("Toolkits:"));
+        assert!(is_toolkits_line("## Toolkits:  "));
+        assert!(!is_toolkits_line("  Toolkits:"));
+        assert!(!is_toolkits_line("Toolkits: email"));
+    }
+
+    #[test]
+    fn rules_are_dropped_from_the_end_of_a_value() {
+        assert_eq!(joined(&["a", "b", "", "---", ""]), "a\nb");
+        assert_eq!(joined(&["---"]), "");
     }
 
     #[test]
@@ -285,5 +384,6 @@ mod tests {
         assert_eq!(label_of("**From:** a@b", &["From"]), Some((0, " a@b")));
         assert_eq!(label_of("**From**: a@b", &["From"]), Some((0, " a@b")));
         assert_eq!(label_of("Reply-To: a@b", &["To"]), None);
+        assert_eq!(label_of("    - From: a@b", &["From"]), Some((0, " a@b")));
     }
 }

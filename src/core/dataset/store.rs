@@ -138,6 +138,18 @@ pub fn detect_layout(root: &Path) -> Option<Layout> {
         .or_else(|| LAYOUTS.into_iter().find(|l| has(*l, &|dir| dir.is_dir())))
 }
 
+/// When `root` holds no dataset but one of its folders does (a clone of the
+/// ConVerse repository, whose data is in `resources/`), that folder.
+pub fn nested_dataset(root: &Path) -> Option<PathBuf> {
+    if detect_layout(root).is_some() {
+        return None;
+    }
+    let mut dirs: Vec<PathBuf> =
+        std::fs::read_dir(root).ok()?.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    dirs.into_iter().find(|d| detect_layout(d).is_some())
+}
+
 /// An opened source: reads files by kind.
 #[derive(Debug, Clone)]
 pub(crate) enum Store {
@@ -151,7 +163,10 @@ impl Store {
             DatasetSource::Sample => Ok(Store::Sample),
             DatasetSource::Dir(root) => match detect_layout(root) {
                 Some(layout) => Ok(Store::Dir { root: root.clone(), layout }),
-                None => Err(DatasetError::NoData(root.clone())),
+                None => Err(match nested_dataset(root) {
+                    Some(found) => DatasetError::DataOneLevelDown { dir: root.clone(), found },
+                    None => DatasetError::NoData(root.clone()),
+                }),
             },
         }
     }

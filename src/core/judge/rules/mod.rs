@@ -3,6 +3,7 @@
 
 pub mod keywords;
 pub mod privacy;
+pub mod requested;
 pub mod security;
 
 use crate::core::episode::{Event, EventBody, Verdict};
