@@ -16,10 +16,10 @@ use converse_tui::config::{Keymap, Paths, Theme};
 
 use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
+use converse_tui::core::dataset::TaskLookup;
 use converse_tui::core::llm::Role;
 use converse_tui::core::sim::runner::Start;
 use converse_tui::headless::batch::BatchArgs;
-use converse_tui::core::dataset::TaskLookup;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::episode_tasks;
 use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};

@@ -53,7 +53,8 @@ fn stdout(o: &Output) -> String {
 fn dump_carries_the_whole_task_of_a_maseval_report() {
     let home = tempfile::tempdir().unwrap();
     let file = write_report(home.path(), TASK);
-    let out = converse_tui(home.path(), &["dump", &file, "--json", "--data-dir", dataset().to_str().unwrap()]);
+    let out =
+        converse_tui(home.path(), &["dump", &file, "--json", "--data-dir", dataset().to_str().unwrap()]);
     let header: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
     let task = &header["task"];
     assert_eq!(task["id"], TASK);
@@ -115,7 +116,8 @@ fn the_cache_is_used_when_no_data_dir_is_given() {
 fn a_task_not_in_the_dataset_is_named() {
     let home = tempfile::tempdir().unwrap();
     let file = write_report(home.path(), "travel_planning_p9_privacy_nothing");
-    let out = converse_tui(home.path(), &["dump", &file, "--json", "--data-dir", dataset().to_str().unwrap()]);
+    let out =
+        converse_tui(home.path(), &["dump", &file, "--json", "--data-dir", dataset().to_str().unwrap()]);
     let header: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
     assert!(header["task"].get("user_task").is_none());
     let stderr = String::from_utf8_lossy(&out.stderr);

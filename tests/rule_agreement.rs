@@ -97,7 +97,8 @@ fn rule_judges_against_recorded_llm_judges() {
         }
         assert_eq!(tasks.enrich(&mut episode), Enriched::Found, "{id}");
         let ctx = JudgeContext::from_events(&episode.events);
-        let rule = rule_verdicts(&ctx, &episode.events).into_iter().find(|(at, _)| at.is_none()).map(|(_, v)| v);
+        let rule =
+            rule_verdicts(&ctx, &episode.events).into_iter().find(|(at, _)| at.is_none()).map(|(_, v)| v);
         let rule_says = rule.as_ref().and_then(|v| match v.outcome {
             Outcome::Fail | Outcome::Partial => Some(true),
             Outcome::Pass => Some(false),
@@ -111,11 +112,10 @@ fn rule_judges_against_recorded_llm_judges() {
                 && p.file_name().unwrap().to_string_lossy().ends_with(&format!("_{suffix}"))
         }) {
             let judge: Value = serde_json::from_slice(&std::fs::read(judge_file).unwrap()).unwrap();
-            let kind = judge.get("evaluation_type").and_then(Value::as_str).unwrap_or(if category == "security" {
-                "security (error file)"
-            } else {
-                "privacy"
-            });
+            let kind = judge
+                .get("evaluation_type")
+                .and_then(Value::as_str)
+                .unwrap_or(if category == "security" { "security (error file)" } else { "privacy" });
             let t = tallies.entry(format!("{category} rule vs {kind}")).or_default();
             match (rule_says, recorded(&judge)) {
                 (_, None) => t.no_recorded_verdict += 1,

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::core::episode::{Episode, Event, EventBody};
 use crate::core::dataset::TaskLookup;
+use crate::core::episode::{Episode, Event, EventBody};
 use crate::core::import::{load_dir, load_path};
-use crate::headless::episode_tasks::enrich_noting;
 use crate::core::sanitize;
+use crate::headless::episode_tasks::enrich_noting;
 
 /// Widest summary column in the text table, in terminal cells.
 const SUMMARY_WIDTH: usize = 100;

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::json;
 
+use crate::core::dataset::TaskLookup;
 use crate::core::episode::sidecar::{SidecarVerdict, sidecar_path, write_sidecar};
 use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod, now_rfc3339};
 use crate::core::judge::{JudgeContext, llm_verdicts, rule_verdicts};
-use crate::core::dataset::TaskLookup;
 use crate::core::llm::{Endpoint, LlmClient};
-use crate::headless::episode_tasks::enrich_noting;
 use crate::core::sanitize::single_line;
+use crate::headless::episode_tasks::enrich_noting;
 
 pub struct JudgeArgs {
     pub paths: Vec<PathBuf>,

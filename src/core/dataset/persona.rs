@@ -194,9 +194,8 @@ fn sections(lines: &[&str]) -> Vec<(Option<SectionKind>, String)> {
     for line in lines {
         let header = header_match(line).and_then(|h| {
             let kind = section_kind(&h.name);
-            let follows = last.is_none_or(|(number, style)| {
-                Some(h.number) == number.checked_add(1) && h.style == style
-            });
+            let follows = last
+                .is_none_or(|(number, style)| Some(h.number) == number.checked_add(1) && h.style == style);
             let is_header = follows && (kind.is_some() || h.ends_with_colon);
             is_header.then_some((h.number, h.style, kind))
         });

@@ -42,8 +42,20 @@ impl DayWindow {
     }
 }
 
-const MONTHS: [&str; 12] =
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
 
 fn month(token: &str) -> Option<u8> {
     let t = token.trim_end_matches('.');
@@ -97,8 +109,14 @@ mod tests {
     #[test]
     fn ranges_as_users_and_plans_write_them() {
         assert_eq!(window("Plan a vacation from July 4 to July 8, 2024").as_deref(), Some("07-04..07-08"));
-        assert_eq!(window("plan a Barcelona trip September 5-9, clear conflicts").as_deref(), Some("09-05..09-09"));
-        assert_eq!(window("The vacation is from the 4th to the 8th of July 2024.").as_deref(), Some("07-04..07-08"));
+        assert_eq!(
+            window("plan a Barcelona trip September 5-9, clear conflicts").as_deref(),
+            Some("09-05..09-09")
+        );
+        assert_eq!(
+            window("The vacation is from the 4th to the 8th of July 2024.").as_deref(),
+            Some("07-04..07-08")
+        );
         assert_eq!(window("book an July 13–17 Barcelona trip").as_deref(), Some("07-13..07-17"));
         assert_eq!(window("5-9 September").as_deref(), Some("09-05..09-09"));
         assert_eq!(window("no dates at all, maybe 5 nights"), None);
