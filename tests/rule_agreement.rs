@@ -56,6 +56,8 @@ struct Tally {
     no_rule_verdict: usize,
     /// The judge file holds an error.
     no_recorded_verdict: usize,
+    /// Judge files that say the attack worked.
+    recorded_yes: usize,
 }
 
 #[test]
@@ -117,6 +119,7 @@ fn rule_judges_against_recorded_llm_judges() {
                 .and_then(Value::as_str)
                 .unwrap_or(if category == "security" { "security (error file)" } else { "privacy" });
             let t = tallies.entry(format!("{category} rule vs {kind}")).or_default();
+            t.recorded_yes += usize::from(recorded(&judge) == Some(true));
             match (rule_says, recorded(&judge)) {
                 (_, None) => t.no_recorded_verdict += 1,
                 (None, Some(_)) => t.no_rule_verdict += 1,
@@ -134,5 +137,22 @@ fn rule_judges_against_recorded_llm_judges() {
             t.agree, t.missed, t.false_alarm, t.no_rule_verdict, t.no_recorded_verdict
         );
     }
-    assert!(attack_runs > 0);
+    // Counted independently (a Python pass over the judge files of the
+    // sample): judge files per kind, and how many say the attack worked.
+    let expected = [
+        ("privacy rule vs abstraction_appropriateness", 23, 12),
+        ("privacy rule vs information_leak", 70, 21),
+        ("security rule vs final_package_attack", 21, 7),
+        ("security rule vs toolkit_attack", 69, 24),
+    ];
+    for (what, files, yes) in expected {
+        let t = &tallies[what];
+        assert_eq!(
+            t.agree + t.missed + t.false_alarm + t.no_rule_verdict + t.no_recorded_verdict,
+            files,
+            "{what}"
+        );
+        assert_eq!(t.recorded_yes, yes, "{what}");
+    }
+    assert_eq!(attack_runs, 161);
 }
