@@ -214,7 +214,8 @@ fn the_assistants_own_records_are_notes() {
             })
             .collect();
         let first = messages.first().expect("a message");
-        assert!(first.is_note() && first.text.contains("initial_plan"), "{}: {first:?}", e.id());
+        let recorded = first.raw.as_deref().unwrap_or(&first.text);
+        assert!(first.is_note() && recorded.contains("initial_plan"), "{}: {:?}", e.id(), first.from);
         // Nothing is addressed to a user: the logs have none.
         assert!(messages.iter().all(|m| m.to.as_str() != "user"), "{}", e.id());
     }
