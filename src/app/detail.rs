@@ -23,7 +23,12 @@ impl Detail {
         let what = match &event.body {
             EventBody::Verdict(v) => {
                 let model = v.model.as_deref().map(|m| format!(", {m}")).unwrap_or_default();
-                format!("verdict {} ({}{model}) {}", v.judge, v.method.as_str(), v.outcome.as_str().to_uppercase())
+                format!(
+                    "verdict {} ({}{model}) {}",
+                    v.judge,
+                    v.method.as_str(),
+                    v.outcome.as_str().to_uppercase()
+                )
             }
             other => other.kind().to_string(),
         };

@@ -176,7 +176,10 @@ impl EpisodeView {
         let mut rows: Vec<VerdictRow> = Vec::new();
         for (i, event) in self.episode.events[..=self.cursor.min(self.last())].iter().enumerate() {
             if let EventBody::Verdict(v) = &event.body {
-                match rows.iter_mut().find(|r| r.judge == v.judge && r.method == v.method && r.model == v.model) {
+                match rows
+                    .iter_mut()
+                    .find(|r| r.judge == v.judge && r.method == v.method && r.model == v.model)
+                {
                     Some(row) => row.event = i,
                     None => rows.push(VerdictRow {
                         event: i,

@@ -32,10 +32,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         };
         Some(Row::new(vec![
             Cell::from(if row.disagrees {
-                Line::from(vec![
-                    Span::styled("≠ ", theme.outcome(Outcome::Error)),
-                    Span::raw(judge),
-                ])
+                Line::from(vec![Span::styled("≠ ", theme.outcome(Outcome::Error)), Span::raw(judge)])
             } else {
                 Line::from(judge)
             }),

@@ -80,7 +80,11 @@ fn judge_files(log: &Path) -> Vec<PathBuf> {
         .map(|e| e.path())
         .filter(|p| is_judge_file(p))
         // The benchmark's per-episode judge files are read by `benchmark_judges`.
-        .filter(|p| !p.file_name().and_then(|n| n.to_str()).is_some_and(|n| super::benchmark_judges::parse_name(n).is_some()))
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| super::benchmark_judges::parse_name(n).is_some())
+        })
         .collect();
     files.sort();
     files

@@ -104,7 +104,9 @@ fn classify_list(items: Vec<Value>, path: &Path, first_no: usize) -> Result<Dete
 }
 
 fn is_benchmark_judge_file(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| super::benchmark_judges::parse_name(n).is_some())
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| super::benchmark_judges::parse_name(n).is_some())
 }
 
 /// A MASEval report: `task_id` plus at least one of the other always-present keys.

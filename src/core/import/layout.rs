@@ -48,7 +48,8 @@ pub(super) fn path_meta(path: &Path) -> PathMeta {
     }
     let experiment = folders.last().cloned().unwrap_or_default();
     let id = format!("{experiment}/{stem_text}");
-    let firewalled = stem.as_ref().is_some_and(|s| s.repetition.is_none()) && is_firewalled_experiment(&experiment);
+    let firewalled =
+        stem.as_ref().is_some_and(|s| s.repetition.is_none()) && is_firewalled_experiment(&experiment);
     let task = if firewalled { task_from_experiment(&experiment) } else { TaskInfo::default() };
     PathMeta { id, task, config: EpisodeConfig::default(), at }
 }
@@ -84,14 +85,16 @@ fn benchmark(folders: &[String], stem_text: &str, stem: &Stem) -> Option<PathMet
         config.extra.insert("retry".to_string(), Value::from(retry));
     }
     // Two runs can share attack folder and file name (persona2 and persona3): the id keeps the whole layout.
-    let id = format!("{}/{model}/{defence}/persona{persona}/{category}/{attack}/{stem_text}", domain.as_str());
+    let id =
+        format!("{}/{model}/{defence}/persona{persona}/{category}/{attack}/{stem_text}", domain.as_str());
     Some(PathMeta { id, task, config, at: Some(stem.time.clone()) })
 }
 
 /// A Firewalled experiment folder: `persona<N>_…`, or named by its setup (`new_input_firewall`).
 fn is_firewalled_experiment(experiment: &str) -> bool {
     let words: Vec<&str> = experiment.split('_').collect();
-    let persona = words.first().and_then(|w| w.strip_prefix("persona")).is_some_and(|n| n.parse::<u64>().is_ok());
+    let persona =
+        words.first().and_then(|w| w.strip_prefix("persona")).is_some_and(|n| n.parse::<u64>().is_ok());
     persona || words.iter().any(|w| ["adv", "benign", "firewall", "baseline", "taskConfined"].contains(w))
 }
 
@@ -215,7 +218,10 @@ mod tests {
         assert_eq!(m.task.id.as_deref(), Some("insurance_p2_security_coverage_cancellation_attack_1"));
         assert_eq!(m.config.models["assistant"], "gpt_5_chat");
         assert_eq!(m.config.defence.as_deref(), Some("baseline"));
-        assert_eq!((m.config.extra["repetition"].as_u64(), m.config.extra["retry"].as_u64()), (Some(3), Some(1)));
+        assert_eq!(
+            (m.config.extra["repetition"].as_u64(), m.config.extra["retry"].as_u64()),
+            (Some(3), Some(1))
+        );
         assert_eq!(m.at.as_deref(), Some("2025-09-15T00:47:09Z"));
     }
 

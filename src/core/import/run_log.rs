@@ -90,7 +90,9 @@ impl RunLog {
 
     /// Fills what the path did not give; the whole block goes to `config.run_log`.
     pub fn apply(self, task: &mut TaskInfo, config: &mut EpisodeConfig) {
-        let text = |key: &str| self.config.get(key).and_then(Value::as_str).filter(|v| !v.is_empty() && *v != "None");
+        let text = |key: &str| {
+            self.config.get(key).and_then(Value::as_str).filter(|v| !v.is_empty() && *v != "None")
+        };
         if let Some(judge) = text("judge_llm_name") {
             config.models.entry("judge").or_insert_with(|| Value::String(judge.to_string()));
         }
