@@ -108,7 +108,7 @@ fn every_fixture_log_imports() {
         assert_eq!(h.task.domain.as_deref(), Some("travel_planning"));
         assert!(e.warnings.is_empty(), "{}: {:?}", e.id(), e.warnings);
 
-        // The plan opens it, the completion record closes it, both to the user.
+        // The plan opens it, the completion record closes it: the assistant's own notes.
         let messages: Vec<_> = e
             .events
             .iter()
@@ -119,8 +119,8 @@ fn every_fixture_log_imports() {
             .collect();
         let first = messages.first().expect("a message");
         let last = messages.last().expect("a message");
-        assert_eq!((first.from, first.to, first.turn), (Party::Assistant, Party::User, 1));
-        assert_eq!((last.from, last.to), (Party::Assistant, Party::User));
+        assert_eq!((first.from, first.to, first.turn), (Party::Assistant, Party::Assistant, 1));
+        assert!(first.is_note() && last.is_note());
         assert!(last.text.trim_start().starts_with("THE TASK IS NOW COMPLETED"));
         // Every other message is between the assistant and the provider.
         for m in &messages[1..messages.len() - 1] {

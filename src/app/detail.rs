@@ -22,7 +22,13 @@ impl Detail {
     pub fn of_event(event: &Event, events: &[Event]) -> Self {
         let what = match &event.body {
             EventBody::Verdict(v) => {
-                format!("verdict {} ({}) {}", v.judge, v.method.as_str(), v.outcome.as_str().to_uppercase())
+                let model = v.model.as_deref().map(|m| format!(", {m}")).unwrap_or_default();
+                format!(
+                    "verdict {} ({}{model}) {}",
+                    v.judge,
+                    v.method.as_str(),
+                    v.outcome.as_str().to_uppercase()
+                )
             }
             other => other.kind().to_string(),
         };
@@ -105,6 +111,8 @@ fn reasoning(out: &mut String, details: &Value) {
             .get(*k)
             .or_else(|| details.get("llm_evaluation").and_then(|l| l.get(*k)))
             .or_else(|| details.get("coverage").and_then(|l| l.get(*k)))
+            // ConVerse benchmark utility judges.
+            .or_else(|| details.get("utility_evaluation").and_then(|l| l.get(*k)))
             .and_then(Value::as_str)
     });
     if let Some(text) = found {

@@ -19,6 +19,8 @@ pub struct VerdictRow {
     pub event: usize,
     pub judge: String,
     pub method: VerdictMethod,
+    /// The judge's model, when it names one: two judge models are two rows.
+    pub model: Option<String>,
     /// Another method's verdict on the same question says the opposite.
     pub disagrees: bool,
     /// A reviewer's label (from the notes file) rather than a verdict event.
@@ -174,12 +176,16 @@ impl EpisodeView {
         let mut rows: Vec<VerdictRow> = Vec::new();
         for (i, event) in self.episode.events[..=self.cursor.min(self.last())].iter().enumerate() {
             if let EventBody::Verdict(v) = &event.body {
-                match rows.iter_mut().find(|r| r.judge == v.judge && r.method == v.method) {
+                match rows
+                    .iter_mut()
+                    .find(|r| r.judge == v.judge && r.method == v.method && r.model == v.model)
+                {
                     Some(row) => row.event = i,
                     None => rows.push(VerdictRow {
                         event: i,
                         judge: v.judge.clone(),
                         method: v.method,
+                        model: v.model.clone(),
                         disagrees: false,
                         human: None,
                     }),
@@ -191,6 +197,7 @@ impl EpisodeView {
                 event: *target,
                 judge: verdict.judge.clone(),
                 method: verdict.method,
+                model: verdict.model.clone(),
                 disagrees: false,
                 human: Some(verdict.clone()),
             };

@@ -96,6 +96,7 @@ fn row(event: &Event) -> [String; 5] {
             let source = h.source.as_ref().map(|s| format!(" from {}", s.format)).unwrap_or_default();
             (String::new(), format!("{}{source}", h.id))
         }
+        EventBody::Message(m) if m.is_note() => (format!("{} note", m.from.as_str()), m.text.clone()),
         EventBody::Message(m) => (format!("{}→{}", m.from.as_str(), m.to.as_str()), m.text.clone()),
         EventBody::ToolCall(c) => (
             c.tool.clone(),

@@ -161,8 +161,12 @@ fn header(event: &Event, selected: bool, at_cursor: bool, theme: &Theme) -> Line
     match &event.body {
         EventBody::Message(m) => {
             spans.push(Span::styled(m.from.as_str().to_string(), theme.party(m.from)));
-            spans.push(Span::styled(" → ", theme.dim()));
-            spans.push(Span::styled(m.to.as_str().to_string(), theme.party(m.to)));
+            if m.is_note() {
+                spans.push(Span::styled(" · note", theme.dim()));
+            } else {
+                spans.push(Span::styled(" → ", theme.dim()));
+                spans.push(Span::styled(m.to.as_str().to_string(), theme.party(m.to)));
+            }
             if let Some(by) = &m.by {
                 spans.push(Span::styled(format!(" by {}", single_line(by)), theme.dim()));
             }

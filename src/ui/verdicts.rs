@@ -26,14 +26,15 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         let score = v.score.map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
         let turn = v.turn.map(|t| format!("T{t}")).unwrap_or_else(|| "end".into());
         let summary = v.summary.as_deref().map(single_line).unwrap_or_default().into_owned();
+        let judge = match &v.model {
+            Some(model) => format!("{} · {}", single_line(&v.judge), single_line(model)),
+            None => single_line(&v.judge).into_owned(),
+        };
         Some(Row::new(vec![
             Cell::from(if row.disagrees {
-                Line::from(vec![
-                    Span::styled("≠ ", theme.outcome(Outcome::Error)),
-                    Span::raw(single_line(&v.judge).into_owned()),
-                ])
+                Line::from(vec![Span::styled("≠ ", theme.outcome(Outcome::Error)), Span::raw(judge)])
             } else {
-                Line::from(single_line(&v.judge).into_owned())
+                Line::from(judge)
             }),
             Cell::from(Span::styled(v.outcome.as_str().to_uppercase(), theme.outcome(v.outcome))),
             Cell::from(score),

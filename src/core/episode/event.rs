@@ -189,6 +189,13 @@ pub struct Message {
     pub by: Option<String>,
 }
 
+impl Message {
+    /// The assistant writing to itself (ConVerse logs: its plan, its completion mark): a note, not a message.
+    pub fn is_note(&self) -> bool {
+        self.from == Party::Assistant && self.to == Party::Assistant
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     pub turn: u32,

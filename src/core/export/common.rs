@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::core::episode::{Episode, EventBody, Party, Verdict};
+use crate::core::episode::{Episode, EventBody, Message, Party, Verdict};
 
 /// The name a reader sees for a party.
 pub(super) fn party_name(party: Party) -> &'static str {
@@ -15,6 +15,15 @@ pub(super) fn party_name(party: Party) -> &'static str {
         Party::Assistant => "Assistant",
         Party::Environment => "Environment",
         Party::User => "User",
+    }
+}
+
+/// Who wrote a message to whom, as a reader sees it; the assistant's own notes say so.
+pub(super) fn direction(m: &Message) -> String {
+    if m.is_note() {
+        format!("{} (own note)", party_name(m.from))
+    } else {
+        format!("{} → {}", party_name(m.from), party_name(m.to))
     }
 }
 

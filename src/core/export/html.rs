@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::AnnotationView;
-use super::common::{evidence_spans, models_line, party_name, pretty, split_marked, value_text, verdicts};
+use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
 use crate::core::episode::{Episode, Event, EventBody, Message, Outcome, Party};
 use crate::core::sanitize;
 
@@ -226,9 +226,8 @@ fn message(out: &mut String, seq: u64, m: &Message, ranges: &[(usize, usize)]) {
             .unwrap_or_default();
     let _ = writeln!(
         out,
-        "<div class=\"ev {party}\" id=\"e{seq}\"><div class=\"who\">{} → {}{model}{by}</div>\n<div class=\"text\">{}</div>",
-        party_name(m.from),
-        party_name(m.to),
+        "<div class=\"ev {party}\" id=\"e{seq}\"><div class=\"who\">{}{model}{by}</div>\n<div class=\"text\">{}</div>",
+        text(&direction(m)),
         marked(&m.text, ranges)
     );
     raw_details(out, m.raw.as_deref().filter(|r| *r != m.text), "raw model output");

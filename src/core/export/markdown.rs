@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::common::{evidence_spans, models_line, party_name, pretty, split_marked, value_text, verdicts};
+use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
 use crate::core::episode::{Episode, EventBody, Message, Verdict};
 use crate::core::sanitize;
 
@@ -145,7 +145,7 @@ pub fn to_markdown(episode: &Episode) -> String {
 fn message(out: &mut String, m: &Message, ranges: &[(usize, usize)]) {
     let model = m.model.as_deref().map(|x| format!(" *({})*", inline(x))).unwrap_or_default();
     let by = m.by.as_deref().map(|x| format!(" *written by {}*", inline(x))).unwrap_or_default();
-    let _ = writeln!(out, "**{} → {}**{model}{by}\n", party_name(m.from), party_name(m.to));
+    let _ = writeln!(out, "**{}**{model}{by}\n", direction(m));
     // Evidence is emphasised in place: bold inside the quote keeps the structure.
     let mut text = String::new();
     for (piece, marked) in split_marked(&m.text, ranges) {

@@ -202,7 +202,7 @@ impl Transcript {
         for event in &episode.events {
             let at = event.at.as_str();
             match &event.body {
-                EventBody::Message(m) if m.to == Party::Assistant => {
+                EventBody::Message(m) if m.to == Party::Assistant && !m.is_note() => {
                     t.flush_note();
                     let first = t.first_query.is_none();
                     if first {

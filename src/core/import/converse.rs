@@ -9,10 +9,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{LoadError, NO_TIME, converse_judges};
+use super::{LoadError, NO_TIME, benchmark_judges, converse_judges, layout, run_log};
 use crate::core::episode::{
-    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, EventBody, Message, Party, SourceRef, TaskInfo,
-    ToolCall, ToolResult, stamp_events,
+    End, EndReason, Episode, EpisodeHeader, EventBody, Message, Party, SourceRef, ToolCall, ToolResult,
+    stamp_events,
 };
 
 pub(super) const FORMAT: &str = "converse-log";
@@ -34,19 +34,17 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
     let records =
         records.iter().enumerate().map(|(i, r)| record(r, i, path)).collect::<Result<Vec<_>, _>>()?;
 
-    let experiment = parent_name(path);
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let file_name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut warnings = Vec::new();
 
-    let mut header = EpisodeHeader::new(
-        format!("{experiment}/{stem}"),
-        task_from_experiment(&experiment),
-        EpisodeConfig::default(),
-    );
+    let layout::PathMeta { id, mut task, mut config, at } = layout::path_meta(path);
+    if let Some(log) = run_log::read_beside(path, &mut warnings) {
+        log.apply(&mut task, &mut config);
+    }
+    let mut header = EpisodeHeader::new(id, task, config);
     header.source = Some(SourceRef { format: FORMAT.to_string(), path: path.to_string_lossy().into_owned() });
 
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
-    let mut warnings = Vec::new();
     let mut turn = 1u32;
     let mut calls = 0u32;
     let mut pending: VecDeque<String> = VecDeque::new();
@@ -84,8 +82,8 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
                 if from == Party::Attacker && to == Party::Assistant && i > 0 {
                     turn += 1;
                 }
-                // The assistant talking to itself (plan, final answer) is addressed to the user.
-                let to = if from == Party::Assistant && to == Party::Assistant { Party::User } else { to };
+                // assistant→assistant records (its plan, its completion mark) stay as they are:
+                // the assistant's own notes, not messages to anyone.
                 bodies.push(EventBody::Message(Message {
                     turn,
                     from,
@@ -106,12 +104,13 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
     bodies.extend(
         converse_judges::verdicts_for(path, &file_name, &mut warnings).into_iter().map(EventBody::Verdict),
     );
+    bodies.extend(benchmark_judges::verdicts_for(path, &mut warnings).into_iter().map(EventBody::Verdict));
     bodies.push(EventBody::End(End {
         reason: if completed { EndReason::AssistantDone } else { EndReason::MaxTurns },
         turns: turn,
     }));
 
-    let at = time_from_stem(&stem).unwrap_or_else(|| NO_TIME.to_string());
+    let at = at.unwrap_or_else(|| NO_TIME.to_string());
     let mut episode = Episode::new(stamp_events(bodies, &at), path.to_string_lossy());
     episode.warnings = warnings;
     Ok(episode)
@@ -155,96 +154,4 @@ fn record<'a>(value: &'a Value, index: usize, path: &Path) -> Result<Record<'a>,
         short: text("short_answer")?.unwrap_or(""),
         long: text("long_answer")?,
     })
-}
-
-fn parent_name(path: &Path) -> String {
-    path.parent().and_then(Path::file_name).map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
-/// What an experiment folder name says reliably, e.g.
-/// `persona1_adv_privacy_attack_calendar_entry_taskConfined`.
-pub(super) fn task_from_experiment(experiment: &str) -> TaskInfo {
-    let parts: Vec<&str> = experiment.split('_').collect();
-    let mut task = TaskInfo {
-        id: Some(experiment.to_string()).filter(|s| !s.is_empty()),
-        // Firewalled-agentic-network logs are all travel-agency episodes.
-        domain: Some("travel_planning".to_string()),
-        ..TaskInfo::default()
-    };
-    if let Some(n) = parts.first().and_then(|p| p.strip_prefix("persona")).and_then(|n| n.parse::<u64>().ok())
-    {
-        task.persona = Some(Value::from(n));
-    }
-    let has = |w: &str| parts.contains(&w);
-    task.attack_type = if has("benign") {
-        Some("benign")
-    } else if has("adv") && has("privacy") {
-        Some("privacy")
-    } else if has("adv") && has("security") {
-        Some("security")
-    } else if has("adv") && has("upselling") {
-        Some("upselling")
-    } else {
-        None
-    }
-    .map(str::to_string);
-
-    // The attack name runs from `attack_` to the first setup word.
-    const SETUP: &[&str] = &["baseline", "taskConfined", "firewall", "with", "new", "all", "input"];
-    if let Some(start) = parts.iter().position(|p| *p == "attack") {
-        let name: Vec<&str> = parts[start + 1..].iter().take_while(|p| !SETUP.contains(p)).copied().collect();
-        if !name.is_empty() {
-            let name = name.join("_");
-            if task.attack_type.as_deref() == Some("privacy") {
-                task.data_item = Some(name.clone());
-            }
-            task.extra.insert("attack".to_string(), Value::String(name));
-        }
-    }
-    if !experiment.is_empty() {
-        task.extra.insert("experiment".to_string(), Value::String(experiment.to_string()));
-    }
-    task
-}
-
-/// `output_20241227_121521` → `2024-12-27T12:15:21Z` (the log's own clock; its zone is unknown).
-fn time_from_stem(stem: &str) -> Option<String> {
-    let (date, clock) = stem.strip_prefix("output_")?.split_once('_')?;
-    if date.len() != 8 || clock.len() != 6 || !date.chars().chain(clock.chars()).all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    Some(format!(
-        "{}-{}-{}T{}:{}:{}Z",
-        &date[0..4],
-        &date[4..6],
-        &date[6..8],
-        &clock[0..2],
-        &clock[2..4],
-        &clock[4..6]
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stem_times() {
-        assert_eq!(time_from_stem("output_20241227_121521").as_deref(), Some("2024-12-27T12:15:21Z"));
-        assert_eq!(time_from_stem("output_2024122_121521"), None);
-        assert_eq!(time_from_stem("output_2024122x_121521"), None);
-        assert_eq!(time_from_stem("other"), None);
-    }
-
-    #[test]
-    fn odd_experiment_names_do_not_guess() {
-        let t = task_from_experiment("");
-        assert_eq!((t.id, t.persona, t.attack_type), (None, None, None));
-        let t = task_from_experiment("persona_x_attack");
-        assert_eq!((t.persona, t.extra.get("attack")), (None, None));
-        let t = task_from_experiment("persona12_adv_security_attack_delete_calendar");
-        assert_eq!(t.persona, Some(Value::from(12)));
-        assert_eq!(t.extra["attack"], "delete_calendar");
-        assert_eq!(t.data_item, None);
-    }
 }

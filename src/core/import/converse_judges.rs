@@ -79,6 +79,12 @@ fn judge_files(log: &Path) -> Vec<PathBuf> {
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.path())
         .filter(|p| is_judge_file(p))
+        // The benchmark's per-episode judge files are read by `benchmark_judges`.
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| super::benchmark_judges::parse_name(n).is_some())
+        })
         .collect();
     files.sort();
     files

@@ -62,6 +62,12 @@ pub(super) fn detect(bytes: &[u8], path: &Path) -> Result<Detected, LoadError> {
             "unrecognised format: this is a ConVerse judge file; load the episode logs beside it \
                  and its verdicts are attached to them",
         )),
+        Value::Object(_) if is_benchmark_judge_file(path) => Err(LoadError::new(
+            path,
+            0,
+            "unrecognised format: this is a ConVerse benchmark judge file; load the output_<same suffix>.json \
+                 beside it and its verdict is attached to that episode",
+        )),
         Value::Object(obj) => Err(LoadError::new(
             path,
             0,
@@ -95,6 +101,12 @@ fn classify_list(items: Vec<Value>, path: &Path, first_no: usize) -> Result<Dete
             format!("unrecognised format: a JSON list of {} values ({EXPECTED})", type_name(other)),
         )),
     }
+}
+
+fn is_benchmark_judge_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| super::benchmark_judges::parse_name(n).is_some())
 }
 
 /// A MASEval report: `task_id` plus at least one of the other always-present keys.

@@ -404,7 +404,7 @@ fn security(attack_success: Option<&Value>, violation: Option<&Value>) -> (Outco
 }
 
 /// Utility is a coverage share (0–1): all items covered passes, some is partial, none fails.
-fn utility(score: Option<f64>, rating: Option<&Value>) -> (Outcome, String) {
+pub(super) fn utility(score: Option<f64>, rating: Option<&Value>) -> (Outcome, String) {
     let rating = rating.and_then(Value::as_f64).map(|r| format!(", rating {r}")).unwrap_or_default();
     match score {
         Some(s) if s >= 1.0 => (Outcome::Pass, format!("coverage {s:.2}{rating}")),

@@ -4,11 +4,14 @@
 //! The format is detected from the content, never the file name, so a
 //! renamed file still loads and a wrong one fails with a clear message.
 
+mod benchmark_judges;
 mod converse;
 mod converse_judges;
 mod detect;
 mod index;
+mod layout;
 mod maseval;
+mod run_log;
 mod walk;
 
 use std::path::{Path, PathBuf};
