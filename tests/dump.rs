@@ -16,7 +16,7 @@ const LOG: &str = "persona1_adv_security_attack_delete_calendar_baseline/output_
 
 fn run(paths: &[PathBuf], json: bool) -> anyhow::Result<String> {
     let mut out = Vec::new();
-    dump(paths, json, &mut out)?;
+    dump(paths, json, &converse_tui::core::dataset::TaskLookup::default(), &mut out)?;
     Ok(String::from_utf8(out).expect("utf-8"))
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use converse_tui::core::dataset::TaskLookup;
 use converse_tui::core::import::load_path;
 use converse_tui::headless::export::{Format, export_to};
 
@@ -17,6 +18,7 @@ fn one_file_goes_to_stdout() {
         Format::Markdown,
         None,
         false,
+        &TaskLookup::default(),
         &mut out,
     )
     .unwrap();
@@ -26,11 +28,13 @@ fn one_file_goes_to_stdout() {
 
 #[test]
 fn a_directory_needs_an_output_directory_for_documents() {
-    let err = export_to(&[demos()], Format::Html, None, false, &mut Vec::new()).unwrap_err();
+    let err = export_to(&[demos()], Format::Html, None, false, &TaskLookup::default(), &mut Vec::new())
+        .unwrap_err();
     assert!(err.to_string().contains("-o"), "{err}");
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("html");
-    export_to(&[demos()], Format::Html, Some(&target), false, &mut Vec::new()).unwrap();
+    export_to(&[demos()], Format::Html, Some(&target), false, &TaskLookup::default(), &mut Vec::new())
+        .unwrap();
     let mut names: Vec<String> = std::fs::read_dir(&target)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -50,11 +54,12 @@ fn a_directory_needs_an_output_directory_for_documents() {
 fn a_directory_as_maseval_is_one_jsonl() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("reports.jsonl");
-    export_to(&[demos()], Format::Maseval, Some(&file), false, &mut Vec::new()).unwrap();
+    export_to(&[demos()], Format::Maseval, Some(&file), false, &TaskLookup::default(), &mut Vec::new())
+        .unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 3);
     assert_eq!(load_path(&file).unwrap().len(), 3);
     let mut out = Vec::new();
-    export_to(&[demos()], Format::Json, None, false, &mut out).unwrap();
+    export_to(&[demos()], Format::Json, None, false, &TaskLookup::default(), &mut out).unwrap();
     assert!(String::from_utf8(out).unwrap().lines().count() > 80);
 }
 
@@ -63,21 +68,40 @@ fn errors_name_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "not json").unwrap();
-    let err = export_to(std::slice::from_ref(&bad), Format::Json, None, false, &mut Vec::new()).unwrap_err();
+    let err = export_to(
+        std::slice::from_ref(&bad),
+        Format::Json,
+        None,
+        false,
+        &TaskLookup::default(),
+        &mut Vec::new(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("bad.jsonl"), "{err}");
     let missing = dir.path().join("nope.jsonl");
-    let err = export_to(&[missing], Format::Html, None, false, &mut Vec::new()).unwrap_err();
+    let err = export_to(&[missing], Format::Html, None, false, &TaskLookup::default(), &mut Vec::new())
+        .unwrap_err();
     assert!(err.to_string().contains("nope.jsonl"), "{err}");
     let good = demos().join("01-travel-privacy-leak.jsonl");
     let blocked = bad.join("out.md");
-    let err = export_to(&[good], Format::Markdown, Some(&blocked), false, &mut Vec::new()).unwrap_err();
+    let err =
+        export_to(&[good], Format::Markdown, Some(&blocked), false, &TaskLookup::default(), &mut Vec::new())
+            .unwrap_err();
     assert!(err.to_string().contains("out.md"), "{err}");
 }
 
 #[test]
 fn redacted_exports_mask_the_persona() {
     let mut out = Vec::new();
-    export_to(&[demos().join("01-travel-privacy-leak.jsonl")], Format::Html, None, true, &mut out).unwrap();
+    export_to(
+        &[demos().join("01-travel-privacy-leak.jsonl")],
+        Format::Html,
+        None,
+        true,
+        &TaskLookup::default(),
+        &mut out,
+    )
+    .unwrap();
     let html = String::from_utf8(out).unwrap();
     assert!(!html.contains("Hollybrook") && !html.contains("Whitfield"));
     assert!(html.contains("[name]"));
