@@ -3,10 +3,12 @@
 pub mod batch;
 pub mod data;
 pub mod dump;
+pub mod emit;
 pub mod export;
 pub mod judge;
 pub mod notes;
 pub mod run;
 pub mod runs;
+pub mod shard;
 pub mod summary;
 pub mod tasks;
