@@ -2,10 +2,10 @@
 //! on 127.0.0.1: complete journals and runs.jsonl, stop + resume, shards,
 //! dry runs, and summary rates checked against hand-computed figures.
 
-#[path = "support/openai_server.rs"]
-mod openai_server;
 #[path = "support/batch_cli.rs"]
 mod batch_cli;
+#[path = "support/openai_server.rs"]
+mod openai_server;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -349,7 +349,11 @@ async fn auto_shards_write_their_own_runs_files_and_every_reader_merges_them() {
     assert_eq!(server.request_count(), before);
 
     // The browser lists the five journals, nothing else (no runs file, sidecar or set-aside file), without errors.
-    std::fs::write(sharded.join(journals(&sharded)[0].file_name().unwrap()).with_extension("jsonl.aborted-1"), "{").unwrap();
+    std::fs::write(
+        sharded.join(journals(&sharded)[0].file_name().unwrap()).with_extension("jsonl.aborted-1"),
+        "{",
+    )
+    .unwrap();
     let (listed, errors) = converse_tui::core::import::index_dir(&sharded);
     assert!(errors.is_empty(), "{errors:?}");
     let mut listed: Vec<PathBuf> = listed.into_iter().map(|e| e.path).collect();
@@ -361,13 +365,24 @@ async fn auto_shards_write_their_own_runs_files_and_every_reader_merges_them() {
     let export = home.path().join("maseval.json");
     let exported = converse_tui(
         home.path(),
-        strings(&["export", &sharded.display().to_string(), "--format", "maseval", "-o", &export.display().to_string()]),
+        strings(&[
+            "export",
+            &sharded.display().to_string(),
+            "--format",
+            "maseval",
+            "-o",
+            &export.display().to_string(),
+        ]),
     )
     .await;
     assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
     let dump = converse_tui(home.path(), strings(&["dump", &sharded.display().to_string()])).await;
     assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));
-    assert!(!String::from_utf8_lossy(&dump.stderr).contains("runs-"), "{}", String::from_utf8_lossy(&dump.stderr));
+    assert!(
+        !String::from_utf8_lossy(&dump.stderr).contains("runs-"),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -394,40 +409,75 @@ async fn emitted_jobs_carry_the_flags_and_name_keys_by_variable_only() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("runs");
     let extra = ["--judge-model", "test-judge", "--repeat", "2", "--shards", "16"];
-    let slurm = converse_tui(home.path(), batch_args("http://127.0.0.1:9/v1", &out, &[&extra[..], &["--emit", "slurm"]].concat())).await;
+    let slurm = converse_tui(
+        home.path(),
+        batch_args("http://127.0.0.1:9/v1", &out, &[&extra[..], &["--emit", "slurm"]].concat()),
+    )
+    .await;
     assert!(slurm.status.success(), "{}", String::from_utf8_lossy(&slurm.stderr));
     let script = String::from_utf8(slurm.stdout).unwrap();
     assert!(script.starts_with("#!/bin/bash\n"), "{script}");
-    for line in ["#SBATCH --array=0-15", "#SBATCH --cpus-per-task=1", "#SBATCH --mem=1024M", "#SBATCH --export=ALL"] {
+    for line in
+        ["#SBATCH --array=0-15", "#SBATCH --cpus-per-task=1", "#SBATCH --mem=1024M", "#SBATCH --export=ALL"]
+    {
         assert!(script.lines().any(|l| l == line), "{line} in {script}");
     }
     let exec = script.lines().find(|l| l.starts_with("exec ")).unwrap();
     let words = shlex::split(exec).unwrap();
     let program = |p: &str| Path::new(p).canonicalize().unwrap();
-    assert_eq!(program(&words[1]), program(env!("CARGO_BIN_EXE_converse-tui")), "this binary, by absolute path");
+    assert_eq!(
+        program(&words[1]),
+        program(env!("CARGO_BIN_EXE_converse-tui")),
+        "this binary, by absolute path"
+    );
     let tail: Vec<&str> = words[2..].iter().map(String::as_str).collect();
     let expected_out = out.display().to_string();
     assert_eq!(
         tail,
         [
-            "batch", "--base-url", "http://127.0.0.1:9/v1", "--assistant-model", "test-assistant", "--attacker-model",
-            "test-attacker", "--out", &expected_out, "--judge-model", "test-judge", "--repeat", "2", "--shards", "16",
-            "--shard", "auto", "--resume",
+            "batch",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--assistant-model",
+            "test-assistant",
+            "--attacker-model",
+            "test-attacker",
+            "--out",
+            &expected_out,
+            "--judge-model",
+            "test-judge",
+            "--repeat",
+            "2",
+            "--shards",
+            "16",
+            "--shard",
+            "auto",
+            "--resume",
         ]
     );
     assert!(script.contains("${OPENAI_API_KEY:-}"), "the key's variable is checked: {script}");
     assert!(!script.contains("sk-test"), "never the key's value");
     assert!(!out.exists(), "emitting creates nothing");
 
-    let k8s = converse_tui(home.path(), batch_args("http://127.0.0.1:9/v1", &out, &[&extra[..], &["--emit", "k8s"]].concat())).await;
+    let k8s = converse_tui(
+        home.path(),
+        batch_args("http://127.0.0.1:9/v1", &out, &[&extra[..], &["--emit", "k8s"]].concat()),
+    )
+    .await;
     assert!(k8s.status.success(), "{}", String::from_utf8_lossy(&k8s.stderr));
     let manifest = String::from_utf8(k8s.stdout).unwrap();
-    for line in ["  completionMode: Indexed", "  completions: 16", "            - \"auto\"", "                  key: \"OPENAI_API_KEY\""] {
+    for line in [
+        "  completionMode: Indexed",
+        "  completions: 16",
+        "            - \"auto\"",
+        "                  key: \"OPENAI_API_KEY\"",
+    ] {
         assert!(manifest.lines().any(|l| l == line), "{line} in {manifest}");
     }
     assert!(!manifest.contains("sk-test"), "never the key's value");
 
-    let without = converse_tui(home.path(), batch_args("http://127.0.0.1:9/v1", &out, &["--emit", "slurm"])).await;
+    let without =
+        converse_tui(home.path(), batch_args("http://127.0.0.1:9/v1", &out, &["--emit", "slurm"])).await;
     assert!(!without.status.success(), "--emit needs --shards");
 }
 
@@ -461,6 +511,12 @@ async fn resume_after_a_torn_runs_file_repairs_it_before_appending() {
     tasks.dedup();
     assert_eq!((after.len(), tasks.len()), (2, 2), "{after:?}");
     assert_eq!(std::fs::read_to_string(out.join("runs.jsonl.torn-1")).unwrap(), fragment);
-    let again = converse_tui(home.path(), batch_args(&server.base_url(), &out, &[&flags[..], &["--resume"]].concat())).await;
-    assert!(String::from_utf8_lossy(&again.stdout).contains("0 episodes finished (0 errors, 2 already done)"));
+    let again = converse_tui(
+        home.path(),
+        batch_args(&server.base_url(), &out, &[&flags[..], &["--resume"]].concat()),
+    )
+    .await;
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("0 episodes finished (0 errors, 2 already done)")
+    );
 }

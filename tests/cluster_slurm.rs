@@ -8,10 +8,10 @@
 //! them) and root (the daemons run as root). Under `CI=true` a cluster that
 //! cannot start fails the test; elsewhere the test says why it did not run.
 
-#[path = "support/openai_server.rs"]
-mod openai_server;
 #[path = "support/batch_cli.rs"]
 mod batch_cli;
+#[path = "support/openai_server.rs"]
+mod openai_server;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -43,7 +43,9 @@ impl Cluster {
 
     fn start() -> Result<Cluster, String> {
         for program in PROGRAMS {
-            which(program).ok_or_else(|| format!("{program} is not installed (apt-get install slurmctld slurmd slurm-client munge)"))?;
+            which(program).ok_or_else(|| {
+                format!("{program} is not installed (apt-get install slurmctld slurmd slurm-client munge)")
+            })?;
         }
         if !is_root() {
             return Err("the Slurm and munge daemons of this test run as root; this test is not root".into());
@@ -55,7 +57,8 @@ impl Cluster {
             std::fs::create_dir(root.join(sub)).map_err(|e| e.to_string())?;
         }
         let key = root.join("munge.key");
-        let created = Command::new("mungekey").arg("--create").arg(format!("--keyfile={}", key.display())).output();
+        let created =
+            Command::new("mungekey").arg("--create").arg(format!("--keyfile={}", key.display())).output();
         if !created.as_ref().is_ok_and(|o| o.status.success()) {
             return Err(format!("mungekey cannot create a key: {created:?}"));
         }
@@ -70,10 +73,17 @@ impl Cluster {
             ]),
             "munged",
         )?;
-        wait_until(Duration::from_secs(10), || socket.exists()).map_err(|_| "munged did not create its socket".to_string())?;
+        wait_until(Duration::from_secs(10), || socket.exists())
+            .map_err(|_| "munged did not create its socket".to_string())?;
         std::fs::write(cluster.conf(), slurm_conf(&root, &socket)?).map_err(|e| e.to_string())?;
-        cluster.spawn(Command::new("slurmctld").args(["-D", "-i"]).env("SLURM_CONF", cluster.conf()), "slurmctld")?;
-        cluster.spawn(Command::new("slurmd").args(["-D", "-N", "converse-node"]).env("SLURM_CONF", cluster.conf()), "slurmd")?;
+        cluster.spawn(
+            Command::new("slurmctld").args(["-D", "-i"]).env("SLURM_CONF", cluster.conf()),
+            "slurmctld",
+        )?;
+        cluster.spawn(
+            Command::new("slurmd").args(["-D", "-N", "converse-node"]).env("SLURM_CONF", cluster.conf()),
+            "slurmd",
+        )?;
         let idle = wait_until(Duration::from_secs(40), || {
             let out = cluster.client("sinfo").args(["-h", "-o", "%t"]).output();
             out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "idle")
@@ -85,9 +95,11 @@ impl Cluster {
     }
 
     fn spawn(&mut self, cmd: &mut Command, name: &str) -> Result<(), String> {
-        let log = std::fs::File::create(self.dir.path().join(format!("log/{name}.out"))).map_err(|e| e.to_string())?;
+        let log = std::fs::File::create(self.dir.path().join(format!("log/{name}.out")))
+            .map_err(|e| e.to_string())?;
         let err = log.try_clone().map_err(|e| e.to_string())?;
-        let child = cmd.stdin(Stdio::null()).stdout(log).stderr(err).spawn().map_err(|e| format!("{name}: {e}"))?;
+        let child =
+            cmd.stdin(Stdio::null()).stdout(log).stderr(err).spawn().map_err(|e| format!("{name}: {e}"))?;
         self.daemons.push(child);
         Ok(())
     }
@@ -147,7 +159,9 @@ fn slurm_conf(root: &Path, socket: &Path) -> Result<String, String> {
 async fn an_emitted_array_script_runs_every_task_once_on_a_real_slurm() {
     let cluster = match Cluster::start() {
         Ok(cluster) => cluster,
-        Err(why) if std::env::var("CI").as_deref() == Ok("true") => panic!("CI: the Slurm cluster cannot start: {why}"),
+        Err(why) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("CI: the Slurm cluster cannot start: {why}")
+        }
         Err(why) => {
             eprintln!("not run: the Slurm cluster cannot start: {why}");
             return;
@@ -182,19 +196,18 @@ async fn an_emitted_array_script_runs_every_task_once_on_a_real_slurm() {
         let mut text = cluster.logs();
         for entry in std::fs::read_dir(home.path()).unwrap().flatten() {
             if entry.file_name().to_string_lossy().starts_with("converse-batch-") {
-                text.push_str(&format!("--- {}\n{}", entry.path().display(), std::fs::read_to_string(entry.path()).unwrap_or_default()));
+                text.push_str(&format!(
+                    "--- {}\n{}",
+                    entry.path().display(),
+                    std::fs::read_to_string(entry.path()).unwrap_or_default()
+                ));
             }
         }
         text
     };
     let Ok(submitted) = submitted else { panic!("the array did not finish in 120 s\n{}", logs()) };
     let submitted = submitted.unwrap();
-    assert!(
-        submitted.status.success(),
-        "sbatch: {}\n{}",
-        String::from_utf8_lossy(&submitted.stderr),
-        logs()
-    );
+    assert!(submitted.status.success(), "sbatch: {}\n{}", String::from_utf8_lossy(&submitted.stderr), logs());
     eprintln!("the 3-task array ran in {:.1} s", started.elapsed().as_secs_f64());
 
     let one = converse_tui(home.path(), batch_args(&server.base_url(), &whole, &flags)).await;

@@ -31,7 +31,9 @@ mod tests {
     fn runs_files_are_recognised_by_name() {
         assert!(is_runs_file("runs.jsonl"));
         assert!(is_runs_file(&shard_runs_file(2, 16)));
-        for other in ["runs-a-of-3.jsonl", "runs-1-of-.jsonl", "runs-1.jsonl", "my_runs.jsonl", "travel__r1.jsonl"] {
+        for other in
+            ["runs-a-of-3.jsonl", "runs-1-of-.jsonl", "runs-1.jsonl", "my_runs.jsonl", "travel__r1.jsonl"]
+        {
             assert!(!is_runs_file(other), "{other}");
         }
     }

@@ -95,9 +95,12 @@ fn slurm(job: &JobSpec, flags: &[String], keys: &[String]) -> anyhow::Result<Str
     let workdir = job.workdir.to_str().context("--emit: the working directory is not valid UTF-8")?;
     let words = std::iter::once(program).chain(flags.iter().map(String::as_str));
     let command = shlex::try_join(words).context("--emit: a flag cannot be quoted for the shell")?;
-    let workdir_quoted = shlex::try_quote(workdir).context("--emit: the working directory cannot be quoted")?;
+    let workdir_quoted =
+        shlex::try_quote(workdir).context("--emit: the working directory cannot be quoted")?;
     if workdir.contains(char::is_whitespace) {
-        bail!("--emit slurm: #SBATCH --chdir cannot hold a path with spaces ({workdir}); run it from another directory");
+        bail!(
+            "--emit slurm: #SBATCH --chdir cannot hold a path with spaces ({workdir}); run it from another directory"
+        );
     }
     let mut s = String::new();
     s.push_str("#!/bin/bash\n");
@@ -114,7 +117,9 @@ fn slurm(job: &JobSpec, flags: &[String], keys: &[String]) -> anyhow::Result<Str
     s.push_str(&format!("#SBATCH --mem={}M\n", job.memory_mb));
     s.push_str(&format!("#SBATCH --chdir={workdir}\n"));
     s.push_str("#SBATCH --output=converse-batch-%A_%a.log\n");
-    s.push_str("# The tasks inherit the environment of `sbatch`: API keys travel by variable, never in this file.\n");
+    s.push_str(
+        "# The tasks inherit the environment of `sbatch`: API keys travel by variable, never in this file.\n",
+    );
     s.push_str("#SBATCH --export=ALL\n");
     s.push_str("##SBATCH --partition=…\n##SBATCH --time=24:00:00\n\n");
     s.push_str("set -euo pipefail\n");
@@ -143,7 +148,9 @@ fn k8s(job: &JobSpec, flags: &[String], keys: &[String]) -> String {
     y.push_str("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: converse-batch\nspec:\n");
     y.push_str("  completionMode: Indexed\n");
     y.push_str(&format!("  completions: {}\n  parallelism: {}\n", job.shards, job.shards));
-    y.push_str("  backoffLimit: 6\n  template:\n    spec:\n      restartPolicy: OnFailure\n      containers:\n");
+    y.push_str(
+        "  backoffLimit: 6\n  template:\n    spec:\n      restartPolicy: OnFailure\n      containers:\n",
+    );
     y.push_str("        - name: converse-tui\n          image: converse-tui:latest\n");
     y.push_str("          workingDir: /runs\n");
     y.push_str("          command: [\"converse-tui\"]\n          args:\n");
@@ -179,7 +186,8 @@ mod tests {
 
     #[test]
     fn task_flags_replace_the_shard_choice() {
-        let given = os(&["--out", "runs/x", "--shards", "3", "--emit=slurm", "--shard", "1/3", "--repeat", "2"]);
+        let given =
+            os(&["--out", "runs/x", "--shards", "3", "--emit=slurm", "--shard", "1/3", "--repeat", "2"]);
         let flags = task_flags(&given, 3, false).unwrap();
         assert_eq!(
             flags,

@@ -180,7 +180,8 @@ pub fn open_for_append(path: &Path) -> anyhow::Result<(File, Option<PathBuf>)> {
         .append(true)
         .open(path)
         .with_context(|| format!("{}: cannot open", path.display()))?;
-    let torn = repair_torn_tail(&mut file, path).with_context(|| format!("{}: cannot repair", path.display()))?;
+    let torn =
+        repair_torn_tail(&mut file, path).with_context(|| format!("{}: cannot repair", path.display()))?;
     Ok((file, torn))
 }
 

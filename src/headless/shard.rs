@@ -138,7 +138,8 @@ mod tests {
     fn slurm_array_variables_give_the_shard() {
         let from_count = auto(None, &[("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_COUNT", "3")]);
         assert_eq!(from_count, Ok(Some(Shard { k: 3, n: 3 })));
-        let vars = [("SLURM_ARRAY_TASK_ID", "5"), ("SLURM_ARRAY_TASK_MIN", "4"), ("SLURM_ARRAY_TASK_MAX", "7")];
+        let vars =
+            [("SLURM_ARRAY_TASK_ID", "5"), ("SLURM_ARRAY_TASK_MIN", "4"), ("SLURM_ARRAY_TASK_MAX", "7")];
         assert_eq!(auto(Some(4), &vars), Ok(Some(Shard { k: 2, n: 4 })));
     }
 
