@@ -274,10 +274,18 @@ pub struct BatchCli {
     /// Run each task this many times.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
-    /// Run shard k of n: the i-th task (0-based, sorted by id) belongs to shard i % n + 1.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<converse_tui::headless::batch::Shard>,
-    /// Continue a stopped batch: skip what runs.jsonl has, re-run the rest (partial journals kept as .aborted-N).
+    /// Run shard k of n: the i-th task (0-based, sorted by id) belongs to shard i % n + 1. `auto`: k and n
+    /// from SLURM_ARRAY_TASK_ID (with _COUNT or _MIN/_MAX) or JOB_COMPLETION_INDEX (with --shards).
+    /// Shard k of n writes runs-<k>-of-<n>.jsonl.
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<converse_tui::headless::shard::ShardArg>,
+    /// The number of shards (with --shard auto, or for --emit).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: Option<u32>,
+    /// Print a Slurm job array script or a Kubernetes Indexed Job running this batch in --shards shards; run nothing.
+    #[arg(long, value_name = "KIND", requires = "shards")]
+    pub emit: Option<converse_tui::headless::emit::EmitKind>,
+    /// Continue a stopped batch: skip what the runs files have, re-run the rest (partial journals kept as .aborted-N).
     #[arg(long)]
     pub resume: bool,
     /// Print the episodes that would run (task id, `#k` with --repeat > 1) and run nothing.

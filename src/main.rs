@@ -176,15 +176,45 @@ fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     args.rpm_assistant = b.rpm_assistant;
     args.rpm_judge = b.rpm_judge;
     args.repeat = b.repeat;
-    args.shard = b.shard;
     args.resume = b.resume;
     args.dry_run = b.dry_run;
+    let shards = b.shards.map(|n| n as usize);
+    if let (Some(kind), Some(shards)) = (b.emit, shards) {
+        return emit_batch_job(kind, shards, &args, paths);
+    }
+    args.shard = converse_tui::headless::shard::resolve(b.shard, shards, |name| std::env::var(name).ok())?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime.block_on(async {
         converse_tui::headless::batch::batch(&args, paths, &mut std::io::stdout(), &mut std::io::stderr())
             .await
     })?;
     Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `batch --emit`: the job script or manifest on stdout.
+fn emit_batch_job(
+    kind: converse_tui::headless::emit::EmitKind,
+    shards: usize,
+    args: &BatchArgs,
+    paths: &Paths,
+) -> anyhow::Result<ExitCode> {
+    let batch_flags: Vec<std::ffi::OsString> =
+        std::env::args_os().skip_while(|a| a != "batch").skip(1).collect();
+    let program = std::env::current_exe().context("--emit: cannot find this program's path")?;
+    let workdir = std::env::current_dir().context("--emit: cannot read the working directory")?;
+    let job = converse_tui::headless::emit::JobSpec {
+        shards,
+        batch_flags: &batch_flags,
+        program: &program,
+        workdir: &workdir,
+        cpus: 1,
+        memory_mb: 1024,
+    };
+    let text = converse_tui::headless::emit::emit(kind, &job, args, paths)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `run` and `play` (`human`: the person at the keyboard is the attacker).

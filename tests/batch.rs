@@ -2,6 +2,8 @@
 //! on 127.0.0.1: complete journals and runs.jsonl, stop + resume, shards,
 //! dry runs, and summary rates checked against hand-computed figures.
 
+#[path = "support/batch_cli.rs"]
+mod batch_cli;
 #[path = "support/openai_server.rs"]
 mod openai_server;
 
@@ -10,53 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use openai_server::{OpenAiServer, Reply};
+use batch_cli::{batch_args, command, converse_tui, generic, records, strings, summary_total};
+use openai_server::OpenAiServer;
 use serde_json::{Value, json};
-
-/// A reply both roles accept: the attacker needs JSON `{text, details}`, the assistant any text.
-fn generic() -> Reply {
-    Reply::text(r#"{"text": "Which hotels are near the beach?", "details": ""}"#).usage(10, 5)
-}
-
-fn command(home: &Path, args: &[String]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_converse-tui"));
-    cmd.args(args)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .env_remove("CONVERSE_TUI_CONFIG")
-        .env_remove("CONVERSE_TUI_DATA")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", "sk-test");
-    cmd
-}
-
-async fn converse_tui(home: &Path, args: Vec<String>) -> Output {
-    let mut cmd = command(home, &args);
-    tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap()
-}
-
-fn strings(args: &[&str]) -> Vec<String> {
-    args.iter().map(|s| s.to_string()).collect()
-}
-
-fn batch_args(base_url: &str, out: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args = strings(&[
-        "batch",
-        "--base-url",
-        base_url,
-        "--assistant-model",
-        "test-assistant",
-        "--attacker-model",
-        "test-attacker",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    args.extend(strings(extra));
-    args
-}
 
 fn runs(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("runs.jsonl"))
@@ -66,13 +24,14 @@ fn runs(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// Journals in `dir` (`*.jsonl` but runs.jsonl), sorted.
+/// Journals in `dir` (`*.jsonl` but the runs files), sorted.
 fn journals(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && !p.ends_with("runs.jsonl"))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with("runs"))
         .collect();
     out.sort();
     out
@@ -342,4 +301,222 @@ async fn summary_rates_match_hand_computed_figures() {
             .await;
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("66.7% / 0.0% / -66.7pp"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_shards_write_their_own_runs_files_and_every_reader_merges_them() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(generic());
+    let home = tempfile::tempdir().unwrap();
+    let sharded = home.path().join("sharded");
+    let whole = home.path().join("whole");
+    let flags = ["--limit", "5", "--max-turns", "2"];
+    for id in 0..3 {
+        // As a Slurm array task sees it: ids 0..2, the array's bounds alongside.
+        let mut cmd = command(home.path(), &batch_args(&server.base_url(), &sharded, &flags));
+        cmd.args(["--shard", "auto", "--shards", "3"])
+            .env("SLURM_ARRAY_TASK_ID", id.to_string())
+            .env("SLURM_ARRAY_TASK_MIN", "0")
+            .env("SLURM_ARRAY_TASK_MAX", "2")
+            .env("SLURM_ARRAY_TASK_COUNT", "3");
+        let output = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let one = converse_tui(home.path(), batch_args(&server.base_url(), &whole, &flags)).await;
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+
+    assert!(!sharded.join("runs.jsonl").exists(), "shards never share a runs file");
+    let mut tasks: Vec<String> = Vec::new();
+    for k in 1..=3 {
+        let shard = records(&sharded.join(format!("runs-{k}-of-3.jsonl")));
+        assert!(!shard.is_empty(), "shard {k} ran something");
+        tasks.extend(shard.iter().map(|r| r["task"].as_str().unwrap().to_string()));
+    }
+    tasks.sort();
+    let mut expected: Vec<String> =
+        records(&whole.join("runs.jsonl")).iter().map(|r| r["task"].as_str().unwrap().to_string()).collect();
+    expected.sort();
+    assert_eq!(tasks, expected, "every task exactly once across the shards");
+    assert_eq!(summary_total(home.path(), &sharded).await, summary_total(home.path(), &whole).await);
+
+    // A shard's --resume sees the merged files: nothing of its own is left to run.
+    let mut cmd = command(home.path(), &batch_args(&server.base_url(), &sharded, &flags));
+    cmd.args(["--shard", "auto", "--shards", "3", "--resume"]).env("JOB_COMPLETION_INDEX", "1");
+    let before = server.request_count();
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("0 episodes finished"));
+    assert_eq!(server.request_count(), before);
+
+    // The browser lists the five journals, nothing else (no runs file, sidecar or set-aside file), without errors.
+    std::fs::write(
+        sharded.join(journals(&sharded)[0].file_name().unwrap()).with_extension("jsonl.aborted-1"),
+        "{",
+    )
+    .unwrap();
+    let (listed, errors) = converse_tui::core::import::index_dir(&sharded);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut listed: Vec<PathBuf> = listed.into_iter().map(|e| e.path).collect();
+    listed.sort();
+    assert_eq!(listed, journals(&sharded));
+    assert_eq!(listed.len(), 5);
+
+    // The directory exports and dumps as its five episodes: no runs file is read as an episode.
+    let export = home.path().join("maseval.json");
+    let exported = converse_tui(
+        home.path(),
+        strings(&[
+            "export",
+            &sharded.display().to_string(),
+            "--format",
+            "maseval",
+            "-o",
+            &export.display().to_string(),
+        ]),
+    )
+    .await;
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    let dump = converse_tui(home.path(), strings(&["dump", &sharded.display().to_string()])).await;
+    assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));
+    assert!(
+        !String::from_utf8_lossy(&dump.stderr).contains("runs-"),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shard_auto_without_a_scheduler_fails_clearly() {
+    let home = tempfile::tempdir().unwrap();
+    let args = batch_args("http://127.0.0.1:9/v1", &home.path().join("b"), &["--shard", "auto"]);
+    let mut cmd = command(home.path(), &args);
+    cmd.env_remove("SLURM_ARRAY_TASK_ID").env_remove("JOB_COMPLETION_INDEX");
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("neither SLURM_ARRAY_TASK_ID"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+
+    let mut cmd = command(home.path(), &args);
+    cmd.args(["--shards", "4"]).env("SLURM_ARRAY_TASK_ID", "0").env("SLURM_ARRAY_TASK_COUNT", "3");
+    let output = tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("disagrees with --shards 4"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn emitted_jobs_carry_the_flags_and_name_keys_by_variable_only() {
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let extra = ["--judge-model", "test-judge", "--repeat", "2", "--shards", "16"];
+    let slurm = converse_tui(
+        home.path(),
+        batch_args("http://127.0.0.1:9/v1", &out, &[&extra[..], &["--emit", "slurm"]].concat()),
+    )
+    .await;
+    assert!(slurm.status.success(), "{}", String::from_utf8_lossy(&slurm.stderr));
+    let script = String::from_utf8(slurm.stdout).unwrap();
+    assert!(script.starts_with("#!/bin/bash\n"), "{script}");
+    for line in
+        ["#SBATCH --array=0-15", "#SBATCH --cpus-per-task=1", "#SBATCH --mem=1024M", "#SBATCH --export=ALL"]
+    {
+        assert!(script.lines().any(|l| l == line), "{line} in {script}");
+    }
+    let exec = script.lines().find(|l| l.starts_with("exec ")).unwrap();
+    let words = shlex::split(exec).unwrap();
+    let program = |p: &str| Path::new(p).canonicalize().unwrap();
+    assert_eq!(
+        program(&words[1]),
+        program(env!("CARGO_BIN_EXE_converse-tui")),
+        "this binary, by absolute path"
+    );
+    let tail: Vec<&str> = words[2..].iter().map(String::as_str).collect();
+    let expected_out = out.display().to_string();
+    assert_eq!(
+        tail,
+        [
+            "batch",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--assistant-model",
+            "test-assistant",
+            "--attacker-model",
+            "test-attacker",
+            "--out",
+            &expected_out,
+            "--judge-model",
+            "test-judge",
+            "--repeat",
+            "2",
+            "--shards",
+            "16",
+            "--shard",
+            "auto",
+            "--resume",
+        ]
+    );
+    assert!(script.contains("${OPENAI_API_KEY:-}"), "the key's variable is checked: {script}");
+    assert!(!script.contains("sk-test"), "never the key's value");
+    assert!(!out.exists(), "emitting creates nothing");
+
+    let k8s = converse_tui(
+        home.path(),
+        batch_args("http://127.0.0.1:9/v1", &out, &[&extra[..], &["--emit", "k8s"]].concat()),
+    )
+    .await;
+    assert!(k8s.status.success(), "{}", String::from_utf8_lossy(&k8s.stderr));
+    let manifest = String::from_utf8(k8s.stdout).unwrap();
+    for line in [
+        "  completionMode: Indexed",
+        "  completions: 16",
+        "            - \"auto\"",
+        "                  key: \"OPENAI_API_KEY\"",
+    ] {
+        assert!(manifest.lines().any(|l| l == line), "{line} in {manifest}");
+    }
+    assert!(!manifest.contains("sk-test"), "never the key's value");
+
+    let without =
+        converse_tui(home.path(), batch_args("http://127.0.0.1:9/v1", &out, &["--emit", "slurm"])).await;
+    assert!(!without.status.success(), "--emit needs --shards");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_after_a_torn_runs_file_repairs_it_before_appending() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(generic());
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("batch");
+    let flags = ["--limit", "2", "--max-turns", "2"];
+    let first = converse_tui(home.path(), batch_args(&server.base_url(), &out, &flags)).await;
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    // A crash in the middle of writing the second line: half of it on disk, no newline.
+    let path = out.join("runs.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let second = text.lines().nth(1).unwrap();
+    let fragment = &second[..second.len() / 2];
+    let torn = format!("{}\n{fragment}", text.lines().next().unwrap());
+    std::fs::write(&path, &torn).unwrap();
+
+    let mut resume = batch_args(&server.base_url(), &out, &flags);
+    resume.push("--resume".into());
+    let output = converse_tui(home.path(), resume).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("torn last line"), "{stderr}");
+    // Every line parses and both episodes are listed once; the fragment is kept aside.
+    let after = records(&path);
+    let mut tasks: Vec<&str> = after.iter().map(|r| r["task"].as_str().unwrap()).collect();
+    tasks.sort();
+    tasks.dedup();
+    assert_eq!((after.len(), tasks.len()), (2, 2), "{after:?}");
+    assert_eq!(std::fs::read_to_string(out.join("runs.jsonl.torn-1")).unwrap(), fragment);
+    let again = converse_tui(
+        home.path(),
+        batch_args(&server.base_url(), &out, &[&flags[..], &["--resume"]].concat()),
+    )
+    .await;
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("0 episodes finished (0 errors, 2 already done)")
+    );
 }

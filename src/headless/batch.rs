@@ -3,18 +3,19 @@
 //!
 //! Decisions (also in `--help`):
 //! - Shards: tasks are sorted by id; the i-th (0-based) goes to shard `i % n + 1`;
-//!   every repeat of a task stays in its task's shard.
+//!   every repeat of a task stays in its task's shard. Shard k of n appends to its
+//!   own `runs-<k>-of-<n>.jsonl`; readers merge every runs file of the directory.
 //! - Journals: `<task id>__r<k>.jsonl` (k from 1), characters outside
 //!   `[A-Za-z0-9._-]` replaced by `_`.
-//! - Resume: an episode is done when `runs.jsonl` has its (task, repeat), whatever
+//! - Resume: an episode is done when a runs file has its (task, repeat), whatever
 //!   its status (errors included: delete their lines to run them again). An
 //!   unfinished one is run again from the start; its partial journal is kept as
 //!   `<journal>.aborted-<n>` (not `.jsonl`, so readers of the directory skip it).
+//!   A torn last line of the runs file is cut off (kept as `<runs file>.torn-<n>`).
 //! - Stop (SIGINT/SIGTERM/SIGHUP): no new episodes; the running ones are aborted,
 //!   their journals end with `end: aborted`, and they are not written to `runs.jsonl`.
 
 use std::collections::HashSet;
-use std::fs::OpenOptions;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,27 +33,9 @@ use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::runner::{RunnerHandle, Start};
 
 use super::run::{Launch, RunArgs};
-use super::runs::{self, RUNS_FILE, RunRecord};
+use super::runs::{self, RunRecord};
 
-/// `k/n`: this process runs shard k of n (1-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub k: usize,
-    pub n: usize,
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let (k, n) = s.split_once('/').ok_or("expected k/n, e.g. 1/3")?;
-        let k: usize = k.trim().parse().map_err(|_| format!("{k:?} is not a number"))?;
-        let n: usize = n.trim().parse().map_err(|_| format!("{n:?} is not a number"))?;
-        if n == 0 || k == 0 || k > n {
-            return Err(format!("shard {k}/{n}: need 1 <= k <= n"));
-        }
-        Ok(Shard { k, n })
-    }
-}
+pub use super::shard::Shard;
 
 #[derive(Debug, Clone)]
 pub struct BatchArgs {
@@ -172,14 +155,16 @@ pub async fn batch(
     let todo = pending(args, &all)?;
     let mut report =
         BatchReport { planned: all.len(), skipped: all.len() - todo.len(), ..Default::default() };
-    let runs_path = args.out.join(RUNS_FILE);
-    let mut runs_file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&runs_path)
-        .with_context(|| format!("{}: cannot open", runs_path.display()))?;
+    let runs_path = args.out.join(runs::runs_file_name(args.shard));
+    let (mut runs_file, torn) = runs::open_for_append(&runs_path)?;
 
     let progress = Progress::new(todo.len(), args.progress_bar);
+    if let Some(aside) = torn {
+        progress.note(
+            &format!("{}: cut off a torn last line, kept as {}", runs_path.display(), aside.display()),
+            err,
+        );
+    }
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut signals = crate::core::signals::stop_signals()?;
     let mut queue = todo.into_iter();
@@ -261,8 +246,9 @@ pub async fn batch(
 /// The planned episodes still to run. Without `--resume`, a directory that
 /// already holds any of them is refused (nothing is overwritten by accident).
 fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
+    // Every shard's runs file counts: only this shard's planned episodes are looked up.
     let done: HashSet<(String, u32)> = match runs::read_runs(&args.out)? {
-        Some((records, _)) => records.into_iter().map(|r| (r.task, r.repeat)).collect(),
+        Some(merged) => merged.records.into_iter().map(|r| (r.task, r.repeat)).collect(),
         None => HashSet::new(),
     };
     let mut todo = Vec::new();
@@ -289,17 +275,8 @@ fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
 
 /// Renames an unfinished journal to `<name>.aborted-<n>` (first free n).
 fn set_aside(path: &Path) -> anyhow::Result<()> {
-    for n in 1.. {
-        let mut name = path.as_os_str().to_owned();
-        name.push(format!(".aborted-{n}"));
-        let target = PathBuf::from(name);
-        if !target.exists() {
-            std::fs::rename(path, &target)
-                .with_context(|| format!("{}: cannot set the partial journal aside", path.display()))?;
-            return Ok(());
-        }
-    }
-    Ok(())
+    std::fs::rename(path, runs::free_name(path, "aborted"))
+        .with_context(|| format!("{}: cannot set the partial journal aside", path.display()))
 }
 
 struct Finished {
@@ -458,14 +435,6 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shard_parsing_rejects_nonsense() {
-        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, n: 3 }));
-        for bad in ["0/3", "4/3", "1/0", "3", "a/b"] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn journal_names_are_filesystem_safe() {

@@ -1,15 +1,29 @@
-//! `runs.jsonl`: one line per finished batch episode. Written by `batch`, read
-//! by `batch --resume` and `summary` (which can also rebuild records from journals).
+//! Runs files: one line per finished batch episode, in `runs.jsonl` or, for a
+//! shard, `runs-<k>-of-<n>.jsonl`. Written by `batch`, read (all of a
+//! directory's, merged) by `batch --resume` and `summary` (which can also
+//! rebuild records from journals).
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
-use std::path::Path;
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+pub use crate::core::batch_files::RUNS_FILE;
+use crate::core::batch_files::{is_runs_file, shard_runs_file};
 use crate::core::episode::{Episode, EventBody, Outcome, Party, Verdict, VerdictMethod};
 
-pub const RUNS_FILE: &str = "runs.jsonl";
+use super::shard::Shard;
+
+/// The runs file a batch (or one shard of it) appends to.
+pub fn runs_file_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => shard_runs_file(s.k, s.n),
+        None => RUNS_FILE.to_string(),
+    }
+}
 
 /// The final say of one judge on one episode.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -92,37 +106,120 @@ pub fn final_verdicts<'a>(
 }
 
 /// Appends one record as one line and flushes it, so a crash loses at most the line being written.
-pub fn append(file: &mut std::fs::File, record: &RunRecord) -> anyhow::Result<()> {
+pub fn append(file: &mut File, record: &RunRecord) -> anyhow::Result<()> {
     let mut line = serde_json::to_vec(record)?;
     line.push(b'\n');
-    // One write call per line: shards sharing a directory do not interleave.
+    // One write call per line; each shard has its own file, as appends are not atomic on network file systems.
     file.write_all(&line)?;
     file.flush()?;
     Ok(())
 }
 
-/// The records of `dir/runs.jsonl` (`None` when there is no such file). Lines
-/// that do not parse (a torn last line after a crash) are skipped and counted.
-pub fn read_runs(dir: &Path) -> anyhow::Result<Option<(Vec<RunRecord>, usize)>> {
-    let path = dir.join(RUNS_FILE);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display())),
+/// Every runs file of a directory, merged.
+#[derive(Debug, Default)]
+pub struct MergedRuns {
+    /// One per (task, repeat), the first met (runs files in name order).
+    pub records: Vec<RunRecord>,
+    /// Lines that do not parse (a torn last line after a crash).
+    pub unreadable: usize,
+    /// Records of a (task, repeat) already met (shards of different `n` in one directory).
+    pub duplicates: usize,
+}
+
+/// The runs files of `dir`, in name order (`runs.jsonl` first).
+pub fn runs_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => anyhow::bail!("{}: cannot list: {e}", dir.display()),
     };
-    let mut records = Vec::new();
-    let mut bad = 0;
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<RunRecord>(&line) {
-            Ok(r) => records.push(r),
-            Err(_) => bad += 1,
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("{}: cannot list", dir.display()))?;
+        if entry.file_name().to_str().is_some_and(is_runs_file) && entry.path().is_file() {
+            files.push(entry.path());
         }
     }
-    Ok(Some((records, bad)))
+    // `runs.jsonl` sorts after `runs-…`: put it first, the shards by name after it.
+    files.sort_by_key(|p| (!p.ends_with(RUNS_FILE), p.clone()));
+    Ok(files)
+}
+
+/// The records of every runs file of `dir` (`None` when it has none).
+pub fn read_runs(dir: &Path) -> anyhow::Result<Option<MergedRuns>> {
+    let files = runs_files(dir)?;
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let mut merged = MergedRuns::default();
+    let mut seen = HashSet::new();
+    for path in files {
+        let file = File::open(&path).with_context(|| format!("{}: cannot open", path.display()))?;
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.with_context(|| format!("{}: cannot read", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<RunRecord>(&line) {
+                Ok(r) if seen.insert((r.task.clone(), r.repeat)) => merged.records.push(r),
+                Ok(_) => merged.duplicates += 1,
+                Err(_) => merged.unreadable += 1,
+            }
+        }
+    }
+    Ok(Some(merged))
+}
+
+/// Opens a runs file for appending. A torn last line (a crash mid-write) is
+/// cut off first and kept as `<file>.torn-<n>`, so the next record starts on
+/// its own line; returns where the fragment went.
+pub fn open_for_append(path: &Path) -> anyhow::Result<(File, Option<PathBuf>)> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("{}: cannot open", path.display()))?;
+    let torn =
+        repair_torn_tail(&mut file, path).with_context(|| format!("{}: cannot repair", path.display()))?;
+    Ok((file, torn))
+}
+
+fn repair_torn_tail(file: &mut File, path: &Path) -> std::io::Result<Option<PathBuf>> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(None);
+    }
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.read_exact(&mut last)?;
+    if last[0] == b'\n' {
+        return Ok(None);
+    }
+    let mut content = Vec::new();
+    file.seek(SeekFrom::Start(0))?;
+    file.read_to_end(&mut content)?;
+    let keep = content.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let aside = free_name(path, "torn");
+    // The fragment is safe on disk before the runs file loses it.
+    let mut fragment = File::create(&aside)?;
+    fragment.write_all(&content[keep..])?;
+    fragment.sync_all()?;
+    file.set_len(keep as u64)?;
+    file.sync_all()?;
+    Ok(Some(aside))
+}
+
+/// `<path>.<tag>-<n>` with the first n (from 1) not taken.
+pub fn free_name(path: &Path, tag: &str) -> PathBuf {
+    (1..)
+        .map(|n| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(format!(".{tag}-{n}"));
+            PathBuf::from(name)
+        })
+        .find(|p| !p.exists())
+        .expect("an unbounded range has a free name")
 }
 
 /// A record rebuilt from a journal (for directories without `runs.jsonl`).

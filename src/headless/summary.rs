@@ -139,17 +139,23 @@ fn or_dash(s: &str) -> String {
     if s.is_empty() { "-".into() } else { s.to_string() }
 }
 
-/// A directory's records: `runs.jsonl`, else one per journal in it.
+/// A directory's records: its runs files merged, else one per journal in it.
 /// Episodes that name only their task get it from `tasks` (for the domain,
 /// category and persona rows).
 pub fn load(dir: &Path, tasks: &TaskLookup) -> anyhow::Result<(Vec<RunRecord>, Vec<String>)> {
-    if let Some((records, bad)) = runs::read_runs(dir)? {
-        let warnings = if bad > 0 {
-            vec![format!("{}: {bad} unreadable lines skipped", dir.display())]
-        } else {
-            Vec::new()
-        };
-        return Ok((records, warnings));
+    if let Some(merged) = runs::read_runs(dir)? {
+        let mut warnings = Vec::new();
+        if merged.unreadable > 0 {
+            warnings.push(format!("{}: {} unreadable lines skipped", dir.display(), merged.unreadable));
+        }
+        if merged.duplicates > 0 {
+            warnings.push(format!(
+                "{}: {} episodes listed twice across runs files, counted once",
+                dir.display(),
+                merged.duplicates
+            ));
+        }
+        return Ok((merged.records, warnings));
     }
     if !dir.is_dir() {
         anyhow::bail!("{}: not a directory", dir.display());

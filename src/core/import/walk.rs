@@ -3,12 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use super::{LoadError, converse_judges::is_judge_file, load_path};
+use crate::core::batch_files::is_runs_file;
 use crate::core::episode::Episode;
 
 /// Loads every episode file under `dir`, recursively, in sorted path order.
 ///
-/// Judge files (attached to their episodes), annotation sidecars and files
-/// that are not `.json`/`.jsonl` are skipped. One bad file does not stop the
+/// Judge files (attached to their episodes), annotation and verdict sidecars,
+/// a batch's runs files and files that are not `.json`/`.jsonl` (such as a
+/// batch's `.aborted-N` partial journals) are skipped. One bad file does not stop the
 /// walk: its error is collected and the rest still load.
 pub fn load_dir(dir: &Path) -> (Vec<Episode>, Vec<LoadError>) {
     let mut errors = Vec::new();
@@ -66,5 +68,5 @@ fn is_episode_candidate(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let json = name.ends_with(".json") || name.ends_with(".jsonl");
     let sidecar = name.ends_with(".notes.jsonl") || name.ends_with(".verdicts.jsonl");
-    json && !sidecar && !is_judge_file(path) && path.is_file()
+    json && !sidecar && !is_runs_file(&name) && !is_judge_file(path) && path.is_file()
 }

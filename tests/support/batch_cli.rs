@@ -1,0 +1,81 @@
+//! Running `converse-tui batch` / `summary` from tests: an isolated home, the
+//! flags that point a batch at the test server, and reading what it wrote.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use super::openai_server::Reply;
+
+/// A reply both roles accept: the attacker needs JSON `{text, details}`, the assistant any text.
+pub fn generic() -> Reply {
+    Reply::text(r#"{"text": "Which hotels are near the beach?", "details": ""}"#).usage(10, 5)
+}
+
+/// The binary with a private home: no user config, the bundled sample tasks, a test key.
+pub fn command(home: &Path, args: &[String]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_converse-tui"));
+    cmd.args(args);
+    isolated(&mut cmd, home);
+    cmd
+}
+
+/// `cmd` with a private home (what `command` gives the binary; for whatever starts it, such as sbatch).
+pub fn isolated<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env_remove("CONVERSE_TUI_CONFIG")
+        .env_remove("CONVERSE_TUI_DATA")
+        .env_remove("OPENAI_BASE_URL")
+        .env("OPENAI_API_KEY", "sk-test")
+}
+
+pub async fn converse_tui(home: &Path, args: Vec<String>) -> Output {
+    let mut cmd = command(home, &args);
+    tokio::task::spawn_blocking(move || cmd.output().unwrap()).await.unwrap()
+}
+
+pub fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+pub fn batch_args(base_url: &str, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&[
+        "batch",
+        "--base-url",
+        base_url,
+        "--assistant-model",
+        "test-assistant",
+        "--attacker-model",
+        "test-attacker",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    args.extend(strings(extra));
+    args
+}
+
+/// Each line of `path` as JSON (panics on a line that does not parse: a glued or torn line).
+pub fn records(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: {e}: {l}", path.display())))
+        .collect()
+}
+
+/// The `all` row of `summary --json DIR`: episodes, rates and tokens.
+pub async fn summary_total(home: &Path, dir: &Path) -> Value {
+    let output = converse_tui(home, strings(&["summary", "--json", &dir.display().to_string()])).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stderr.is_empty(), "no warnings: {}", String::from_utf8_lossy(&output.stderr));
+    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let row = v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone();
+    json!([row["episodes"], row["leak_rate"], row["attack_success_rate"], row["tokens"]])
+}
