@@ -3,8 +3,8 @@
 pub mod batch;
 pub mod data;
 pub mod dump;
-pub mod episode_tasks;
 pub mod emit;
+pub mod episode_tasks;
 pub mod export;
 pub mod judge;
 pub mod notes;
