@@ -235,6 +235,17 @@ async fn shards_partition_the_tasks_and_dry_run_prints_repeats() {
     union.sort();
     assert_eq!(union, all, "disjoint and complete");
 
+    // Issue 11: a dry run needs no --out (and a real run still does).
+    let mut args = batch_args("http://127.0.0.1:9/v1", home.path(), &["--dry-run"]);
+    let at = args.iter().position(|a| a == "--out").unwrap();
+    args.drain(at..at + 2);
+    let without_out = converse_tui(home.path(), args.clone()).await;
+    assert!(without_out.status.success(), "{}", String::from_utf8_lossy(&without_out.stderr));
+    assert_eq!(String::from_utf8_lossy(&without_out.stdout).lines().collect::<Vec<_>>(), all);
+    args.retain(|a| a != "--dry-run");
+    let real = converse_tui(home.path(), args).await;
+    assert!(!real.status.success() && String::from_utf8_lossy(&real.stderr).contains("--out"));
+
     let repeated = dry_run(home.path(), &["--limit", "2", "--repeat", "2"]).await;
     let two = dry_run(home.path(), &["--limit", "2"]).await;
     assert_eq!(

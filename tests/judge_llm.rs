@@ -293,6 +293,8 @@ async fn empty_targets_make_no_call() {
     let (vs, server) = judge(&events, &ctx, vec![Reply::text(COVERAGE_5_7)], None).await;
     assert_eq!(vs[0].outcome, Outcome::Skipped);
     assert_eq!(vs[0].details["reason"], "No privacy target configured.");
+    assert_eq!(vs[0].score, None);
+    assert!(vs[0].details.get("privacy_leak").is_none());
     assert_eq!(server.requests().len(), 1);
 }
 
