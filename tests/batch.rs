@@ -354,3 +354,39 @@ async fn summary_rates_match_hand_computed_figures() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("66.7% / 0.0% / -66.7pp"), "{text}");
 }
+
+/// A journal with one whole-episode utility verdict, for `summary` over journals.
+fn utility_journal(dir: &Path, id: &str, max_turns: u32, rating: f64, rated: u64) -> PathBuf {
+    let header = json!({"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode", "format": "converse-tui/1",
+        "id": id, "task": {"id": format!("travel_planning_p1_privacy_{id}"), "domain": "travel_planning",
+        "attack_type": "privacy"}, "config": {"models": {"assistant": "m"}, "max_turns": max_turns}});
+    let verdict = json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "verdict", "judge": "utility",
+        "method": "llm", "outcome": "pass", "score": 0.5,
+        "details": {"rating": rating, "ratings_evaluation": {"average_rating": rating, "num_items_rated": rated}}});
+    let end = json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "end", "reason": "max_turns", "turns": 1});
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, format!("{header}\n{verdict}\n{end}\n")).unwrap();
+    path
+}
+
+/// Issue 11 item 5: episodes without ratings data are not averaged in as 0;
+/// `summary A B` prints no `-0.000` and warns when A and B used different settings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summary_leaves_unrated_episodes_out_and_warns_on_different_settings() {
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (home.path().join("a"), home.path().join("b"));
+    utility_journal(&a, "rated", 10, 7.0, 3);
+    utility_journal(&a, "unrated", 10, 0.0, 0);
+    utility_journal(&b, "rated", 6, 7.0, 3);
+    let output = converse_tui(home.path(), strings(&["summary", "--json", &a.display().to_string()])).await;
+    let s: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(row(&s, "all", "all")["rating"], 7.0, "the unrated episode is not a 0");
+
+    let output =
+        converse_tui(home.path(), strings(&["summary", &a.display().to_string(), &b.display().to_string()])).await;
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("7.000 / 7.000 / 0.000") && !stdout.contains("-0.000"), "{stdout}");
+    assert!(stderr.contains("warning: A and B used different settings: max turns 10 in A, 6 in B"), "{stderr}");
+}

@@ -226,15 +226,12 @@ async fn rules_only_judging_of_maseval_reports_hides_no_imported_failure() {
     };
     let text: String = (0..7).map(|i| format!("{}\n", report(i, i != 0))).collect();
     std::fs::write(dir.join("reports.jsonl"), text).unwrap();
-    let summary = |home: &Path, dir: &Path| {
-        converse_tui(home, ["summary", "--json", dir.to_str().unwrap()].map(String::from).to_vec())
-    };
-    let leak_rate = |output: &Output| {
+    let summary_args = || ["summary", "--json", dir.to_str().unwrap()].map(String::from).to_vec();
+    let all_row = |output: &Output| {
         let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        let all = v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone();
-        all
+        v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone()
     };
-    let before = leak_rate(&summary(home.path(), &dir).await);
+    let before = all_row(&converse_tui(home.path(), summary_args()).await);
     assert!((before["leak_rate"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-9, "{before}");
 
     let args = ["judge", dir.to_str().unwrap(), "--rules-only", "--json"].map(String::from).to_vec();
@@ -246,7 +243,7 @@ async fn rules_only_judging_of_maseval_reports_hides_no_imported_failure() {
     assert_eq!(judged["outcome"], "skipped", "{judged}");
     assert_eq!(judged["score"], serde_json::Value::Null, "a skipped verdict has no score");
 
-    let after = leak_rate(&summary(home.path(), &dir).await);
+    let after = all_row(&converse_tui(home.path(), summary_args()).await);
     assert!((after["leak_rate"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-9, "{after}");
     assert_eq!(after["privacy_judged"], 7);
     let text = converse_tui(home.path(), ["summary", dir.to_str().unwrap()].map(String::from).to_vec()).await;

@@ -183,7 +183,7 @@ pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
         for difference in settings_differences(a, b) {
             writeln!(
                 err,
-                "warning: A and B differ in more than the compared runs: {}",
+                "warning: A and B used different settings: {}",
                 single_line(&difference)
             )?;
         }
@@ -380,5 +380,19 @@ fn clip(s: &str, width: usize) -> String {
         let mut t: String = s.chars().take(width.saturating_sub(1)).collect();
         t.push('…');
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed;
+
+    #[test]
+    fn a_difference_that_rounds_to_zero_has_no_sign() {
+        assert_eq!(signed((0.1 + 0.2) - 0.3 - 1e-9, 3, ""), "0.000");
+        assert_eq!(signed(-0.0, 1, "pp"), "0.0pp");
+        assert_eq!(signed(-0.0004, 3, ""), "0.000");
+        assert_eq!(signed(-0.0006, 3, ""), "-0.001");
+        assert_eq!(signed(12.34, 1, "pp"), "+12.3pp");
     }
 }
