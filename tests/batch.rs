@@ -363,7 +363,8 @@ fn utility_journal(dir: &Path, id: &str, max_turns: u32, rating: f64, rated: u64
     let verdict = json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "verdict", "judge": "utility",
         "method": "llm", "outcome": "pass", "score": 0.5,
         "details": {"rating": rating, "ratings_evaluation": {"average_rating": rating, "num_items_rated": rated}}});
-    let end = json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "end", "reason": "max_turns", "turns": 1});
+    let end =
+        json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "end", "reason": "max_turns", "turns": 1});
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join(format!("{id}.jsonl"));
     std::fs::write(&path, format!("{header}\n{verdict}\n{end}\n")).unwrap();
@@ -384,9 +385,13 @@ async fn summary_leaves_unrated_episodes_out_and_warns_on_different_settings() {
     assert_eq!(row(&s, "all", "all")["rating"], 7.0, "the unrated episode is not a 0");
 
     let output =
-        converse_tui(home.path(), strings(&["summary", &a.display().to_string(), &b.display().to_string()])).await;
+        converse_tui(home.path(), strings(&["summary", &a.display().to_string(), &b.display().to_string()]))
+            .await;
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "{stderr}");
     assert!(stdout.contains("7.000 / 7.000 / 0.000") && !stdout.contains("-0.000"), "{stdout}");
-    assert!(stderr.contains("warning: A and B used different settings: max turns 10 in A, 6 in B"), "{stderr}");
+    assert!(
+        stderr.contains("warning: A and B used different settings: max turns 10 in A, 6 in B"),
+        "{stderr}"
+    );
 }

@@ -181,11 +181,7 @@ pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     }
     if let [a, b] = settings.as_slice() {
         for difference in settings_differences(a, b) {
-            writeln!(
-                err,
-                "warning: A and B used different settings: {}",
-                single_line(&difference)
-            )?;
+            writeln!(err, "warning: A and B used different settings: {}", single_line(&difference))?;
         }
     }
     match (tables.as_slice(), args.json) {
