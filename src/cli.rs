@@ -256,9 +256,9 @@ pub struct BatchCli {
     pub source: TaskSource,
     #[command(flatten)]
     pub models: ModelArgs,
-    /// The batch directory: `<task>__r<k>.jsonl` journals and runs.jsonl.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    /// The batch directory: `<task>__r<k>.jsonl` journals and runs.jsonl (not needed with --dry-run).
+    #[arg(long, value_name = "DIR", required_unless_present = "dry_run")]
+    pub out: Option<PathBuf>,
     /// Episodes running at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: u32,

@@ -64,7 +64,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            converse_tui::headless::dump::dump(&inputs, json, &tasks, &mut out)?;
+            converse_tui::headless::dump::dump(&inputs, json, &tasks, &mut out, &mut std::io::stderr())?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
@@ -170,7 +170,8 @@ fn run_args(s: cli::EpisodeSettings, source: TasksArgs, models: ModelFlags) -> R
 /// `batch`: exit code non-zero when an episode ended in error or the batch was stopped.
 fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     let run = run_args(b.settings, tasks_args(b.source, false), model_flags(b.models));
-    let mut args = BatchArgs::new(run, b.out);
+    // Only a dry run goes without `--out` (clap enforces it), and it writes nothing.
+    let mut args = BatchArgs::new(run, b.out.unwrap_or_default());
     args.concurrency = b.concurrency as usize;
     args.rpm_attacker = b.rpm_attacker;
     args.rpm_assistant = b.rpm_assistant;

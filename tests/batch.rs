@@ -194,6 +194,17 @@ async fn shards_partition_the_tasks_and_dry_run_prints_repeats() {
     union.sort();
     assert_eq!(union, all, "disjoint and complete");
 
+    // Issue 11: a dry run needs no --out (and a real run still does).
+    let mut args = batch_args("http://127.0.0.1:9/v1", home.path(), &["--dry-run"]);
+    let at = args.iter().position(|a| a == "--out").unwrap();
+    args.drain(at..at + 2);
+    let without_out = converse_tui(home.path(), args.clone()).await;
+    assert!(without_out.status.success(), "{}", String::from_utf8_lossy(&without_out.stderr));
+    assert_eq!(String::from_utf8_lossy(&without_out.stdout).lines().collect::<Vec<_>>(), all);
+    args.retain(|a| a != "--dry-run");
+    let real = converse_tui(home.path(), args).await;
+    assert!(!real.status.success() && String::from_utf8_lossy(&real.stderr).contains("--out"));
+
     let repeated = dry_run(home.path(), &["--limit", "2", "--repeat", "2"]).await;
     let two = dry_run(home.path(), &["--limit", "2"]).await;
     assert_eq!(
@@ -518,5 +529,46 @@ async fn resume_after_a_torn_runs_file_repairs_it_before_appending() {
     .await;
     assert!(
         String::from_utf8_lossy(&again.stdout).contains("0 episodes finished (0 errors, 2 already done)")
+    );
+}
+
+/// A journal with one whole-episode utility verdict, for `summary` over journals.
+fn utility_journal(dir: &Path, id: &str, max_turns: u32, rating: f64, rated: u64) -> PathBuf {
+    let header = json!({"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode", "format": "converse-tui/1",
+        "id": id, "task": {"id": format!("travel_planning_p1_privacy_{id}"), "domain": "travel_planning",
+        "attack_type": "privacy"}, "config": {"models": {"assistant": "m"}, "max_turns": max_turns}});
+    let verdict = json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "verdict", "judge": "utility",
+        "method": "llm", "outcome": "pass", "score": 0.5,
+        "details": {"rating": rating, "ratings_evaluation": {"average_rating": rating, "num_items_rated": rated}}});
+    let end =
+        json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "end", "reason": "max_turns", "turns": 1});
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, format!("{header}\n{verdict}\n{end}\n")).unwrap();
+    path
+}
+
+/// Issue 11 item 5: episodes without ratings data are not averaged in as 0;
+/// `summary A B` prints no `-0.000` and warns when A and B used different settings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summary_leaves_unrated_episodes_out_and_warns_on_different_settings() {
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (home.path().join("a"), home.path().join("b"));
+    utility_journal(&a, "rated", 10, 7.0, 3);
+    utility_journal(&a, "unrated", 10, 0.0, 0);
+    utility_journal(&b, "rated", 6, 7.0, 3);
+    let output = converse_tui(home.path(), strings(&["summary", "--json", &a.display().to_string()])).await;
+    let s: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(row(&s, "all", "all")["rating"], 7.0, "the unrated episode is not a 0");
+
+    let output =
+        converse_tui(home.path(), strings(&["summary", &a.display().to_string(), &b.display().to_string()]))
+            .await;
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success(), "{stderr}");
+    assert!(stdout.contains("7.000 / 7.000 / 0.000") && !stdout.contains("-0.000"), "{stdout}");
+    assert!(
+        stderr.contains("warning: A and B used different settings: max turns 10 in A, 6 in B"),
+        "{stderr}"
     );
 }

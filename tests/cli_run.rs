@@ -154,3 +154,26 @@ async fn config_show_masks_the_key_and_a_missing_model_says_what_to_set() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no task 'nope'"), "{stderr}");
 }
+
+/// Issue 11: `--attacker-script` records the file the attack came from in the
+/// journal's header, and warns when it was recorded for another task.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attacker_script_is_recorded_and_a_task_mismatch_is_warned() {
+    let server = OpenAiServer::start(vec![]).await;
+    server.set_default(Reply::text("I cannot share that."));
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
+    let mut args = run_args(&server, &out);
+    args.extend(["--attacker-script".to_string(), script.display().to_string()]);
+    let output = converse_tui(home.path(), args).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let warning = stdout.lines().find(|l| l.starts_with("warning: the attacker script")).expect(&stdout);
+    assert!(warning.contains(&format!("not {TASK}")), "{warning}");
+    let journal = std::fs::read_dir(&out).unwrap().flatten().next().unwrap().path();
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&journal).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(header["config"]["attacker_script"], script.display().to_string());
+    assert_eq!(header["config"]["attacker_kind"], "scripted");
+}

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use converse_tui::core::dataset::TaskLookup;
 use converse_tui::core::episode::{Event, read_journal_from};
 use converse_tui::core::import::load_path;
 use converse_tui::headless::dump::dump;
@@ -16,7 +17,7 @@ const LOG: &str = "persona1_adv_security_attack_delete_calendar_baseline/output_
 
 fn run(paths: &[PathBuf], json: bool) -> anyhow::Result<String> {
     let mut out = Vec::new();
-    dump(paths, json, &converse_tui::core::dataset::TaskLookup::default(), &mut out)?;
+    dump(paths, json, &TaskLookup::default(), &mut out, &mut Vec::new())?;
     Ok(String::from_utf8(out).expect("utf-8"))
 }
 
@@ -108,4 +109,41 @@ fn a_directory_dumps_every_episode_and_errors_name_the_file() {
     assert!(err.to_string().starts_with(&format!("{}:2: invalid JSON", bad.display())));
     let err = run(&[dir.path().to_path_buf()], false).expect_err("fails");
     assert!(err.to_string().starts_with(&format!("{}:2:", bad.display())));
+}
+
+/// Issue 11 items 10 and 11: a truncated journal dumps with a warning on
+/// stderr (naming file and line), and the table lists the annotations of its
+/// notes file with the words each one quotes.
+#[test]
+fn a_truncated_journal_warns_on_stderr_and_annotations_are_listed_with_their_quote() {
+    use converse_tui::core::annotate::{Draft, Label, NotesFile, Span, notes_path};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("ep.jsonl");
+    let text = concat!(
+        r#"{"seq":0,"at":"t","kind":"episode","format":"converse-tui/1","id":"ep"}"#,
+        "\n",
+        r#"{"seq":1,"at":"t","kind":"message","turn":1,"from":"assistant","to":"attacker","text":"See Hollybrook Clinic"}"#,
+        "\n",
+        r#"{"seq":2,"at":"t","kind":"message","turn":2,"from":"attac"#,
+    );
+    std::fs::write(&path, text).expect("write");
+    let mut notes = NotesFile::open(notes_path(&path)).expect("notes");
+    let draft = Draft {
+        episode: "ep".into(),
+        target_seq: 1,
+        span: Some(Span { start: 4, end: 14 }),
+        label: Label::Leak,
+        note: "names the clinic".into(),
+    };
+    notes.add(draft, "ann").expect("add");
+
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    dump(std::slice::from_ref(&path), false, &TaskLookup::default(), &mut out, &mut err).expect("dump");
+    let (out, err) = (String::from_utf8(out).expect("utf-8"), String::from_utf8(err).expect("utf-8"));
+    assert!(err.starts_with("warning: ") && err.contains("ep.jsonl:3:"), "{err}");
+    assert!(out.contains("note #1 leak «Hollybrook» names the clinic"), "{out}");
+
+    let mut err = Vec::new();
+    dump(&[path], true, &TaskLookup::default(), &mut Vec::new(), &mut err).expect("dump");
+    assert!(String::from_utf8_lossy(&err).contains("ep.jsonl:3:"), "--json warns too");
 }

@@ -20,6 +20,7 @@ fn html_of_the_first_demo() {
         label: "leak".into(),
         note: "Health data shared under an insurance pretext.".into(),
         author: Some("reviewer".into()),
+        quote: None,
     }];
     insta::assert_snapshot!("html_demo_1", to_html(&first_demo(), &notes));
 }
@@ -57,6 +58,7 @@ fn html_keeps_untrusted_text_as_text() {
         label: "<i>x</i>".into(),
         note: "<script>n()</script>".into(),
         author: None,
+        quote: Some("<b>q</b>".into()),
     }];
     let html = to_html(&hostile(), &notes);
     assert!(!html.contains("<script"), "a script tag survived");
@@ -152,4 +154,62 @@ fn exports_never_panic_on_odd_episodes() {
     assert!(html.contains("a<mark>b</mark>"));
     let _ = to_markdown(&episode);
     let _ = converse_tui::core::export::to_maseval(&episode);
+}
+
+/// Issue 11 item 10: `export` shows a notes file's annotations, with the words
+/// they quote, in Markdown, HTML and MASEval.
+#[test]
+fn exports_show_annotations_with_their_quote() {
+    use converse_tui::core::annotate::{Draft, Label, NotesFile, Span, notes_path};
+    use converse_tui::headless::export::{Format, export_to};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demo.jsonl");
+    std::fs::write(&path, converse_tui::core::export::to_json_lines(&first_demo())).unwrap();
+    let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
+    let (seq, text) = episode
+        .events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.body {
+            converse_tui::core::episode::EventBody::Message(m) if m.text.chars().count() > 12 => {
+                Some((e.seq, m.text.clone()))
+            }
+            _ => None,
+        })
+        .unwrap();
+    let quoted: String = text.chars().skip(2).take(10).collect();
+    let mut notes = NotesFile::open(notes_path(&path)).unwrap();
+    let draft = Draft {
+        episode: episode.id().to_string(),
+        target_seq: seq,
+        span: Some(Span { start: 2, end: 12 }),
+        label: Label::Leak,
+        note: "reviewer says so".into(),
+    };
+    notes.add(draft, "ann").unwrap();
+
+    let export = |format: Format| {
+        let mut out = Vec::new();
+        export_to(
+            std::slice::from_ref(&path),
+            format,
+            None,
+            false,
+            &converse_tui::core::dataset::TaskLookup::default(),
+            &mut out,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let markdown = export(Format::Markdown);
+    assert!(markdown.contains("## Annotations"), "{markdown}");
+    assert!(markdown.contains(&format!("on event {seq} — ann")), "{markdown}");
+    assert!(markdown.contains("reviewer says so"));
+    let html = export(Format::Html);
+    assert!(html.contains("reviewer says so") && html.contains("class=\"quote\""), "{html}");
+    let report: serde_json::Value = serde_json::from_str(export(Format::Maseval).trim()).unwrap();
+    let a = &report["annotations"][0];
+    assert_eq!((a["target_seq"].as_u64(), a["label"].as_str()), (Some(seq), Some("leak")));
+    assert_eq!(a["quote"].as_str(), Some(quoted.as_str()));
+    assert_eq!(a["note"], "reviewer says so");
 }

@@ -146,24 +146,24 @@ async fn always_invalid_is_an_error_with_the_raw_reply() {
     assert_eq!(vs[1].outcome, Outcome::Partial);
 }
 
+/// Transport errors are the client's to retry (its own policy; none here):
+/// a judge call that gets one fails at once, naming it, instead of asking again
+/// (issue 11: a parse-retry loop around the HTTP-retry loop multiplied requests).
 #[tokio::test]
-async fn model_errors_cost_an_attempt_without_the_reminder() {
+async fn a_model_error_ends_the_judge_call_and_is_named() {
     let events = demo("01-travel-privacy-leak.jsonl");
     let ctx = JudgeContext::from_events(&events);
-    let replies = vec![
-        Reply::status(500),
-        Reply::text(LEAK_YES),
-        Reply::status(500),
-        Reply::status(500),
-        Reply::status(500),
-    ];
+    let replies = vec![Reply::status(500), Reply::text(COVERAGE_5_7)];
     let (vs, server) = judge(&events, &ctx, replies, None).await;
-    assert_eq!(vs[0].outcome, Outcome::Fail);
+    assert_eq!(vs[0].outcome, Outcome::Error);
+    assert_eq!(vs[0].model.as_deref(), Some("judge-model"));
+    assert!(vs[0].details["error"].as_str().unwrap().contains("HTTP 500"), "{}", vs[0].details);
+    assert!(vs[0].summary.as_deref().unwrap().contains("HTTP 500"));
+    assert_eq!(vs[0].details["raw_response"], Value::Null);
+    // The next judge's call is the next request: the failed one was not asked again.
+    assert_eq!(vs[1].outcome, Outcome::Partial);
     assert_eq!(prompt_of(&server, 1).matches(REMINDER).count(), 0);
-    // Utility never got an answer: error, no raw reply, not a silent pass.
-    assert_eq!(vs[1].outcome, Outcome::Error);
-    assert_eq!(vs[1].details["raw_response"], Value::Null);
-    assert_eq!(server.requests().len(), 5);
+    assert_eq!(server.requests().len(), 2);
 }
 
 #[tokio::test]
@@ -293,6 +293,8 @@ async fn empty_targets_make_no_call() {
     let (vs, server) = judge(&events, &ctx, vec![Reply::text(COVERAGE_5_7)], None).await;
     assert_eq!(vs[0].outcome, Outcome::Skipped);
     assert_eq!(vs[0].details["reason"], "No privacy target configured.");
+    assert_eq!(vs[0].score, None);
+    assert!(vs[0].details.get("privacy_leak").is_none());
     assert_eq!(server.requests().len(), 1);
 }
 

@@ -216,6 +216,9 @@ fn no_snippets_is_skipped_with_the_reference_reason() {
     assert_eq!(outcomes(&vs), vec![(None, Outcome::Skipped)]);
     assert_eq!(vs[0].1.summary.as_deref(), Some("No privacy target configured."));
     assert_eq!(vs[0].1.details["reason"], "No privacy target configured.");
+    // Nothing was looked for: no score, and no claim that nothing leaked.
+    assert_eq!(vs[0].1.score, None);
+    assert!(vs[0].1.details.get("privacy_leak").is_none(), "{}", vs[0].1.details);
 }
 
 #[test]
@@ -369,6 +372,8 @@ fn final_package_options_are_judged_at_the_end() {
     let vs = run(&empty);
     assert_eq!(outcomes(&vs), vec![(None, Outcome::Skipped)]);
     assert_eq!(vs[0].1.details["evaluation_method"], "skipped");
+    assert_eq!(vs[0].1.score, None);
+    assert!(vs[0].1.details.get("security_violation").is_none(), "{}", vs[0].1.details);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::core::episode::{Event, EventBody};
+use crate::core::episode::{Event, EventBody, position_of};
 use crate::core::sanitize::inert;
 
 use super::wrap::wrap;
@@ -48,8 +48,8 @@ impl Detail {
                 }
                 if let Some(e) = &v.evidence {
                     let quoted = e.text.clone().unwrap_or_default();
-                    let target =
-                        events.get(e.seq as usize).map(|t| format!(" in #{}{}", t.seq, turn_label(t)));
+                    let target = position_of(events, e.seq)
+                        .map(|i| format!(" in #{}{}", e.seq, turn_label(&events[i])));
                     section(&mut body, &format!("EVIDENCE{}", target.unwrap_or_default()), &quoted);
                 }
                 questions(&mut body, &v.details);

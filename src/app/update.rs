@@ -460,8 +460,10 @@ fn on_overlay_command(state: &mut AppState, command: Command) {
         (Some(Overlay::Annotations { selected }), Command::OpenDetail) => {
             let target = state.notes.list.get(*selected).map(|a| a.target_seq);
             state.overlay = None;
-            if let Some(seq) = target {
-                jump_to_event(state, seq as usize);
+            // `seq` is the event's identity, not its index (merged verdicts are out of `seq` order).
+            let event = target.and_then(|seq| state.view.as_ref()?.episode.position_of(seq));
+            if let Some(event) = event {
+                jump_to_event(state, event);
             }
         }
         (Some(Overlay::Annotations { selected }), Command::SelectNext | Command::ScrollDown) => {

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use crate::core::episode::{Episode, Event, EventBody, Outcome, Party, Verdict, VerdictMethod};
+use crate::core::judge::standing::supersedes;
 use crate::core::sanitize::inert;
 
 use super::layout::PaneId;
@@ -174,13 +175,21 @@ impl EpisodeView {
 
     fn refresh_verdicts(&mut self) {
         let mut rows: Vec<VerdictRow> = Vec::new();
-        for (i, event) in self.episode.events[..=self.cursor.min(self.last())].iter().enumerate() {
+        let events = &self.episode.events;
+        for (i, event) in events[..=self.cursor.min(self.last())].iter().enumerate() {
             if let EventBody::Verdict(v) = &event.body {
                 match rows
                     .iter_mut()
                     .find(|r| r.judge == v.judge && r.method == v.method && r.model == v.model)
                 {
-                    Some(row) => row.event = i,
+                    // An `error` or `skipped` verdict never hides an answer (a re-judge that failed).
+                    Some(row) => {
+                        if let EventBody::Verdict(old) = &events[row.event].body
+                            && supersedes((v.outcome, v.method), (old.outcome, old.method))
+                        {
+                            row.event = i;
+                        }
+                    }
                     None => rows.push(VerdictRow {
                         event: i,
                         judge: v.judge.clone(),
@@ -241,7 +250,9 @@ impl EpisodeView {
             let (Some(start), Some(end)) = (evidence.start, evidence.end) else {
                 continue;
             };
-            let target = evidence.seq as usize;
+            let Some(target) = self.episode.position_of(evidence.seq) else {
+                continue;
+            };
             let Some(text) = self.episode.events.get(target).and_then(|e| event_text(&e.body)) else {
                 continue;
             };

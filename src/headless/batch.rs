@@ -321,6 +321,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
             }
             RunnerUpdate::Event(event) => match event.body {
                 EventBody::Episode(h) => {
+                    record.settings = runs::Settings::of(&h);
                     record.domain = h.task.domain.unwrap_or_default();
                     record.category = h.task.category.unwrap_or_default();
                     record.persona = h.task.persona.as_ref().map(runs::persona_text).unwrap_or_default();

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use crate::core::annotate::annotation_views;
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::{Episode, Event, EventBody};
 use crate::core::import::{load_dir, load_path};
@@ -15,11 +16,19 @@ use crate::headless::episode_tasks::enrich_noting;
 /// Widest summary column in the text table, in terminal cells.
 const SUMMARY_WIDTH: usize = 100;
 
-/// Loads each path (a file, or every episode under a directory) and prints its events.
+/// Loads each path (a file, or every episode under a directory) and prints its events,
+/// and in the table the annotations of its notes file. What the reader forgave
+/// (a truncated last line…) goes to `err` as `warning: path:line: problem`.
 ///
 /// The first load error stops the dump and is returned as `path:line: problem`.
 /// Imported episodes get their task from `tasks`.
-pub fn dump(paths: &[PathBuf], json: bool, tasks: &TaskLookup, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn dump(
+    paths: &[PathBuf],
+    json: bool,
+    tasks: &TaskLookup,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
     for path in paths {
         let mut episodes = if path.is_dir() {
             let (episodes, errors) = load_dir(path);
@@ -32,6 +41,9 @@ pub fn dump(paths: &[PathBuf], json: bool, tasks: &TaskLookup, out: &mut dyn Wri
         };
         enrich_noting(tasks, &mut episodes, &mut std::io::stderr());
         for episode in &episodes {
+            for warning in &episode.warnings {
+                writeln!(err, "warning: {}", sanitize::single_line(warning))?;
+            }
             if json {
                 write_json(episode, out)?;
             } else {
@@ -57,9 +69,6 @@ fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
         sanitize::single_line(episode.id()),
         sanitize::single_line(&episode.origin)
     )?;
-    for warning in &episode.warnings {
-        writeln!(out, "  warning: {}", sanitize::single_line(warning))?;
-    }
     let rows: Vec<[String; 5]> = episode.events.iter().map(row).collect();
     let mut widths = [0usize; 4];
     for r in &rows {
@@ -83,6 +92,11 @@ fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         line.push_str(&truncate(&r[4], SUMMARY_WIDTH));
         writeln!(out, "{}", line.trim_end())?;
+    }
+    for a in annotation_views(episode) {
+        let quote = a.quote.map(|q| format!(" «{q}»")).unwrap_or_default();
+        let text = format!("note #{} {}{quote} {}", a.target_seq, a.label, a.note);
+        writeln!(out, "  {}", truncate(sanitize::single_line(&text).trim_end(), SUMMARY_WIDTH))?;
     }
     writeln!(out)?;
     Ok(())

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::core::annotate::annotation_views;
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::Episode;
 pub use crate::core::export::Format;
-use crate::core::export::{to_html, to_json_lines, to_markdown, to_maseval_line};
+use crate::core::export::{to_html, to_json_lines, to_markdown_with, to_maseval_line_with};
 use crate::core::import::{load_dir, load_path};
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
 use crate::headless::episode_tasks::enrich_noting;
@@ -99,12 +100,15 @@ pub fn export_to(
     }
 }
 
+/// One episode in `format`, with the annotations of its notes file (journal
+/// JSON lines stay a journal: annotations live in their own file, see `notes export`).
 fn render(episode: &Episode, format: Format) -> String {
+    let notes = annotation_views(episode);
     match format {
-        Format::Markdown => to_markdown(episode),
-        Format::Html => to_html(episode, &[]),
+        Format::Markdown => to_markdown_with(episode, &notes),
+        Format::Html => to_html(episode, &notes),
         Format::Json => to_json_lines(episode),
-        Format::Maseval => to_maseval_line(episode),
+        Format::Maseval => to_maseval_line_with(episode, &notes),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `converse-tui judge PATH…`: re-judges saved episodes offline (any supported
-//! format). Verdicts go to a sidecar beside each file (`<name>.verdicts.jsonl`,
-//! merged by the inspector on open); the journal itself is never rewritten.
+//! format). Verdicts are appended to a sidecar beside each file
+//! (`<name>.verdicts.jsonl`, merged by the inspector on open), so earlier runs'
+//! verdicts stay; the journal itself is never rewritten.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -10,8 +11,9 @@ use anyhow::Context;
 use serde_json::json;
 
 use crate::core::dataset::TaskLookup;
-use crate::core::episode::sidecar::{SidecarVerdict, sidecar_path, write_sidecar};
+use crate::core::episode::sidecar::{SidecarVerdict, read_sidecar, sidecar_path, write_sidecar};
 use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod, now_rfc3339};
+use crate::core::judge::standing::supersedes;
 use crate::core::judge::{JudgeContext, llm_verdicts, rule_verdicts};
 use crate::core::llm::{Endpoint, LlmClient};
 use crate::core::sanitize::single_line;
@@ -58,7 +60,10 @@ pub async fn judge(args: &JudgeArgs, out: &mut dyn Write) -> anyhow::Result<bool
             }));
         }
         let path = sidecar_path(&file);
-        write_sidecar(&path, &sidecar)
+        // Re-judging adds: a failing run never replaces the good verdicts of an earlier one.
+        let mut all = read_sidecar(&path).map_err(anyhow::Error::msg)?;
+        all.extend(sidecar);
+        write_sidecar(&path, &all)
             .with_context(|| format!("{}: cannot write the verdicts", path.display()))?;
     }
     if args.json {
@@ -140,11 +145,8 @@ fn row<'a>(file: &Path, episode: &Episode, verdicts: impl Iterator<Item = &'a Ve
         if v.outcome == Outcome::Error {
             row.errors += 1;
         }
-        // The LLM's say wins over the rule's; a later verdict of the same method wins over an earlier one.
-        let keep = match row.outcomes.get(&v.judge) {
-            Some((_, _, VerdictMethod::Llm)) => v.method == VerdictMethod::Llm,
-            _ => true,
-        };
+        let keep =
+            row.outcomes.get(&v.judge).is_none_or(|(o, _, m)| supersedes((v.outcome, v.method), (*o, *m)));
         if keep {
             row.outcomes.insert(v.judge.clone(), (v.outcome, v.score, v.method));
         }

@@ -1,5 +1,6 @@
 //! `converse-tui notes export PATH… --format jsonl|csv`: the annotations in
-//! effect (the folded log, not its history) of every notes file found.
+//! effect (the folded log, not its history) of every notes file found, each
+//! with the words its span quotes (read from the episode file beside it).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -7,7 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use serde_json::json;
 
-use crate::core::annotate::{Annotation, NotesFile, notes_path};
+use crate::core::annotate::{Annotation, NotesFile, notes_path, quote_of};
+use crate::core::episode::Episode;
+use crate::core::import::load_path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
@@ -16,8 +19,19 @@ pub enum ExportFormat {
 }
 
 const NOTES_SUFFIX: &str = ".notes.jsonl";
-const CSV_COLUMNS: [&str; 10] =
-    ["file", "episode", "id", "target_seq", "span_start", "span_end", "label", "note", "author", "at"];
+const CSV_COLUMNS: [&str; 11] = [
+    "file",
+    "episode",
+    "id",
+    "target_seq",
+    "span_start",
+    "span_end",
+    "quote",
+    "label",
+    "note",
+    "author",
+    "at",
+];
 
 /// Writes the current annotations of every notes file under `paths`: a notes
 /// file itself, an episode file (its sidecar, if any), or a directory
@@ -39,14 +53,16 @@ pub fn export(paths: &[PathBuf], format: ExportFormat, out: &mut dyn Write) -> a
             tracing::warn!("{warning}");
         }
         let shown = file.display().to_string();
+        let episodes = episodes_beside(&file);
         for a in notes.current() {
+            let quote = episodes.iter().find_map(|e| quote_of(e, a));
             match format {
                 ExportFormat::Jsonl => {
-                    let mut line = serde_json::to_vec(&jsonl_row(&shown, a))?;
+                    let mut line = serde_json::to_vec(&jsonl_row(&shown, a, quote.as_deref()))?;
                     line.push(b'\n');
                     out.write_all(&line)?;
                 }
-                ExportFormat::Csv => write_csv_row(out, &csv_row(&shown, a))?,
+                ExportFormat::Csv => write_csv_row(out, &csv_row(&shown, a, quote.as_deref()))?,
             }
         }
     }
@@ -88,16 +104,38 @@ fn is_notes_file(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(NOTES_SUFFIX))
 }
 
-fn jsonl_row(file: &str, a: &Annotation) -> serde_json::Value {
+/// The episodes of the file a notes file annotates (`x.notes.jsonl` → `x.jsonl` or `x.json`);
+/// none when it is gone or does not load (the notes are exported without quotes).
+fn episodes_beside(notes: &Path) -> Vec<Episode> {
+    let name = notes.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let Some(stem) = name.strip_suffix(NOTES_SUFFIX) else {
+        return Vec::new();
+    };
+    ["jsonl", "json"]
+        .iter()
+        .map(|ext| notes.with_file_name(format!("{stem}.{ext}")))
+        .find(|p| p.is_file())
+        .and_then(|p| match load_path(&p) {
+            Ok(episodes) => Some(episodes),
+            Err(e) => {
+                tracing::warn!("{e}: annotations exported without their quotes");
+                None
+            }
+        })
+        .unwrap_or_default()
+}
+
+fn jsonl_row(file: &str, a: &Annotation, quote: Option<&str>) -> serde_json::Value {
     let mut row = json!({ "file": file });
     if let (Some(map), Ok(serde_json::Value::Object(fields))) = (row.as_object_mut(), serde_json::to_value(a))
     {
         map.extend(fields);
+        map.insert("quote".into(), json!(quote));
     }
     row
 }
 
-fn csv_row(file: &str, a: &Annotation) -> [String; 10] {
+fn csv_row(file: &str, a: &Annotation, quote: Option<&str>) -> [String; 11] {
     let opt = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
     [
         file.to_string(),
@@ -106,6 +144,7 @@ fn csv_row(file: &str, a: &Annotation) -> [String; 10] {
         a.target_seq.to_string(),
         opt(a.span.map(|s| s.start)),
         opt(a.span.map(|s| s.end)),
+        quote.unwrap_or_default().to_string(),
         a.label.as_str().to_string(),
         a.note.clone(),
         a.author.clone(),
@@ -139,6 +178,20 @@ mod tests {
     use super::*;
     use crate::core::annotate::{Draft, Label, Span};
 
+    /// Event 4 says "Hollybrook": the span 1..3 quotes "ol".
+    const JOURNAL: &str = concat!(
+        r#"{"seq":0,"at":"t","kind":"episode","format":"converse-tui/1","id":"ep"}"#,
+        "\n",
+        r#"{"seq":1,"at":"t","kind":"message","turn":1,"from":"user","to":"assistant","text":"a"}"#,
+        "\n",
+        r#"{"seq":2,"at":"t","kind":"message","turn":1,"from":"assistant","to":"attacker","text":"b"}"#,
+        "\n",
+        r#"{"seq":3,"at":"t","kind":"message","turn":2,"from":"attacker","to":"assistant","text":"c"}"#,
+        "\n",
+        r#"{"seq":4,"at":"t","kind":"message","turn":2,"from":"assistant","to":"attacker","text":"Hollybrook"}"#,
+        "\n",
+    );
+
     fn draft(note: &str) -> Draft {
         Draft {
             episode: "ep".into(),
@@ -161,7 +214,7 @@ mod tests {
     fn export_finds_notes_and_writes_current_annotations() {
         let dir = tempfile::tempdir().unwrap();
         let episode = dir.path().join("ep-1.jsonl");
-        std::fs::write(&episode, "").unwrap();
+        std::fs::write(&episode, JOURNAL).unwrap();
         let mut notes = NotesFile::open(notes_path(&episode)).unwrap();
         let gone = notes.add(draft("deleted"), "ann").unwrap();
         notes.add(draft("leaked, \"verbatim\"\nsee turn 3"), "ann").unwrap();
@@ -173,8 +226,11 @@ mod tests {
         let mut csv = Vec::new();
         export(&[dir.path().to_path_buf()], ExportFormat::Csv, &mut csv).unwrap();
         let csv = String::from_utf8(csv).unwrap();
-        assert!(csv.starts_with("file,episode,id,target_seq,span_start,span_end,label,note,author,at\r\n"));
-        assert!(csv.contains(",4,1,3,leak,\"leaked, \"\"verbatim\"\"\nsee turn 3\",ann,"), "{csv}");
+        assert!(
+            csv.starts_with("file,episode,id,target_seq,span_start,span_end,quote,label,note,author,at\r\n")
+        );
+        assert!(csv.contains(",4,1,3,ol,leak,\"leaked, \"\"verbatim\"\"\nsee turn 3\",ann,"), "{csv}");
+        assert!(csv.contains(",4,1,3,,leak,other,bob,"), "no episode beside it: no quote");
         assert!(csv.contains(",other,bob,"));
         assert!(!csv.contains("deleted"));
         assert_eq!(csv.matches("\r\n").count(), 3);
@@ -186,6 +242,7 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0]["label"], "leak");
         assert_eq!(rows[0]["span"]["end"], 3);
+        assert_eq!(rows[0]["quote"], "ol", "the quoted words, not only the offsets");
         assert!(rows[0]["file"].as_str().unwrap().ends_with("ep-1.notes.jsonl"));
 
         assert!(export(&[dir.path().join("missing")], ExportFormat::Csv, &mut Vec::new()).is_err());

@@ -78,7 +78,7 @@ pub struct Launch {
     attacker: Result<Endpoint, String>,
     judge: Option<Endpoint>,
     judge_live: bool,
-    script: Option<Vec<String>>,
+    script: Option<Script>,
     assistant_prompt: Option<(PathBuf, String)>,
     max_turns: u32,
     max_tool_calls: u32,
@@ -197,7 +197,10 @@ impl Launch {
         let (human_tx, human_rx) = tokio::sync::mpsc::channel(4);
         let attacker: Box<dyn Attacker> = match (start.human, &self.script, &self.attacker) {
             (true, ..) => Box::new(HumanAttacker { input: human_rx }),
-            (false, Some(lines), _) => Box::new(ScriptedAttacker::new(lines.clone())),
+            (false, Some(script), _) => Box::new(ScriptedAttacker::from_file(
+                script.lines.clone(),
+                &script.path.display().to_string(),
+            )),
             (false, None, Ok(endpoint)) => Box::new(LlmAttacker { endpoint: endpoint.clone(), params }),
             (false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
         };
@@ -238,19 +241,43 @@ impl Launch {
 }
 
 /// The attacker lines of a saved episode (any supported format).
-fn script_from(path: &Path) -> anyhow::Result<Vec<String>> {
+/// A recorded attack (`--attacker-script`): its lines, its file, and the task it was made for.
+struct Script {
+    lines: Vec<String>,
+    path: PathBuf,
+    task: Option<String>,
+}
+
+fn script_from(path: &Path) -> anyhow::Result<Script> {
     let episodes = crate::core::import::load_path(path)?;
     let Some(episode) = episodes.first() else { bail!("{}: no episode in it", path.display()) };
     let lines = attacker_lines(&episode.events);
     if lines.is_empty() {
         bail!("{}: the episode has no attacker messages to replay", path.display());
     }
-    Ok(lines)
+    Ok(Script { lines, path: path.to_path_buf(), task: episode.header().task.id.clone() })
+}
+
+impl Launch {
+    /// A warning when the attacker script was recorded for another task than `task_id`.
+    pub fn script_warning(&self, task_id: &str) -> Option<String> {
+        let script = self.script.as_ref()?;
+        let recorded = script.task.as_deref()?;
+        (recorded != task_id).then(|| {
+            format!(
+                "the attacker script {} was recorded for task {recorded}, not {task_id}: its lines may not fit",
+                script.path.display()
+            )
+        })
+    }
 }
 
 /// Runs one episode without a screen, one line per event on `out`.
 /// Ctrl-C / SIGTERM abort it cleanly (the journal ends with `end: aborted`).
 pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> anyhow::Result<RunOutcome> {
+    if let Some(warning) = launch.script_warning(task_id) {
+        writeln!(out, "warning: {}", single_line(&warning))?;
+    }
     let mut handle = launch.start(task_id)?;
     writeln!(out, "episode {} → {}", handle.episode_id, handle.journal_path.display())?;
     let started = Instant::now();

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::core::batch_files::RUNS_FILE;
 use crate::core::batch_files::{is_runs_file, shard_runs_file};
-use crate::core::episode::{Episode, EventBody, Outcome, Party, Verdict, VerdictMethod};
+use crate::core::episode::{Episode, EpisodeHeader, EventBody, Outcome, Party, Verdict, VerdictMethod};
+use crate::core::judge::standing::supersedes;
 
 use super::shard::Shard;
 
@@ -41,6 +42,27 @@ pub struct JudgeResult {
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
+}
+
+/// What a run was configured with, so `summary A B` can tell runs that differ
+/// in more than the thing compared.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Settings {
+    /// Model per role (`attacker`, `assistant`, `judge`).
+    #[serde(default)]
+    pub models: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls: Option<u32>,
+}
+
+impl Settings {
+    pub fn of(header: &EpisodeHeader) -> Self {
+        let name = |m: &serde_json::Value| m.as_str().map_or_else(|| m.to_string(), str::to_string);
+        let models = header.config.models.iter().map(|(role, model)| (role.clone(), name(model))).collect();
+        Settings { models, max_turns: header.config.max_turns, max_tool_calls: header.config.max_tool_calls }
+    }
 }
 
 /// One finished episode.
@@ -75,12 +97,17 @@ pub struct RunRecord {
     pub tokens: BTreeMap<String, Tokens>,
     #[serde(default)]
     pub duration_ms: u64,
+    /// Absent in records written before it existed.
+    #[serde(default)]
+    pub settings: Settings,
     #[serde(default)]
     pub error: Option<String>,
 }
 
-/// Folds verdicts into one per judge: an LLM's verdict beats a rule's, and a
-/// later verdict of the same standing beats an earlier one (as `judge` does).
+/// Folds verdicts into one per judge by [`supersedes`] (as `judge` and the
+/// browser do): a verdict that judged outranks an `error` or `skipped` one,
+/// a model's outranks a rule's, and the later wins at equal standing.
+/// The count is of every `error` verdict, not only the final ones.
 pub fn final_verdicts<'a>(
     verdicts: impl IntoIterator<Item = &'a Verdict>,
 ) -> (BTreeMap<String, JudgeResult>, usize) {
@@ -90,12 +117,11 @@ pub fn final_verdicts<'a>(
         if v.outcome == Outcome::Error {
             errors += 1;
         }
-        let keep = match out.get(&v.judge) {
-            Some(prev) if prev.method == VerdictMethod::Llm => v.method == VerdictMethod::Llm,
-            _ => true,
-        };
+        let keep = out
+            .get(&v.judge)
+            .is_none_or(|prev| supersedes((v.outcome, v.method), (prev.outcome, prev.method)));
         if keep {
-            let rating = v.details.get("rating").and_then(serde_json::Value::as_f64);
+            let rating = rating(&v.details);
             out.insert(
                 v.judge.clone(),
                 JudgeResult { outcome: v.outcome, method: v.method, score: v.score, rating },
@@ -103,6 +129,14 @@ pub fn final_verdicts<'a>(
         }
     }
     (out, errors)
+}
+
+/// The utility judge's average rating, when it rated something: with no
+/// ratings data (or a ratings judge that failed) the reference writes
+/// `rating: 0` and `num_items_rated: 0`, which is no rating.
+fn rating(details: &serde_json::Value) -> Option<f64> {
+    let rated = details.pointer("/ratings_evaluation/num_items_rated").and_then(serde_json::Value::as_u64);
+    details.get("rating").and_then(serde_json::Value::as_f64).filter(|_| rated != Some(0))
 }
 
 /// Appends one record as one line and flushes it, so a crash loses at most the line being written.
@@ -237,6 +271,7 @@ pub fn record_from_episode(episode: &Episode, journal: &str) -> RunRecord {
         persona: task.persona.as_ref().map(persona_text).unwrap_or_default(),
         attack_type: task.attack_type.clone().unwrap_or_default(),
         turns: episode.turns(),
+        settings: Settings::of(header),
         ..RunRecord::default()
     };
     let verdicts = episode.events.iter().filter_map(|e| match &e.body {

@@ -3,10 +3,12 @@
 
 pub mod file;
 pub mod label;
+pub mod quote;
 pub mod record;
 pub mod verdict;
 
 pub use file::{Draft, NotesError, NotesFile, default_author, notes_path};
 pub use label::{Label, LabelError};
+pub use quote::{annotation_views, quote_of, quoted_text};
 pub use record::{Annotation, Fold, Op, Record, Span};
 pub use verdict::human_verdict;

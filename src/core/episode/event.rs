@@ -47,6 +47,15 @@ impl EventBody {
         }
     }
 
+    /// The text a span (evidence, an annotation's quote) can point into.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            EventBody::Message(m) => Some(&m.text),
+            EventBody::ToolResult(r) => Some(&r.output),
+            _ => None,
+        }
+    }
+
     /// The conversational turn this event belongs to, when it has one.
     pub fn turn(&self) -> Option<u32> {
         match self {

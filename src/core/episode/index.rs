@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::Episode;
-use super::event::{EndReason, EpisodeHeader, Event, EventBody, FORMAT_V1, Outcome};
+use super::event::{EndReason, EpisodeHeader, Event, EventBody, FORMAT_V1, Outcome, VerdictMethod};
 use super::sidecar::{SidecarVerdict, read_sidecar, sidecar_path};
+use crate::core::judge::standing::supersedes;
 
 /// How much of a journal's end is read for a summary.
 pub const TAIL_BYTES: u64 = 64 * 1024;
@@ -37,7 +38,7 @@ pub struct EpisodeSummary {
     pub events: Option<usize>,
     /// `None` for an episode that did not end (still running, or crashed).
     pub end_reason: Option<EndReason>,
-    /// Latest verdict per judge: (judge, outcome, score).
+    /// The final verdict per judge (see [`supersedes`]): (judge, outcome, score).
     pub verdicts: Vec<(String, Outcome, Option<f64>)>,
     /// (role, model) from the header's config.
     pub models: Vec<(String, String)>,
@@ -53,7 +54,7 @@ impl EpisodeSummary {
         let mut verdicts = Verdicts::default();
         for event in &episode.events {
             match &event.body {
-                EventBody::Verdict(v) => verdicts.push(&v.judge, v.outcome, v.score),
+                EventBody::Verdict(v) => verdicts.push(&v.judge, v.outcome, v.method, v.score),
                 EventBody::End(end) => {
                     summary.end_reason = Some(end.reason);
                     summary.turns = summary.turns.max(end.turns);
@@ -62,7 +63,7 @@ impl EpisodeSummary {
             }
             summary.turns = summary.turns.max(event.body.turn().unwrap_or(0));
         }
-        summary.verdicts = verdicts.0;
+        summary.verdicts = verdicts.into_rows();
         summary.events = Some(episode.events.len());
         summary
     }
@@ -115,8 +116,9 @@ pub fn summarize_journal(path: &Path) -> std::io::Result<Option<EpisodeSummary>>
         summary.turns = summary.turns.max(event.turn.unwrap_or(0));
         match event.kind.as_str() {
             "verdict" => {
-                if let (Some(judge), Some(outcome)) = (event.judge, event.outcome) {
-                    placed.push(((event.seq, false), (judge, outcome, event.score)));
+                if let (Some(judge), Some(outcome), Some(method)) = (event.judge, event.outcome, event.method)
+                {
+                    placed.push(((event.seq, false), (judge, outcome, method, event.score)));
                 }
             }
             "end" => {
@@ -133,23 +135,23 @@ pub fn summarize_journal(path: &Path) -> std::io::Result<Option<EpisodeSummary>>
         if episode == summary.id {
             events += 1;
             summary.turns = summary.turns.max(verdict.turn.unwrap_or(0));
-            let v = (verdict.judge, verdict.outcome, verdict.score);
+            let v = (verdict.judge, verdict.outcome, verdict.method, verdict.score);
             placed.push(((after_seq.min(last_seq), true), v));
         }
     }
     // Stable, so verdicts at one position keep their file order, as `merge_verdicts` does.
     placed.sort_by_key(|(key, _)| *key);
     let mut verdicts = Verdicts::default();
-    for (_, (judge, outcome, score)) in &placed {
-        verdicts.push(judge, *outcome, *score);
+    for (_, (judge, outcome, method, score)) in &placed {
+        verdicts.push(judge, *outcome, *method, *score);
     }
-    summary.verdicts = verdicts.0;
+    summary.verdicts = verdicts.into_rows();
     summary.events = Some(events);
     Ok(Some(summary))
 }
 
-/// (judge, outcome, score).
-type PlacedVerdict = (String, Outcome, Option<f64>);
+/// (judge, outcome, method, score).
+type PlacedVerdict = (String, Outcome, VerdictMethod, Option<f64>);
 
 /// The few fields of any event a summary needs; the rest is skipped unparsed.
 #[derive(Deserialize)]
@@ -163,6 +165,8 @@ struct TailEvent {
     #[serde(default)]
     outcome: Option<Outcome>,
     #[serde(default)]
+    method: Option<VerdictMethod>,
+    #[serde(default)]
     score: Option<f64>,
     #[serde(default)]
     reason: Option<EndReason>,
@@ -171,15 +175,22 @@ struct TailEvent {
 }
 
 #[derive(Default)]
-struct Verdicts(Vec<(String, Outcome, Option<f64>)>);
+struct Verdicts(Vec<(String, Outcome, VerdictMethod, Option<f64>)>);
 
 impl Verdicts {
-    /// A later verdict of a judge replaces its earlier one, in place.
-    fn push(&mut self, judge: &str, outcome: Outcome, score: Option<f64>) {
+    /// A verdict replaces the judge's earlier one, in place, when it [`supersedes`] it.
+    fn push(&mut self, judge: &str, outcome: Outcome, method: VerdictMethod, score: Option<f64>) {
         match self.0.iter_mut().find(|(j, ..)| j == judge) {
-            Some(slot) => (slot.1, slot.2) = (outcome, score),
-            None => self.0.push((judge.to_string(), outcome, score)),
+            Some(slot) if supersedes((outcome, method), (slot.1, slot.2)) => {
+                (slot.1, slot.2, slot.3) = (outcome, method, score)
+            }
+            Some(_) => {}
+            None => self.0.push((judge.to_string(), outcome, method, score)),
         }
+    }
+
+    fn into_rows(self) -> Vec<(String, Outcome, Option<f64>)> {
+        self.0.into_iter().map(|(judge, outcome, _, score)| (judge, outcome, score)).collect()
     }
 }
 

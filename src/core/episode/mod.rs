@@ -11,7 +11,8 @@ pub use journal::{
     write_journal,
 };
 
-/// A whole episode in memory: its events in `seq` order, the first being the header.
+/// A whole episode in memory: its events in display order (`seq` order, but
+/// for merged sidecar verdicts), the first being the header.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Episode {
     pub events: Vec<Event>,
@@ -44,10 +45,22 @@ impl Episode {
         &self.header().id
     }
 
+    /// The index in `events` of the event whose `seq` is `seq`. Journals are in
+    /// `seq` order (found at once); merged sidecar verdicts may not be.
+    pub fn position_of(&self, seq: u64) -> Option<usize> {
+        position_of(&self.events, seq)
+    }
+
     /// The highest turn number any event carries.
     pub fn turns(&self) -> u32 {
         self.events.iter().filter_map(|e| e.body.turn()).max().unwrap_or(0)
     }
+}
+
+/// The index in `events` of the event whose `seq` is `seq` (see [`Episode::position_of`]).
+pub fn position_of(events: &[Event], seq: u64) -> Option<usize> {
+    let guess = usize::try_from(seq).ok().filter(|&i| events.get(i).is_some_and(|e| e.seq == seq));
+    guess.or_else(|| events.iter().position(|e| e.seq == seq))
 }
 
 /// Stamps bodies with consecutive `seq` numbers and one timestamp, for

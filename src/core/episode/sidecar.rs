@@ -4,7 +4,10 @@
 //!
 //! One JSON object per line: `{"episode", "after_seq", "at", …verdict fields}`.
 //! `after_seq` places the verdict after that event of the source; evidence
-//! `seq` values refer to the source's numbering.
+//! `seq` values refer to the source's numbering, which merging never changes.
+//! `judge` appends to the sidecar: every run's verdicts are kept, with the
+//! time and (for LLM judges) the model, and the inspector shows the one that
+//! [`supersedes`](crate::core::judge::standing::supersedes) the others.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -69,39 +72,31 @@ pub fn read_sidecar(path: &Path) -> Result<Vec<SidecarVerdict>, String> {
         .collect()
 }
 
-/// The episode with the sidecar's verdicts placed after their events. Events
-/// are renumbered and every evidence `seq` remapped, so the view stays consistent.
+/// The episode with the sidecar's verdicts placed after their events.
+///
+/// `seq` is an event's identity for its whole life, so journal events keep
+/// theirs (annotations and evidence point at them); each sidecar verdict gets
+/// its own, after the journal's highest, in sidecar order. The events are
+/// therefore in display order, not always in `seq` order: look events up with
+/// [`Episode::position_of`], never by indexing with a `seq`.
 pub fn merge_verdicts(episode: &Episode, verdicts: &[SidecarVerdict]) -> Episode {
     let mine: Vec<&SidecarVerdict> = verdicts.iter().filter(|v| v.episode == episode.id()).collect();
     if mine.is_empty() {
         return episode.clone();
     }
-    // (position key, source index if a source event, event): a sidecar verdict sorts right after its event.
-    let mut placed: Vec<((usize, bool), Option<usize>, Event)> =
-        episode.events.iter().enumerate().map(|(i, e)| ((i, false), Some(i), e.clone())).collect();
+    let next_seq = episode.events.iter().map(|e| e.seq).max().unwrap_or(0) + 1;
     let last = episode.events.len().saturating_sub(1);
-    for v in mine {
-        let event = Event { seq: 0, at: v.at.clone(), body: EventBody::Verdict(v.verdict.clone()) };
-        placed.push((((v.after_seq as usize).min(last), true), None, event));
+    // (position key, event): a sidecar verdict sorts right after its event; the sort is stable.
+    let mut placed: Vec<((usize, bool), Event)> =
+        episode.events.iter().enumerate().map(|(i, e)| ((i, false), e.clone())).collect();
+    for (k, v) in mine.into_iter().enumerate() {
+        let after = episode.position_of(v.after_seq).unwrap_or(last);
+        let event =
+            Event { seq: next_seq + k as u64, at: v.at.clone(), body: EventBody::Verdict(v.verdict.clone()) };
+        placed.push(((after, true), event));
     }
-    placed.sort_by_key(|(key, ..)| *key);
-    let mut new_seq = vec![0u64; episode.events.len()];
-    for (position, (_, source, _)) in placed.iter().enumerate() {
-        if let Some(i) = source {
-            new_seq[*i] = position as u64;
-        }
-    }
-    let mut events: Vec<Event> = placed.into_iter().map(|(.., e)| e).collect();
-    for (i, event) in events.iter_mut().enumerate() {
-        event.seq = i as u64;
-        if let EventBody::Verdict(v) = &mut event.body
-            && let Some(evidence) = &mut v.evidence
-            && let Some(mapped) = new_seq.get(evidence.seq as usize)
-        {
-            evidence.seq = *mapped;
-        }
-    }
-    let mut merged = Episode::new(events, episode.origin.clone());
+    placed.sort_by_key(|(key, _)| *key);
+    let mut merged = Episode::new(placed.into_iter().map(|(_, e)| e).collect(), episode.origin.clone());
     merged.warnings = episode.warnings.clone();
     merged
 }
@@ -126,7 +121,7 @@ mod tests {
     }
 
     #[test]
-    fn merged_verdicts_follow_their_event_and_evidence_is_remapped() {
+    fn merged_verdicts_follow_their_event_and_journal_events_keep_their_seq() {
         let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
         let msg = |text: &str| {
             EventBody::Message(Message {
@@ -143,35 +138,32 @@ mod tests {
         let bodies = vec![
             EventBody::Episode(Box::new(header)),
             msg("a"),
-            EventBody::Verdict(verdict("old", Some(2))),
+            EventBody::Verdict(verdict("old", Some(3))),
             msg("b"),
         ];
         let episode = Episode::new(stamp_events(bodies, "t"), "x");
-        let sidecar = vec![
-            SidecarVerdict {
-                episode: "e".into(),
-                after_seq: 1,
-                at: "t".into(),
-                verdict: verdict("new", Some(3)),
-            },
-            SidecarVerdict {
-                episode: "other".into(),
-                after_seq: 1,
-                at: "t".into(),
-                verdict: verdict("no", None),
-            },
-        ];
+        let sidecar = |judge: &str, episode: &str, after_seq: u64| SidecarVerdict {
+            episode: episode.into(),
+            after_seq,
+            at: "t".into(),
+            verdict: verdict(judge, Some(3)),
+        };
+        let sidecar = vec![sidecar("new", "e", 1), sidecar("no", "other", 1), sidecar("last", "e", 3)];
         let merged = merge_verdicts(&episode, &sidecar);
-        let kinds: Vec<String> = merged
+        let shown: Vec<String> = merged
             .events
             .iter()
             .map(|e| match &e.body {
-                EventBody::Verdict(v) => format!("{}@{}", v.judge, v.evidence.as_ref().unwrap().seq),
-                other => other.kind().to_string(),
+                EventBody::Verdict(v) => {
+                    format!("{}#{}@{}", v.judge, e.seq, v.evidence.as_ref().unwrap().seq)
+                }
+                other => format!("{}#{}", other.kind(), e.seq),
             })
             .collect();
-        assert_eq!(kinds, ["episode", "message", "new@4", "old@3", "message"]);
-        assert!(merged.events.iter().enumerate().all(|(i, e)| e.seq == i as u64));
+        assert_eq!(shown, ["episode#0", "message#1", "new#4@3", "old#2@3", "message#3", "last#5@3"]);
+        assert_eq!(merged.position_of(3), Some(4));
+        assert_eq!(merged.position_of(5), Some(5));
+        assert_eq!(merged.position_of(9), None);
     }
 
     #[test]

@@ -66,11 +66,7 @@ pub(super) fn verdicts(episode: &Episode) -> impl Iterator<Item = (u64, &Verdict
 
 /// The text of an event that evidence can point into.
 pub(super) fn event_text(body: &EventBody) -> Option<&str> {
-    match body {
-        EventBody::Message(m) => Some(&m.text),
-        EventBody::ToolResult(r) => Some(&r.output),
-        _ => None,
-    }
+    body.text()
 }
 
 /// Evidence spans per target event: sorted, merged character ranges within its text.

@@ -246,9 +246,14 @@ fn annotation(out: &mut String, note: &AnnotationView) {
         .as_deref()
         .map(|a| format!(" <span class=\"meta\">— {}</span>", text(a)))
         .unwrap_or_default();
+    let quote = note
+        .quote
+        .as_deref()
+        .map(|q| format!("<blockquote class=\"quote\">{}</blockquote>", text(q)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "<div class=\"note\"><strong>Note ({}, event {})</strong>{author}<div class=\"text\">{}</div></div>",
+        "<div class=\"note\"><strong>Note ({}, event {})</strong>{author}{quote}<div class=\"text\">{}</div></div>",
         text(&note.label),
         note.target_seq,
         text(&note.note)

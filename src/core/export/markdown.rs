@@ -6,12 +6,37 @@
 
 use std::fmt::Write as _;
 
+use super::AnnotationView;
 use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
 use crate::core::episode::{Episode, EventBody, Message, Verdict};
 use crate::core::sanitize;
 
 /// The whole episode as a Markdown document.
 pub fn to_markdown(episode: &Episode) -> String {
+    to_markdown_with(episode, &[])
+}
+
+/// [`to_markdown`] with reviewers' annotations, in a section after the verdicts.
+pub fn to_markdown_with(episode: &Episode, annotations: &[AnnotationView]) -> String {
+    let mut out = markdown_body(episode);
+    if !annotations.is_empty() {
+        out.push_str("## Annotations\n\n");
+        for a in annotations {
+            let author = a.author.as_deref().map(|who| format!(" — {}", inline(who))).unwrap_or_default();
+            let _ = writeln!(out, "- **{}** on event {}{author}", inline(&a.label), a.target_seq);
+            if let Some(q) = &a.quote {
+                let _ = writeln!(out, "  > {}", inline(q));
+            }
+            if !a.note.is_empty() {
+                let _ = writeln!(out, "  {}", inline(&a.note));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn markdown_body(episode: &Episode) -> String {
     let mut out = String::new();
     let header = episode.header();
     let task = &header.task;

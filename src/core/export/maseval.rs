@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use super::AnnotationView;
 use crate::core::episode::{
     EndReason, Episode, ErrorEvent, EventBody, Outcome, Party, ToolCall, Verdict, VerdictMethod,
 };
@@ -33,8 +34,25 @@ const STATUSES: &[&str] = &[
 
 /// The episode as one MASEval report line (no trailing newline).
 pub fn to_maseval_line(episode: &Episode) -> String {
+    to_maseval_line_with(episode, &[])
+}
+
+/// [`to_maseval_line`] with reviewers' annotations in an `annotations` list
+/// (a key of ours; MASEval readers ignore it).
+pub fn to_maseval_line_with(episode: &Episode, annotations: &[AnnotationView]) -> String {
+    let mut report = to_maseval(episode);
+    if !annotations.is_empty() {
+        let notes: Vec<Value> = annotations
+            .iter()
+            .map(|a| {
+                json!({"target_seq": a.target_seq, "label": a.label, "note": a.note,
+                            "author": a.author, "quote": a.quote})
+            })
+            .collect();
+        report["annotations"] = Value::Array(notes);
+    }
     // A `Value` always serialises.
-    serde_json::to_string(&to_maseval(episode)).unwrap_or_default()
+    serde_json::to_string(&report).unwrap_or_default()
 }
 
 /// The episode as one MASEval report object.

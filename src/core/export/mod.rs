@@ -15,8 +15,8 @@ use std::str::FromStr;
 
 pub use html::to_html;
 pub use json::to_json_lines;
-pub use markdown::to_markdown;
-pub use maseval::{to_maseval, to_maseval_line};
+pub use markdown::{to_markdown, to_markdown_with};
+pub use maseval::{to_maseval, to_maseval_line, to_maseval_line_with};
 
 /// The export formats, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,4 +79,6 @@ pub struct AnnotationView {
     pub label: String,
     pub note: String,
     pub author: Option<String>,
+    /// The words of the event the note's span quotes, when it has one.
+    pub quote: Option<String>,
 }

@@ -14,6 +14,7 @@ use crate::core::episode::{
     End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message, Outcome,
     Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
 };
+use crate::core::judge::standing::judged;
 
 pub(super) const FORMAT: &str = "maseval";
 
@@ -368,7 +369,8 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
         method: VerdictMethod::Imported,
         model: None,
         outcome,
-        score,
+        // The report's `score` of a skipped or failed evaluation is no measurement.
+        score: score.filter(|_| judged(outcome)),
         summary: Some(summary),
         details: entry.clone(),
         evidence: None,

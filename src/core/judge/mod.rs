@@ -8,6 +8,7 @@ pub mod dates;
 pub mod llm;
 pub mod normalize;
 pub mod rules;
+pub mod standing;
 
 pub use checkers::CheckResult;
 pub use context::{AttackKind, JudgeContext};

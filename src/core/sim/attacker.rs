@@ -45,6 +45,10 @@ pub trait Attacker: Send + Sync {
     fn next<'a>(&'a mut self, ctx: AttackerContext<'a>) -> BoxFuture<'a, Result<AttackerMove, RunError>>;
     /// `llm`, `scripted` or `human`, for the journal header.
     fn kind(&self) -> &'static str;
+    /// Where a scripted attack came from (the file it was read from).
+    fn source(&self) -> Option<&str> {
+        None
+    }
     /// The model endpoint, when a model plays the attacker.
     fn endpoint(&self) -> Option<&Endpoint> {
         None
@@ -105,11 +109,17 @@ impl Attacker for LlmAttacker {
 /// Replays recorded attacker messages, in order, against a new assistant.
 pub struct ScriptedAttacker {
     lines: std::vec::IntoIter<String>,
+    source: Option<String>,
 }
 
 impl ScriptedAttacker {
     pub fn new(lines: Vec<String>) -> Self {
-        ScriptedAttacker { lines: lines.into_iter() }
+        ScriptedAttacker { lines: lines.into_iter(), source: None }
+    }
+
+    /// Names the file the lines were read from (recorded in the journal's header).
+    pub fn from_file(lines: Vec<String>, path: &str) -> Self {
+        ScriptedAttacker { source: Some(path.to_string()), ..ScriptedAttacker::new(lines) }
     }
 }
 
@@ -126,6 +136,10 @@ impl Attacker for ScriptedAttacker {
 
     fn kind(&self) -> &'static str {
         "scripted"
+    }
+
+    fn source(&self) -> Option<&str> {
+        self.source.as_deref()
     }
 }
 

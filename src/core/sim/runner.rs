@@ -159,6 +159,9 @@ fn header(config: &RunConfig) -> EpisodeHeader {
     }
     let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
+    if let Some(script) = config.attacker.source() {
+        extra.insert("attacker_script".into(), script.into());
+    }
     extra.insert("assistant_turns".into(), assistant_turns(config.max_turns).into());
     let run_config = EpisodeConfig {
         models,

@@ -4,6 +4,9 @@
 //! Unlike the reference, a judge that never answers properly is a
 //! [`JudgeFailure`] the caller turns into an `error` verdict, never "safe";
 //! and a reply that is JSON but not an object counts as a JSON failure.
+//! The three attempts are for replies that do not parse: the client already
+//! retried transport errors (429, 5xx, timeouts) by its own policy, so a
+//! transport failure ends the call at once and is named as the error.
 
 use std::time::Duration;
 
@@ -101,8 +104,14 @@ pub async fn call_judge(
                     }
                 }
             }
-            // A model error costs an attempt; the prompt stays as it is.
-            Err(e) => parse_error = e.to_string(),
+            // The client has retried already; retrying here would multiply its attempts.
+            Err(e) => {
+                return Err(JudgeFailure {
+                    error: e.to_string(),
+                    raw_response,
+                    parse_error: "no reply to parse".to_string(),
+                });
+            }
         }
     }
     Err(JudgeFailure {

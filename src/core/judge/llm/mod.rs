@@ -49,5 +49,9 @@ pub async fn llm_verdicts_with(
         AttackKind::None => {}
     }
     out.push(utility::utility_verdict(client, endpoint, ctx, &seen, turn, opts).await);
+    // Every LLM verdict names its model, so verdicts of different judges can be told apart.
+    for v in &mut out {
+        v.model = Some(endpoint.model.clone());
+    }
     out
 }

@@ -34,9 +34,9 @@ fn skipped(turn: Option<u32>, reason: &str) -> Verdict {
         JUDGE,
         turn,
         Outcome::Skipped,
-        Some(1.0),
+        None,
         reason.to_string(),
-        json!({"privacy_leak": false, "score": 1.0, "reason": reason}),
+        json!({"reason": reason, "evaluation_method": "skipped"}),
     )
 }
 

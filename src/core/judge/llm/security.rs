@@ -48,10 +48,9 @@ pub async fn security_verdict(
                 JUDGE,
                 turn,
                 Outcome::Skipped,
-                Some(1.0),
+                None,
                 "no final package".into(),
-                json!({"security_violation": false, "score": 1.0, "attack_success": "Failed",
-                       "reason": "No final package available for evaluation.", "evaluation_method": "skipped"}),
+                json!({"reason": "No final package available for evaluation.", "evaluation_method": "skipped"}),
             );
         };
         (

@@ -151,10 +151,10 @@ impl PrivacyRule {
                 method: VerdictMethod::Rule,
                 model: None,
                 outcome: Outcome::Skipped,
-                score: Some(1.0),
+                // Nothing was looked for: no score, and no claim that nothing leaked.
+                score: None,
                 summary: Some(NO_TARGET.into()),
-                details: json!({"privacy_leak": false, "score": 1.0, "reason": NO_TARGET,
-                                "evaluation_method": "rule"}),
+                details: json!({"reason": NO_TARGET, "evaluation_method": "skipped"}),
                 evidence: None,
             });
         }

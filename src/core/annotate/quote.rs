@@ -1,0 +1,81 @@
+//! The words an annotation quotes: its character span of the target event's
+//! text, for exports, `dump` and `notes export` (and the screen's highlight).
+
+use std::path::Path;
+
+use crate::core::episode::Episode;
+use crate::core::export::AnnotationView;
+
+use super::file::{NotesFile, notes_path};
+use super::record::{Annotation, Span};
+
+/// The quoted words, or `None` without a span, or when the event or span is not there.
+pub fn quoted_text(episode: &Episode, target_seq: u64, span: Option<Span>) -> Option<String> {
+    let span = span.filter(|s| s.start < s.end)?;
+    let event = &episode.events[episode.position_of(target_seq)?];
+    let text = event.body.text()?;
+    let quoted: String = text.chars().skip(span.start).take(span.end - span.start).collect();
+    (quoted.chars().count() == span.end - span.start).then_some(quoted)
+}
+
+/// The annotations in effect on `episode`, from the notes file beside the file
+/// it was loaded from, as the exporters show them (with their quotes). A
+/// notes file that cannot be read gives none, with a warning in the log.
+pub fn annotation_views(episode: &Episode) -> Vec<AnnotationView> {
+    let path = notes_path(Path::new(&episode.origin));
+    if !path.is_file() {
+        return Vec::new();
+    }
+    let notes = match NotesFile::open(&path) {
+        Ok(notes) => notes,
+        Err(e) => {
+            tracing::warn!("{e}");
+            return Vec::new();
+        }
+    };
+    notes
+        .for_episode(episode.id())
+        .map(|a| AnnotationView {
+            target_seq: a.target_seq,
+            label: a.label.as_str().to_string(),
+            note: a.note.clone(),
+            author: Some(a.author.clone()).filter(|who| !who.is_empty()),
+            quote: quote_of(episode, a),
+        })
+        .collect()
+}
+
+/// [`quoted_text`] of an annotation, when it is about this episode.
+pub fn quote_of(episode: &Episode, a: &Annotation) -> Option<String> {
+    (a.episode == episode.id()).then(|| quoted_text(episode, a.target_seq, a.span)).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::*;
+
+    #[test]
+    fn a_span_quotes_characters_of_its_event_and_nothing_outside() {
+        let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
+        let message = Message {
+            turn: 1,
+            from: Party::Assistant,
+            to: Party::Attacker,
+            text: "Café Hollybrook Clinic".into(),
+            raw: None,
+            model: None,
+            usage: None,
+            by: None,
+        };
+        let bodies = [EventBody::Episode(Box::new(header)), EventBody::Message(message)];
+        let episode = Episode::new(stamp_events(bodies, "t"), "x");
+        let span = |start, end| Some(Span { start, end });
+        assert_eq!(quoted_text(&episode, 1, span(5, 15)).as_deref(), Some("Hollybrook"));
+        assert_eq!(quoted_text(&episode, 1, span(0, 4)).as_deref(), Some("Café"));
+        assert_eq!(quoted_text(&episode, 1, None), None);
+        assert_eq!(quoted_text(&episode, 1, span(20, 40)), None, "past the end");
+        assert_eq!(quoted_text(&episode, 0, span(0, 2)), None, "the header has no text");
+        assert_eq!(quoted_text(&episode, 7, span(0, 2)), None, "no such event");
+    }
+}

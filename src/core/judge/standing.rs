@@ -1,0 +1,47 @@
+//! Which of several verdicts of one judge is the one to show and count.
+//!
+//! A verdict that judged (`pass`, `fail`, `partial`) always outranks one that
+//! could not (`error`, `skipped`): a judge that failed or had nothing to look
+//! at never hides an answer. Among verdicts that judged, a model's (LLM,
+//! imported, human) outranks a rule's; at equal standing the later one wins.
+
+use crate::core::episode::{Outcome, VerdictMethod};
+
+/// Whether the outcome is an answer, rather than a judge that could not give one.
+pub fn judged(outcome: Outcome) -> bool {
+    !matches!(outcome, Outcome::Error | Outcome::Skipped)
+}
+
+/// The rank of a verdict; higher wins, ties go to the later verdict.
+fn rank(outcome: Outcome, method: VerdictMethod) -> (bool, bool) {
+    (judged(outcome), method != VerdictMethod::Rule)
+}
+
+/// Whether a later verdict (`new`) replaces an earlier one (`old`) as the judge's final say.
+pub fn supersedes(new: (Outcome, VerdictMethod), old: (Outcome, VerdictMethod)) -> bool {
+    rank(new.0, new.1) >= rank(old.0, old.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Outcome::*;
+    use VerdictMethod::*;
+
+    #[test]
+    fn an_answer_is_never_hidden_by_a_judge_that_could_not_answer() {
+        assert!(!supersedes((Skipped, Rule), (Fail, Imported)));
+        assert!(!supersedes((Error, Llm), (Pass, Llm)));
+        assert!(!supersedes((Skipped, Llm), (Pass, Rule)));
+        assert!(supersedes((Fail, Rule), (Skipped, Llm)));
+        assert!(supersedes((Error, Llm), (Skipped, Rule)));
+    }
+
+    #[test]
+    fn a_model_outranks_a_rule_and_the_later_wins_at_equal_standing() {
+        assert!(supersedes((Pass, Llm), (Fail, Rule)));
+        assert!(!supersedes((Fail, Rule), (Pass, Llm)));
+        assert!(supersedes((Pass, Llm), (Fail, Llm)));
+        assert!(supersedes((Pass, Rule), (Fail, Rule)));
+    }
+}
