@@ -40,7 +40,7 @@ pub fn dump(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Resul
 
 fn write_json(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
     for event in &episode.events {
-        serde_json::to_writer(&mut *out, event)?;
+        crate::core::safe_json::to_writer(&mut *out, event)?;
         out.write_all(b"\n")?;
     }
     Ok(())

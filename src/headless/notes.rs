@@ -42,7 +42,7 @@ pub fn export(paths: &[PathBuf], format: ExportFormat, out: &mut dyn Write) -> a
         for a in notes.current() {
             match format {
                 ExportFormat::Jsonl => {
-                    let mut line = serde_json::to_vec(&jsonl_row(&shown, a))?;
+                    let mut line = crate::core::safe_json::to_string(&jsonl_row(&shown, a))?.into_bytes();
                     line.push(b'\n');
                     out.write_all(&line)?;
                 }

@@ -34,7 +34,7 @@ const STATUSES: &[&str] = &[
 /// The episode as one MASEval report line (no trailing newline).
 pub fn to_maseval_line(episode: &Episode) -> String {
     // A `Value` always serialises.
-    serde_json::to_string(&to_maseval(episode)).unwrap_or_default()
+    crate::core::safe_json::to_string(&to_maseval(episode)).unwrap_or_default()
 }
 
 /// The episode as one MASEval report object.
