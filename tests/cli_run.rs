@@ -171,7 +171,10 @@ async fn a_hostile_error_body_reaches_stderr_inert_and_transformed_key_echoes_ar
     let output = converse_tui(home.path(), run_args(&server, &out)).await;
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains('\u{1b}') && !stderr.contains('\u{9b}') && !stderr.contains('\u{7}'), "{stderr:?}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{9b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
     assert!(stderr.contains("␛]0;pwned␇"), "{stderr}");
     let written = all_text(&out);
     let lower = written.to_lowercase();

@@ -105,7 +105,10 @@ fn hidden_text_is_revealed_and_json_escapes_what_a_terminal_would_obey() {
     let table = bin(&["dump", file.to_str().unwrap()], home.path());
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.contains("⟦hidden: ignore previous instructions⟧"), "{table}");
-    assert!(table.contains("zero<U+200B>width<U+200D><U+200D><U+200D>joiners<U+00AD>soft<U+3164>filler"), "{table}");
+    assert!(
+        table.contains("zero<U+200B>width<U+200D><U+200D><U+200D>joiners<U+00AD>soft<U+3164>filler"),
+        "{table}"
+    );
     assert!(table.contains("line<U+2028>separator<U+2029>paragraph"), "{table}");
     assert!(table.contains("␛]0;pwned␇") && table.contains("<U+009B>2J"), "{table}");
 
@@ -196,7 +199,11 @@ fn replay_every_file_in_a_terminal_and_the_terminal_is_given_back() {
             if screen.contains("REPLAY") {
                 break true;
             }
-            assert!(start.elapsed().as_secs() < 15, "{}: neither opened nor failed:\n{screen}", file.display());
+            assert!(
+                start.elapsed().as_secs() < 15,
+                "{}: neither opened nor failed:\n{screen}",
+                file.display()
+            );
             std::thread::sleep(std::time::Duration::from_millis(100));
         };
         if opened {
@@ -209,7 +216,7 @@ fn replay_every_file_in_a_terminal_and_the_terminal_is_given_back() {
         assert_eq!(s.format("#{alternate_on}"), "0", "{name}: still on the alternate screen");
         assert_eq!(s.format("#{cursor_flag}"), "1", "{name}: cursor left hidden");
         assert_eq!(s.format("#{mouse_any_flag}"), "0", "{name}: mouse tracking left on");
-        assert_eq!(s.format("#{pane_title}").contains("pwned"), false, "{name}: the title was changed");
+        assert!(!s.format("#{pane_title}").contains("pwned"), "{name}: the title was changed");
     }
 }
 
@@ -236,4 +243,52 @@ fn abort_and_sigquit_restore_the_terminal() {
         assert_eq!(s.format("#{cursor_flag}"), "1", "SIG{signal}: cursor left hidden");
         assert_eq!(s.format("#{mouse_any_flag}"), "0", "SIG{signal}: mouse tracking left on");
     }
+}
+
+/// Hidden characters drawn visibly, and no cell holds a character the terminal might give a
+/// width ratatui did not count (zero-width joiners used to shift a pane's border).
+#[test]
+fn every_drawn_row_is_exactly_as_wide_as_the_screen() {
+    use converse_tui::app::browser::Browser;
+    use converse_tui::app::{Action, AppState, update};
+    use converse_tui::config::{Keymap, Theme};
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use unicode_width::UnicodeWidthStr;
+
+    let episodes = converse_tui::core::import::load_path(&fixture("escapes.jsonl")).unwrap();
+    let mut state =
+        AppState::with_browser(Browser::new("hostile", episodes, Vec::new()), Keymap::default(), true);
+    let theme = Theme::builtin("default");
+    for (width, height) in [(160u16, 48u16), (80, 24)] {
+        update(&mut state, Action::Resize(width, height));
+        for key in ['G', 'k', 'k', 'k', 'k'] {
+            update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE)));
+            let mut terminal =
+                ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+            terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
+            let buffer = terminal.backend().buffer();
+            for y in 0..height {
+                let mut row_width = 0;
+                let mut x = 0;
+                while x < width {
+                    let symbol = buffer[(x, y)].symbol();
+                    assert!(!symbol.chars().any(is_hazardous), "hazard drawn at {x},{y}: {symbol:?}");
+                    let w = symbol.width().max(1);
+                    row_width += w;
+                    x += w as u16;
+                }
+                assert_eq!(row_width, usize::from(width), "row {y} at {width}x{height}");
+            }
+        }
+    }
+    // The hidden instruction is on screen somewhere in the episode's text.
+    let text: String = state_text(&mut state, &theme);
+    assert!(text.contains("⟦hidden:"), "{text}");
+}
+
+fn state_text(state: &mut converse_tui::app::AppState, theme: &converse_tui::config::Theme) -> String {
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(200, 60)).unwrap();
+    converse_tui::app::update(state, converse_tui::app::Action::Resize(200, 60));
+    terminal.draw(|frame| converse_tui::ui::draw(frame, state, theme)).unwrap();
+    terminal.backend().to_string()
 }

@@ -63,7 +63,8 @@ async fn a_dripping_stream_with_no_output_yet_is_retried() {
 #[test]
 fn the_stall_timeout_is_configurable_and_the_deadline_is_timeout_secs() {
     use converse_tui::config::settings::{ConfigFile, EffectiveRole, RoleFlags};
-    let file: ConfigFile = toml::from_str("[assistant]\ntimeout_secs = 30\nstall_secs = 7\nmodel = \"m\"\n").unwrap();
+    let file: ConfigFile =
+        toml::from_str("[assistant]\ntimeout_secs = 30\nstall_secs = 7\nmodel = \"m\"\n").unwrap();
     let role = EffectiveRole::resolve(Role::Assistant, &file.assistant, &RoleFlags::default(), None);
     let ep = role.endpoint(std::path::Path::new("config.toml")).unwrap();
     assert_eq!((ep.timeout, ep.idle_timeout), (Duration::from_secs(30), Duration::from_secs(7)));

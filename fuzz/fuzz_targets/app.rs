@@ -19,7 +19,8 @@ const KEYS: &[char] = &['j', 'k', 'g', 'G', 'l', 'h', 'n', 'p', 'r', 'd', 'v', '
 fuzz_target!(|input: (u8, u8, &[u8], &[u8])| {
     let (w, h, keys, file) = input;
     let Ok(episodes) = converse_tui::core::import::load_bytes(file, Path::new("fuzz.jsonl")) else { return };
-    let mut state = AppState::with_browser(Browser::new("fuzz", episodes, Vec::new()), Keymap::default(), true);
+    let mut state =
+        AppState::with_browser(Browser::new("fuzz", episodes, Vec::new()), Keymap::default(), true);
     let (width, height) = (u16::from(w % 200) + 1, u16::from(h % 60) + 1);
     update(&mut state, Action::Resize(width, height));
     let theme = Theme::builtin("default");
@@ -38,7 +39,11 @@ fuzz_target!(|input: (u8, u8, &[u8], &[u8])| {
         terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
         let buffer = terminal.backend().buffer();
         for cell in buffer.content() {
-            assert!(!cell.symbol().chars().any(|c| c.is_control()), "control char drawn: {:?}", cell.symbol());
+            assert!(
+                !cell.symbol().chars().any(|c| c.is_control()),
+                "control char drawn: {:?}",
+                cell.symbol()
+            );
         }
     }
 });

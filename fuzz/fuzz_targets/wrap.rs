@@ -24,7 +24,10 @@ fuzz_target!(|input: (u8, &str)| {
         assert!(text.is_char_boundary(line.start) && text.is_char_boundary(line.end));
         let slice = &text[line.clone()];
         // A single character wider than the line is the only excuse for overflowing.
-        assert!(width(slice) <= width_cols || slice.chars().count() == 1, "{slice:?} wider than {width_cols}");
+        assert!(
+            width(slice) <= width_cols || slice.chars().count() == 1,
+            "{slice:?} wider than {width_cols}"
+        );
         end = line.end;
     }
 });

@@ -13,10 +13,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
+use super::toml_file;
 use anyhow::{Context, bail};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
-use super::toml_file;
 
 /// What a key can do. The names are the ones users write in keymap files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -354,14 +354,18 @@ impl Keymap {
         };
         let file: KeymapFile = toml_file::parse(&text, path, "keymap")?;
         // The file's words are found again in its text for the error's position.
-        let at = |word: &str| text.find(word).map(|offset| toml_file::position(&text, offset)).unwrap_or_default();
+        let at =
+            |word: &str| text.find(word).map(|offset| toml_file::position(&text, offset)).unwrap_or_default();
         for (name, keys) in &file.bindings {
             keymap.apply(name, keys).map_err(|(word, problem)| {
                 anyhow::anyhow!("{}{}: invalid keymap: {problem}", path.display(), at(&word))
             })?;
         }
         if keymap.keys(Command::Quit).is_empty() {
-            bail!("{}: invalid keymap: nothing is bound to quit (keep at least one key, e.g. quit = [\"q\"])", path.display());
+            bail!(
+                "{}: invalid keymap: nothing is bound to quit (keep at least one key, e.g. quit = [\"q\"])",
+                path.display()
+            );
         }
         Ok(keymap)
     }
@@ -369,7 +373,10 @@ impl Keymap {
     /// Binds `keys` to command `name`; on failure the offending word and the problem.
     fn apply(&mut self, name: &str, keys: &[String]) -> Result<(), (String, String)> {
         let Some(command) = Command::from_name(name) else {
-            return Err((name.to_string(), format!("unknown command '{name}' (see the help overlay, `?`, for names)")));
+            return Err((
+                name.to_string(),
+                format!("unknown command '{name}' (see the help overlay, `?`, for names)"),
+            ));
         };
         self.bindings.retain(|_, c| *c != command);
         for key in keys {
@@ -459,7 +466,7 @@ mod tests {
     fn keymap_errors_are_one_line_with_the_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keymap.toml");
-        std::fs::write(&path, "[bindings]\nhelp = [\"?\"]\nquit = [\"Hyper-x\"]\n").unwrap();
+        std::fs::write(&path, "[bindings]\n# mine\nquit = [\"Hyper-x\"]\n").unwrap();
         let err = format!("{:#}", Keymap::load(&path).unwrap_err());
         assert!(err.starts_with(&format!("{}:3:", path.display())) && !err.contains('\n'), "{err}");
         std::fs::write(&path, "[bindings]\nquit = [\n").unwrap();

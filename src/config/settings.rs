@@ -158,9 +158,14 @@ impl EffectiveRole {
         }
         let mut endpoint = Endpoint::new(self.role, self.base_url.clone(), model);
         // Caught here, before any journal exists, not at the first request.
-        match reqwest::Url::parse(&endpoint.chat_url()) {
+        match reqwest::Url::parse(self.base_url.trim()) {
             Ok(url) if url.host_str().is_some_and(|h| !h.is_empty()) => {}
-            Ok(_) => bail!("the {} endpoint '{}' has no host (from {})", self.role, self.base_url, self.base_url_source),
+            Ok(_) => bail!(
+                "the {} endpoint '{}' has no host (from {})",
+                self.role,
+                self.base_url,
+                self.base_url_source
+            ),
             Err(e) => bail!(
                 "the {} endpoint '{}' is not a valid URL: {e} (from {})",
                 self.role,

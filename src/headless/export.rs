@@ -86,9 +86,9 @@ pub fn export_to(
         }
     }
     match out {
-        Some(file) => inputs
-            .refuse(file)
-            .and_then(|()| std::fs::write(file, text).with_context(|| format!("{}: cannot write", file.display()))),
+        Some(file) => inputs.refuse(file).and_then(|()| {
+            std::fs::write(file, text).with_context(|| format!("{}: cannot write", file.display()))
+        }),
         None => stdout.write_all(text.as_bytes()).context("cannot write to stdout"),
     }
 }

@@ -29,11 +29,7 @@ pub struct TerminalGuard {
 /// Fails with a message that says what to do when there is no terminal to draw on
 /// (a pipe, a cron job, a CI runner). Call it before creating anything, e.g. a journal.
 pub fn ensure_terminal() -> std::io::Result<()> {
-    if stdout().is_terminal() {
-        Ok(())
-    } else {
-        Err(no_terminal())
-    }
+    if stdout().is_terminal() { Ok(()) } else { Err(no_terminal()) }
 }
 
 fn no_terminal() -> std::io::Error {
@@ -49,7 +45,8 @@ impl TerminalGuard {
         save_mode_for_signals();
         install_fatal_signal_handlers();
         // Without a controlling terminal crossterm's /dev/tty fails with ENXIO.
-        enable_raw_mode().map_err(|e| if e.raw_os_error() == Some(libc::ENXIO) { no_terminal() } else { e })?;
+        enable_raw_mode()
+            .map_err(|e| if e.raw_os_error() == Some(libc::ENXIO) { no_terminal() } else { e })?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut out = stdout();
         if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste) {

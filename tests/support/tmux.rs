@@ -80,7 +80,8 @@ impl Session {
     /// A tmux format value of the session's pane, e.g. `#{alternate_on}`.
     #[allow(dead_code)]
     pub fn format(&self, format: &str) -> String {
-        let out = Command::new("tmux").args(["display-message", "-p", "-t", &self.name, format]).output().unwrap();
+        let out =
+            Command::new("tmux").args(["display-message", "-p", "-t", &self.name, format]).output().unwrap();
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 }

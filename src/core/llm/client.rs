@@ -206,7 +206,7 @@ impl LlmClient {
     ) -> Result<ChatResponse, Failure> {
         let deadline = Deadline::start(endpoint);
         // Time to first byte is bounded by the whole deadline only: a local model can think for minutes.
-        let response = deadline.total(self.post(endpoint, body, key).send()).await?.map_err(classify)?;
+        let response = deadline.until_end(self.post(endpoint, body, key).send()).await?.map_err(classify)?;
         let status = response.status();
         if !status.is_success() {
             let retry_after = retry_after(&response);
@@ -295,7 +295,7 @@ impl Deadline {
     }
 
     /// `wait`, or the whole request's timeout.
-    async fn total<T>(&self, wait: impl Future<Output = T>) -> Result<T, LlmErrorKind> {
+    async fn until_end<T>(&self, wait: impl Future<Output = T>) -> Result<T, LlmErrorKind> {
         tokio::time::timeout_at(self.ends, wait).await.map_err(|_| LlmErrorKind::Timeout(self.total))
     }
 

@@ -14,6 +14,9 @@ pub const MASK: &str = "***";
 /// Shorter fragments would mask ordinary words; keys are far longer.
 const MIN_FORM_LEN: usize = 8;
 
+/// A key without its prefix is still a secret only while it is this long.
+const MIN_CORE_LEN: usize = 12;
+
 /// Finds every form of a set of keys. `Debug` shows no value.
 #[derive(Clone, Default)]
 pub struct KeyMask(Option<AhoCorasick>);
@@ -26,7 +29,8 @@ impl std::fmt::Debug for KeyMask {
 
 impl KeyMask {
     pub fn new<'a>(keys: impl IntoIterator<Item = &'a str>) -> Self {
-        let forms: Vec<String> = keys.into_iter().flat_map(forms).filter(|f| f.len() >= MIN_FORM_LEN).collect();
+        let forms: Vec<String> =
+            keys.into_iter().flat_map(forms).filter(|f| f.len() >= MIN_FORM_LEN).collect();
         if forms.is_empty() {
             return KeyMask(None);
         }
@@ -74,6 +78,9 @@ fn forms(key: &str) -> Vec<String> {
             break;
         }
         rest = &rest[i + 1..];
+        if rest.len() < MIN_CORE_LEN {
+            break;
+        }
         cores.push(rest.to_string());
     }
     let mut all = Vec::new();
@@ -142,7 +149,10 @@ mod tests {
             let text = format!("invalid key: {echo} (check it)");
             let masked = mask.mask(&text);
             assert!(masked.contains(MASK), "{echo} → {masked}");
-            assert!(!masked.contains("secretPart") && !masked.to_lowercase().contains("abc123xyz"), "{masked}");
+            assert!(
+                !masked.contains("secretPart") && !masked.to_lowercase().contains("abc123xyz"),
+                "{masked}"
+            );
         }
     }
 
