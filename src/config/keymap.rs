@@ -439,8 +439,7 @@ mod tests {
     #[test]
     fn user_bindings_replace_defaults_and_steal_keys() {
         let mut k = Keymap::default();
-        let overrides = BTreeMap::from([("next_event".to_string(), vec!["l".to_string(), "j".to_string()])]);
-        k.apply(&overrides).unwrap();
+        k.apply("next_event", &["l".to_string(), "j".to_string()]).unwrap();
         assert_eq!(k.command(&press(KeyCode::Char('n'), KeyModifiers::NONE)), None);
         assert_eq!(k.command(&press(KeyCode::Char('j'), KeyModifiers::NONE)), Some(Command::NextEvent));
         assert!(
