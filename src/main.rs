@@ -13,6 +13,7 @@ use converse_tui::app::AppState;
 use converse_tui::app::browser::{Browser, BrowserEntry, EntrySource};
 use converse_tui::app::task_picker::TaskPicker;
 use converse_tui::config::{Keymap, Paths, Theme};
+use converse_tui::core::sanitize::single_line;
 
 use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
 use converse_tui::config::settings::{ConfigFile, RoleFlags};
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
         // `converse-tui dump … | head` is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("converse-tui: {e:#}");
+            eprintln!("converse-tui: {}", single_line(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -241,7 +242,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
             converse_tui::headless::run::headless(&launch, task, &mut out).await
         })?;
         if let Some(error) = &outcome.error {
-            eprintln!("converse-tui: {error}");
+            eprintln!("converse-tui: {}", single_line(error));
         }
         let ok = converse_tui::headless::run::completed(&outcome);
         return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
@@ -249,6 +250,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
     if let Some(task) = &args.task {
         launch.find_task(task)?;
     }
+    converse_tui::tui::terminal::ensure_terminal()?;
     let keymap = load_keymap(paths)?;
     let picker = TaskPicker::new(launch.tasks.clone(), launch.source.clone());
     let theme = load_theme(theme, paths)?;
@@ -283,30 +285,34 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
     Ok(ExitCode::SUCCESS)
 }
 
+/// Written with `writeln!`, not `println!`, so `config show | head -1` ends quietly (broken pipe).
 fn config_show(models: &ModelFlags, paths: &Paths) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
     let path = paths.config_file();
     let file = ConfigFile::load(&path)?;
     let exists = if path.exists() { "" } else { " (not present: built-in defaults)" };
-    println!("config file: {}{exists}", path.display());
+    writeln!(out, "config file: {}{exists}", path.display())?;
     for role in [Role::Attacker, Role::Assistant, Role::Judge] {
-        print!("{}", models.resolve(role, &file).describe());
+        write!(out, "{}", models.resolve(role, &file).describe())?;
     }
     let run = &file.run;
-    println!(
+    writeln!(
+        out,
         "[run]\n  max_turns      = {}\n  max_tool_calls = {}\n  seed           = {}\n  stream         = {}",
         run.max_turns.unwrap_or(converse_tui::core::sim::runner::DEFAULT_MAX_TURNS),
         run.max_tool_calls.unwrap_or(converse_tui::core::sim::runner::DEFAULT_MAX_TOOL_CALLS),
         run.seed.map_or("none".to_string(), |s| s.to_string()),
         run.stream.unwrap_or(true)
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "[paths]\n  episodes = {}\n  dataset  = {}\n  themes   = {}\n  keymap   = {}\n  log      = {}",
         paths.episodes_dir.display(),
         paths.dataset_dir.display(),
         paths.themes_dir().display(),
         paths.keymap_file().display(),
         paths.log_dir.display()
-    );
+    )?;
     Ok(())
 }
 
@@ -376,6 +382,7 @@ fn author(paths: &Paths) -> String {
 }
 
 fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+    converse_tui::tui::terminal::ensure_terminal()?;
     state.picker = task_picker(paths);
     state.author = author(paths);
     let theme = load_theme(theme, paths)?;
@@ -448,6 +455,8 @@ fn init_logging(paths: &Paths) -> Option<tracing_appender::non_blocking::WorkerG
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("CONVERSE_TUI_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Log lines carry server error bodies and model text: made inert like the screen.
+    let writer = move || converse_tui::core::sanitize::InertWriter(writer.clone());
     tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_env_filter(filter).try_init().ok()?;
     Some(guard)
 }

@@ -177,3 +177,73 @@ async fn an_attacker_script_is_recorded_and_a_task_mismatch_is_warned() {
     assert_eq!(header["config"]["attacker_script"], script.display().to_string());
     assert_eq!(header["config"]["attacker_kind"], "scripted");
 }
+
+/// A server's error body with escape sequences (OSC 0 title, OSC 52 clipboard, 8-bit CSI)
+/// and the key echoed in transformed forms: stderr stays inert, the journal keeps no key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_error_body_reaches_stderr_inert_and_transformed_key_echoes_are_masked() {
+    let no_prefix = KEY.trim_start_matches("sk-");
+    let body = format!(
+        "\u{1b}]0;pwned\u{7}\u{1b}]52;c;cHduZWQ=\u{7}\u{9b}2J bad key {} {} {no_prefix}",
+        KEY.to_uppercase(),
+        KEY.to_lowercase()
+    );
+    let server = OpenAiServer::start(vec![Reply::status(400).body(&body)]).await;
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let output = converse_tui(home.path(), run_args(&server, &out)).await;
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{9b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
+    assert!(stderr.contains("␛]0;pwned␇"), "{stderr}");
+    let written = all_text(&out);
+    let lower = written.to_lowercase();
+    assert!(!lower.contains(&no_prefix.to_lowercase()), "key echo written: {written}");
+    assert!(!String::from_utf8_lossy(&output.stdout).to_lowercase().contains(&no_prefix.to_lowercase()));
+}
+
+/// A stopped run is not a completed one: exit non-zero, as `batch` does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_run_stopped_by_sigterm_exits_non_zero() {
+    let server = OpenAiServer::start(vec![Reply::hang()]).await;
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_converse-tui"))
+        .args(run_args(&server, &out))
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env_remove("CONVERSE_TUI_CONFIG")
+        .env_remove("CONVERSE_TUI_DATA")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(server.wait_for_requests(1, std::time::Duration::from_secs(20)).await);
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(all_text(&out).contains("\"reason\":\"aborted\""));
+}
+
+/// A base URL that cannot be a URL fails before any journal exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_base_url_fails_before_the_journal_is_created() {
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let mut args: Vec<String> = ["run", "--headless", "--task", TASK, "--base-url", "http://exa mple/v1"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(["--assistant-model", "a", "--attacker-model", "b", "--out"].map(String::from));
+    args.push(out.display().to_string());
+    let output = converse_tui(home.path(), args).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not a valid URL"), "{stderr}");
+    assert!(all_text(&out).is_empty(), "a journal was created");
+}

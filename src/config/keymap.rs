@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
+use super::toml_file;
 use anyhow::{Context, bail};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
@@ -351,21 +352,36 @@ impl Keymap {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(keymap),
             Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
         };
-        let file: KeymapFile =
-            toml::from_str(&text).with_context(|| format!("{}: invalid keymap", path.display()))?;
-        keymap.apply(&file.bindings).with_context(|| format!("{}: invalid keymap", path.display()))?;
+        let file: KeymapFile = toml_file::parse(&text, path, "keymap")?;
+        // The file's words are found again in its text for the error's position.
+        let at =
+            |word: &str| text.find(word).map(|offset| toml_file::position(&text, offset)).unwrap_or_default();
+        for (name, keys) in &file.bindings {
+            keymap.apply(name, keys).map_err(|(word, problem)| {
+                anyhow::anyhow!("{}{}: invalid keymap: {problem}", path.display(), at(&word))
+            })?;
+        }
+        if keymap.keys(Command::Quit).is_empty() {
+            bail!(
+                "{}: invalid keymap: nothing is bound to quit (keep at least one key, e.g. quit = [\"q\"])",
+                path.display()
+            );
+        }
         Ok(keymap)
     }
 
-    fn apply(&mut self, overrides: &BTreeMap<String, Vec<String>>) -> anyhow::Result<()> {
-        for (name, keys) in overrides {
-            let Some(command) = Command::from_name(name) else {
-                bail!("unknown command '{name}' (see the help overlay, `?`, for names)");
-            };
-            self.bindings.retain(|_, c| *c != command);
-            for key in keys {
-                self.bindings.insert(Key::parse(key)?, command);
-            }
+    /// Binds `keys` to command `name`; on failure the offending word and the problem.
+    fn apply(&mut self, name: &str, keys: &[String]) -> Result<(), (String, String)> {
+        let Some(command) = Command::from_name(name) else {
+            return Err((
+                name.to_string(),
+                format!("unknown command '{name}' (see the help overlay, `?`, for names)"),
+            ));
+        };
+        self.bindings.retain(|_, c| *c != command);
+        for key in keys {
+            let parsed = Key::parse(key).map_err(|e| (format!("\"{key}\""), format!("{e:#}")))?;
+            self.bindings.insert(parsed, command);
         }
         Ok(())
     }
@@ -423,8 +439,7 @@ mod tests {
     #[test]
     fn user_bindings_replace_defaults_and_steal_keys() {
         let mut k = Keymap::default();
-        let overrides = BTreeMap::from([("next_event".to_string(), vec!["l".to_string(), "j".to_string()])]);
-        k.apply(&overrides).unwrap();
+        k.apply("next_event", &["l".to_string(), "j".to_string()]).unwrap();
         assert_eq!(k.command(&press(KeyCode::Char('n'), KeyModifiers::NONE)), None);
         assert_eq!(k.command(&press(KeyCode::Char('j'), KeyModifiers::NONE)), Some(Command::NextEvent));
         assert!(
@@ -444,5 +459,26 @@ mod tests {
         let err = format!("{:#}", Keymap::load(&path).unwrap_err());
         assert!(err.contains("unknown key 'Hyper-x'"), "{err}");
         assert!(Keymap::load(&dir.path().join("absent.toml")).is_ok());
+    }
+
+    #[test]
+    fn keymap_errors_are_one_line_with_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keymap.toml");
+        std::fs::write(&path, "[bindings]\n# mine\nquit = [\"Hyper-x\"]\n").unwrap();
+        let err = format!("{:#}", Keymap::load(&path).unwrap_err());
+        assert!(err.starts_with(&format!("{}:3:", path.display())) && !err.contains('\n'), "{err}");
+        std::fs::write(&path, "[bindings]\nquit = [\n").unwrap();
+        let err = format!("{:#}", Keymap::load(&path).unwrap_err());
+        assert!(err.contains("keymap.toml:") && !err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn a_keymap_without_a_way_to_quit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keymap.toml");
+        std::fs::write(&path, "[bindings]\nquit = []\n").unwrap();
+        let err = format!("{:#}", Keymap::load(&path).unwrap_err());
+        assert!(err.contains("nothing is bound to quit"), "{err}");
     }
 }

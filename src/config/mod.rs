@@ -4,6 +4,7 @@ pub mod keymap;
 pub mod paths;
 pub mod settings;
 pub mod theme;
+pub mod toml_file;
 
 pub use keymap::Keymap;
 pub use paths::Paths;

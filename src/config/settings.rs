@@ -41,7 +41,10 @@ pub struct RoleSettings {
     pub model: Option<String>,
     /// Name of the environment variable holding the key (default `OPENAI_API_KEY`; `""` for none).
     pub api_key_env: Option<String>,
+    /// Whole-request deadline, streamed replies included.
     pub timeout_secs: Option<u64>,
+    /// Longest silence between two chunks of a streamed reply.
+    pub stall_secs: Option<u64>,
     pub max_retries: Option<u32>,
     /// Extra generation parameters sent with every request (temperature, top_p, …).
     #[serde(default)]
@@ -62,7 +65,7 @@ impl ConfigFile {
     /// Reads the file if it exists; a missing file is the empty config.
     pub fn load(path: &Path) -> anyhow::Result<ConfigFile> {
         match std::fs::read_to_string(path) {
-            Ok(text) => toml::from_str(&text).with_context(|| format!("{}: invalid config", path.display())),
+            Ok(text) => super::toml_file::parse(&text, path, "config"),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
             Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
         }
@@ -94,6 +97,7 @@ pub struct EffectiveRole {
     pub model: Option<String>,
     pub api_key_env: Option<String>,
     pub timeout: Option<Duration>,
+    pub stall: Option<Duration>,
     pub max_retries: Option<u32>,
     pub params: Map<String, Value>,
 }
@@ -129,6 +133,7 @@ impl EffectiveRole {
             model: flags.model.clone().or_else(|| file.model.clone()),
             api_key_env,
             timeout: file.timeout_secs.map(Duration::from_secs),
+            stall: file.stall_secs.map(Duration::from_secs),
             max_retries: file.max_retries,
             params: file.params.clone(),
         }
@@ -152,9 +157,28 @@ impl EffectiveRole {
             );
         }
         let mut endpoint = Endpoint::new(self.role, self.base_url.clone(), model);
+        // Caught here, before any journal exists, not at the first request.
+        match reqwest::Url::parse(self.base_url.trim()) {
+            Ok(url) if url.host_str().is_some_and(|h| !h.is_empty()) => {}
+            Ok(_) => bail!(
+                "the {} endpoint '{}' has no host (from {})",
+                self.role,
+                self.base_url,
+                self.base_url_source
+            ),
+            Err(e) => bail!(
+                "the {} endpoint '{}' is not a valid URL: {e} (from {})",
+                self.role,
+                self.base_url,
+                self.base_url_source
+            ),
+        }
         endpoint.api_key_env = self.api_key_env.clone();
         if let Some(t) = self.timeout {
             endpoint.timeout = t;
+        }
+        if let Some(stall) = self.stall {
+            endpoint.idle_timeout = stall;
         }
         if let Some(r) = self.max_retries {
             endpoint.max_retries = r;
@@ -227,5 +251,15 @@ mod tests {
         let r = EffectiveRole::resolve(Role::Assistant, &file.assistant, &RoleFlags::default(), None);
         assert_eq!(r.api_key_env, None);
         assert!(toml::from_str::<ConfigFile>("[assistant]\nmodle = \"x\"\n").is_err());
+    }
+
+    #[test]
+    fn an_invalid_base_url_is_refused_before_anything_runs() {
+        for bad in ["http://exa mple/v1", "http://", "https://[::1/v1"] {
+            let flags = RoleFlags { base_url: Some(bad.into()), model: Some("m".into()) };
+            let r = EffectiveRole::resolve(Role::Assistant, &RoleSettings::default(), &flags, None);
+            let err = r.endpoint(Path::new("c.toml")).unwrap_err().to_string();
+            assert!(err.contains(bad) && !err.contains('\n'), "{err}");
+        }
     }
 }

@@ -120,10 +120,7 @@ impl Theme {
     pub fn load(name: &str, themes_dir: &Path, no_color: bool) -> anyhow::Result<Theme> {
         let user_file = themes_dir.join(format!("{name}.toml"));
         let user = match std::fs::read_to_string(&user_file) {
-            Ok(text) => Some(
-                toml::from_str::<toml::Table>(&text)
-                    .with_context(|| format!("{}: invalid theme", user_file.display()))?,
-            ),
+            Ok(text) => Some(super::toml_file::parse::<toml::Table>(&text, &user_file, "theme")?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => {
                 return Err(e).with_context(|| format!("{}: cannot read", user_file.display()));

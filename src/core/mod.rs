@@ -11,6 +11,7 @@ pub mod judge;
 pub mod llm;
 pub mod redact;
 pub mod redact_episode;
+pub mod safe_json;
 pub mod sanitize;
 pub mod signals;
 pub mod sim;

@@ -4,12 +4,22 @@
 //! control byte become visible symbols (`ESC [31m` shows as `␛[31m`), so the
 //! raw view still tells the reader what was there. Bidi overrides, which can
 //! make text read differently from what it is, are shown as `<U+202E>`.
+//! Invisible characters an attacker can hide instructions in are revealed too:
+//! zero-width characters, soft hyphens, fillers and line/paragraph separators
+//! show as `<U+200B>`, and a run of Unicode tag characters ("ASCII smuggling")
+//! is decoded as `⟦hidden: ignore previous…⟧`. Every character left has the
+//! width a terminal gives it, so a row is exactly as wide as its pane.
 //! Newlines stay (the panes wrap on them); tabs become spaces; `\r\n` becomes `\n`.
+//! The output never needs changing again: `inert(inert(x)) == inert(x)`.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// Spaces a tab expands to. Fixed, because a cell grid has no tab stops.
 const TAB: &str = "    ";
+
+/// Unicode tag characters: invisible copies of ASCII (U+E0020..U+E007E are ' '..'~').
+const TAGS: std::ops::RangeInclusive<u32> = 0xE0000..=0xE007F;
 
 /// Returns `text` with every control character made inert and visible.
 /// Borrows when there is nothing to change (the common case).
@@ -24,6 +34,15 @@ pub fn inert(text: &str) -> Cow<'_, str> {
             '\n' => out.push('\n'),
             '\t' => out.push_str(TAB),
             '\r' if chars.peek() == Some(&'\n') => {}
+            c if is_tag(c) => {
+                out.push_str("⟦hidden: ");
+                push_tag(&mut out, c);
+                while let Some(&next) = chars.peek().filter(|n| is_tag(**n)) {
+                    push_tag(&mut out, next);
+                    chars.next();
+                }
+                out.push('⟧');
+            }
             c => push_visible(&mut out, c),
         }
     }
@@ -38,8 +57,15 @@ pub fn single_line(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// True for a character that must not reach a terminal or a reader as it is:
+/// controls (except `\n`), bidi controls and invisible characters.
+/// JSON writers escape exactly these (see `core::safe_json`).
+pub fn is_hazardous(c: char) -> bool {
+    c.is_control() || is_bidi_control(c) || is_invisible(c) || is_tag(c)
+}
+
 fn needs_change(c: char) -> bool {
-    c != '\n' && (c.is_control() || is_bidi_control(c))
+    c != '\n' && is_hazardous(c)
 }
 
 fn push_visible(out: &mut String, c: char) {
@@ -48,15 +74,72 @@ fn push_visible(out: &mut String, c: char) {
         // C0 controls have their own symbols in the Control Pictures block.
         0x00..=0x1F => out.push(char::from_u32(0x2400 + code).unwrap_or('\u{FFFD}')),
         0x7F => out.push('\u{2421}'),
-        // C1 (includes the 8-bit CSI 0x9B) and bidi overrides: no symbol exists.
-        _ if needs_change(c) => out.push_str(&format!("<U+{code:04X}>")),
+        // C1 (includes the 8-bit CSI 0x9B), bidi and invisible characters: no symbol exists.
+        _ if needs_change(c) => push_code(out, c),
         _ => out.push(c),
     }
+}
+
+fn push_code(out: &mut String, c: char) {
+    let _ = write!(out, "<U+{:04X}>", c as u32);
+}
+
+/// A tag character decoded to the ASCII it hides; the few that hide no ASCII shown by code.
+fn push_tag(out: &mut String, c: char) {
+    match char::from_u32(c as u32 - 0xE0000) {
+        Some(ascii @ ' '..='~') => out.push(ascii),
+        _ => push_code(out, c),
+    }
+}
+
+fn is_tag(c: char) -> bool {
+    TAGS.contains(&(c as u32))
 }
 
 /// Bidirectional formatting characters (Trojan Source, CVE-2021-42574).
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters that draw nothing (or a blank a reader takes for a space) and so can hide text,
+/// shift a pane's border (zero width in one terminal, one column in another) or leave stale
+/// cells (U+2028/U+2029, which some terminals treat as line breaks).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'                      // soft hyphen
+            | '\u{034F}'                // combining grapheme joiner
+            | '\u{115F}' | '\u{1160}'   // Hangul choseong/jungseong fillers
+            | '\u{17B4}' | '\u{17B5}'   // Khmer inherent vowels
+            | '\u{180B}'..='\u{180F}'   // Mongolian variation selectors, vowel separator
+            | '\u{200B}'..='\u{200D}'   // zero-width space, non-joiner, joiner
+            | '\u{2028}' | '\u{2029}'   // line and paragraph separators
+            | '\u{2060}'..='\u{2064}'   // word joiner, invisible operators
+            | '\u{206A}'..='\u{206F}'   // deprecated format characters
+            | '\u{3164}'                // Hangul filler
+            | '\u{FEFF}'                // zero-width no-break space (BOM)
+            | '\u{FFA0}'                // halfwidth Hangul filler
+            | '\u{FFF9}'..='\u{FFFB}'   // interlinear annotation
+            | '\u{1D173}'..='\u{1D17A}' // musical formatting
+            | '\u{E0100}'..='\u{E01EF}' // variation selectors 17-256 (byte smuggling)
+    )
+}
+
+/// A writer that makes everything written through it inert: for logs, whose lines carry
+/// server error bodies and model text. Each `write` is expected to hold whole lines (the
+/// log formatter writes one event at a time); a split UTF-8 sequence would show as `�`.
+pub struct InertWriter<W>(pub W);
+
+impl<W: std::io::Write> std::io::Write for InertWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(inert(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 #[cfg(test)]
@@ -85,5 +168,44 @@ mod tests {
     #[test]
     fn bidi_overrides_are_shown() {
         assert_eq!(inert("x\u{202E}y"), "x<U+202E>y");
+    }
+
+    #[test]
+    fn tag_characters_are_decoded() {
+        let hidden: String =
+            "ignore previous".chars().map(|c| char::from_u32(0xE0000 + c as u32).unwrap()).collect();
+        let text = format!("Nice hotel.{hidden}\u{E007F} Book it?");
+        assert_eq!(inert(&text), "Nice hotel.⟦hidden: ignore previous<U+E007F>⟧ Book it?");
+    }
+
+    #[test]
+    fn invisible_characters_are_shown() {
+        assert_eq!(inert("a\u{200B}b\u{200D}c\u{00AD}d\u{3164}e"), "a<U+200B>b<U+200D>c<U+00AD>d<U+3164>e");
+        assert_eq!(inert("one\u{2028}two\u{2029}"), "one<U+2028>two<U+2029>");
+        assert_eq!(inert("\u{FEFF}x\u{2060}"), "<U+FEFF>x<U+2060>");
+    }
+
+    #[test]
+    fn output_is_as_wide_as_unicode_width_says() {
+        use unicode_width::UnicodeWidthStr;
+        // Three zero-width joiners used to shift a pane's border by one column.
+        let safe = inert("ab\u{200D}\u{200D}\u{200D}cd");
+        assert_eq!(safe.width(), safe.chars().count());
+    }
+
+    #[test]
+    fn sanitizing_twice_changes_nothing() {
+        let text = "x\x1b]52;c;aGk=\x07\u{9b}\t\r\n\r\u{E0041}\u{200B}\u{202E}\u{7f}";
+        let once = inert(text).into_owned();
+        assert_eq!(inert(&once), once.as_str());
+        assert!(!once.chars().any(|c| c != '\n' && is_hazardous(c)));
+    }
+
+    #[test]
+    fn log_writer_makes_lines_inert() {
+        use std::io::Write;
+        let mut out = InertWriter(Vec::new());
+        out.write_all("HTTP 500: \x1b]0;pwned\x07\u{202E}\n".as_bytes()).unwrap();
+        assert_eq!(String::from_utf8(out.0).unwrap(), "HTTP 500: ␛]0;pwned␇<U+202E>\n");
     }
 }

@@ -418,8 +418,9 @@ impl Progress {
     }
 
     fn note(&self, text: &str, err: &mut dyn Write) {
+        let text = crate::core::sanitize::single_line(text);
         match &self.bar {
-            Some(bar) => bar.println(text),
+            Some(bar) => bar.println(text.as_ref()),
             None => {
                 let _ = writeln!(err, "{text}");
             }

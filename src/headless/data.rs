@@ -132,7 +132,7 @@ pub fn data_verify(args: &DataVerifyArgs, paths: &Paths, out: &mut dyn Write) ->
     let checks = verify(&root, &domains);
     if args.json {
         for c in &checks {
-            writeln!(out, "{}", serde_json::to_string(c)?)?;
+            writeln!(out, "{}", crate::core::safe_json::to_string(c)?)?;
         }
     } else {
         writeln!(out, "dataset: {}", root.display())?;

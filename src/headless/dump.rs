@@ -56,7 +56,7 @@ pub fn dump(
 
 fn write_json(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
     for event in &episode.events {
-        serde_json::to_writer(&mut *out, event)?;
+        crate::core::safe_json::to_writer(&mut *out, event)?;
         out.write_all(b"\n")?;
     }
     Ok(())

@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::core::annotate::annotation_views;
+use crate::core::annotate::file::notes_path;
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::Episode;
+use crate::core::episode::sidecar::sidecar_path;
 pub use crate::core::export::Format;
 use crate::core::export::{to_html, to_json_lines, to_markdown_with, to_maseval_line_with};
 use crate::core::import::{load_dir, load_path};
@@ -66,6 +68,7 @@ pub fn export_to(
         bail!("no episode to export");
     }
     enrich_noting(tasks, &mut episodes, &mut std::io::stderr());
+    let inputs = InputFiles::of(&episodes);
     if redact {
         episodes = episodes.iter().map(|e| redact_episode(e, &redactor_from_episode(e))).collect();
     }
@@ -84,7 +87,7 @@ pub fn export_to(
                 episodes.len()
             );
         };
-        return write_each(&episodes, format, dir);
+        return write_each(&episodes, format, dir, &inputs);
     }
 
     let mut text = String::new();
@@ -95,8 +98,40 @@ pub fn export_to(
         }
     }
     match out {
-        Some(file) => std::fs::write(file, text).with_context(|| format!("{}: cannot write", file.display())),
+        Some(file) => inputs.refuse(file).and_then(|()| {
+            std::fs::write(file, text).with_context(|| format!("{}: cannot write", file.display()))
+        }),
         None => stdout.write_all(text.as_bytes()).context("cannot write to stdout"),
+    }
+}
+
+/// Every file an export read: the episode files and the sidecars beside them.
+/// Writing over one would destroy what was being exported.
+struct InputFiles(Vec<PathBuf>);
+
+impl InputFiles {
+    fn of(episodes: &[Episode]) -> Self {
+        let mut files = Vec::new();
+        for episode in episodes {
+            let source = Path::new(&episode.origin);
+            for file in [source.to_path_buf(), sidecar_path(source), notes_path(source)] {
+                if let Ok(real) = file.canonicalize() {
+                    files.push(real);
+                }
+            }
+        }
+        InputFiles(files)
+    }
+
+    /// An error when `output` is one of the inputs (by any name: links and `./` resolved).
+    fn refuse(&self, output: &Path) -> anyhow::Result<()> {
+        match output.canonicalize() {
+            Ok(real) if self.0.contains(&real) => bail!(
+                "{}: is an input of this export; refusing to overwrite it (choose another -o)",
+                output.display()
+            ),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -112,7 +147,7 @@ fn render(episode: &Episode, format: Format) -> String {
     }
 }
 
-fn write_each(episodes: &[Episode], format: Format, dir: &Path) -> anyhow::Result<()> {
+fn write_each(episodes: &[Episode], format: Format, dir: &Path, inputs: &InputFiles) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         bail!("{}: not a directory (several episodes need an output directory)", dir.display());
     }
@@ -121,6 +156,7 @@ fn write_each(episodes: &[Episode], format: Format, dir: &Path) -> anyhow::Resul
     for episode in episodes {
         let name = unique_name(&file_stem(episode.id()), format.extension(), &mut used);
         let path = dir.join(name);
+        inputs.refuse(&path)?;
         let mut text = render(episode, format);
         if !text.ends_with('\n') {
             text.push('\n');

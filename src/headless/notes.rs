@@ -58,7 +58,9 @@ pub fn export(paths: &[PathBuf], format: ExportFormat, out: &mut dyn Write) -> a
             let quote = episodes.iter().find_map(|e| quote_of(e, a));
             match format {
                 ExportFormat::Jsonl => {
-                    let mut line = serde_json::to_vec(&jsonl_row(&shown, a, quote.as_deref()))?;
+                    let mut line =
+                        crate::core::safe_json::to_string(&jsonl_row(&shown, a, quote.as_deref()))?
+                            .into_bytes();
                     line.push(b'\n');
                     out.write_all(&line)?;
                 }

@@ -354,5 +354,6 @@ fn preview(text: &str) -> String {
 
 /// Did the episode complete (exit code 0) or end in an error?
 pub fn completed(outcome: &RunOutcome) -> bool {
-    outcome.reason != EndReason::Error
+    // Stopped by SIGINT/SIGTERM is not complete either, as `batch` says too.
+    !matches!(outcome.reason, EndReason::Error | EndReason::Aborted)
 }

@@ -68,7 +68,7 @@ pub fn tasks(
     }
     if args.json {
         for t in &loaded.tasks {
-            let line = serde_json::to_string(t).context("serialising a task")?;
+            let line = crate::core::safe_json::to_string(t).context("serialising a task")?;
             writeln!(out, "{line}")?;
         }
         return Ok(());

@@ -18,9 +18,6 @@ use super::record::{Annotation, Fold, Op, Record, Span};
 
 #[derive(Debug, thiserror::Error)]
 pub enum NotesError {
-    /// A malformed line other than a torn last one.
-    #[error("{}:{line}: {problem}", path.display())]
-    Malformed { path: PathBuf, line: usize, problem: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("no annotation '{0}' in effect")]
@@ -89,15 +86,19 @@ impl NotesFile {
                 Some(i) => (&bytes[offset..offset + i], true, offset + i + 1),
                 None => (&bytes[offset..], false, bytes.len()),
             };
-            let path = self.path.clone();
-            let malformed = |problem: String| NotesError::Malformed { path, line: line_no, problem };
             let text = match std::str::from_utf8(line) {
                 Ok(text) => text.trim(),
                 Err(e) if !complete => {
                     self.forgive_torn(line_no, format!("not UTF-8 ({e})"));
                     return Ok(());
                 }
-                Err(e) => return Err(malformed(format!("not UTF-8 text ({e})"))),
+                Err(e) => {
+                    self.skip(line_no, format!("not UTF-8 text ({e})"));
+                    self.needs_newline = !complete;
+                    offset = next;
+                    self.valid_len = offset as u64;
+                    continue;
+                }
             };
             if !text.is_empty() {
                 let record: Record = match serde_json::from_str(text) {
@@ -108,7 +109,11 @@ impl NotesFile {
                         return Ok(());
                     }
                     Err(e) => {
-                        return Err(malformed(describe_json_error(&e).replace("journal event", "note")));
+                        self.skip(line_no, describe_json_error(&e).replace("journal event", "note"));
+                        self.needs_newline = !complete;
+                        offset = next;
+                        self.valid_len = offset as u64;
+                        continue;
                     }
                 };
                 if let Some(warning) = self.fold.apply(&record) {
@@ -121,6 +126,12 @@ impl NotesFile {
             self.valid_len = offset as u64;
         }
         Ok(())
+    }
+
+    /// One bad line (a hand edit, another tool's write) must not block every later note:
+    /// it is skipped with a warning the screen and `notes export` show, and appending goes on.
+    fn skip(&mut self, line: usize, problem: String) {
+        self.warnings.push(format!("{}:{line}: line skipped: {problem}", self.path.display()));
     }
 
     fn forgive_torn(&mut self, line: usize, why: String) {
@@ -320,23 +331,29 @@ mod tests {
     }
 
     #[test]
-    fn malformed_line_error_names_the_line() {
+    fn a_malformed_line_is_skipped_with_a_warning_and_appending_goes_on() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.notes.jsonl");
         let mut notes = NotesFile::open(&path).unwrap();
         notes.add(draft(1, Label::Note, "ok"), "a").unwrap();
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str("{\"id\": \"n\", \"op\": \"add\"}\n");
-        text.push_str(&std::fs::read_to_string(&path).unwrap());
         std::fs::write(&path, text).unwrap();
-        let err = NotesFile::open(&path).unwrap_err().to_string();
-        assert!(err.contains("x.notes.jsonl:2: "), "{err}");
+        let mut notes = NotesFile::open(&path).unwrap();
+        assert!(notes.warnings()[0].contains("x.notes.jsonl:2: line skipped"), "{:?}", notes.warnings());
+        notes.add(draft(2, Label::Note, "after"), "a").unwrap();
+        let reopened = NotesFile::open(&path).unwrap();
+        assert_eq!(reopened.current().len(), 2);
+        assert_eq!(reopened.warnings().len(), 1);
 
-        std::fs::write(&path, "\n{\"id\": 1}\n").unwrap();
-        assert!(NotesFile::open(&path).unwrap_err().to_string().contains(":2: "));
-        // A bad unlabelled value is not a torn line, even on the last line.
+        // A bad value on a last line without newline is skipped too, and the next note starts a line.
         std::fs::write(&path, "{\"id\": \"n\", \"op\": \"add\", \"label\": \"lek\"}").unwrap();
-        assert!(NotesFile::open(&path).unwrap_err().to_string().contains(":1: "));
+        let mut notes = NotesFile::open(&path).unwrap();
+        assert!(notes.warnings()[0].contains(":1: line skipped"), "{:?}", notes.warnings());
+        notes.add(draft(1, Label::Note, "kept"), "a").unwrap();
+        let reopened = NotesFile::open(&path).unwrap();
+        assert_eq!(reopened.current().len(), 1);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
     }
 
     #[test]

@@ -167,6 +167,8 @@ impl<R: BufRead> JournalReader<R> {
             self.line_no += 1;
             let complete = self.buf.last() == Some(&b'\n');
             let text = match std::str::from_utf8(&self.buf) {
+                // Editors on Windows start a file with a byte-order mark.
+                Ok(text) if self.line_no == 1 => text.trim_start_matches('\u{FEFF}').trim(),
                 Ok(text) => text.trim(),
                 Err(e) if !complete => {
                     self.truncated(format!("not UTF-8 ({e})"));
@@ -200,6 +202,16 @@ impl<R: BufRead> JournalReader<R> {
     fn check(&self, event: &Event) -> Result<(), JournalError> {
         if event.seq != self.next_seq {
             return Err(self.error(format!("expected seq {}, found {}", self.next_seq, event.seq)));
+        }
+        // Turn N starts with an event of its own after the header, so its seq is at least N.
+        // The views size their turn tables from turn numbers: a file may not choose that size.
+        if let Some(turn) = event.body.turn()
+            && u64::from(turn) > event.seq
+        {
+            return Err(self.error(format!(
+                "turn {turn} at seq {}: a turn cannot be higher than its event's seq",
+                event.seq
+            )));
         }
         match (&event.body, self.next_seq) {
             (EventBody::Episode(header), 0) if header.format != FORMAT_V1 => Err(self.error(format!(

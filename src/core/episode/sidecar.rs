@@ -66,8 +66,18 @@ pub fn read_sidecar(path: &Path) -> Result<Vec<SidecarVerdict>, String> {
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line)
-                .map_err(|e| format!("{}:{}: {}", path.display(), i + 1, describe_json_error(&e)))
+            let verdict: SidecarVerdict = serde_json::from_str(line)
+                .map_err(|e| format!("{}:{}: {}", path.display(), i + 1, describe_json_error(&e)))?;
+            // As in a journal: turn N cannot come before seq N (and a turn number sizes views).
+            match verdict.verdict.turn {
+                Some(turn) if u64::from(turn) > verdict.after_seq.max(1) => Err(format!(
+                    "{}:{}: turn {turn} after seq {}: a turn cannot be higher than its event's seq",
+                    path.display(),
+                    i + 1,
+                    verdict.after_seq
+                )),
+                _ => Ok(verdict),
+            }
         })
         .collect()
 }

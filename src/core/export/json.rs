@@ -7,7 +7,7 @@ pub fn to_json_lines(episode: &Episode) -> String {
     let mut out = String::new();
     for event in &episode.events {
         // An `Event` holds only strings, numbers and JSON values: it always serialises.
-        if let Ok(line) = serde_json::to_string(event) {
+        if let Ok(line) = crate::core::safe_json::to_string(event) {
             out.push_str(&line);
             out.push('\n');
         }

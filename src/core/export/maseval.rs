@@ -52,7 +52,7 @@ pub fn to_maseval_line_with(episode: &Episode, annotations: &[AnnotationView]) -
         report["annotations"] = Value::Array(notes);
     }
     // A `Value` always serialises.
-    serde_json::to_string(&report).unwrap_or_default()
+    crate::core::safe_json::to_string(&report).unwrap_or_default()
 }
 
 /// The episode as one MASEval report object.

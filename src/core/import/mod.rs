@@ -90,10 +90,15 @@ pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
 /// Loads every episode in one file as the file has it (no sidecar).
 pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
     let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
+    load_bytes(&bytes, path)
+}
+
+/// Loads every episode in `bytes`, the content of the file at `path` (named in errors).
+pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> {
     let origin = path.to_string_lossy().into_owned();
-    match detect::detect(&bytes, path)? {
+    match detect::detect(bytes, path)? {
         Detected::Journal => {
-            let (events, warnings) = read_journal_from(&bytes[..], path)?;
+            let (events, warnings) = read_journal_from(bytes, path)?;
             // The reader only returns Ok with a header first, but never trust it to panic.
             if !matches!(events.first().map(|e| &e.body), Some(crate::core::episode::EventBody::Episode(_))) {
                 return Err(LoadError::new(path, 1, "no episode event"));

@@ -204,25 +204,18 @@ impl LlmClient {
         key: Option<&ApiKey>,
         on_delta: &mut impl FnMut(Delta),
     ) -> Result<ChatResponse, Failure> {
-        let response = tokio::time::timeout(endpoint.timeout, self.post(endpoint, body, key).send())
-            .await
-            .map_err(|_| LlmErrorKind::Timeout(endpoint.timeout))?
-            .map_err(classify)?;
+        let deadline = Deadline::start(endpoint);
+        // Time to first byte is bounded by the whole deadline only: a local model can think for minutes.
+        let response = deadline.until_end(self.post(endpoint, body, key).send()).await?.map_err(classify)?;
         let status = response.status();
         if !status.is_success() {
             let retry_after = retry_after(&response);
-            let bytes = tokio::time::timeout(endpoint.idle_timeout, response.bytes())
-                .await
-                .map_err(|_| LlmErrorKind::IdleTimeout(endpoint.idle_timeout))?
-                .map_err(classify)?;
+            let bytes = deadline.within(response.bytes()).await?.map_err(classify)?;
             return Err(http_failure(status.as_u16(), &bytes, retry_after));
         }
         if is_json(&response) {
             // The server ignored `stream: true`; accept its whole answer as one delta each.
-            let bytes = tokio::time::timeout(endpoint.idle_timeout, response.bytes())
-                .await
-                .map_err(|_| LlmErrorKind::IdleTimeout(endpoint.idle_timeout))?
-                .map_err(classify)?;
+            let bytes = deadline.within(response.bytes()).await?.map_err(classify)?;
             let reply = parse_completion(&bytes)?;
             if !reply.text().is_empty() {
                 on_delta(Delta::Text(reply.text().to_string()));
@@ -239,7 +232,7 @@ impl LlmClient {
         }
 
         let mut assembler = Assembler::default();
-        let result = read_stream(endpoint, response, &mut assembler, on_delta).await;
+        let result = read_stream(&deadline, response, &mut assembler, on_delta).await;
         match result {
             Ok(()) => Ok(assembler.finish()),
             // Retrying now would replay output the caller has already shown.
@@ -254,7 +247,7 @@ impl LlmClient {
 
 /// Reads SSE events into `assembler` until `[DONE]` or the end of the body.
 async fn read_stream(
-    endpoint: &Endpoint,
+    deadline: &Deadline,
     response: reqwest::Response,
     assembler: &mut Assembler,
     on_delta: &mut impl FnMut(Delta),
@@ -262,9 +255,7 @@ async fn read_stream(
     let mut parser = SseParser::default();
     let mut stream = response.bytes_stream();
     loop {
-        let next = tokio::time::timeout(endpoint.idle_timeout, stream.next())
-            .await
-            .map_err(|_| LlmErrorKind::IdleTimeout(endpoint.idle_timeout))?;
+        let next = deadline.within(stream.next()).await?;
         let (events, ended) = match next {
             Some(chunk) => {
                 (parser.push(&chunk.map_err(classify)?).map_err(LlmErrorKind::InvalidResponse)?, false)
@@ -284,6 +275,37 @@ async fn read_stream(
             } else {
                 Err(LlmErrorKind::Connection("stream ended before it was complete".into()).into())
             };
+        }
+    }
+}
+
+/// The two clocks on a streamed request: the whole request (`timeout`) and the longest
+/// silence between chunks (`idle_timeout`). Each wait ends at whichever comes first, so
+/// a server sending a byte now and then cannot hold a turn past the request's deadline.
+struct Deadline {
+    total: Duration,
+    idle: Duration,
+    ends: tokio::time::Instant,
+}
+
+impl Deadline {
+    fn start(endpoint: &Endpoint) -> Self {
+        let total = endpoint.timeout;
+        Deadline { total, idle: endpoint.idle_timeout, ends: tokio::time::Instant::now() + total }
+    }
+
+    /// `wait`, or the whole request's timeout.
+    async fn until_end<T>(&self, wait: impl Future<Output = T>) -> Result<T, LlmErrorKind> {
+        tokio::time::timeout_at(self.ends, wait).await.map_err(|_| LlmErrorKind::Timeout(self.total))
+    }
+
+    /// `wait`, or the timeout that runs out first: silence or the whole request.
+    async fn within<T>(&self, wait: impl Future<Output = T>) -> Result<T, LlmErrorKind> {
+        let left = self.ends.saturating_duration_since(tokio::time::Instant::now());
+        if left <= self.idle {
+            tokio::time::timeout(left, wait).await.map_err(|_| LlmErrorKind::Timeout(self.total))
+        } else {
+            tokio::time::timeout(self.idle, wait).await.map_err(|_| LlmErrorKind::IdleTimeout(self.idle))
         }
     }
 }

@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::key_mask::KeyMask;
+
 /// Which party a model call is for; named in errors and retry notices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -28,7 +30,7 @@ impl fmt::Display for Role {
     }
 }
 
-/// Default whole-request timeout (non-streaming) and time to first byte (streaming).
+/// Default whole-request deadline, streamed or not.
 /// Generous because local models can take minutes on a long prompt.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// Default longest silence between two chunks of a stream.
@@ -48,9 +50,9 @@ pub struct Endpoint {
     /// Name of the environment variable holding the key; `None` (or an unset/empty
     /// variable) sends no `Authorization` header, as local servers expect.
     pub api_key_env: Option<String>,
-    /// Non-streaming: the whole request. Streaming: until the response headers arrive.
+    /// The whole request, streamed or not: a server dripping bytes cannot hold a turn longer.
     pub timeout: Duration,
-    /// Streaming only: longest wait between two chunks.
+    /// Streaming only: longest wait between two chunks (never longer than `timeout` in effect).
     pub idle_timeout: Duration,
     /// Retries after the first attempt (so `max_retries + 1` attempts at most).
     pub max_retries: u32,
@@ -127,9 +129,10 @@ impl ApiKey {
         &self.0
     }
 
-    /// `text` with every occurrence of the key replaced by `***` (servers echo headers in errors).
+    /// `text` with the key replaced by `***` in every form a server's echo of it takes
+    /// (servers echo headers in errors, some transformed: see [`KeyMask`]).
     pub(crate) fn redact(&self, text: &str) -> String {
-        text.replace(&self.0, "***")
+        KeyMask::new([self.0.as_str()]).mask(text).into_owned()
     }
 }
 
@@ -175,6 +178,7 @@ mod tests {
         assert!(dbg.contains(var));
         assert!(!dbg.contains("sk-secret"));
         assert_eq!(key.redact("Bearer sk-secret-value-123!"), "Bearer ***!");
+        assert_eq!(key.redact("key SK-SECRET-VALUE-123 or secret-value-123"), "key *** or ***");
         unsafe { std::env::remove_var(var) };
         assert!(ep.api_key().is_none());
     }

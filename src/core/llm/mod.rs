@@ -7,6 +7,9 @@
 pub mod client;
 pub mod endpoint;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
+pub mod key_mask;
 pub mod rate_limit;
 pub mod retry;
 mod sse;

@@ -6,6 +6,7 @@ use tokio::sync::mpsc;
 
 use crate::core::episode::{Event, EventBody, JournalWriter, Verdict};
 use crate::core::judge::rules::RuleJudge;
+use crate::core::llm::key_mask::KeyMask;
 use crate::core::llm::{Role, Usage};
 
 /// What a runner tells its watcher.
@@ -61,25 +62,18 @@ pub struct Emitter {
     events: Vec<Event>,
 }
 
-/// API key values in use, so that a model or proxy echoing one back never
-/// gets it into the journal or onto the screen. `Debug` shows no value.
-#[derive(Default)]
-pub struct Secrets(Vec<String>);
-
-impl std::fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Secrets({} hidden)", self.0.len())
-    }
-}
+/// API key values in use, so that a model or proxy echoing one back — as is or
+/// transformed (case, prefix, base64, URL encoding) — never gets it into the
+/// journal or onto the screen. `Debug` shows no value.
+#[derive(Default, Debug)]
+pub struct Secrets(KeyMask);
 
 impl Secrets {
     /// The values of these environment variables (short or empty ones are ignored).
     pub fn from_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut values: Vec<String> =
+        let values: Vec<String> =
             names.into_iter().filter_map(|n| std::env::var(n).ok()).filter(|v| v.len() >= 8).collect();
-        values.sort();
-        values.dedup();
-        Secrets(values)
+        Secrets(KeyMask::new(values.iter().map(String::as_str)))
     }
 
     /// `body` with every secret replaced by `***`.
@@ -87,14 +81,11 @@ impl Secrets {
         if self.0.is_empty() {
             return body;
         }
-        let Ok(mut json) = serde_json::to_string(&body) else { return body };
-        if !self.0.iter().any(|s| json.contains(s.as_str())) {
-            return body;
+        let Ok(json) = serde_json::to_string(&body) else { return body };
+        match self.0.mask(&json) {
+            std::borrow::Cow::Owned(masked) => serde_json::from_str(&masked).unwrap_or(body),
+            std::borrow::Cow::Borrowed(_) => body,
         }
-        for secret in &self.0 {
-            json = json.replace(secret.as_str(), "***");
-        }
-        serde_json::from_str(&json).unwrap_or(body)
     }
 }
 
@@ -148,13 +139,8 @@ impl Emitter {
     /// Updates that are not events are best effort: dropped when the watcher lags.
     pub fn notify(&self, update: RunnerUpdate) {
         let update = match update {
-            RunnerUpdate::Delta { role, text }
-                if self.secrets.0.iter().any(|s| text.contains(s.as_str())) =>
-            {
-                RunnerUpdate::Delta {
-                    role,
-                    text: self.secrets.0.iter().fold(text, |t, s| t.replace(s.as_str(), "***")),
-                }
+            RunnerUpdate::Delta { role, text } if self.secrets.0.finds(&text) => {
+                RunnerUpdate::Delta { role, text: self.secrets.0.mask(&text).into_owned() }
             }
             other => other,
         };

@@ -1,0 +1,21 @@
+//! The judges' text matchers: a match is a valid range of the text, and a snippet
+//! quoted verbatim in a text is found.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+use converse_tui::core::judge::normalize::{find_snippet, normalize_text, same_number};
+
+fuzz_target!(|input: (&str, &str, &str)| {
+    let (before, snippet, after) = input;
+    let text = format!("{before} {snippet} {after}");
+    if let Some(found) = find_snippet(&text, snippet) {
+        assert!(found.start <= found.end && found.end <= text.len());
+        assert!(text.is_char_boundary(found.start) && text.is_char_boundary(found.end));
+    } else {
+        // Found whenever the snippet has something to match on.
+        assert!(normalize_text(snippet).as_string().trim().is_empty(), "{snippet:?} not found in {text:?}");
+    }
+    let _ = same_number(before, snippet);
+    let _ = converse_tui::core::judge::dates::find_dates(after);
+});

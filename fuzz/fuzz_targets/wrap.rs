@@ -1,0 +1,33 @@
+//! Word wrap: lines in order, on char boundaries, covering the text, each within the width.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use unicode_width_check::width;
+
+use converse_tui::app::wrap::wrap;
+
+mod unicode_width_check {
+    /// Display width as the panes measure it (after sanitizing, as the panes do).
+    pub fn width(text: &str) -> usize {
+        ratatui::text::Line::raw(text).width()
+    }
+}
+
+fuzz_target!(|input: (u8, &str)| {
+    let (width_byte, text) = input;
+    let width_cols = usize::from(width_byte % 120) + 1;
+    let text = converse_tui::core::sanitize::inert(text);
+    let lines = wrap(&text, width_cols);
+    let mut end = 0;
+    for line in &lines {
+        assert!(line.start >= end, "lines out of order");
+        assert!(text.is_char_boundary(line.start) && text.is_char_boundary(line.end));
+        let slice = &text[line.clone()];
+        // A single character wider than the line is the only excuse for overflowing.
+        assert!(
+            width(slice) <= width_cols || slice.chars().count() == 1,
+            "{slice:?} wider than {width_cols}"
+        );
+        end = line.end;
+    }
+});

@@ -1,0 +1,87 @@
+//! A detached tmux session running the binary, driven with keys and read back: the
+//! end-to-end tests of the TUI as a person uses it.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub struct Session {
+    pub name: String,
+}
+
+impl Session {
+    /// Starts `args` in a detached 120×40 tmux session; after the program exits
+    /// the shell prints its exit code and waits, so the screen can be read.
+    pub fn start(args: &str, home: &Path) -> Session {
+        let name = format!("ctui-{}-{}", std::process::id(), rand_suffix());
+        let bin = env!("CARGO_BIN_EXE_converse-tui");
+        let script = format!(
+            "HOME='{home}' CONVERSE_TUI_CONFIG='{home}/config' CONVERSE_TUI_DATA='{home}/data' \
+             TERM=xterm-256color '{bin}' {args}; echo EXIT=$?; sleep 30",
+            home = home.display()
+        );
+        let status = Command::new("tmux")
+            .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", &name, "sh", "-c", &script])
+            .status()
+            .expect("tmux runs");
+        assert!(status.success(), "tmux new-session failed");
+        Session { name }
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            let status = Command::new("tmux").args(["send-keys", "-t", &self.name, key]).status().unwrap();
+            assert!(status.success());
+            std::thread::sleep(Duration::from_millis(120));
+        }
+    }
+
+    pub fn screen(&self) -> String {
+        let out = Command::new("tmux").args(["capture-pane", "-p", "-t", &self.name]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen contains `text`, and returns the screen.
+    pub fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(start.elapsed() < Duration::from_secs(15), "'{text}' never appeared; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
+    }
+}
+
+pub fn rand_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() % 1_000_000
+}
+
+pub fn tmux_available() -> bool {
+    if std::env::var_os("CONVERSE_TUI_SKIP_TMUX").is_some() {
+        return false;
+    }
+    assert!(
+        Command::new("tmux").arg("-V").output().is_ok(),
+        "tmux is not installed (CI installs it; set CONVERSE_TUI_SKIP_TMUX=1 to skip)"
+    );
+    true
+}
+
+impl Session {
+    /// A tmux format value of the session's pane, e.g. `#{alternate_on}`.
+    #[allow(dead_code)]
+    pub fn format(&self, format: &str) -> String {
+        let out =
+            Command::new("tmux").args(["display-message", "-p", "-t", &self.name, format]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+}
