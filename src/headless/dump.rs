@@ -2,12 +2,13 @@
 //! supported file or directory, as journal JSON lines or an aligned table.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::core::episode::{Episode, Event, EventBody};
-use crate::core::import::{load_dir, load_path};
+use crate::core::episode::sidecar::sidecar_path;
+use crate::core::episode::{Episode, Event, EventBody, JournalReader, is_journal};
+use crate::core::import::{LoadError, load_dir, load_path};
 use crate::core::sanitize;
 
 /// Widest summary column in the text table, in terminal cells.
@@ -18,6 +19,10 @@ const SUMMARY_WIDTH: usize = 100;
 /// The first load error stops the dump and is returned as `path:line: problem`.
 pub fn dump(paths: &[PathBuf], json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
     for path in paths {
+        if !path.is_dir() && !sidecar_path(path).exists() && is_journal(path) {
+            stream_journal(path, json, out)?;
+            continue;
+        }
         let episodes = if path.is_dir() {
             let (episodes, errors) = load_dir(path);
             if let Some(e) = errors.into_iter().next() {
@@ -46,24 +51,67 @@ fn write_json(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "episode {} ({})",
-        sanitize::single_line(episode.id()),
-        sanitize::single_line(&episode.origin)
-    )?;
-    for warning in &episode.warnings {
-        writeln!(out, "  warning: {}", sanitize::single_line(warning))?;
+/// One of our journals, event by event from the file: memory stays flat whatever its size.
+/// The table reads it twice (column widths first), `--json` once.
+fn stream_journal(path: &Path, json: bool, out: &mut dyn Write) -> anyhow::Result<()> {
+    let events = || -> Result<JournalReader<_>, LoadError> { Ok(JournalReader::open(path)?) };
+    if json {
+        for event in events()? {
+            serde_json::to_writer(&mut *out, &event.map_err(LoadError::from)?)?;
+            out.write_all(b"\n")?;
+        }
+        return Ok(());
     }
+    let mut reader = events()?;
+    let mut widths = [0usize; 4];
+    let mut id = String::new();
+    for event in reader.by_ref() {
+        let event = event.map_err(LoadError::from)?;
+        if let EventBody::Episode(header) = &event.body {
+            id.clone_from(&header.id);
+        }
+        widen(&mut widths, &row(&event));
+    }
+    let warnings: Vec<String> = reader.warnings().iter().map(ToString::to_string).collect();
+    write_heading(&id, &path.to_string_lossy(), &warnings, out)?;
+    for event in events()? {
+        write_row(&widths, &row(&event.map_err(LoadError::from)?), out)?;
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
+    write_heading(episode.id(), &episode.origin, &episode.warnings, out)?;
     let rows: Vec<[String; 5]> = episode.events.iter().map(row).collect();
     let mut widths = [0usize; 4];
     for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r.iter()) {
-            *w = (*w).max(cell.width());
-        }
+        widen(&mut widths, r);
     }
     for r in &rows {
+        write_row(&widths, r, out)?;
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_heading(id: &str, origin: &str, warnings: &[String], out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(out, "episode {} ({})", sanitize::single_line(id), sanitize::single_line(origin))?;
+    for warning in warnings {
+        writeln!(out, "  warning: {}", sanitize::single_line(warning))?;
+    }
+    Ok(())
+}
+
+/// Grows the column widths to fit a row.
+fn widen(widths: &mut [usize; 4], row: &[String; 5]) {
+    for (w, cell) in widths.iter_mut().zip(row.iter()) {
+        *w = (*w).max(cell.width());
+    }
+}
+
+fn write_row(widths: &[usize; 4], r: &[String; 5], out: &mut dyn Write) -> anyhow::Result<()> {
+    {
         let mut line = String::new();
         for (i, (w, cell)) in widths.iter().zip(r.iter()).enumerate() {
             // Numbers right-aligned, words left-aligned.
@@ -80,7 +128,6 @@ fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
         line.push_str(&truncate(&r[4], SUMMARY_WIDTH));
         writeln!(out, "{}", line.trim_end())?;
     }
-    writeln!(out)?;
     Ok(())
 }
 
