@@ -100,6 +100,8 @@ fn huge(c: &mut Criterion) {
         let mut state = open(&path, &mut terminal, &theme);
         // At the end of the episode, the huge message in view.
         update(&mut state, key(KeyCode::Char('G')));
+        // Focus the Assistant pane, where the huge message is.
+        update(&mut state, key(KeyCode::Tab));
         terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
         group.bench_function(format!("resize_200_150_200/{name}"), |b| {
             b.iter(|| {

@@ -58,6 +58,10 @@ impl PaneItem {
     }
 }
 
+/// Bytes of bodies wrapped ahead of being shown per settle, so that the heights of a normal
+/// episode are exact at once and a huge one's estimates are refined a little at a time.
+const REFINE_BUDGET: usize = 256 * 1024;
+
 /// A screen row of a pane: an item and a row within it (0 = its header).
 type Position = (usize, usize);
 
@@ -68,6 +72,8 @@ pub struct Pane {
     offsets: Vec<usize>,
     /// First item whose offset is stale.
     stale_from: Option<usize>,
+    /// Items before this one have been considered for wrapping ahead (see [`REFINE_BUDGET`]).
+    refined: usize,
     /// Text width the bodies are wrapped to.
     width: usize,
     /// Rows the pane can show.
@@ -108,6 +114,7 @@ impl Pane {
                 item.wrap = LazyWrap::new(width);
             }
             self.mark_stale(0);
+            self.refined = 0;
         }
         self.settle();
     }
@@ -187,7 +194,7 @@ impl Pane {
             (item, 0)
         } else {
             let height = self.items[item].ensure_rows(self.viewport + 1);
-            self.mark_stale(item + 1);
+            self.mark_stale(item);
             let rows_above = self.rows_between(top, item);
             if rows_above + height <= self.viewport {
                 top
@@ -234,8 +241,24 @@ impl Pane {
         } else {
             self.shown = (0, 0);
         }
+        self.refine_ahead();
         self.refresh_offsets();
         at_tail
+    }
+
+    /// Wraps not-yet-shown items within the budget; an item larger than what is left stays estimated.
+    fn refine_ahead(&mut self) {
+        let mut budget = REFINE_BUDGET;
+        while self.refined < self.items.len() && budget > 0 {
+            let item = &mut self.items[self.refined];
+            let remaining = item.wrap.remaining(&item.body);
+            if !item.wrap.complete() && remaining <= budget {
+                budget -= remaining.max(1);
+                item.ensure_rows(usize::MAX);
+                self.mark_stale(self.refined);
+            }
+            self.refined += 1;
+        }
     }
 
     /// Wraps the rows from `top` down to the bottom of the pane; the top (clamped to its item)
@@ -252,7 +275,7 @@ impl Pane {
         while item < self.visible {
             let wanted = row + (self.viewport - filled);
             let height = self.items[item].ensure_rows(wanted);
-            self.mark_stale(item + 1);
+            self.mark_stale(item);
             filled += height - row;
             if filled >= self.viewport {
                 // Exactly full at the end of the last item still counts as the end.
@@ -286,7 +309,7 @@ impl Pane {
             }
             item -= 1;
             row = self.items[item].ensure_rows(usize::MAX);
-            self.mark_stale(item + 1);
+            self.mark_stale(item);
         }
     }
 
@@ -296,7 +319,7 @@ impl Pane {
         let mut down = rows;
         while item < self.visible {
             let height = self.items[item].ensure_rows(row + down + 1);
-            self.mark_stale(item + 1);
+            self.mark_stale(item);
             if row + down < height {
                 return (item, row + down);
             }
@@ -413,7 +436,7 @@ mod tests {
         }
         eager.mark_stale(0);
         eager.settle();
-        for _ in 0..60 {
+        for _ in 0..200 {
             lazy.scroll_by(-3);
             eager.scroll_by(-3);
             assert_eq!(lazy.top_row(), eager.top_row());
