@@ -140,8 +140,8 @@ fn panes_show_the_conversation_as_it_stood() {
     let view = s.view.as_ref().unwrap();
     assert_eq!(view.verdict_rows.len(), 1);
     assert_eq!(view.worst_outcome(), Some(Outcome::Fail));
-    assert_eq!(view.turns[1].changed, Some(Outcome::Fail), "timeline marks turn 2");
-    assert_eq!(view.turns[0].changed, None);
+    assert_eq!(view.turn_mark(2).changed, Some(Outcome::Fail), "timeline marks turn 2");
+    assert_eq!(view.turn_mark(1).changed, None);
 }
 
 #[test]

@@ -1,10 +1,16 @@
 //! A scrollable pane of items (messages, tool calls): each item is a header
-//! line, its wrapped body and a blank separator. Wrapping happens when an item
-//! is added or the width changes, never while drawing.
+//! line, its wrapped body and a blank separator.
+//!
+//! Bodies are wrapped lazily ([`LazyWrap`]): only the items (and the part of an
+//! item) that the pane shows are wrapped, once per width. Heights of items not
+//! wrapped yet are estimated from their length and refined when they are seen;
+//! the scroll position is an item and a line within it, so refining the items
+//! above never moves what is on screen. Every `&mut` method leaves the shown
+//! lines wrapped, so drawing only reads.
 
 use std::ops::Range;
 
-use super::wrap::wrap;
+use super::wrap::LazyWrap;
 
 /// One event shown in a pane.
 #[derive(Debug, Clone)]
@@ -13,32 +19,71 @@ pub struct PaneItem {
     pub event: usize,
     /// The sanitized text shown under the header.
     pub body: String,
-    /// Byte ranges of `body`, one per screen line at the pane's width.
-    pub lines: Vec<Range<usize>>,
+    /// `body` wrapped at the pane's width, as far as it was shown.
+    wrap: LazyWrap,
+    /// Line breaks in `body`, for estimating its height before it is wrapped.
+    newlines: usize,
     /// Byte ranges of `body` to highlight (evidence of a verdict).
     pub highlights: Vec<Range<usize>>,
 }
 
 impl PaneItem {
-    /// Header + body lines + separator.
+    fn new(event: usize, body: String, width: usize) -> Self {
+        let newlines = body.bytes().filter(|&b| b == b'\n').count();
+        PaneItem { event, body, wrap: LazyWrap::new(width), newlines, highlights: Vec::new() }
+    }
+
+    /// Header + body lines + separator: exact once the body is wrapped to its end, estimated before.
     pub fn height(&self) -> usize {
-        self.lines.len() + 2
+        let known = self.wrap.lines().len();
+        let body = if self.wrap.complete() {
+            known
+        } else if known == 0 {
+            self.newlines + 1 + self.body.len() / self.wrap.width()
+        } else {
+            known + self.wrap.remaining(&self.body).div_ceil(self.wrap.width())
+        };
+        body.max(known) + 2
+    }
+
+    /// Body line `index` (0 = first line under the header), if it has been wrapped.
+    pub fn line(&self, index: usize) -> Option<Range<usize>> {
+        self.wrap.lines().get(index).cloned()
+    }
+
+    /// Wraps until the item's first `rows` rows are known (or all are); returns its height.
+    fn ensure_rows(&mut self, rows: usize) -> usize {
+        self.wrap.ensure(&self.body, rows.saturating_sub(1));
+        self.height()
     }
 }
+
+/// Bytes of bodies wrapped ahead of being shown per settle, so that the heights of a normal
+/// episode are exact at once and a huge one's estimates are refined a little at a time.
+const REFINE_BUDGET: usize = 256 * 1024;
+
+/// A screen row of a pane: an item and a row within it (0 = its header).
+type Position = (usize, usize);
 
 #[derive(Debug, Clone, Default)]
 pub struct Pane {
     pub items: Vec<PaneItem>,
-    /// `offsets[i]` is the first screen line of item `i`; one extra entry at the end.
+    /// Start line of each item (estimated where not yet wrapped), plus the total at the end.
     offsets: Vec<usize>,
+    /// First item whose offset is stale.
+    stale_from: Option<usize>,
+    /// Items before this one have been considered for wrapping ahead (see [`REFINE_BUDGET`]).
+    refined: usize,
     /// Text width the bodies are wrapped to.
     width: usize,
     /// Rows the pane can show.
     pub viewport: usize,
     /// How many items are revealed at the cursor.
     pub visible: usize,
-    /// Top screen line when not following.
-    scroll: usize,
+    /// Top row asked for when not following.
+    anchor: Position,
+    /// Top row as last settled: what is drawn.
+    shown: Position,
     /// Keep the newest revealed line in view.
     pub follow: bool,
     /// The selected item; `None` means the newest revealed one.
@@ -50,29 +95,28 @@ impl Pane {
         Pane { offsets: vec![0], follow: true, width: 1, ..Pane::default() }
     }
 
+    /// Adds an item; it is wrapped when it is shown.
     pub fn push(&mut self, event: usize, body: String) {
-        let lines = wrap(&body, self.width);
+        let item = PaneItem::new(event, body, self.width);
+        self.refresh_offsets();
         let end = self.offsets.last().copied().unwrap_or(0);
-        self.items.push(PaneItem { event, body, lines, highlights: Vec::new() });
-        self.offsets.push(end + self.items[self.items.len() - 1].height());
+        self.offsets.push(end + item.height());
+        self.items.push(item);
     }
 
-    /// Rewraps every body for a new text width (only when it changed).
+    /// A new text width forgets every wrap (only when it changed); what is shown is rewrapped.
     pub fn set_size(&mut self, width: usize, viewport: usize) {
         self.viewport = viewport;
         let width = width.max(1);
-        if width == self.width {
-            return;
+        if width != self.width {
+            self.width = width;
+            for item in &mut self.items {
+                item.wrap = LazyWrap::new(width);
+            }
+            self.mark_stale(0);
+            self.refined = 0;
         }
-        self.width = width;
-        self.offsets.clear();
-        self.offsets.push(0);
-        let mut end = 0;
-        for item in &mut self.items {
-            item.lines = wrap(&item.body, width);
-            end += item.height();
-            self.offsets.push(end);
-        }
+        self.settle();
     }
 
     pub fn width(&self) -> usize {
@@ -87,32 +131,29 @@ impl Pane {
         {
             self.selected = None;
         }
+        self.settle();
     }
 
-    /// Screen lines of the revealed items.
+    /// Screen lines of the revealed items (estimated for items not seen yet).
     pub fn total_lines(&self) -> usize {
         self.offsets[self.visible]
     }
 
-    fn max_scroll(&self) -> usize {
-        self.total_lines().saturating_sub(self.viewport)
-    }
-
-    /// The top line to draw. Following shows the newest item from its header,
+    /// The top line drawn. Following shows the newest item from its header,
     /// so a message taller than the pane is read from its start.
     pub fn top(&self) -> usize {
-        if self.follow {
-            let newest_start = self.visible.checked_sub(1).map_or(0, |i| self.offsets[i]);
-            self.max_scroll().min(newest_start)
-        } else {
-            self.scroll.min(self.max_scroll())
-        }
+        self.offsets[self.shown.0.min(self.visible)] + self.shown.1
     }
 
     pub fn scroll_by(&mut self, delta: isize) {
-        let top = self.top() as isize + delta;
-        self.scroll = top.clamp(0, self.max_scroll() as isize) as usize;
+        let from = self.shown;
+        self.anchor = if delta < 0 {
+            self.walk_up(from, delta.unsigned_abs())
+        } else {
+            self.walk_down(from, delta as usize)
+        };
         self.follow = false;
+        self.settle();
     }
 
     /// The item under a screen line, and the line within it.
@@ -122,6 +163,11 @@ impl Pane {
         }
         let item = self.offsets[..=self.visible].partition_point(|&o| o <= line) - 1;
         Some((item, line - self.offsets[item]))
+    }
+
+    /// The item and row within it at the top of the pane.
+    pub fn top_row(&self) -> Option<(usize, usize)> {
+        (self.shown.0 < self.visible).then_some(self.shown)
     }
 
     pub fn selected_item(&self) -> Option<usize> {
@@ -138,28 +184,170 @@ impl Pane {
         self.scroll_to_item(next);
     }
 
+    /// Scrolls as little as needed to show item `item`, from its header where it is taller than the pane.
     pub fn scroll_to_item(&mut self, item: usize) {
-        let (start, end) = (self.offsets[item], self.offsets[item + 1]);
-        let top = self.top();
-        if start < top {
-            self.scroll = start;
-        } else if end > top + self.viewport {
-            self.scroll = end.saturating_sub(self.viewport).min(start);
-        } else {
-            self.scroll = top;
+        if item >= self.visible {
+            return;
         }
-        self.follow = self.scroll >= self.max_scroll() && self.selected.is_none_or(|s| s + 1 == self.visible);
+        let top = self.shown;
+        self.anchor = if (item, 0) < top {
+            (item, 0)
+        } else {
+            let height = self.items[item].ensure_rows(self.viewport + 1);
+            self.mark_stale(item);
+            let rows_above = self.rows_between(top, item);
+            if rows_above + height <= self.viewport {
+                top
+            } else if height >= self.viewport {
+                (item, 0)
+            } else {
+                self.walk_up((item, 0), self.viewport - height)
+            }
+        };
+        self.follow = false;
+        let at_tail = self.settle();
+        self.follow = at_tail && self.selected.is_none_or(|s| s + 1 == self.visible);
+        if self.follow {
+            self.settle();
+        }
     }
 
     /// Back to following the newest item.
     pub fn reset_view(&mut self) {
         self.follow = true;
         self.selected = None;
+        self.settle();
     }
 
     /// Finds the item showing event `event`.
     pub fn item_of_event(&self, event: usize) -> Option<usize> {
         self.items[..self.visible].binary_search_by_key(&event, |i| i.event).ok()
+    }
+
+    /// Wraps what the pane shows from its top row and refreshes the line offsets;
+    /// returns whether the shown rows reach the end (nothing further to scroll).
+    fn settle(&mut self) -> bool {
+        let mut at_tail = true;
+        if self.visible > 0 && self.viewport > 0 {
+            // Following starts at the newest item's header; `fill_from` falls back to the tail
+            // when that item is shorter than the pane.
+            let top = if self.follow { (self.visible - 1, 0) } else { self.anchor };
+            let (top, reaches_end) = self.fill_from(top);
+            at_tail = reaches_end;
+            self.shown = if reaches_end { self.tail_top() } else { top };
+            if !self.follow {
+                self.anchor = self.shown;
+            }
+        } else {
+            self.shown = (0, 0);
+        }
+        self.refine_ahead();
+        self.refresh_offsets();
+        at_tail
+    }
+
+    /// Wraps not-yet-shown items within the budget; an item larger than what is left stays estimated.
+    fn refine_ahead(&mut self) {
+        let mut budget = REFINE_BUDGET;
+        while self.refined < self.items.len() && budget > 0 {
+            let item = &mut self.items[self.refined];
+            let remaining = item.wrap.remaining(&item.body);
+            if !item.wrap.complete() && remaining <= budget {
+                budget -= remaining.max(1);
+                item.ensure_rows(usize::MAX);
+                self.mark_stale(self.refined);
+            }
+            self.refined += 1;
+        }
+    }
+
+    /// Wraps the rows from `top` down to the bottom of the pane; the top (clamped to its item)
+    /// and whether the revealed items end before the pane is full.
+    fn fill_from(&mut self, top: Position) -> (Position, bool) {
+        let (mut item, mut row) = top;
+        if item >= self.visible {
+            return (top, true);
+        }
+        let height = self.items[item].ensure_rows(row + 1);
+        row = row.min(height - 1);
+        let start = (item, row);
+        let mut filled = 0;
+        while item < self.visible {
+            let wanted = row + (self.viewport - filled);
+            let height = self.items[item].ensure_rows(wanted);
+            self.mark_stale(item);
+            filled += height - row;
+            if filled >= self.viewport {
+                // Exactly full at the end of the last item still counts as the end.
+                return (
+                    start,
+                    filled == self.viewport && item + 1 == self.visible && self.items[item].wrap.complete(),
+                );
+            }
+            item += 1;
+            row = 0;
+        }
+        (start, true)
+    }
+
+    /// The top row that shows the last `viewport` rows of the revealed items exactly.
+    fn tail_top(&mut self) -> Position {
+        self.walk_up((self.visible, 0), self.viewport)
+    }
+
+    /// `rows` rows above `from`, wrapping the items passed over completely (their ends are shown).
+    fn walk_up(&mut self, from: Position, rows: usize) -> Position {
+        let (mut item, mut row) = from;
+        let mut up = rows;
+        loop {
+            if up <= row {
+                return (item, row - up);
+            }
+            up -= row;
+            if item == 0 {
+                return (0, 0);
+            }
+            item -= 1;
+            row = self.items[item].ensure_rows(usize::MAX);
+            self.mark_stale(item);
+        }
+    }
+
+    /// `rows` rows below `from`, wrapping only as far as it goes.
+    fn walk_down(&mut self, from: Position, rows: usize) -> Position {
+        let (mut item, mut row) = from;
+        let mut down = rows;
+        while item < self.visible {
+            let height = self.items[item].ensure_rows(row + down + 1);
+            self.mark_stale(item);
+            if row + down < height {
+                return (item, row + down);
+            }
+            down -= height - row;
+            item += 1;
+            row = 0;
+        }
+        (self.visible, 0)
+    }
+
+    /// Rows from `top` to the start of `item` (which is at or below it).
+    fn rows_between(&mut self, top: Position, item: usize) -> usize {
+        self.refresh_offsets();
+        (self.offsets[item]).saturating_sub(self.offsets[top.0] + top.1)
+    }
+
+    fn mark_stale(&mut self, from: usize) {
+        self.stale_from = Some(self.stale_from.map_or(from, |s| s.min(from)));
+    }
+
+    fn refresh_offsets(&mut self) {
+        let Some(from) = self.stale_from.take() else { return };
+        let from = from.min(self.items.len());
+        let mut end = self.offsets[from];
+        for (i, item) in self.items.iter().enumerate().skip(from) {
+            end += item.height();
+            self.offsets[i + 1] = end;
+        }
     }
 }
 
@@ -214,5 +402,45 @@ mod tests {
         assert_eq!(p.total_lines(), 4);
         p.set_size(4, 5);
         assert_eq!(p.total_lines(), 5);
+    }
+
+    /// A 20 MB body: opening, scrolling and resizing wrap only what is shown.
+    #[test]
+    fn a_huge_item_is_wrapped_only_as_far_as_it_is_shown() {
+        let body = "lorem ipsum dolor sit amet ".repeat(800_000);
+        let mut p = Pane::new();
+        p.push(0, body);
+        p.set_size(80, 40);
+        p.reveal(0);
+        assert!(p.items[0].wrap.lines().len() < 100, "opening wraps one screen");
+        p.scroll_by(1000);
+        assert!(p.items[0].wrap.lines().len() < 1100);
+        p.set_size(60, 40);
+        assert!(p.items[0].wrap.lines().len() < 1100, "a resize rewraps what is shown");
+        p.scroll_by(isize::MAX);
+        assert!(p.items[0].wrap.complete(), "the end was shown");
+        assert_eq!(p.top() + 40, p.total_lines(), "the end fills the pane");
+    }
+
+    /// Estimated heights above the top are refined without moving what is shown.
+    #[test]
+    fn scrolling_up_into_unwrapped_items_is_exact() {
+        let bodies: Vec<String> = (0..50).map(|i| format!("item {i} ").repeat(i % 7 + 1)).collect();
+        let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        let mut lazy = pane(&refs);
+        lazy.reveal(usize::MAX);
+        let mut eager = pane(&refs);
+        eager.reveal(usize::MAX);
+        for item in &mut eager.items {
+            item.ensure_rows(usize::MAX);
+        }
+        eager.mark_stale(0);
+        eager.settle();
+        for _ in 0..200 {
+            lazy.scroll_by(-3);
+            eager.scroll_by(-3);
+            assert_eq!(lazy.top_row(), eager.top_row());
+        }
+        assert_eq!(lazy.top(), 0);
     }
 }

@@ -4,7 +4,7 @@
 //! Events are only ever appended (live runs), so every index here is built
 //! incrementally in [`EpisodeView::push`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::core::episode::{Episode, Event, EventBody, Outcome, Party, Verdict, VerdictMethod};
 use crate::core::judge::standing::supersedes;
@@ -45,8 +45,9 @@ pub struct EpisodeView {
     panes: [Pane; 3],
     /// The turn each event belongs to (events without one inherit the previous).
     turn_of: Vec<u32>,
-    /// Per turn (index 0 = turn 1); whole-episode verdicts are in `end_mark`.
-    pub turns: Vec<TurnMark>,
+    /// Per turn number, only the turns that occur: a file's turn numbers never size an
+    /// allocation (`"turn": 4294967295` is one entry). Whole-episode verdicts are in `end_mark`.
+    turns: BTreeMap<u32, TurnMark>,
     pub end_mark: Option<Outcome>,
     /// Last outcome per judge key, to find changes while indexing.
     last_outcome: HashMap<(String, VerdictMethod), Outcome>,
@@ -66,7 +67,7 @@ impl EpisodeView {
             cursor: 0,
             panes: [Pane::new(), Pane::new(), Pane::new()],
             turn_of: Vec::new(),
-            turns: Vec::new(),
+            turns: BTreeMap::new(),
             end_mark: None,
             last_outcome: HashMap::new(),
             verdict_rows: Vec::new(),
@@ -119,11 +120,7 @@ impl EpisodeView {
         let turn = event.body.turn().unwrap_or_else(|| self.turn_of.last().copied().unwrap_or(0));
         self.turn_of.push(turn);
         if turn >= 1 {
-            let t = turn as usize;
-            if self.turns.len() < t {
-                self.turns.resize(t, TurnMark::default());
-            }
-            self.turns[t - 1].last_event = i;
+            self.turns.entry(turn).or_default().last_event = i;
         }
         if let EventBody::Verdict(v) = &event.body {
             self.index_verdict(v);
@@ -144,9 +141,9 @@ impl EpisodeView {
         if !changed {
             return;
         }
-        let mark = match v.turn {
-            Some(t) if t >= 1 && (t as usize) <= self.turns.len() => &mut self.turns[t as usize - 1].changed,
-            _ => &mut self.end_mark,
+        let mark = match v.turn.and_then(|t| self.turns.get_mut(&t)) {
+            Some(turn) => &mut turn.changed,
+            None => &mut self.end_mark,
         };
         *mark = Some(worse(*mark, v.outcome));
     }
@@ -155,8 +152,14 @@ impl EpisodeView {
         self.turn_of.get(event).copied().unwrap_or(0)
     }
 
+    /// The highest turn number in the episode (0 when none).
     pub fn max_turn(&self) -> u32 {
-        self.turns.len() as u32
+        self.turns.keys().next_back().copied().unwrap_or(0)
+    }
+
+    /// The timeline mark of turn `turn`; a turn with no events has the default mark.
+    pub fn turn_mark(&self, turn: u32) -> TurnMark {
+        self.turns.get(&turn).copied().unwrap_or_default()
     }
 
     /// Moves the cursor and recomputes what depends on it.
@@ -293,19 +296,22 @@ impl EpisodeView {
         if turn == 0 {
             return Some(0);
         }
-        self.turns.get(turn as usize - 1).map(|t| t.last_event).filter(|_| turn >= 1)
+        self.turns.get(&turn).map(|t| t.last_event)
     }
 
+    /// The end of the current turn, or of the next turn that has events when the cursor is there.
     pub fn next_turn_cursor(&self) -> usize {
         let current = self.turn_at(self.cursor);
         let at_end_of_turn = self.end_of_turn(current) == Some(self.cursor);
-        let target = if at_end_of_turn || current == 0 { current + 1 } else { current };
-        self.end_of_turn(target).unwrap_or(self.last())
+        let target = if at_end_of_turn || current == 0 { current.saturating_add(1) } else { current };
+        self.turns.range(target..).next().map_or(self.last(), |(_, t)| t.last_event)
     }
 
+    /// The end of the previous turn that has events (skipping numbers no event carries).
     pub fn prev_turn_cursor(&self) -> usize {
         let current = self.turn_at(self.cursor);
-        self.end_of_turn(current.saturating_sub(1)).unwrap_or(0).max(self.first_cursor().min(self.cursor))
+        let previous = self.turns.range(1..current.max(1)).next_back().map_or(0, |(_, t)| t.last_event);
+        previous.max(self.first_cursor().min(self.cursor))
     }
 
     /// The next event after the cursor whose text contains `query` (any case), wrapping around.

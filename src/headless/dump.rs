@@ -2,14 +2,16 @@
 //! supported file or directory, as journal JSON lines or an aligned table.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::core::annotate::annotation_views;
+use crate::core::annotate::file::notes_path;
 use crate::core::dataset::TaskLookup;
-use crate::core::episode::{Episode, Event, EventBody};
-use crate::core::import::{load_dir, load_path};
+use crate::core::episode::sidecar::sidecar_path;
+use crate::core::episode::{Episode, Event, EventBody, JournalReader, is_journal};
+use crate::core::import::{LoadError, load_dir, load_path};
 use crate::core::sanitize;
 use crate::headless::episode_tasks::enrich_noting;
 
@@ -30,6 +32,10 @@ pub fn dump(
     err: &mut dyn Write,
 ) -> anyhow::Result<()> {
     for path in paths {
+        if streamable(path) {
+            stream_journal(path, json, out, err)?;
+            continue;
+        }
         let mut episodes = if path.is_dir() {
             let (episodes, errors) = load_dir(path);
             if let Some(e) = errors.into_iter().next() {
@@ -41,9 +47,7 @@ pub fn dump(
         };
         enrich_noting(tasks, &mut episodes, &mut std::io::stderr());
         for episode in &episodes {
-            for warning in &episode.warnings {
-                writeln!(err, "warning: {}", sanitize::single_line(warning))?;
-            }
+            write_warnings(&episode.warnings, err)?;
             if json {
                 write_json(episode, out)?;
             } else {
@@ -62,36 +66,57 @@ fn write_json(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// One of our journals with nothing to merge (no verdicts or notes beside it):
+/// it is printed as it is read, so memory stays flat whatever its size.
+fn streamable(path: &Path) -> bool {
+    !path.is_dir() && !sidecar_path(path).exists() && !notes_path(path).exists() && is_journal(path)
+}
+
+/// Event by event from the file. The table reads it twice (column widths first), `--json` once.
+fn stream_journal(path: &Path, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<()> {
+    let events = || -> Result<JournalReader<_>, LoadError> { Ok(JournalReader::open(path)?) };
+    let mut reader = events()?;
+    if json {
+        for event in reader.by_ref() {
+            crate::core::safe_json::to_writer(&mut *out, &event.map_err(LoadError::from)?)?;
+            out.write_all(b"\n")?;
+        }
+        return write_warnings(&reader.warnings().iter().map(ToString::to_string).collect::<Vec<_>>(), err);
+    }
+    let mut widths = [0usize; 4];
+    let mut id = String::new();
+    for event in reader.by_ref() {
+        let event = event.map_err(LoadError::from)?;
+        if let EventBody::Episode(header) = &event.body {
+            id.clone_from(&header.id);
+        }
+        widen(&mut widths, &row(&event));
+    }
+    write_warnings(&reader.warnings().iter().map(ToString::to_string).collect::<Vec<_>>(), err)?;
+    write_heading(&id, &path.to_string_lossy(), out)?;
+    for event in events()? {
+        write_row(&widths, &row(&event.map_err(LoadError::from)?), out)?;
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_warnings(warnings: &[String], err: &mut dyn Write) -> anyhow::Result<()> {
+    for warning in warnings {
+        writeln!(err, "warning: {}", sanitize::single_line(warning))?;
+    }
+    Ok(())
+}
+
 fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "episode {} ({})",
-        sanitize::single_line(episode.id()),
-        sanitize::single_line(&episode.origin)
-    )?;
+    write_heading(episode.id(), &episode.origin, out)?;
     let rows: Vec<[String; 5]> = episode.events.iter().map(row).collect();
     let mut widths = [0usize; 4];
     for r in &rows {
-        for (w, cell) in widths.iter_mut().zip(r.iter()) {
-            *w = (*w).max(cell.width());
-        }
+        widen(&mut widths, r);
     }
     for r in &rows {
-        let mut line = String::new();
-        for (i, (w, cell)) in widths.iter().zip(r.iter()).enumerate() {
-            // Numbers right-aligned, words left-aligned.
-            let pad = " ".repeat(w.saturating_sub(cell.width()));
-            if i < 2 {
-                line.push_str(&pad);
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                line.push_str(&pad);
-            }
-            line.push_str("  ");
-        }
-        line.push_str(&truncate(&r[4], SUMMARY_WIDTH));
-        writeln!(out, "{}", line.trim_end())?;
+        write_row(&widths, r, out)?;
     }
     for a in annotation_views(episode) {
         let quote = a.quote.map(|q| format!(" «{q}»")).unwrap_or_default();
@@ -99,6 +124,37 @@ fn write_table(episode: &Episode, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "  {}", truncate(sanitize::single_line(&text).trim_end(), SUMMARY_WIDTH))?;
     }
     writeln!(out)?;
+    Ok(())
+}
+
+fn write_heading(id: &str, origin: &str, out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(out, "episode {} ({})", sanitize::single_line(id), sanitize::single_line(origin))?;
+    Ok(())
+}
+
+/// Grows the column widths to fit a row.
+fn widen(widths: &mut [usize; 4], row: &[String; 5]) {
+    for (w, cell) in widths.iter_mut().zip(row.iter()) {
+        *w = (*w).max(cell.width());
+    }
+}
+
+fn write_row(widths: &[usize; 4], r: &[String; 5], out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut line = String::new();
+    for (i, (w, cell)) in widths.iter().zip(r.iter()).enumerate() {
+        // Numbers right-aligned, words left-aligned.
+        let pad = " ".repeat(w.saturating_sub(cell.width()));
+        if i < 2 {
+            line.push_str(&pad);
+            line.push_str(cell);
+        } else {
+            line.push_str(cell);
+            line.push_str(&pad);
+        }
+        line.push_str("  ");
+    }
+    line.push_str(&truncate(&r[4], SUMMARY_WIDTH));
+    writeln!(out, "{}", line.trim_end())?;
     Ok(())
 }
 

@@ -22,6 +22,8 @@ use super::terminal::TerminalGuard;
 
 /// How often time advances for autoplay and the live clock.
 const TICK: Duration = Duration::from_millis(50);
+/// Most runner updates folded into one frame (a fork's catch-up, a fast stream).
+const MAX_FOLD: usize = 4096;
 /// How long quitting waits for an aborted runner to write its `end` event.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
 
@@ -75,6 +77,9 @@ pub async fn run(
     let mut last_tick = Instant::now();
     let mut stop = crate::core::signals::stop_signals()?;
     let mut dirty = true;
+    // Runner updates redraw at most once per tick; keys and resizes at once.
+    let mut defer_draw = false;
+    let mut last_draw = Instant::now() - TICK;
     let mut notes_for: Option<(std::path::PathBuf, String)> = None;
     loop {
         // The episode on screen changed: read its notes (I/O stays out of `update`).
@@ -87,9 +92,10 @@ pub async fn run(
                 dirty = true;
             }
         }
-        if dirty {
+        if dirty && !(defer_draw && last_draw.elapsed() < TICK) {
             guard.terminal.draw(|frame| crate::ui::draw(frame, &state, &theme))?;
             dirty = false;
+            last_draw = Instant::now();
         }
         let action = tokio::select! {
             action = input.recv() => match action {
@@ -114,55 +120,68 @@ pub async fn run(
             _ = stop.recv() => break,
         };
         dirty = true;
-        for effect in update(&mut state, action) {
-            match effect {
-                Effect::Quit => {
-                    if let Some(l) = live.take() {
-                        l.stop().await;
+        defer_draw = matches!(action, Action::Runner(_));
+        let mut batch = vec![action];
+        // Fold the updates already waiting into the same frame.
+        if let (true, Some(l)) = (defer_draw, live.as_mut()) {
+            while batch.len() < MAX_FOLD {
+                match l.updates.try_recv() {
+                    Ok(update) => batch.push(Action::Runner(update)),
+                    Err(_) => break,
+                }
+            }
+        }
+        for action in batch {
+            for effect in update(&mut state, action) {
+                match effect {
+                    Effect::Quit => {
+                        if let Some(l) = live.take() {
+                            l.stop().await;
+                        }
+                        drop(guard);
+                        return Ok(());
                     }
-                    drop(guard);
-                    return Ok(());
-                }
-                Effect::Control(control) => {
-                    if let Some(l) = &live {
-                        apply(&l.gate, control);
+                    Effect::Control(control) => {
+                        if let Some(l) = &live {
+                            apply(&l.gate, control);
+                        }
                     }
-                }
-                Effect::RunTask(id) => {
-                    let started = launcher.as_mut().map(|launch| launch(&id, Start::default()));
-                    switch_to(&mut state, &mut live, started, &id).await;
-                }
-                Effect::Fork { task_id, resume, human } => {
-                    let start = Start { human, resume: Some(resume) };
-                    let started = launcher.as_mut().map(|launch| launch(&task_id, start));
-                    switch_to(&mut state, &mut live, started, &task_id).await;
-                }
-                Effect::SaveNote { path, draft, author } => {
-                    let result = write_note(&path, |file| file.add(draft, &author).map(|_| ()));
-                    update(&mut state, Action::NotesLoaded { path, result });
-                }
-                Effect::DeleteNote { path, id, author } => {
-                    let result = write_note(&path, |file| file.delete(&id, &author));
-                    update(&mut state, Action::NotesLoaded { path, result });
-                }
-                Effect::HumanSay(text) => {
-                    if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
-                        let _ = tx.send(HumanInput::Message(text)).await;
+                    Effect::RunTask(id) => {
+                        let started = launcher.as_mut().map(|launch| launch(&id, Start::default()));
+                        switch_to(&mut state, &mut live, started, &id).await;
                     }
-                }
-                Effect::HumanEnd => {
-                    if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
-                        let _ = tx.send(HumanInput::End).await;
+                    Effect::Fork { task_id, resume, human } => {
+                        let start = Start { human, resume: Some(resume) };
+                        let started = launcher.as_mut().map(|launch| launch(&task_id, start));
+                        switch_to(&mut state, &mut live, started, &task_id).await;
                     }
-                }
-                Effect::OpenEpisode { path, id } => {
-                    if let Some(tx) = loaded.upgrade() {
-                        open_episode(tx, path, id);
+                    Effect::SaveNote { path, draft, author } => {
+                        let result = write_note(&path, |file| file.add(draft, &author).map(|_| ()));
+                        update(&mut state, Action::NotesLoaded { path, result });
                     }
-                }
-                Effect::EditAttacker(text) => {
-                    if let Some(l) = &live {
-                        let _ = l.edits.send(text).await;
+                    Effect::DeleteNote { path, id, author } => {
+                        let result = write_note(&path, |file| file.delete(&id, &author));
+                        update(&mut state, Action::NotesLoaded { path, result });
+                    }
+                    Effect::HumanSay(text) => {
+                        if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
+                            let _ = tx.send(HumanInput::Message(text)).await;
+                        }
+                    }
+                    Effect::HumanEnd => {
+                        if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
+                            let _ = tx.send(HumanInput::End).await;
+                        }
+                    }
+                    Effect::OpenEpisode { path, id } => {
+                        if let Some(tx) = loaded.upgrade() {
+                            open_episode(tx, path, id);
+                        }
+                    }
+                    Effect::EditAttacker(text) => {
+                        if let Some(l) = &live {
+                            let _ = l.edits.send(text).await;
+                        }
                     }
                 }
             }

@@ -98,7 +98,7 @@ fn visible_lines<'a>(
     theme: &Theme,
 ) -> Vec<Line<'a>> {
     let mut out = Vec::with_capacity(height);
-    let Some((mut item, mut line)) = pane.locate(pane.top()) else {
+    let Some((mut item, mut line)) = pane.top_row() else {
         return out;
     };
     let selected = pane.selected_item();
@@ -115,8 +115,7 @@ fn visible_lines<'a>(
                     .insert(at, Span::styled(format!("✎ {} ", labels.join(", ")), theme.party(Party::User)));
             }
             out.push(line);
-        } else if line <= it.lines.len() {
-            let range = it.lines[line - 1].clone();
+        } else if let Some(range) = it.line(line - 1) {
             out.push(body_line(&it.body, range, &it.highlights, theme));
         } else {
             out.push(Line::default());

@@ -15,16 +15,17 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, theme: &Theme) {
     let position = format!(" event {}/{} ", view.cursor, view.last());
     let mut spans = vec![Span::styled(" turns ", theme.dim())];
     let budget = (area.width as usize).saturating_sub(position.width() + 14);
-    let cell_width = 4 + view.turns.len().to_string().len();
+    let turns = view.max_turn() as usize;
+    let cell_width = 4 + turns.to_string().len();
     let fit = (budget / cell_width).max(1);
     // Show a window of turns around the current one when they do not all fit.
-    let first = current.saturating_sub(fit / 2).min(view.turns.len().saturating_sub(fit)).max(1);
-    let last = (first + fit - 1).min(view.turns.len());
+    let first = current.saturating_sub(fit / 2).min(turns.saturating_sub(fit)).max(1);
+    let last = (first + fit - 1).min(turns);
     if first > 1 {
         spans.push(Span::styled("… ", theme.dim()));
     }
     for t in first..=last {
-        let mark = view.turns[t - 1].changed;
+        let mark = view.turn_mark(t as u32).changed;
         let style = if t == current {
             theme.timeline_current()
         } else if t > current {
@@ -39,7 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, theme: &Theme) {
         }
         spans.push(Span::raw(" "));
     }
-    if last < view.turns.len() {
+    if last < turns {
         spans.push(Span::styled("… ", theme.dim()));
     }
     if let Some(outcome) = view.end_mark {

@@ -282,3 +282,19 @@ pub fn read_journal_from(
     let events = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
     Ok((events, reader.into_warnings()))
 }
+
+/// Whether a file starts like one of our journals (its first line an `episode` event), so it
+/// can be streamed from disk; anything else goes through format detection.
+pub fn is_journal(path: impl AsRef<Path>) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    let mut first = Vec::new();
+    // A header line is small: a huge first line is some other format (or not ours to stream).
+    if BufReader::new(file).take(1 << 20).read_until(b'\n', &mut first).is_err() {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    serde_json::from_slice::<Kind>(&first).is_ok_and(|k| k.kind.as_deref() == Some("episode"))
+}

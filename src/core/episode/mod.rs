@@ -7,7 +7,7 @@ pub mod sidecar;
 
 pub use event::*;
 pub use journal::{
-    JournalError, JournalReader, JournalWarning, JournalWriter, read_journal, read_journal_from,
+    JournalError, JournalReader, JournalWarning, JournalWriter, is_journal, read_journal, read_journal_from,
     write_journal,
 };
 

@@ -16,7 +16,7 @@ mod walk;
 
 use std::path::{Path, PathBuf};
 
-use crate::core::episode::{Episode, JournalError, read_journal_from};
+use crate::core::episode::{Episode, JournalError, is_journal, read_journal, read_journal_from};
 use crate::core::sanitize;
 
 pub use index::{index_dir, index_path, load_episode};
@@ -89,6 +89,13 @@ pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
 
 /// Loads every episode in one file as the file has it (no sidecar).
 pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    if is_journal(path) {
+        // Streamed from the file: the bytes are never all held beside the events.
+        let (events, warnings) = read_journal(path)?;
+        let mut episode = Episode::new(events, path.to_string_lossy().into_owned());
+        episode.warnings = warnings.iter().map(ToString::to_string).collect();
+        return Ok(vec![episode]);
+    }
     let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     load_bytes(&bytes, path)
 }

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Peak RSS, first frame and `dump` memory of the release binary on the two huge
+# episodes `cargo bench --bench huge` generates in target/huge/ (issue 14).
+# Needs tmux and GNU time (/usr/bin/time). Usage: benches/measure_huge.sh
+set -eu
+bin=${BIN:-target/release/converse-tui}
+dir=target/huge
+for f in many-events one-message; do
+    file=$dir/$f.jsonl
+    echo "$f.jsonl: $(($(stat -c %s "$file") / 1048576)) MiB"
+    /usr/bin/time -f "  dump --json  %e s  peak RSS %M KiB" "$bin" dump --json "$file" >/dev/null
+    /usr/bin/time -f "  dump (table) %e s  peak RSS %M KiB" "$bin" dump "$file" >/dev/null
+    # The inspector: time until its status line is on screen, then quit; time(1) gives the peak RSS.
+    for viewer in "$bin replay" "less"; do
+        rm -f "$dir/time.out"
+        start=$(date +%s.%N)
+        tmux new-session -d -x 160 -y 48 -s huge14 "/usr/bin/time -f '%M' -o $dir/time.out $viewer $file"
+        case $viewer in less) ready='episode|seq' ;; *) ready='REPLAY' ;; esac
+        until tmux capture-pane -p -t huge14 2>/dev/null | grep -Eq "$ready"; do sleep 0.01; done
+        shown=$(date +%s.%N)
+        tmux send-keys -t huge14 q
+        while tmux has-session -t huge14 2>/dev/null; do sleep 0.05; done
+        echo "  $viewer: first screen $(echo "$shown - $start" | bc) s, peak RSS $(tail -1 "$dir/time.out") KiB"
+    done
+done

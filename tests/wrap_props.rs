@@ -1,0 +1,52 @@
+//! Properties of word wrap (issue 16 item 4): every line fits the width, lines
+//! break on char boundaries, and together they keep the text in order.
+
+use converse_tui::app::wrap::{LazyWrap, wrap};
+use proptest::prelude::*;
+use unicode_width::UnicodeWidthStr;
+
+/// Text made of the pieces that make wrapping hard: spaces, newlines, wide and combining characters.
+fn text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just(" ".to_string()),
+        Just("\n".to_string()),
+        Just("全".to_string()),
+        Just("e\u{301}".to_string()),
+        Just("漢字".to_string()),
+        "[a-z]{1,12}",
+        "[ -~]{1,6}",
+    ];
+    prop::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #[test]
+    fn wrapped_lines_fit_break_on_boundaries_and_keep_order(text in text(), width in 2usize..50) {
+        let lines = wrap(&text, width);
+        let mut at = 0;
+        for range in &lines {
+            prop_assert!(text.is_char_boundary(range.start) && text.is_char_boundary(range.end));
+            prop_assert!(range.start >= at, "lines keep order");
+            // Only spaces (dropped at a break) and newlines lie between lines.
+            prop_assert!(text[at..range.start].chars().all(|c| c == ' ' || c == '\n'), "{:?}", &text[at..range.start]);
+            let line = &text[range.clone()];
+            prop_assert!(line.width() <= width, "width {}: {:?} is {} wide", width, line, line.width());
+            at = range.end;
+        }
+        prop_assert!(text[at..].chars().all(|c| c == ' ' || c == '\n'));
+        let kept: String = lines.iter().map(|r| &text[r.clone()]).collect::<String>().replace(' ', "");
+        prop_assert_eq!(kept, text.replace([' ', '\n'], ""), "no visible character is lost");
+    }
+
+    #[test]
+    fn lazy_wrapping_gives_the_same_lines(text in text(), width in 1usize..30, step in 1usize..5) {
+        let whole = wrap(&text, width);
+        let mut lazy = LazyWrap::new(width);
+        let mut wanted = 0;
+        while !lazy.complete() {
+            wanted += step;
+            lazy.ensure(&text, wanted);
+        }
+        prop_assert_eq!(lazy.lines(), &whole[..]);
+    }
+}
