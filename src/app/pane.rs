@@ -17,6 +17,8 @@ pub struct PaneItem {
     pub lines: Vec<Range<usize>>,
     /// Byte ranges of `body` to highlight (evidence of a verdict).
     pub highlights: Vec<Range<usize>>,
+    /// Byte ranges of `body` that match the search.
+    pub matches: Vec<Range<usize>>,
 }
 
 impl PaneItem {
@@ -53,7 +55,7 @@ impl Pane {
     pub fn push(&mut self, event: usize, body: String) {
         let lines = wrap(&body, self.width);
         let end = self.offsets.last().copied().unwrap_or(0);
-        self.items.push(PaneItem { event, body, lines, highlights: Vec::new() });
+        self.items.push(PaneItem { event, body, lines, highlights: Vec::new(), matches: Vec::new() });
         self.offsets.push(end + self.items[self.items.len() - 1].height());
     }
 

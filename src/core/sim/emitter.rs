@@ -8,6 +8,8 @@ use crate::core::episode::{Event, EventBody, JournalWriter, Verdict};
 use crate::core::judge::rules::RuleJudge;
 use crate::core::llm::{Role, Usage};
 
+pub use super::secrets::Secrets;
+
 /// What a runner tells its watcher.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunnerUpdate {
@@ -61,43 +63,6 @@ pub struct Emitter {
     events: Vec<Event>,
 }
 
-/// API key values in use, so that a model or proxy echoing one back never
-/// gets it into the journal or onto the screen. `Debug` shows no value.
-#[derive(Default)]
-pub struct Secrets(Vec<String>);
-
-impl std::fmt::Debug for Secrets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Secrets({} hidden)", self.0.len())
-    }
-}
-
-impl Secrets {
-    /// The values of these environment variables (short or empty ones are ignored).
-    pub fn from_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut values: Vec<String> =
-            names.into_iter().filter_map(|n| std::env::var(n).ok()).filter(|v| v.len() >= 8).collect();
-        values.sort();
-        values.dedup();
-        Secrets(values)
-    }
-
-    /// `body` with every secret replaced by `***`.
-    fn redact(&self, body: EventBody) -> EventBody {
-        if self.0.is_empty() {
-            return body;
-        }
-        let Ok(mut json) = serde_json::to_string(&body) else { return body };
-        if !self.0.iter().any(|s| json.contains(s.as_str())) {
-            return body;
-        }
-        for secret in &self.0 {
-            json = json.replace(secret.as_str(), "***");
-        }
-        serde_json::from_str(&json).unwrap_or(body)
-    }
-}
-
 impl Emitter {
     pub fn new(journal: JournalWriter, tx: mpsc::Sender<RunnerUpdate>, secrets: Secrets) -> Self {
         Emitter { journal, tx, secrets, judges: Vec::new(), events: Vec::new() }
@@ -146,19 +111,14 @@ impl Emitter {
     }
 
     /// Updates that are not events are best effort: dropped when the watcher lags.
+    /// Streamed text must have been through [`Emitter::stream_masker`].
     pub fn notify(&self, update: RunnerUpdate) {
-        let update = match update {
-            RunnerUpdate::Delta { role, text }
-                if self.secrets.0.iter().any(|s| text.contains(s.as_str())) =>
-            {
-                RunnerUpdate::Delta {
-                    role,
-                    text: self.secrets.0.iter().fold(text, |t, s| t.replace(s.as_str(), "***")),
-                }
-            }
-            other => other,
-        };
         let _ = self.tx.try_send(update);
+    }
+
+    /// Masks the API keys in one reply's streamed fragments (a key split across fragments included).
+    pub fn stream_masker(&self) -> super::secrets::StreamMasker<'_> {
+        self.secrets.stream_masker()
     }
 
     pub fn phase(&self, phase: Phase) {
