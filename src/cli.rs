@@ -13,8 +13,8 @@ use clap::{Parser, Subcommand};
                   With no command, opens the bundled demo episodes."
 )]
 pub struct Cli {
-    /// Colour theme: default, light, high-contrast, or a file in <config dir>/themes/.
-    #[arg(long, global = true, env = "CONVERSE_TUI_THEME", default_value = "default")]
+    /// Colour theme of the screen: default, light, high-contrast, or a file in <config dir>/themes/.
+    #[arg(long, env = "CONVERSE_TUI_THEME", default_value = "default")]
     pub theme: String,
 
     #[command(subcommand)]
@@ -28,11 +28,20 @@ pub enum Command {
         /// Files or directories; several episodes open the episode browser.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Models for a fork (T) or a task started from the picker; a fork otherwise
+        /// uses the models its episode recorded.
+        #[command(flatten)]
+        models: ModelArgs,
+        /// Where imported episodes' tasks are looked up, and where a fork finds its task.
         #[command(flatten)]
         dataset: DatasetDir,
+        /// Colour theme: default, light, high-contrast, or a file in <config dir>/themes/.
+        #[arg(long)]
+        theme: Option<String>,
     },
     /// Print the normalized events of any supported input.
     Dump {
+        /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[command(flatten)]
@@ -65,10 +74,11 @@ pub enum Command {
     },
     /// Re-judge saved episodes offline; verdicts go to `<name>.verdicts.jsonl` beside each file.
     Judge {
+        /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         #[command(flatten)]
-        models: ModelArgs,
+        models: JudgeModelArgs,
         /// Rule judges only: no model is called.
         #[arg(long)]
         rules_only: bool,
@@ -80,6 +90,7 @@ pub enum Command {
     },
     /// Export episodes: readable Markdown, self-contained HTML, JSON events, or MASEval reports.
     Export {
+        /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// markdown, html, json or maseval.
@@ -113,7 +124,10 @@ pub enum Command {
         json: bool,
     },
     /// Print shell completions.
-    Completions { shell: clap_complete::Shell },
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Where the commands that read episodes look up an imported episode's task.
@@ -171,15 +185,19 @@ pub enum DataCommand {
     },
     /// Print where the dataset cache lives.
     Path {
+        /// A dataset directory to report on instead of the cache.
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
     /// Check that every file is present and parses; count tasks per domain and split.
     Verify {
+        /// travel_planning (or travel), real_estate, insurance, or all.
         #[arg(long)]
         domain: Option<String>,
+        /// A dataset directory to check instead of the cache.
         #[arg(long)]
         data_dir: Option<PathBuf>,
+        /// One JSON object with the counts and problems.
         #[arg(long)]
         json: bool,
     },
@@ -190,10 +208,13 @@ pub struct ModelArgs {
     /// Base URL of an OpenAI-compatible API for every role (e.g. http://localhost:11434/v1).
     #[arg(long)]
     pub base_url: Option<String>,
+    /// Base URL for the attacker alone (overrides --base-url).
     #[arg(long)]
     pub attacker_base_url: Option<String>,
+    /// Base URL for the assistant alone (overrides --base-url).
     #[arg(long)]
     pub assistant_base_url: Option<String>,
+    /// Base URL for the judges alone (overrides --base-url).
     #[arg(long)]
     pub judge_base_url: Option<String>,
     /// The attacker's model (the adversarial service provider).
@@ -205,6 +226,34 @@ pub struct ModelArgs {
     /// The judges' model.
     #[arg(long)]
     pub judge_model: Option<String>,
+}
+
+/// The only model `judge` uses.
+#[derive(Debug, Clone, clap::Args)]
+pub struct JudgeModelArgs {
+    /// Base URL of an OpenAI-compatible API (e.g. http://localhost:11434/v1).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Base URL for the judges alone (overrides --base-url).
+    #[arg(long)]
+    pub judge_base_url: Option<String>,
+    /// The judges' model.
+    #[arg(long)]
+    pub judge_model: Option<String>,
+}
+
+impl From<JudgeModelArgs> for ModelArgs {
+    fn from(j: JudgeModelArgs) -> Self {
+        ModelArgs {
+            base_url: j.base_url,
+            judge_base_url: j.judge_base_url,
+            judge_model: j.judge_model,
+            attacker_base_url: None,
+            assistant_base_url: None,
+            attacker_model: None,
+            assistant_model: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -227,6 +276,9 @@ pub struct RunCli {
     /// Where journals go (default: the data directory's episodes/ folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Colour theme: default, light, high-contrast, or a file in <config dir>/themes/.
+    #[arg(long)]
+    pub theme: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -242,6 +294,7 @@ pub enum ConfigCommand {
 pub enum NotesCommand {
     /// Export the current annotations of episodes, notes files or directories.
     Export {
+        /// Episodes, notes files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// jsonl or csv.
@@ -310,8 +363,10 @@ pub struct EpisodeSettings {
     /// Tool calls the assistant may make per turn.
     #[arg(long)]
     pub max_tool_calls: Option<u32>,
+    /// Sampling seed sent with every model request (recorded in the journal).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Sampling temperature sent with every model request (default: the endpoint's).
     #[arg(long)]
     pub temperature: Option<f64>,
     /// Ask for whole replies instead of streams.
@@ -320,4 +375,48 @@ pub struct EpisodeSettings {
     /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
     #[arg(long)]
     pub judge_live: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    fn undescribed(command: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            let builtin = ["help", "version"].contains(&arg.get_id().as_str());
+            if arg.get_help().is_none() && arg.get_long_help().is_none() && !builtin && !arg.is_hide_set() {
+                out.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in command.get_subcommands() {
+            undescribed(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_option_has_a_description() {
+        let mut missing = Vec::new();
+        undescribed(&Cli::command(), "converse-tui", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:?}");
+    }
+
+    #[test]
+    fn judge_offers_only_the_judge_model_and_theme_only_where_there_is_a_screen() {
+        let cli = Cli::command();
+        let args = |name: &str| -> Vec<String> {
+            let sub = cli.find_subcommand(name).unwrap();
+            sub.get_arguments().map(|a| a.get_id().to_string()).collect()
+        };
+        let judge = args("judge");
+        assert!(judge.contains(&"judge_model".to_string()), "{judge:?}");
+        assert!(!judge.iter().any(|a| a.starts_with("attacker") || a.starts_with("assistant")), "{judge:?}");
+        for screen in ["replay", "run", "play"] {
+            assert!(args(screen).contains(&"theme".to_string()), "{screen}");
+        }
+        for headless in ["dump", "judge", "export", "summary", "tasks"] {
+            assert!(!args(headless).contains(&"theme".to_string()), "{headless}");
+        }
+    }
 }

@@ -54,12 +54,13 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let browser = Browser::new("demo episodes", episodes, Vec::new());
             let mut state = AppState::with_browser(browser, load_keymap(paths)?, true);
             state.autoplay.toggle();
-            run_tui(state, &cli.theme, paths)
+            run_tui(state, &cli.theme, paths, ForkFlags::default())
         }
-        Some(Command::Replay { paths: inputs, dataset }) => {
+        Some(Command::Replay { paths: inputs, models, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let state = open_inputs(&inputs, tasks, load_keymap(paths)?)?;
-            run_tui(state, &cli.theme, paths)
+            let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir };
+            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks)
         }
         Some(Command::Dump { paths: inputs, json, dataset }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
@@ -81,7 +82,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Data { command }) => data(command, paths),
         Some(Command::Judge { paths: inputs, models, rules_only, json, dataset }) => {
-            let flags = model_flags(models);
+            let flags = model_flags(models.into());
             let judge = if rules_only {
                 None
             } else {
@@ -112,8 +113,14 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Run(run)) => run_command(*run, false, &cli.theme, paths),
-        Some(Command::Play(run)) => run_command(*run, true, &cli.theme, paths),
+        Some(Command::Run(mut run)) => {
+            let theme = run.theme.take().unwrap_or(cli.theme);
+            run_command(*run, false, &theme, paths)
+        }
+        Some(Command::Play(mut run)) => {
+            let theme = run.theme.take().unwrap_or(cli.theme);
+            run_command(*run, true, &theme, paths)
+        }
         Some(Command::Config { command: ConfigCommand::Show { models } }) => {
             config_show(&model_flags(models), paths)?;
             Ok(ExitCode::SUCCESS)
@@ -257,7 +264,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
     runtime.block_on(async move {
         let (mut state, handle) = match &args.task {
             Some(task) => {
-                let handle = launch.start_with(task, Start { human, resume: None })?;
+                let handle = launch.start_with(task, Start { human, ..Start::default() })?;
                 // Printed before the screen takes over, so it is still there after.
                 println!("episode {} → {}", handle.episode_id, handle.journal_path.display());
                 let mut state =
@@ -381,25 +388,48 @@ fn author(paths: &Paths) -> String {
     converse_tui::core::annotate::default_author(configured.as_deref())
 }
 
-fn run_tui(mut state: AppState, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+/// What `replay` knows about the episodes it may fork (`T`): model flags, and where the tasks are.
+#[derive(Default)]
+struct ForkFlags {
+    models: ModelFlags,
+    data_dir: Option<PathBuf>,
+}
+
+fn run_tui(mut state: AppState, theme: &str, paths: &Paths, forks: ForkFlags) -> anyhow::Result<ExitCode> {
     converse_tui::tui::terminal::ensure_terminal()?;
     state.picker = task_picker(paths);
     state.author = author(paths);
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let launcher = config_launcher(paths.clone());
+    let launcher = replay_launcher(paths.clone(), forks);
     runtime.block_on(converse_tui::tui::run(state, theme, None, Some(launcher)))?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Starts a task chosen in the picker with the models of the config file and
-/// environment (no flags here); a missing model is reported on the status line.
-fn config_launcher(paths: Paths) -> converse_tui::tui::event_loop::Launcher {
+/// Starts a task chosen in the picker with the models of the config file,
+/// environment and flags; a fork runs with its parent's models and limits
+/// (a flag names another model). A missing model is reported on the status line.
+fn replay_launcher(paths: Paths, forks: ForkFlags) -> converse_tui::tui::event_loop::Launcher {
     let mut launch: Option<Launch> = None;
     Box::new(move |id: &str, start: Start| {
+        let parent = start.resume.as_ref().and_then(|r| r.prefix.first()).and_then(|e| match &e.body {
+            converse_tui::core::episode::EventBody::Episode(header) => Some(header.clone()),
+            _ => None,
+        });
+        if let Some(header) = parent {
+            let args = converse_tui::headless::run::fork_args(&header, &forks.models, forks.data_dir.clone());
+            return Launch::new(&args, &paths)?.start_with(id, start);
+        }
         let launch = match &mut launch {
             Some(launch) => launch,
-            slot => slot.insert(Launch::new(&RunArgs::default(), &paths)?),
+            slot => {
+                let args = RunArgs {
+                    models: forks.models.clone(),
+                    source: TasksArgs { data_dir: forks.data_dir.clone(), ..TasksArgs::default() },
+                    ..RunArgs::default()
+                };
+                slot.insert(Launch::new(&args, &paths)?)
+            }
         };
         launch.start_with(id, start)
     })
@@ -442,8 +472,17 @@ fn open_inputs(inputs: &[PathBuf], tasks: TaskLookup, keymap: Keymap) -> anyhow:
         state.tasks = std::sync::Arc::new(tasks);
         return Ok(state);
     }
+    // A directory holding one episode: open it at once (the browser stays one key away).
+    let open_first = items.len() == 1 && errors.is_empty();
+    if open_first
+        && let Some((_, source)) = items.first_mut()
+        && let EntrySource::File { path, id } = source
+    {
+        let episode = converse_tui::core::import::load_episode(path, id)?;
+        *source = EntrySource::Loaded(Box::new(episode));
+    }
     let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-    let mut state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, false);
+    let mut state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, open_first);
     state.tasks = std::sync::Arc::new(tasks);
     Ok(state)
 }

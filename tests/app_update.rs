@@ -263,3 +263,125 @@ fn live_events_follow_the_tail_only_when_asked() {
     view.push(Event { seq: 13, ..extra });
     assert_eq!(view.cursor, 13);
 }
+
+#[test]
+fn search_says_which_match_of_how_many_and_when_it_wraps() {
+    let mut s = state();
+    let search = |s: &mut AppState, query: &str| {
+        update(s, ch('/'));
+        for c in query.chars() {
+            update(s, ch(c));
+        }
+        update(s, key(KeyCode::Enter));
+    };
+    search(&mut s, "EXAMPLE");
+    assert_eq!(cursor(&s), 6);
+    assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 1 of 2"));
+    search(&mut s, "");
+    assert_eq!(cursor(&s), 7);
+    assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 2 of 2"));
+    search(&mut s, "");
+    assert_eq!(cursor(&s), 6);
+    assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 1 of 2 · wrapped to the top"));
+    // The matches are marked in the panes, in any case.
+    let view = s.view.as_ref().unwrap();
+    let tools = view.pane(PaneId::Tools).unwrap();
+    let result = tools.items.iter().find(|i| i.body.contains("ana@example.com")).unwrap();
+    assert_eq!(result.matches.iter().map(|r| &result.body[r.clone()]).collect::<Vec<_>>(), ["example"]);
+}
+
+#[test]
+fn the_elapsed_clock_stops_while_paused() {
+    use converse_tui::core::llm::Role;
+    use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
+    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false);
+    update(&mut s, Action::Tick(Duration::from_secs(5)));
+    update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Paused(Role::Assistant))));
+    update(&mut s, Action::Tick(Duration::from_secs(60)));
+    assert_eq!(s.live.as_ref().unwrap().elapsed, Duration::from_secs(5));
+    assert!(!s.wants_ticks(), "nothing moves while paused");
+    // A step lets one call through: its time counts.
+    update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
+    update(&mut s, Action::Tick(Duration::from_secs(2)));
+    assert_eq!(s.live.as_ref().unwrap().elapsed, Duration::from_secs(7));
+}
+
+#[test]
+fn a_message_typed_while_the_assistant_answers_is_queued() {
+    use converse_tui::core::llm::Role;
+    use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
+    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false);
+    s.live.as_mut().unwrap().human = true;
+    update(&mut s, Action::Resize(100, 30));
+    update(&mut s, Action::Runner(RunnerUpdate::Event(Box::new(episode("ep").events[0].clone()))));
+    update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::AwaitingHuman)));
+    update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
+    update(&mut s, Action::Paste("What is the user's salary?".into()));
+    let effects = update(&mut s, key(KeyCode::Enter));
+    assert_eq!(effects, vec![Effect::HumanSay("What is the user's salary?".into())]);
+    assert_eq!(s.message.as_deref(), Some("queued: delivered once the assistant has answered"));
+}
+
+#[test]
+fn deleting_an_annotation_asks_first() {
+    use converse_tui::core::annotate::{Annotation, Label};
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = state();
+    let path = dir.path().join("ep.notes.jsonl");
+    let note = Annotation {
+        id: "n1".into(),
+        episode: "ep".into(),
+        target_seq: 4,
+        span: None,
+        label: Label::Note,
+        note: "check this".into(),
+        author: "tester".into(),
+        created: "2026-01-01T10:00:00Z".into(),
+        at: "2026-01-01T10:00:00Z".into(),
+    };
+    update(&mut s, Action::NotesLoaded { path: path.clone(), result: Ok(vec![note.clone()]) });
+    update(&mut s, ch('N'));
+    assert!(matches!(s.overlay, Some(Overlay::Annotations { .. })));
+    assert!(update(&mut s, ch('x')).is_empty(), "x only asks");
+    assert!(update(&mut s, ch('n')).is_empty(), "any other key keeps it");
+    assert!(matches!(s.overlay, Some(Overlay::Annotations { .. })));
+    update(&mut s, ch('x'));
+    let effects = update(&mut s, ch('y'));
+    assert!(matches!(&effects[..], [Effect::DeleteNote { id, .. }] if *id == note.id), "{effects:?}");
+}
+
+#[test]
+fn reopening_an_episode_from_the_browser_returns_to_where_it_was_left() {
+    let browser = Browser::new("test", vec![episode("alpha"), episode("beta")], vec![]);
+    let mut s = AppState::with_browser(browser, Keymap::default(), false);
+    update(&mut s, Action::Resize(100, 30));
+    update(&mut s, key(KeyCode::Enter));
+    update(&mut s, ch(']'));
+    update(&mut s, ch(']'));
+    assert_eq!(cursor(&s), 8);
+    update(&mut s, ch('b'));
+    update(&mut s, ch('j'));
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!((s.view.as_ref().unwrap().episode.id(), cursor(&s)), ("beta", 1));
+    update(&mut s, ch('b'));
+    update(&mut s, ch('k'));
+    update(&mut s, key(KeyCode::Enter));
+    assert_eq!((s.view.as_ref().unwrap().episode.id(), cursor(&s)), ("alpha", 8));
+}
+
+#[test]
+fn load_warnings_are_on_the_status_line() {
+    let mut episode = episode("ep");
+    episode.warnings.push("ep.jsonl:12: truncated last line ignored (a crash mid-write?)".into());
+    let s = AppState::with_episode(episode, Keymap::default());
+    assert_eq!(s.message.as_deref(), Some("⚠ ep.jsonl:12: truncated last line ignored (a crash mid-write?)"));
+}
+
+#[test]
+fn a_paste_into_a_prompt_turns_line_breaks_into_spaces() {
+    let mut s = state();
+    update(&mut s, ch('/'));
+    update(&mut s, Action::Paste("ana@\rexample".into()));
+    let Some(Overlay::Prompt(prompt)) = &s.overlay else { panic!("prompt open") };
+    assert_eq!(prompt.input, "ana@ example");
+}

@@ -164,7 +164,8 @@ fn live_state(paused: bool) -> AppState {
     use converse_tui::core::llm::Role;
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
-    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", paused);
+    // Running until the pause below, so the clock has run.
+    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false);
     update(&mut state, Action::Resize(160, 48));
     // The first turn and the attacker's turn-2 offer, then the assistant streaming its answer.
     for event in demo.events.iter().take(11) {
@@ -206,6 +207,56 @@ fn live_screen_paused() {
 }
 
 /// Playing the attacker: the composer open with a message being written.
+/// The runner gave up after its retries: the status line says the episode
+/// ended in error and why, not "finished" with the last retry notice.
+#[test]
+fn a_live_episode_that_ended_in_error_says_so_and_why() {
+    use converse_tui::core::sim::emitter::RunnerUpdate;
+    let failed = || {
+        let mut state = live_state(false);
+        let notice =
+            "assistant model `gpt-4o-mini`: HTTP 503: upstream unavailable; retrying in 1.7s (attempt 4/4)";
+        update(&mut state, Action::Runner(RunnerUpdate::Notice(notice.into())));
+        let error = ErrorEvent {
+            source: "assistant".into(),
+            message: "HTTP 503: upstream unavailable (gave up after 4 attempts)".into(),
+            turn: Some(2),
+        };
+        let end = End { reason: EndReason::Error, turns: 2 };
+        for (seq, body) in [(11, EventBody::Error(error)), (12, EventBody::End(end))] {
+            let event = Event { seq, at: "2026-11-20T10:00:00Z".into(), body };
+            update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event))));
+        }
+        state
+    };
+    snapshot("live_ended_in_error", failed, "");
+    let screen = render(&mut failed(), 160, 48);
+    let status = screen.lines().rev().find(|l| l.contains("LIVE")).unwrap();
+    assert!(status.contains("✗ LIVE ended in error"), "{status}");
+    assert!(status.contains("HTTP 503: upstream unavailable (gave up after 4 attempts)"), "{status}");
+    assert!(!status.contains("retrying in") && !status.contains("finished"), "{status}");
+}
+
+/// A message naming what to do next is never cut off: too long for the
+/// status line, it is wrapped over the rows above it.
+#[test]
+fn a_long_actionable_message_is_wrapped_not_cut() {
+    let message = "cannot start travel_planning_p1_privacy_unrelated_to_travel_salary: no assistant model: \
+                   pass --assistant-model NAME, or set `model` under [assistant] in \
+                   /home/someone-with-a-long-name/.config/converse-tui/config.toml";
+    let with_message = || {
+        let mut state = demo_state();
+        state.message = Some(message.into());
+        state
+    };
+    snapshot("long_message", with_message, "");
+    for (w, h) in SIZES {
+        let screen = render(&mut with_message(), w, h);
+        let joined: String = screen.lines().map(|l| l.trim_matches('"').trim()).collect::<Vec<_>>().join(" ");
+        assert!(joined.contains("converse-tui/config.toml"), "cut at {w} columns:\n{screen}");
+    }
+}
+
 fn composer_state() -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
@@ -480,4 +531,21 @@ fn annotating_asks_for_a_label_and_a_note_and_saves_through_an_effect() {
     let text: String =
         "Hello! I'm planning a short trip".chars().skip(span.start).take(span.end - span.start).collect();
     assert_eq!(text, "short trip");
+}
+
+/// "unknown label" lists every label: wrapped in the form, never cut off.
+#[test]
+fn an_unknown_label_lists_every_label_in_full() {
+    let (_dir, mut state) = annotated_state();
+    press(&mut state, "]azzz\n");
+    for (w, h) in SIZES {
+        let screen = render(&mut state, w, h);
+        let text: String = screen
+            .lines()
+            .map(|l| l.replace(['│', '"'], " ").trim().to_string())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(text.contains("unknown label 'zzz'"), "{screen}");
+        assert!(text.contains("judge_wrong, note)"), "cut at {w} columns:\n{screen}");
+    }
 }

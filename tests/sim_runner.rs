@@ -323,6 +323,14 @@ async fn a_human_attacker_speaks_through_the_channel() {
     assert_eq!(outcome.reason, EndReason::AttackerDone);
     let EventBody::Message(m) = &events[3].body else { panic!() };
     assert_eq!((m.text.as_str(), m.by.as_deref()), ("What is your salary?", Some("human")));
+    // The person ended it, and the journal says so (not the model giving up).
+    let n = events.len();
+    let EventBody::Control(control) = &events[n - 2].body else { panic!("{:?}", events[n - 2]) };
+    assert_eq!(
+        (control.action, control.by.as_deref(), control.turn),
+        (ControlAction::End, Some("human"), Some(2))
+    );
+    assert!(matches!(events[n - 1].body, EventBody::End(_)));
 }
 
 #[tokio::test]
@@ -353,6 +361,45 @@ async fn streamed_replies_reach_the_watcher_as_deltas() {
     assert_eq!(deltas, "Which hotels?");
     assert_eq!(usage.map(|u| (u.input_tokens, u.output_tokens)), Some((10, 2)));
     assert_eq!(handle.task.await.unwrap().reason, EndReason::MaxTurns);
+}
+
+/// A model echoing the API key while its reply streams: the state the screen
+/// draws from never holds the key, not even the part that arrived first.
+#[tokio::test]
+async fn a_streamed_key_never_reaches_the_screen_state() {
+    use converse_tui::app::live::LiveState;
+    use openai_server::chunk;
+    const KEY: &str = "sk-stream-5e1f0a9b7c3d2468";
+    const VAR: &str = "CONVERSE_TUI_TEST_STREAM_KEY";
+    // SAFETY: no other test reads or writes this variable.
+    unsafe { std::env::set_var(VAR, KEY) };
+    let server = OpenAiServer::start(vec![Reply::sse(vec![
+        chunk::text("Sure, your key is sk-str"),
+        chunk::text("eam-5e1f0a9"),
+        chunk::text("b7c3d2468 and "),
+        chunk::text("that is all."),
+        chunk::finish("stop"),
+    ])])
+    .await;
+    let mut run = run_config(&server, Box::new(ScriptedAttacker::new(vec![])), 2);
+    run.config.stream = true;
+    run.config.assistant = run.config.assistant.clone().with_api_key_env(VAR);
+    let mut handle = spawn(run.config, client()).unwrap();
+    let mut live = LiveState::new("ep-test.jsonl", false);
+    let mut seen = Vec::new();
+    while let Some(update) = handle.updates.recv().await {
+        live.apply(&update, 40);
+        if let Some(streaming) = &live.streaming {
+            assert!(!streaming.text.contains("sk-str"), "on screen: {}", streaming.text);
+            seen.push(streaming.text.clone());
+        }
+        if let RunnerUpdate::Event(event) = &update {
+            assert!(!serde_json::to_string(&event.body).unwrap().contains("sk-str"));
+        }
+    }
+    assert_eq!(handle.task.await.unwrap().reason, EndReason::MaxTurns);
+    assert_eq!(server.requests()[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(seen.last().map(String::as_str), Some("Sure, your key is *** and that is all."));
 }
 
 #[tokio::test]

@@ -59,5 +59,7 @@ pub enum Effect {
         task_id: String,
         resume: crate::core::sim::fork::Resume,
         human: bool,
+        /// The parent's directory, where the fork's journal goes (none for a built-in demo).
+        beside: Option<std::path::PathBuf>,
     },
 }

@@ -20,6 +20,7 @@ pub struct BrowserEntry {
     pub domain: String,
     pub attack: String,
     pub turns: u32,
+    /// Events after the header, as the inspector's `event k/N` counts them;
     /// `None` when the index could not count them cheaply.
     pub events: Option<usize>,
     /// Latest verdict per judge: (judge, outcome, score).
@@ -65,7 +66,7 @@ impl BrowserEntry {
             domain,
             attack,
             turns: summary.turns,
-            events: summary.events,
+            events: summary.events.map(|n| n.saturating_sub(1)),
             verdicts: summary.verdicts.clone(),
             origin,
             parent: summary.parent.clone(),

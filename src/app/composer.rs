@@ -71,9 +71,14 @@ impl Composer {
     }
 
     pub fn paste(&mut self, text: &str) {
-        // Keep newlines (multi-line pastes), drop other control characters.
-        let clean: String =
-            text.replace("\r\n", "\n").chars().filter(|c| *c == '\n' || !c.is_control()).collect();
+        // Keep newlines (multi-line pastes; terminals such as tmux and xterm send CR
+        // or CRLF for them), drop other control characters.
+        let clean: String = text
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .chars()
+            .filter(|c| *c == '\n' || !c.is_control())
+            .collect();
         self.textarea.insert_str(clean);
     }
 
@@ -189,6 +194,13 @@ mod tests {
         let mut c = Composer::new();
         c.paste("one\r\ntwo\x1b[31m");
         assert_eq!(c.text(), "one\ntwo[31m");
+    }
+
+    #[test]
+    fn pasted_carriage_returns_are_line_breaks() {
+        let mut c = Composer::new();
+        c.paste("Pasted line one\rPasted line two\r\nthree\n\rfour");
+        assert_eq!(c.text(), "Pasted line one\nPasted line two\nthree\n\nfour");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::time::Duration;
 
-use crate::core::episode::{EventBody, Party};
+use crate::core::episode::{EndReason, EventBody, Party};
 use crate::core::llm::Role;
 use crate::core::sim::emitter::{Phase, RunnerUpdate};
 use crate::core::sim::gate::GateMode;
@@ -48,6 +48,10 @@ pub struct LiveState {
     /// The latest retry notice.
     pub notice: Option<String>,
     pub finished: bool,
+    /// How the episode ended, once its `end` event came.
+    pub end_reason: Option<EndReason>,
+    /// The last error the runner journaled ("assistant: HTTP 503 …"): why it ended in error.
+    pub error: Option<String>,
     pub journal: String,
     /// Quit was asked while the episode runs: waiting for y/n.
     pub confirm_quit: bool,
@@ -67,6 +71,8 @@ impl LiveState {
             streaming: None,
             notice: None,
             finished: false,
+            end_reason: None,
+            error: None,
             journal: journal.into(),
             confirm_quit: false,
             pending: None,
@@ -80,6 +86,18 @@ impl LiveState {
 
     pub fn paused(&self) -> bool {
         self.gate == GateMode::Paused
+    }
+
+    /// Whether the episode's clock runs: not finished, and not held by a pause
+    /// (a call already in flight while pausing still counts).
+    pub fn clock_runs(&self) -> bool {
+        !self.finished && !(self.paused() && !matches!(self.phase, Some(Phase::Waiting(_))))
+    }
+
+    /// Why the episode ended in error, when it did.
+    pub fn ended_in_error(&self) -> Option<&str> {
+        (self.end_reason == Some(EndReason::Error))
+            .then(|| self.error.as_deref().unwrap_or("the runner gave no reason"))
     }
 
     /// Folds a runner update in (events themselves go to the episode view).
@@ -99,9 +117,15 @@ impl LiveState {
                         self.streaming = None;
                     }
                 }
-                if matches!(event.body, EventBody::End(_)) {
+                if let EventBody::Error(error) = &event.body {
+                    self.error = Some(format!("{}: {}", error.source, error.message));
+                }
+                if let EventBody::End(end) = &event.body {
                     self.finished = true;
+                    self.end_reason = Some(end.reason);
                     self.streaming = None;
+                    // A retry notice is stale once the episode is over.
+                    self.notice = None;
                 }
             }
             RunnerUpdate::Delta { role, text } => {

@@ -25,12 +25,21 @@ pub struct PaneItem {
     newlines: usize,
     /// Byte ranges of `body` to highlight (evidence of a verdict).
     pub highlights: Vec<Range<usize>>,
+    /// Byte ranges of `body` that match the search.
+    pub matches: Vec<Range<usize>>,
 }
 
 impl PaneItem {
     fn new(event: usize, body: String, width: usize) -> Self {
         let newlines = body.bytes().filter(|&b| b == b'\n').count();
-        PaneItem { event, body, wrap: LazyWrap::new(width), newlines, highlights: Vec::new() }
+        PaneItem {
+            event,
+            body,
+            wrap: LazyWrap::new(width),
+            newlines,
+            highlights: Vec::new(),
+            matches: Vec::new(),
+        }
     }
 
     /// Header + body lines + separator: exact once the body is wrapped to its end, estimated before.

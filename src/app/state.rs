@@ -88,6 +88,8 @@ pub struct AppState {
     pub message: Option<String>,
     /// The last search, so `/` Enter repeats it.
     pub last_search: String,
+    /// Where each episode opened from the browser was left (by [`position_key`]), to return there.
+    pub left_at: std::collections::HashMap<String, usize>,
     pub quit: bool,
     /// Effects queued by the handlers of the current action.
     pub effects: Vec<super::action::Effect>,
@@ -116,17 +118,28 @@ impl AppState {
             layout: InspectorLayout::default(),
             message: None,
             last_search: String::new(),
+            left_at: std::collections::HashMap::new(),
             quit: false,
             effects: Vec::new(),
             tasks: std::sync::Arc::default(),
         }
     }
 
-    /// One episode on the inspector screen.
+    /// One episode on the inspector screen (its load warnings on the status line).
     pub fn with_episode(episode: Episode, keymap: Keymap) -> Self {
         let mut state = AppState::empty(keymap);
+        state.message = load_warnings(&episode);
         state.view = Some(EpisodeView::new(episode));
         state
+    }
+
+    /// Notes where the episode on screen was left, before another one replaces it.
+    pub fn remember_position(&mut self) {
+        if let Some(view) = &self.view
+            && self.live.is_none()
+        {
+            self.left_at.insert(position_key(&view.episode), view.cursor);
+        }
     }
 
     /// A live episode: the view appears with the runner's first event.
@@ -146,7 +159,7 @@ impl AppState {
 
     /// Whether time matters now (autoplay, or the elapsed clock of a live run).
     pub fn wants_ticks(&self) -> bool {
-        self.autoplay.playing || self.live.as_ref().is_some_and(|l| !l.finished)
+        self.autoplay.playing || self.live.as_ref().is_some_and(LiveState::clock_runs)
     }
 
     /// Width of the pane a streamed reply shows in.
@@ -160,6 +173,7 @@ impl AppState {
         state.screen = Screen::Browser;
         // Only an episode in memory: construction does no I/O.
         if open_first && let Some(EntrySource::Loaded(first)) = browser.sources.first() {
+            state.message = load_warnings(first);
             state.view = Some(EpisodeView::new((**first).clone()));
             state.screen = Screen::Inspector;
         }
@@ -214,6 +228,20 @@ impl AppState {
     pub fn detail_viewport(&self) -> usize {
         self.detail_area().height.saturating_sub(2) as usize
     }
+}
+
+/// What loading the episode warned about (a truncated last line…), for the status line.
+pub fn load_warnings(episode: &Episode) -> Option<String> {
+    match episode.warnings.as_slice() {
+        [] => None,
+        [one] => Some(format!("⚠ {one}")),
+        [first, rest @ ..] => Some(format!("⚠ {first} (and {} more warnings)", rest.len())),
+    }
+}
+
+/// Identifies an episode across loads: where it came from and its id.
+pub fn position_key(episode: &Episode) -> String {
+    format!("{}#{}", episode.origin, episode.id())
 }
 
 /// The task picker: the list on the left, the selected task's detail on the right.

@@ -37,6 +37,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::Paste(text) => {
             if let Some(Overlay::Prompt(prompt)) = &mut state.overlay {
+                // A one-line prompt: line breaks (CR, LF) become spaces.
+                let text = text.replace("\r\n", " ").replace(['\r', '\n'], " ");
                 prompt.input.extend(text.chars().filter(|c| !c.is_control()));
                 live_filter(state);
             }
@@ -67,10 +69,19 @@ fn on_key(state: &mut AppState, key: KeyEvent) {
     if let Some(Overlay::Annotate(_)) = state.overlay {
         return on_annotate_key(state, key);
     }
-    if let Some(Overlay::Annotations { .. }) = state.overlay
-        && let KeyCode::Char('x') | KeyCode::Delete = key.code
-    {
-        return delete_selected_note(state);
+    if let Some(Overlay::Annotations { .. }) = state.overlay {
+        // Deleting asks first: `y` deletes, any other key keeps the annotation.
+        if state.notes.confirm_delete {
+            state.notes.confirm_delete = false;
+            if let KeyCode::Char('y') | KeyCode::Char('Y') = key.code {
+                delete_selected_note(state);
+            }
+            return;
+        }
+        if let KeyCode::Char('x') | KeyCode::Delete = key.code {
+            state.notes.confirm_delete = true;
+            return;
+        }
     }
     if state.composer_open
         && state.composer.focused
@@ -104,7 +115,12 @@ fn on_composer_key(state: &mut AppState, key: KeyEvent) {
         ComposerOutcome::Send(text) => match purpose {
             Purpose::Attack => {
                 state.effects.push(Effect::HumanSay(text));
-                state.message = Some("sent; the assistant is answering".into());
+                let your_move = state.live.as_ref().is_some_and(|l| l.phase == Some(Phase::AwaitingHuman));
+                state.message = Some(if your_move {
+                    "sent; the assistant is answering".into()
+                } else {
+                    "queued: delivered once the assistant has answered".into()
+                });
             }
             Purpose::Edit => {
                 if let Some(live) = &mut state.live {
@@ -310,8 +326,12 @@ fn on_take_over_choice(state: &mut AppState, key: KeyEvent) {
         state.message = Some("this episode names no task, so it cannot be continued".into());
         return;
     };
+    let origin = &view.episode.origin;
+    let beside = (!origin.is_empty() && !origin.starts_with("demo:"))
+        .then(|| std::path::Path::new(origin).parent().map(std::path::Path::to_path_buf))
+        .flatten();
     match Resume::at(view.events(), view.cursor, view.episode.id()) {
-        Ok(resume) => state.effects.push(Effect::Fork { task_id, resume, human }),
+        Ok(resume) => state.effects.push(Effect::Fork { task_id, resume, human, beside }),
         Err(e) => state.message = Some(e.to_string()),
     }
 }
@@ -443,9 +463,13 @@ fn submit_prompt(state: &mut AppState, prompt: Prompt) {
                 return;
             }
             state.last_search = query.clone();
-            let found = state.view.as_ref().and_then(|view| view.search(&query));
+            let found = state.view.as_mut().and_then(|view| view.search(&query));
             match found {
-                Some(cursor) => move_cursor(state, cursor),
+                Some(hit) => {
+                    move_cursor(state, hit.event);
+                    let wrapped = if hit.wrapped { " · wrapped to the top" } else { "" };
+                    state.message = Some(format!("'{query}': match {} of {}{wrapped}", hit.nth, hit.of));
+                }
                 None => state.message = Some(format!("no event contains '{query}'")),
             }
         }
@@ -541,11 +565,13 @@ fn on_browser_command(state: &mut AppState, command: Command) {
 
 /// Shows an episode opened from the browser on the inspector.
 fn open_episode(state: &mut AppState, mut episode: Episode) {
-    state.message = None;
+    state.remember_position();
     // An imported run names its task; the dataset gives the rest (in memory, no I/O).
     if crate::core::dataset::lacks_task_fields(&episode) {
         state.tasks.enrich(&mut episode);
     }
+    state.message = super::state::load_warnings(&episode);
+    let left_at = state.left_at.get(&super::state::position_key(&episode)).copied();
     // Redaction, notes and human labels belonged to the episode shown before.
     state.redaction = None;
     state.view = Some(EpisodeView::new(episode));
@@ -553,6 +579,10 @@ fn open_episode(state: &mut AppState, mut episode: Episode) {
     state.autoplay.playing = false;
     let (w, h) = (state.area.width, state.area.height);
     state.resize(w, h);
+    // Re-opened: back where it was left.
+    if let (Some(cursor), Some(view)) = (left_at, &mut state.view) {
+        view.set_cursor(cursor);
+    }
 }
 
 fn on_inspector_command(state: &mut AppState, command: Command) {
@@ -796,7 +826,7 @@ fn on_mouse(state: &mut AppState, mouse: MouseEvent) {
 
 fn on_tick(state: &mut AppState, dt: std::time::Duration) {
     if let Some(live) = &mut state.live
-        && !live.finished
+        && live.clock_runs()
     {
         live.elapsed += dt;
     }

@@ -28,6 +28,17 @@ pub struct VerdictRow {
     pub human: Option<Verdict>,
 }
 
+/// Where a search landed: event index, and which match of how many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchHit {
+    pub event: usize,
+    /// 1-based.
+    pub nth: usize,
+    pub of: usize,
+    /// Past the last match: started again from the top.
+    pub wrapped: bool,
+}
+
 /// What the timeline shows for one turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct TurnMark {
@@ -49,6 +60,8 @@ pub struct EpisodeView {
     /// allocation (`"turn": 4294967295` is one entry). Whole-episode verdicts are in `end_mark`.
     turns: BTreeMap<u32, TurnMark>,
     pub end_mark: Option<Outcome>,
+    /// Whole-episode verdicts exist (the timeline shows `end`, marked when one changed an outcome).
+    pub has_end_verdicts: bool,
     /// Last outcome per judge key, to find changes while indexing.
     last_outcome: HashMap<(String, VerdictMethod), Outcome>,
     pub verdict_rows: Vec<VerdictRow>,
@@ -57,6 +70,8 @@ pub struct EpisodeView {
     pub follow_tail: bool,
     /// Reviewers' labels as verdicts, by the event index they judge.
     human: Vec<(usize, Verdict)>,
+    /// The search whose matches are highlighted (lowercase).
+    search: Option<String>,
 }
 
 impl EpisodeView {
@@ -69,11 +84,13 @@ impl EpisodeView {
             turn_of: Vec::new(),
             turns: BTreeMap::new(),
             end_mark: None,
+            has_end_verdicts: false,
             last_outcome: HashMap::new(),
             verdict_rows: Vec::new(),
             verdict_selected: 0,
             follow_tail: false,
             human: Vec::new(),
+            search: None,
         };
         for event in events {
             view.index(event);
@@ -126,12 +143,18 @@ impl EpisodeView {
             self.index_verdict(v);
         }
         if let Some((slot, body)) = pane_body(&event.body) {
-            self.panes[slot].push(i, body);
+            let pane = &mut self.panes[slot];
+            pane.push(i, body);
+            if let (Some(query), Some(item)) = (&self.search, pane.items.last_mut()) {
+                item.matches = find_ignoring_case(&item.body, query);
+            }
         }
         self.episode.events.push(event);
     }
 
     fn index_verdict(&mut self, v: &Verdict) {
+        let whole_episode = !v.turn.is_some_and(|t| t >= 1 && (t as usize) <= self.turns.len());
+        self.has_end_verdicts |= whole_episode;
         let key = (v.judge.clone(), v.method);
         let previous = self.last_outcome.insert(key, v.outcome);
         let changed = match previous {
@@ -314,13 +337,23 @@ impl EpisodeView {
         previous.max(self.first_cursor().min(self.cursor))
     }
 
-    /// The next event after the cursor whose text contains `query` (any case), wrapping around.
-    pub fn search(&self, query: &str) -> Option<usize> {
+    /// The next event after the cursor whose text contains `query` (any case),
+    /// wrapping around; and highlights the matches in the panes.
+    pub fn search(&mut self, query: &str) -> Option<SearchHit> {
         let needle = query.to_lowercase();
-        let n = self.episode.events.len();
-        (1..=n)
-            .map(|step| (self.cursor + step) % n)
-            .find(|&i| event_search_text(&self.episode.events[i].body).to_lowercase().contains(&needle))
+        for pane in &mut self.panes {
+            for item in &mut pane.items {
+                item.matches = find_ignoring_case(&item.body, &needle);
+            }
+        }
+        self.search = Some(needle.clone());
+        let hits: Vec<usize> = (0..self.episode.events.len())
+            .filter(|&i| event_search_text(&self.episode.events[i].body).to_lowercase().contains(&needle))
+            .collect();
+        let after = hits.iter().position(|&i| i > self.cursor);
+        let index = after.unwrap_or(0);
+        let &event = hits.get(index)?;
+        Some(SearchHit { event, nth: index + 1, of: hits.len(), wrapped: after.is_none() })
     }
 
     /// The worst outcome among the verdict rows at the cursor.
@@ -406,6 +439,17 @@ fn event_search_text(body: &EventBody) -> String {
         EventBody::Error(e) => e.message.clone(),
         _ => String::new(),
     }
+}
+
+/// Byte ranges of `text` where `needle` (lowercase) occurs in any case. Where
+/// lowercasing changes byte lengths, only exact-case matches are found.
+fn find_ignoring_case(text: &str, needle: &str) -> Vec<std::ops::Range<usize>> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let lower = text.to_lowercase();
+    let haystack = if lower.len() == text.len() { lower.as_str() } else { text };
+    haystack.match_indices(needle).map(|(at, m)| at..at + m.len()).collect()
 }
 
 /// Maps a char span of the original text to a byte span of its sanitized form.

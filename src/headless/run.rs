@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use crate::config::Paths;
 use crate::config::settings::{ConfigFile, EffectiveRole, RoleFlags};
 use crate::core::dataset::Task;
-use crate::core::episode::{EndReason, EventBody};
+use crate::core::episode::{EndReason, EpisodeHeader, EventBody};
 use crate::core::llm::{Endpoint, GenerationParams, LlmClient, RateLimits, Role};
 use crate::core::sanitize::single_line;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
@@ -188,7 +188,8 @@ impl Launch {
     ) -> anyhow::Result<RunnerHandle> {
         let task = self.find_task(task_id)?.clone();
         let episode_id = runner::new_episode_id();
-        let journal_path = journal.unwrap_or_else(|| self.out.join(format!("{episode_id}.jsonl")));
+        let dir = start.journal_dir.as_ref().unwrap_or(&self.out);
+        let journal_path = journal.unwrap_or_else(|| dir.join(format!("{episode_id}.jsonl")));
         let params = GenerationParams {
             temperature: self.temperature,
             seed: self.seed.map(|s| s as i64),
@@ -237,6 +238,30 @@ impl Launch {
             handle.human = Some(human_tx);
         }
         Ok(handle)
+    }
+}
+
+/// The settings of a fork of a saved episode: the models its header records
+/// (a flag names another), its `max_turns` and `max_tool_calls`, and the
+/// dataset its task is looked up in.
+pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<PathBuf>) -> RunArgs {
+    let recorded = |role: &str| header.config.models.get(role).and_then(|m| m.as_str()).map(str::to_string);
+    // A human or a script played the attacker: no attacker model is recorded.
+    let attacker_kind = header.config.extra.get("attacker_kind").and_then(|k| k.as_str());
+    let recorded_attacker = match attacker_kind {
+        None | Some("llm") => recorded("attacker"),
+        Some(_) => None,
+    };
+    let mut models = flags.clone();
+    models.assistant.model = models.assistant.model.or_else(|| recorded("assistant"));
+    models.attacker.model = models.attacker.model.or(recorded_attacker);
+    models.judge.model = models.judge.model.or_else(|| recorded("judge"));
+    RunArgs {
+        source: TasksArgs { data_dir, ..TasksArgs::default() },
+        models,
+        max_turns: header.config.max_turns,
+        max_tool_calls: header.config.max_tool_calls,
+        ..RunArgs::default()
     }
 }
 
@@ -356,4 +381,38 @@ fn preview(text: &str) -> String {
 pub fn completed(outcome: &RunOutcome) -> bool {
     // Stopped by SIGINT/SIGTERM is not complete either, as `batch` says too.
     !matches!(outcome.reason, EndReason::Error | EndReason::Aborted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, TaskInfo};
+
+    fn header(attacker_kind: &str) -> EpisodeHeader {
+        let mut config =
+            EpisodeConfig { max_turns: Some(4), max_tool_calls: Some(3), ..EpisodeConfig::default() };
+        for (role, model) in [("assistant", "asst-m"), ("attacker", "att-m"), ("judge", "judge-m")] {
+            config.models.insert(role.into(), model.into());
+        }
+        config.extra.insert("attacker_kind".into(), attacker_kind.into());
+        EpisodeHeader::new("parent", TaskInfo::default(), config)
+    }
+
+    #[test]
+    fn a_fork_runs_with_its_parents_models_and_limits() {
+        let args = fork_args(&header("llm"), &ModelFlags::default(), Some("data".into()));
+        let models = [&args.models.assistant.model, &args.models.attacker.model, &args.models.judge.model];
+        assert_eq!(models.map(|m| m.as_deref()), [Some("asst-m"), Some("att-m"), Some("judge-m")]);
+        assert_eq!((args.max_turns, args.max_tool_calls), (Some(4), Some(3)));
+        assert_eq!(args.source.data_dir, Some(PathBuf::from("data")));
+    }
+
+    #[test]
+    fn flags_override_the_recorded_models_and_a_human_attacker_is_no_model() {
+        let mut flags = ModelFlags::default();
+        flags.assistant.model = Some("other".into());
+        let args = fork_args(&header("human"), &flags, None);
+        assert_eq!(args.models.assistant.model.as_deref(), Some("other"));
+        assert_eq!(args.models.attacker.model, None, "\"human\" is not a model name");
+    }
 }

@@ -150,8 +150,8 @@ pub async fn run(
                         let started = launcher.as_mut().map(|launch| launch(&id, Start::default()));
                         switch_to(&mut state, &mut live, started, &id).await;
                     }
-                    Effect::Fork { task_id, resume, human } => {
-                        let start = Start { human, resume: Some(resume) };
+                    Effect::Fork { task_id, resume, human, beside } => {
+                        let start = Start { human, resume: Some(resume), journal_dir: beside };
                         let started = launcher.as_mut().map(|launch| launch(&task_id, start));
                         switch_to(&mut state, &mut live, started, &task_id).await;
                     }

@@ -4,6 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
+use unicode_width::UnicodeWidthStr;
 
 use crate::config::Keymap;
 use crate::config::Theme;
@@ -20,6 +21,13 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme
 }
 
 fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
+    let keys_label = |command| {
+        let keys = keymap.keys_label(command);
+        if keys.is_empty() { "(unbound)".to_string() } else { keys }
+    };
+    // Columns as wide as their widest entry, so a long description never runs into its name.
+    let keys_width = Command::ALL.into_iter().map(|c| keys_label(c).width()).max().unwrap_or(0).max(14);
+    let description_width = Command::ALL.into_iter().map(|c| c.description().width()).max().unwrap_or(0);
     let mut lines = Vec::new();
     for group in [Group::Step, Group::View, Group::Human, Group::Tasks, Group::General] {
         if !lines.is_empty() {
@@ -27,11 +35,13 @@ fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
         }
         lines.push(Line::from(Span::styled(group.title(), theme.title())));
         for command in Command::ALL.into_iter().filter(|c| c.group() == group) {
-            let keys = keymap.keys_label(command);
-            let keys = if keys.is_empty() { "(unbound)".to_string() } else { keys };
+            let keys = keys_label(command);
+            let keys_pad = " ".repeat(keys_width - keys.width() + 2);
+            let description = command.description();
+            let description_pad = " ".repeat(description_width - description.width() + 2);
             lines.push(Line::from(vec![
-                Span::styled(format!("  {keys:<16}"), theme.party(crate::core::episode::Party::User)),
-                Span::raw(format!("{:<52}", command.description())),
+                Span::styled(format!("  {keys}{keys_pad}"), theme.party(crate::core::episode::Party::User)),
+                Span::raw(format!("{description}{description_pad}")),
                 Span::styled(command.name(), theme.dim()),
             ]));
         }

@@ -54,6 +54,8 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Some(Overlay::Annotations { selected }) => {
             notes::draw_panel(frame, state.detail_area(), &state.notes, *selected, theme)
         }
-        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) | None => {}
+        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) => {}
+        None if state.live.as_ref().is_some_and(|l| l.confirm_quit) => {}
+        None => status::draw_long_message(frame, area, state, theme),
     }
 }

@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use crate::app::notes::{AnnotateForm, Field, Notes};
+use crate::app::wrap::wrap;
 use crate::config::Theme;
 use crate::core::annotate::Label;
 use crate::core::episode::{Outcome, Party};
@@ -34,7 +35,11 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &The
         ),
     ];
     if let Some(error) = &form.error {
-        lines.push(Line::styled(format!("  {}", single_line(error)), theme.outcome(Outcome::Error)));
+        // Wrapped, not cut: "unknown label" lists every label there is.
+        let error = single_line(error);
+        for range in wrap(&error, area.width.saturating_sub(4) as usize) {
+            lines.push(Line::styled(format!("  {}", &error[range]), theme.outcome(Outcome::Error)));
+        }
     }
     lines.push(Line::default());
     let candidates = form.candidates();
@@ -51,8 +56,16 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &The
 
 pub fn draw_panel(frame: &mut Frame, area: Rect, notes: &Notes, selected: usize, theme: &Theme) {
     frame.render_widget(Clear, area);
-    let title =
-        format!(" Annotations {} — ↑/↓ select · Enter jumps · x deletes · Esc closes ", notes.list.len());
+    let title = match notes.list.get(selected) {
+        Some(a) if notes.confirm_delete => format!(
+            " Delete the {} annotation on #{}? y = delete · any other key keeps it ",
+            a.label.as_str(),
+            a.target_seq
+        ),
+        _ => {
+            format!(" Annotations {} — ↑/↓ select · Enter jumps · x deletes · Esc closes ", notes.list.len())
+        }
+    };
     let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
     let lines: Vec<Line> = notes
         .list

@@ -4,17 +4,20 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::live::{LiveState, Tokens, short_count};
 use crate::app::state::{AppState, Overlay};
+use crate::app::wrap::wrap;
 use crate::config::Theme;
 use crate::config::keymap::Command;
+use crate::core::episode::EndReason;
 use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
 use crate::core::sim::emitter::Phase;
 use crate::core::sim::gate::GateMode;
+use crate::core::sim::runner::assistant_turns;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     if let Some(Overlay::Prompt(prompt)) = &state.overlay {
@@ -32,8 +35,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         return;
     }
     if let Some(Overlay::TakeOver { turn }) = &state.overlay {
+        let aborts = if state.live.as_ref().is_some_and(|l| !l.finished) {
+            " (this aborts the running episode)"
+        } else {
+            ""
+        };
         let line = format!(
-            " Take over after turn {turn}: h = you play the attacker · l = the attacker model plays · any other key cancels"
+            " Take over after turn {turn}{aborts}: h = you play the attacker · l = the attacker model plays · any other key cancels"
         );
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
@@ -46,15 +54,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     };
     let turn = view.turn_at(view.cursor);
     let parts = [
-        format!("turn {turn}/{}", view.max_turn()),
+        format!("turn {turn}/{}", turn_count(state, view)),
         single_line(view.episode.id()).into_owned(),
         single_line(&view.episode.origin).into_owned(),
     ];
     let masked = if state.redaction.is_some() { "│ REDACTED " } else { "" };
     let left = format!("{mode}{masked}│ {} ", parts.join(" │ "));
-    let notice = state.live.as_ref().and_then(|l| l.notice.as_deref());
-    let right = match state.message.as_deref().or(notice) {
-        Some(message) => format!(" {} ", single_line(message)),
+    let right = match message(state) {
+        // Too long for the line: drawn in full above it (see `draw_long_message`).
+        Some(message) if message.width() + 2 > area.width as usize => String::new(),
+        Some(message) => format!(" {} ", single_line(&message)),
         None => format!(
             " {} help · {} quit ",
             state.keymap.keys_label(Command::Help),
@@ -68,17 +77,62 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
 }
 
+/// What the status line has to say: a transient message, else why a live
+/// episode ended in error, else the latest retry notice.
+pub fn message(state: &AppState) -> Option<String> {
+    if let Some(message) = &state.message {
+        return Some(message.clone());
+    }
+    let live = state.live.as_ref()?;
+    match live.ended_in_error() {
+        Some(why) => Some(format!("ended in error: {why}")),
+        None => live.notice.clone(),
+    }
+}
+
+/// A message too long for the status line, wrapped over as many rows as it
+/// needs at the bottom of `area`, so the action it names is never cut off.
+pub fn draw_long_message(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
+    let Some(message) = message(state) else { return };
+    let width = area.width.saturating_sub(2) as usize;
+    if message.width() + 2 <= area.width as usize || width == 0 {
+        return;
+    }
+    let text = single_line(&message);
+    let lines: Vec<Line> =
+        wrap(&text, width).into_iter().map(|range| Line::from(format!(" {}", &text[range]))).collect();
+    let height = (lines.len() as u16).min(area.height);
+    let rows = Rect::new(area.x, area.y + area.height - height, area.width, height);
+    frame.render_widget(Clear, rows);
+    frame.render_widget(Paragraph::new(lines).style(theme.status()), rows);
+}
+
+/// `n` of `turn k/n`: live, the last turn `--max-turns` allows; replayed, the turns there are.
+fn turn_count(state: &AppState, view: &crate::app::view::EpisodeView) -> u32 {
+    let configured = view.episode.header().config.max_turns;
+    match (&state.live, configured) {
+        (Some(_), Some(max_turns)) => assistant_turns(max_turns).max(view.max_turn()),
+        _ => view.max_turn(),
+    }
+}
+
 /// `● LIVE waiting for assistant │ 01:23 │ att 1.2k/0.3k asst 5.1k/0.8k`
 fn live_mode(live: &LiveState) -> String {
     let what = match (live.finished, live.gate, live.phase) {
-        (true, ..) => "✓ LIVE finished".to_string(),
+        (true, ..) => match live.end_reason {
+            Some(EndReason::Error) => "✗ LIVE ended in error".to_string(),
+            Some(EndReason::Aborted) => "■ LIVE aborted".to_string(),
+            _ => "✓ LIVE finished".to_string(),
+        },
         (_, GateMode::Aborted, _) => "■ LIVE aborting".to_string(),
         (_, GateMode::Paused, Some(Phase::Paused(role))) => format!("⏸ LIVE paused before the {role} call"),
         (_, GateMode::Paused, Some(Phase::Waiting(role))) => format!("⏸ LIVE pausing after the {role} call"),
         (_, GateMode::Paused, _) => "⏸ LIVE paused".to_string(),
         (_, _, Some(Phase::Waiting(role))) => format!("● LIVE waiting for the {role} model"),
         (_, _, Some(Phase::AwaitingHuman)) => "● LIVE your move (attacker)".to_string(),
-        (_, _, Some(Phase::PendingAttacker)) => "⏸ LIVE attacker message held (e edits)".to_string(),
+        (_, _, Some(Phase::PendingAttacker)) => {
+            "⏸ LIVE attacker message held: e edits, c continues".to_string()
+        }
         _ => "● LIVE running".to_string(),
     };
     let secs = live.elapsed.as_secs();

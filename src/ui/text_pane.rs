@@ -116,7 +116,7 @@ fn visible_lines<'a>(
             }
             out.push(line);
         } else if let Some(range) = it.line(line - 1) {
-            out.push(body_line(&it.body, range, &it.highlights, theme));
+            out.push(body_line(&it.body, range, &it.highlights, &it.matches, theme));
         } else {
             out.push(Line::default());
         }
@@ -129,18 +129,32 @@ fn visible_lines<'a>(
     out
 }
 
-fn body_line<'a>(body: &'a str, range: Range<usize>, highlights: &[Range<usize>], theme: &Theme) -> Line<'a> {
+/// One line of a body, evidence and search matches marked (where they overlap, the first to start wins).
+fn body_line<'a>(
+    body: &'a str,
+    range: Range<usize>,
+    highlights: &[Range<usize>],
+    matches: &[Range<usize>],
+    theme: &Theme,
+) -> Line<'a> {
     let mut spans = vec![Span::raw("  ")];
     let mut at = range.start;
-    for h in highlights.iter().filter(|h| h.start < range.end && h.end > range.start) {
-        let (s, e) = (h.start.max(range.start), h.end.min(range.end));
-        if !body.is_char_boundary(s) || !body.is_char_boundary(e) {
+    let mut marks: Vec<(&Range<usize>, Style)> = highlights
+        .iter()
+        .map(|h| (h, theme.evidence()))
+        .chain(matches.iter().map(|m| (m, theme.selection())))
+        .filter(|(h, _)| h.start < range.end && h.end > range.start)
+        .collect();
+    marks.sort_by_key(|(h, _)| h.start);
+    for (h, style) in marks {
+        let (s, e) = (h.start.max(at), h.end.min(range.end));
+        if s >= e || !body.is_char_boundary(s) || !body.is_char_boundary(e) {
             continue;
         }
         if s > at {
             spans.push(Span::styled(&body[at..s], theme.text()));
         }
-        spans.push(Span::styled(&body[s..e], theme.evidence()));
+        spans.push(Span::styled(&body[s..e], style));
         at = e;
     }
     if at < range.end {

@@ -43,9 +43,12 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, theme: &Theme) {
     if last < turns {
         spans.push(Span::styled("… ", theme.dim()));
     }
-    if let Some(outcome) = view.end_mark {
+    if view.has_end_verdicts {
         spans.push(Span::styled(" end", theme.dim()));
-        spans.push(Span::styled("●", theme.outcome(outcome)));
+        match view.end_mark {
+            Some(outcome) => spans.push(Span::styled("●", theme.outcome(outcome))),
+            None => spans.push(Span::raw(" ")),
+        }
     }
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     let pad = (area.width as usize).saturating_sub(used + position.width());

@@ -317,6 +317,8 @@ pub enum ControlAction {
     Step,
     Takeover,
     Edit,
+    /// The person playing the attacker ended the episode.
+    End,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

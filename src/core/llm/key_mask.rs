@@ -19,7 +19,11 @@ const MIN_CORE_LEN: usize = 12;
 
 /// Finds every form of a set of keys. `Debug` shows no value.
 #[derive(Clone, Default)]
-pub struct KeyMask(Option<AhoCorasick>);
+pub struct KeyMask {
+    matcher: Option<AhoCorasick>,
+    /// Every form, ASCII-lower-cased, to tell whether a text ends with the start of one.
+    forms: Vec<String>,
+}
 
 impl std::fmt::Debug for KeyMask {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -32,28 +36,43 @@ impl KeyMask {
         let forms: Vec<String> =
             keys.into_iter().flat_map(forms).filter(|f| f.len() >= MIN_FORM_LEN).collect();
         if forms.is_empty() {
-            return KeyMask(None);
+            return KeyMask::default();
         }
         let matcher = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(&forms)
             .ok();
-        KeyMask(matcher)
+        KeyMask { matcher, forms: forms.iter().map(|f| f.to_ascii_lowercase()).collect() }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_none()
+        self.matcher.is_none()
     }
 
     /// True when `text` holds a key in any form.
     pub fn finds(&self, text: &str) -> bool {
-        self.0.as_ref().is_some_and(|m| m.is_match(text))
+        self.matcher.as_ref().is_some_and(|m| m.is_match(text))
+    }
+
+    /// The length of the longest end of `text` that is a proper beginning of a
+    /// form of a key: what a stream must hold back until the next fragment.
+    pub fn pending_len(&self, text: &str) -> usize {
+        let tail = text.as_bytes();
+        self.forms
+            .iter()
+            .filter_map(|form| {
+                (1..form.len().min(tail.len() + 1))
+                    .rev()
+                    .find(|&k| tail[tail.len() - k..].eq_ignore_ascii_case(&form.as_bytes()[..k]))
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// `text` with every form of every key replaced by [`MASK`]; borrowed when there is none.
     pub fn mask<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        match &self.0 {
+        match &self.matcher {
             Some(m) if m.is_match(text) => {
                 let mut out = String::with_capacity(text.len());
                 m.replace_all_with(text, &mut out, |_, _, out| {

@@ -6,8 +6,9 @@ use tokio::sync::mpsc;
 
 use crate::core::episode::{Event, EventBody, JournalWriter, Verdict};
 use crate::core::judge::rules::RuleJudge;
-use crate::core::llm::key_mask::KeyMask;
 use crate::core::llm::{Role, Usage};
+
+pub use super::secrets::Secrets;
 
 /// What a runner tells its watcher.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,33 +63,6 @@ pub struct Emitter {
     events: Vec<Event>,
 }
 
-/// API key values in use, so that a model or proxy echoing one back — as is or
-/// transformed (case, prefix, base64, URL encoding) — never gets it into the
-/// journal or onto the screen. `Debug` shows no value.
-#[derive(Default, Debug)]
-pub struct Secrets(KeyMask);
-
-impl Secrets {
-    /// The values of these environment variables (short or empty ones are ignored).
-    pub fn from_env<'a>(names: impl IntoIterator<Item = &'a str>) -> Self {
-        let values: Vec<String> =
-            names.into_iter().filter_map(|n| std::env::var(n).ok()).filter(|v| v.len() >= 8).collect();
-        Secrets(KeyMask::new(values.iter().map(String::as_str)))
-    }
-
-    /// `body` with every secret replaced by `***`.
-    fn redact(&self, body: EventBody) -> EventBody {
-        if self.0.is_empty() {
-            return body;
-        }
-        let Ok(json) = serde_json::to_string(&body) else { return body };
-        match self.0.mask(&json) {
-            std::borrow::Cow::Owned(masked) => serde_json::from_str(&masked).unwrap_or(body),
-            std::borrow::Cow::Borrowed(_) => body,
-        }
-    }
-}
-
 impl Emitter {
     pub fn new(journal: JournalWriter, tx: mpsc::Sender<RunnerUpdate>, secrets: Secrets) -> Self {
         Emitter { journal, tx, secrets, judges: Vec::new(), events: Vec::new() }
@@ -137,14 +111,14 @@ impl Emitter {
     }
 
     /// Updates that are not events are best effort: dropped when the watcher lags.
+    /// Streamed text must have been through [`Emitter::stream_masker`].
     pub fn notify(&self, update: RunnerUpdate) {
-        let update = match update {
-            RunnerUpdate::Delta { role, text } if self.secrets.0.finds(&text) => {
-                RunnerUpdate::Delta { role, text: self.secrets.0.mask(&text).into_owned() }
-            }
-            other => other,
-        };
         let _ = self.tx.try_send(update);
+    }
+
+    /// Masks the API keys in one reply's streamed fragments (a key split across fragments included).
+    pub fn stream_masker(&self) -> super::secrets::StreamMasker<'_> {
+        self.secrets.stream_masker()
     }
 
     pub fn phase(&self, phase: Phase) {

@@ -12,5 +12,6 @@ pub mod model_call;
 pub mod prompts;
 pub mod pyrepr;
 pub mod runner;
+pub mod secrets;
 
 pub use environment::{ACTION_TOOLS, EnvironmentState, SentEmail, TOOL_NAMES, ToolOutcome, tool_definitions};

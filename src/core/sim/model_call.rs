@@ -42,9 +42,13 @@ impl Caller<'_> {
         emitter.phase(Phase::Waiting(role));
         let call = async {
             if self.stream {
+                let mut masker = emitter.stream_masker();
                 let on_delta = |delta: Delta| {
                     if let Delta::Text(text) = delta {
-                        emitter.notify(RunnerUpdate::Delta { role, text });
+                        let text = masker.push(&text);
+                        if !text.is_empty() {
+                            emitter.notify(RunnerUpdate::Delta { role, text });
+                        }
                     }
                 };
                 self.client.chat_stream(endpoint, request, on_delta).await

@@ -96,6 +96,8 @@ pub struct Start {
     pub human: bool,
     /// Continue a saved episode from a point (take over / fork).
     pub resume: Option<Resume>,
+    /// Where the journal goes instead of the launcher's default (a fork: beside its parent).
+    pub journal_dir: Option<PathBuf>,
 }
 
 /// How an episode ended.
@@ -296,7 +298,18 @@ async fn converse(
                 }
                 let ctx = AttackerContext { task: &task, history: &history, caller: &caller, emitter };
                 let (text, raw, model, usage, by) = match config.attacker.next(ctx).await? {
-                    AttackerMove::Done => return Ok(EndReason::AttackerDone),
+                    AttackerMove::Done => {
+                        // A person ending it is recorded, so it never reads as the model giving up.
+                        if config.attacker.kind() == "human" {
+                            let end = Control {
+                                action: ControlAction::End,
+                                by: Some("human".into()),
+                                turn: Some(completed),
+                            };
+                            emitter.emit(EventBody::Control(end)).await?;
+                        }
+                        return Ok(EndReason::AttackerDone);
+                    }
                     AttackerMove::Say { text, raw, model, usage, by } => (text, raw, model, usage, by),
                 };
                 let turn = completed + 1;
