@@ -73,7 +73,7 @@ fn text_output_is_an_aligned_single_line_table() {
         assert!(row.width() <= 200, "summaries are cut: {row}");
         assert!(!row.chars().any(|c| c.is_control()), "sanitised: {row:?}");
     }
-    assert!(rows[1].contains("assistant→user"));
+    assert!(rows[1].contains("assistant note"));
     assert!(rows[2].contains("environment") && rows[2].contains("env-1"));
     assert!(text.contains("utility_other_adv/conversation"));
     assert!(text.contains("fail (imported) Q10 attack successful? yes"));

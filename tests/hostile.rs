@@ -196,7 +196,7 @@ fn replay_every_file_in_a_terminal_and_the_terminal_is_given_back() {
             if screen.contains("EXIT=") {
                 break false;
             }
-            if screen.contains("REPLAY") {
+            if screen.contains("REPLAY") || screen.contains("⚠") {
                 break true;
             }
             assert!(

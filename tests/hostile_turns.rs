@@ -1,12 +1,15 @@
 //! Crafted journals whose turn numbers once sized an allocation (issue 16 item 1):
 //! `"turn": 4294967295` aborted replay, `"turn": 50000000` took 800 MB.
-//! A counting allocator measures what opening them costs.
+//! The journal reader refuses them (a turn past its `seq` is corrupt); the view
+//! must not depend on that: built from the same events directly, a counting
+//! allocator measures what opening them costs.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use converse_tui::app::view::EpisodeView;
+use converse_tui::core::episode::{Episode, Event};
 use converse_tui::core::import::load_path;
 
 struct Counting;
@@ -33,10 +36,14 @@ static ALLOCATOR: Counting = Counting;
 /// Opens a fixture into the inspector's view; returns its highest turn and the peak bytes allocated meanwhile.
 fn open(name: &str) -> (u32, usize) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile").join(name);
+    let err = load_path(&path).expect_err("the reader refuses a turn past its seq").to_string();
+    assert!(err.contains(":2: turn"), "one line naming file, line and problem: {err}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let events: Vec<Event> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let episode = Episode::new(events, path.display().to_string());
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let mut episodes = load_path(&path).expect("the crafted journal is valid");
-    let mut view = EpisodeView::new(episodes.remove(0));
+    let mut view = EpisodeView::new(episode);
     view.set_cursor(view.last());
     let next = view.next_turn_cursor();
     let prev = view.prev_turn_cursor();

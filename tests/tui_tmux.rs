@@ -43,7 +43,7 @@ fn replay_a_converse_log_step_through_and_quit() {
     s.keys(&["?"]);
     s.wait_for("Help — keys");
     s.keys(&["Escape", "Enter"]);
-    s.wait_for("── assistant → user ──");
+    s.wait_for("── assistant · own note ──");
     s.keys(&["Escape", "q"]);
     let screen = s.wait_for("EXIT=0");
     // The alternate screen is gone: the shell's output is all that is left.

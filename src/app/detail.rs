@@ -36,7 +36,12 @@ impl Detail {
         let mut body = String::new();
         match &event.body {
             EventBody::Message(m) => {
-                section(&mut body, &format!("{} → {}", m.from.as_str(), m.to.as_str()), &m.text);
+                let title = if m.is_note() {
+                    format!("{} · own note", m.from.as_str())
+                } else {
+                    format!("{} → {}", m.from.as_str(), m.to.as_str())
+                };
+                section(&mut body, &title, &m.text);
                 if let Some(raw) = &m.raw {
                     section(&mut body, "RAW MODEL OUTPUT", raw);
                 }
