@@ -163,10 +163,13 @@ fn the_path_gives_task_model_defence_repetition_and_time() {
     }
 }
 
+/// judge, judge model, outcome, score.
+type Expected = (String, String, Outcome, Option<f64>);
+
 #[test]
 fn judge_files_become_imported_verdicts_with_their_model() {
     use Outcome::*;
-    let cases: Vec<(&str, Vec<(String, String, Outcome, Option<f64>)>)> = vec![
+    let cases: Vec<(&str, Vec<Expected>)> = vec![
         (
             TWO_JUDGES,
             vec![

@@ -91,7 +91,7 @@ impl LiveState {
     /// Whether the episode's clock runs: not finished, and not held by a pause
     /// (a call already in flight while pausing still counts).
     pub fn clock_runs(&self) -> bool {
-        !self.finished && !(self.paused() && !matches!(self.phase, Some(Phase::Waiting(_))))
+        !self.finished && (!self.paused() || matches!(self.phase, Some(Phase::Waiting(_))))
     }
 
     /// Why the episode ended in error, when it did.
