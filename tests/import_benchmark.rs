@@ -314,3 +314,19 @@ fn a_log_outside_any_known_layout_gets_no_guessed_domain() {
     assert_eq!(e.events[0].at, "2025-09-15T00:47:09Z");
     assert!(verdicts(&e).is_empty());
 }
+
+#[test]
+fn dump_names_each_verdicts_judge_model() {
+    let path = logs().join(TWO_JUDGES);
+    let mut out = Vec::new();
+    converse_tui::headless::dump::dump(
+        &[path],
+        false,
+        &converse_tui::core::dataset::TaskLookup::default(),
+        &mut out,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("security · claude-sonnet-4-5") && text.contains("security · gpt-5"), "{text}");
+}

@@ -549,3 +549,34 @@ fn an_unknown_label_lists_every_label_in_full() {
         assert!(text.contains("judge_wrong, note)"), "cut at {w} columns:\n{screen}");
     }
 }
+
+/// A real benchmark run judged by two judge models (GPT-5 and GPT-5-chat), replayed
+/// with its recorded verdicts; shown by its path inside the repository, for stable snapshots.
+fn benchmark_state() -> AppState {
+    let relative = "tests/fixtures/converse-benchmark-logs/logs/travel_planning/gemini_2.5_flash/baseline/persona3/security/email_manipulation_attack_8/output_20250925_235122_rep1.json";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let mut episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
+    episode.origin = relative.to_string();
+    AppState::with_episode(episode, Keymap::default())
+}
+
+#[test]
+fn a_real_run_shows_both_judge_models_and_flags_their_disagreement() {
+    snapshot("benchmark_two_judge_models", benchmark_state, "G");
+    let mut state = benchmark_state();
+    press(&mut state, "G");
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains("security · claude-sonnet-4-5") && screen.contains("security · gpt-5"), "{screen}");
+    assert!(screen.contains("≠ security"), "the two models disagree on security:\n{screen}");
+}
+
+#[test]
+fn a_recorded_judges_reasoning_reads_as_text() {
+    // Last event, focus the verdict pane, open its first row.
+    snapshot("benchmark_judge_reasoning", benchmark_state, "G\t\t\n");
+    let mut state = benchmark_state();
+    press(&mut state, "G\t\t\n");
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains("── REASONING ──"), "{screen}");
+    assert!(!screen.contains("\\n"), "no escaped JSON string in the reasoning:\n{screen}");
+}

@@ -176,7 +176,11 @@ fn row(event: &Event) -> [String; 5] {
             (r.tool.clone(), format!("{} {}{}", r.call_id, if r.ok { "" } else { "[failed] " }, r.output))
         }
         EventBody::Verdict(v) => (
-            v.judge.clone(),
+            // Two judge models on one question are two rows: name the model.
+            match &v.model {
+                Some(model) => format!("{} · {model}", v.judge),
+                None => v.judge.clone(),
+            },
             format!(
                 "{} ({}){}",
                 v.outcome.as_str(),
