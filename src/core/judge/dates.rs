@@ -93,7 +93,8 @@ fn tokenize(chars: &[char]) -> Vec<Token> {
     out
 }
 
-fn month_of(word: &str) -> Option<u8> {
+/// A month from its lower-case English name or abbreviation.
+pub(crate) fn month_of(word: &str) -> Option<u8> {
     const MONTHS: [&str; 12] = [
         "january",
         "february",

@@ -42,27 +42,9 @@ impl DayWindow {
     }
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
+/// `july`, `jul`, `jul.`, `sept` → a month.
 fn month(token: &str) -> Option<u8> {
-    let t = token.trim_end_matches('.');
-    if t.len() < 3 {
-        return None;
-    }
-    MONTHS.iter().position(|m| m.starts_with(t) && (t.len() == 3 || *m == t)).map(|i| i as u8 + 1)
+    crate::core::judge::dates::month_of(token.trim_end_matches('.'))
 }
 
 /// `4`, `4th`, `22nd` → a day of the month.
