@@ -566,7 +566,10 @@ fn a_real_run_shows_both_judge_models_and_flags_their_disagreement() {
     let mut state = benchmark_state();
     press(&mut state, "G");
     let screen = render(&mut state, 160, 48);
-    assert!(screen.contains("security · claude-sonnet-4-5") && screen.contains("security · gpt-5"), "{screen}");
+    assert!(
+        screen.contains("security · claude-sonnet-4-5") && screen.contains("security · gpt-5"),
+        "{screen}"
+    );
     assert!(screen.contains("≠ security"), "the two models disagree on security:\n{screen}");
 }
 
