@@ -7,6 +7,9 @@ use std::process::Output;
 
 use serde_json::{Value, json};
 
+#[path = "support/bin.rs"]
+mod bin;
+
 const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_social_security_number";
 /// The task's extraction snippet in the real dataset.
 const SSN: &str = "123-45-6789";
@@ -29,13 +32,7 @@ fn report(task_id: &str) -> Value {
 }
 
 fn converse_tui(home: &Path, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_converse-tui"))
-        .args(args)
-        .env("HOME", home)
-        .env("CONVERSE_TUI_CONFIG", home.join("config"))
-        .env("CONVERSE_TUI_DATA", home.join("data"))
-        .output()
-        .unwrap()
+    bin::run_in(home, args)
 }
 
 fn write_report(home: &Path, task_id: &str) -> String {

@@ -4,6 +4,8 @@
 //! it; nothing panics or aborts; the terminal is given back; nothing raw reaches
 //! stdout or stderr (issue 16).
 
+#[path = "support/bin.rs"]
+mod support_bin;
 #[path = "support/tmux.rs"]
 mod tmux;
 
@@ -30,13 +32,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn bin(args: &[&str], home: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_converse-tui"))
-        .args(args)
-        .env("HOME", home)
-        .env("CONVERSE_TUI_CONFIG", home.join("config"))
-        .env("CONVERSE_TUI_DATA", home.join("data"))
-        .output()
-        .unwrap()
+    support_bin::run_in(home, args)
 }
 
 /// Nothing that can drive a terminal: no control character but newline, no bidi or invisible one.

@@ -52,25 +52,12 @@ pub(super) fn verdicts_for(log: &Path, warnings: &mut Vec<String>) -> Vec<Verdic
     let mut verdicts = Vec::new();
     for (name, path) in files {
         let Some((kind, model, _)) = parse_name(&name) else { continue };
-        match read_object(&path) {
+        match super::converse_judges::read_judge_file(&path, "a JSON object") {
             Ok(file) => verdicts.push(verdict(kind, model, file, &name)),
             Err(problem) => warnings.push(format!("{}: {problem}", path.display())),
         }
     }
     verdicts
-}
-
-fn read_object(path: &Path) -> Result<Map<String, Value>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read judge file: {e}"))?;
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(obj)) => Ok(obj),
-        Ok(_) => Err("judge file is not a JSON object".to_string()),
-        Err(e) => Err(format!(
-            "line {}: judge file is not valid JSON: {}",
-            e.line(),
-            crate::core::episode::journal::describe_json_error(&e)
-        )),
-    }
 }
 
 fn verdict(kind: &str, model: &str, mut file: Map<String, Value>, file_name: &str) -> Verdict {

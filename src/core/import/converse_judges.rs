@@ -34,7 +34,7 @@ fn is_section(obj: &Map<String, Value>) -> bool {
 pub(super) fn verdicts_for(log: &Path, file_name: &str, warnings: &mut Vec<String>) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     for judge_path in judge_files(log) {
-        let file = match read_judge_file(&judge_path) {
+        let file = match read_judge_file(&judge_path, "a JSON object keyed by episode file") {
             Ok(file) => file,
             Err(problem) => {
                 warnings.push(format!("{}: {problem}", judge_path.display()));
@@ -90,11 +90,12 @@ fn judge_files(log: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn read_judge_file(path: &Path) -> Result<Map<String, Value>, String> {
+/// A judge file's JSON object; `shape` names what it should be, for the error.
+pub(super) fn read_judge_file(path: &Path, shape: &str) -> Result<Map<String, Value>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read judge file: {e}"))?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(obj)) => Ok(obj),
-        Ok(_) => Err("judge file is not a JSON object keyed by episode file".to_string()),
+        Ok(_) => Err(format!("judge file is not {shape}")),
         Err(e) => Err(format!(
             "line {}: judge file is not valid JSON: {}",
             e.line(),
