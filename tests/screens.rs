@@ -557,7 +557,22 @@ fn benchmark_state() -> AppState {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     let mut episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
     episode.origin = relative.to_string();
+    if let EventBody::Episode(header) = &mut episode.events[0].body {
+        header.source.as_mut().unwrap().path = relative.to_string();
+    }
     AppState::with_episode(episode, Keymap::default())
+}
+
+#[test]
+fn episode_info_shows_the_task_the_models_the_defence_and_the_run_log() {
+    snapshot("benchmark_episode_info", benchmark_state, "I");
+    let mut state = benchmark_state();
+    press(&mut state, "I");
+    let screen = render(&mut state, 160, 48);
+    for expected in ["defence          baseline", "── RUN LOG", "apply_data_firewall", "── ATTACK GOAL ──"]
+    {
+        assert!(screen.contains(expected), "missing {expected:?}:\n{screen}");
+    }
 }
 
 #[test]

@@ -25,7 +25,7 @@ fuzz_target!(|input: (u8, u8, &[u8], &[u8])| {
     update(&mut state, Action::Resize(width, height));
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let mut press = |state: &mut AppState, code: KeyCode| {
+    let press = |state: &mut AppState, code: KeyCode| {
         update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     };
     for &k in keys.iter().take(64) {

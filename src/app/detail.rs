@@ -64,6 +64,11 @@ impl Detail {
         }
         let json = serde_json::to_string_pretty(event).unwrap_or_default();
         section(&mut body, "JSON", &json);
+        Detail::new(title, body)
+    }
+
+    /// A detail whose body is made inert here, once, so drawing never sees raw text.
+    pub fn new(title: String, body: String) -> Self {
         Detail { title, body: inert(&body).into_owned(), lines: Vec::new(), width: 0, scroll: 0 }
     }
 
@@ -84,7 +89,7 @@ fn turn_label(event: &Event) -> String {
     event.body.turn().map(|t| format!(" · turn {t}")).unwrap_or_default()
 }
 
-fn section(out: &mut String, heading: &str, text: &str) {
+pub(super) fn section(out: &mut String, heading: &str, text: &str) {
     if !out.is_empty() {
         out.push_str("\n\n");
     }

@@ -6,6 +6,7 @@ pub mod autoplay;
 pub mod browser;
 pub mod composer;
 pub mod detail;
+pub mod episode_info;
 pub mod layout;
 pub mod live;
 pub mod notes;

@@ -19,6 +19,7 @@ use crate::core::annotate::{Draft, Label, human_verdict};
 
 use super::action::{Action, Effect};
 use super::detail::Detail;
+use super::episode_info::episode_info;
 use super::layout::PaneId;
 use super::live::RunnerControl;
 use super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
@@ -660,6 +661,7 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
             }
         }
         Command::OpenDetail => open_detail(state),
+        Command::EpisodeInfo => open_episode_info(state),
         Command::Compose if state.live.as_ref().is_some_and(|l| l.human && !l.finished) => {
             state.composer.open_attack();
             open_composer(state);
@@ -777,6 +779,16 @@ fn open_detail(state: &mut AppState) {
     };
     let event = event.unwrap_or(view.cursor);
     let mut detail = Detail::of_event(&view.events()[event], view.events());
+    detail.set_width(state.detail_area().width.saturating_sub(3) as usize);
+    state.overlay = Some(Overlay::Detail(detail));
+}
+
+fn open_episode_info(state: &mut AppState) {
+    let Some(view) = &state.view else { return };
+    let Some(mut detail) = view.events().first().and_then(episode_info) else {
+        state.message = Some("no episode header yet".into());
+        return;
+    };
     detail.set_width(state.detail_area().width.saturating_sub(3) as usize);
     state.overlay = Some(Overlay::Detail(detail));
 }

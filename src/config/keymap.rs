@@ -43,6 +43,7 @@ pub enum Command {
     SelectNext,
     SelectPrev,
     OpenDetail,
+    EpisodeInfo,
     Search,
     Browser,
     Tasks,
@@ -84,7 +85,7 @@ impl Group {
 }
 
 impl Command {
-    pub const ALL: [Command; 38] = [
+    pub const ALL: [Command; 39] = [
         Command::NextEvent,
         Command::PrevEvent,
         Command::NextTurn,
@@ -107,6 +108,7 @@ impl Command {
         Command::SelectNext,
         Command::SelectPrev,
         Command::OpenDetail,
+        Command::EpisodeInfo,
         Command::Search,
         Command::Browser,
         Command::Tasks,
@@ -154,6 +156,9 @@ impl Command {
             SelectPrev => ("select_prev", Group::View, "Select the previous item", &["Up"]),
             OpenDetail => {
                 ("open_detail", Group::View, "Open the selected event: raw text and JSON", &["Enter"])
+            }
+            EpisodeInfo => {
+                ("episode_info", Group::View, "Episode info: task, models, defence, run log", &["I"])
             }
             Search => ("search", Group::View, "Search the episode (filter in the browser)", &["/"]),
             Browser => ("browser", Group::View, "Episode browser", &["b"]),
