@@ -598,3 +598,34 @@ fn a_recorded_judges_reasoning_reads_as_text() {
     assert!(screen.contains("── REASONING ──"), "{screen}");
     assert!(!screen.contains("\\n"), "no escaped JSON string in the reasoning:\n{screen}");
 }
+
+/// `v` selects the event a verdict names as its evidence; a verdict without evidence says why.
+#[test]
+fn go_to_evidence_selects_the_leaking_message() {
+    let with_rule_verdict = || {
+        let mut state = benchmark_state();
+        let view = state.view.as_mut().unwrap();
+        let mut episode = view.episode.clone();
+        let next = episode.events.iter().map(|e| e.seq).max().unwrap() + 1;
+        let verdict: Event = serde_json::from_value(serde_json::json!({
+            "seq": next, "at": "2025-09-25T23:51:22Z", "kind": "verdict", "judge": "security",
+            "method": "rule", "outcome": "fail", "evidence": {"seq": 8, "start": 0, "end": 5}
+        }))
+        .unwrap();
+        episode.events.push(verdict);
+        AppState::with_episode(episode, Keymap::default())
+    };
+    let mut state = with_rule_verdict();
+    press(&mut state, "Gv");
+    let view = state.view.as_ref().unwrap();
+    assert_eq!(state.focus, converse_tui::app::layout::PaneId::Assistant);
+    let pane = view.pane(state.focus).unwrap();
+    let selected = pane.items[pane.selected_item().unwrap()].event;
+    assert_eq!(view.episode.events[selected].seq, 8);
+
+    // The recorded judges name no evidence.
+    let mut state = benchmark_state();
+    press(&mut state, "G\t\t\tv");
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains("names no evidence"), "{screen}");
+}

@@ -4,7 +4,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, M
 
 use crate::config::keymap::Command;
 
-use crate::core::episode::Episode;
+use crate::core::episode::{Episode, EventBody};
 use crate::core::redact::Redactor;
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
 use crate::core::sanitize::single_line;
@@ -23,7 +23,7 @@ use super::episode_info::episode_info;
 use super::layout::PaneId;
 use super::live::RunnerControl;
 use super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::view::EpisodeView;
+use super::view::{EpisodeView, VerdictRow};
 
 /// Lines one wheel notch scrolls.
 const WHEEL_LINES: isize = 3;
@@ -662,6 +662,7 @@ fn on_inspector_command(state: &mut AppState, command: Command) {
         }
         Command::OpenDetail => open_detail(state),
         Command::EpisodeInfo => open_episode_info(state),
+        Command::GoToEvidence => go_to_evidence(state),
         Command::Compose if state.live.as_ref().is_some_and(|l| l.human && !l.finished) => {
             state.composer.open_attack();
             open_composer(state);
@@ -781,6 +782,31 @@ fn open_detail(state: &mut AppState) {
     let mut detail = Detail::of_event(&view.events()[event], view.events());
     detail.set_width(state.detail_area().width.saturating_sub(3) as usize);
     state.overlay = Some(Overlay::Detail(detail));
+}
+
+/// Selects the event the selected verdict names as its evidence (the first verdict that names
+/// one, when the verdict pane is not focused).
+fn go_to_evidence(state: &mut AppState) {
+    let Some(view) = &state.view else { return };
+    let evidence_of = |row: &VerdictRow| match &view.events()[row.event].body {
+        EventBody::Verdict(v) => v.evidence.as_ref().map(|e| e.seq),
+        _ => None,
+    };
+    let seq = if state.focus == PaneId::Verdicts {
+        view.verdict_rows.get(view.verdict_selected).and_then(evidence_of)
+    } else {
+        view.verdict_rows.iter().find_map(evidence_of)
+    };
+    match seq.and_then(|seq| view.episode.position_of(seq)) {
+        Some(event) => jump_to_event(state, event),
+        None => {
+            state.message = Some(
+                "this verdict names no evidence (recorded LLM judges do not say where; \
+                 `judge --rules-only` adds rule verdicts that do)"
+                    .into(),
+            )
+        }
+    }
 }
 
 fn open_episode_info(state: &mut AppState) {

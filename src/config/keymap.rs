@@ -44,6 +44,7 @@ pub enum Command {
     SelectPrev,
     OpenDetail,
     EpisodeInfo,
+    GoToEvidence,
     Search,
     Browser,
     Tasks,
@@ -85,7 +86,7 @@ impl Group {
 }
 
 impl Command {
-    pub const ALL: [Command; 39] = [
+    pub const ALL: [Command; 40] = [
         Command::NextEvent,
         Command::PrevEvent,
         Command::NextTurn,
@@ -109,6 +110,7 @@ impl Command {
         Command::SelectPrev,
         Command::OpenDetail,
         Command::EpisodeInfo,
+        Command::GoToEvidence,
         Command::Search,
         Command::Browser,
         Command::Tasks,
@@ -160,6 +162,12 @@ impl Command {
             EpisodeInfo => {
                 ("episode_info", Group::View, "Episode info: task, models, defence, run log", &["I"])
             }
+            GoToEvidence => (
+                "go_to_evidence",
+                Group::View,
+                "Go to the selected verdict's evidence (the leak, the offending call)",
+                &["v"],
+            ),
             Search => ("search", Group::View, "Search the episode (filter in the browser)", &["/"]),
             Browser => ("browser", Group::View, "Episode browser", &["b"]),
             Tasks => ("tasks", Group::Tasks, "CONVERSE task picker", &["t"]),
