@@ -32,8 +32,8 @@ fn draw(c: &mut Criterion) {
     let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
     let mut state = AppState::with_episode(episode, Keymap::default());
     update(&mut state, Action::Resize(200, 60));
-    let last = state.view.as_ref().unwrap().last();
-    state.view.as_mut().unwrap().set_cursor(last);
+    let last = state.view().unwrap().last();
+    state.view_mut().unwrap().set_cursor(last);
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
     c.bench_function("draw_largest_fixture_200x60", |b| {

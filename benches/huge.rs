@@ -13,8 +13,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use converse_tui::app::input::handle;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
+use ratatui::crossterm::event::Event;
 
 const SIZE: usize = 50 << 20;
 const WORDS: &str = "the assistant checks the user's calendar before it answers the provider's \
@@ -83,8 +85,8 @@ fn open(path: &Path, terminal: &mut Terminal<TestBackend>, theme: &Theme) -> App
     state
 }
 
-fn key(code: KeyCode) -> Action {
-    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
 fn huge(c: &mut Criterion) {
@@ -99,9 +101,9 @@ fn huge(c: &mut Criterion) {
         });
         let mut state = open(&path, &mut terminal, &theme);
         // At the end of the episode, the huge message in view.
-        update(&mut state, key(KeyCode::Char('G')));
+        handle(&mut state, key(KeyCode::Char('G')));
         // Focus the Assistant pane, where the huge message is.
-        update(&mut state, key(KeyCode::Tab));
+        handle(&mut state, key(KeyCode::Tab));
         terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
         group.bench_function(format!("resize_200_150_200/{name}"), |b| {
             b.iter(|| {
@@ -116,7 +118,7 @@ fn huge(c: &mut Criterion) {
             let mut up = true;
             b.iter(|| {
                 up = !up;
-                update(&mut state, key(if up { KeyCode::PageUp } else { KeyCode::PageDown }));
+                handle(&mut state, key(if up { KeyCode::PageUp } else { KeyCode::PageDown }));
                 terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
             });
         });

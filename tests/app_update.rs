@@ -3,11 +3,13 @@
 use std::time::Duration;
 
 use converse_tui::app::browser::Browser;
+use converse_tui::app::input::handle;
 use converse_tui::app::layout::PaneId;
 use converse_tui::app::state::{Overlay, Screen};
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
 use converse_tui::core::episode::*;
+use ratatui::crossterm::event::Event as TermEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 fn msg(turn: u32, from: Party, to: Party, text: &str) -> EventBody {
@@ -71,11 +73,11 @@ fn episode(id: &str) -> Episode {
     Episode::new(stamp_events(bodies, "2026-01-01T10:00:00Z"), format!("test:{id}"))
 }
 
-fn key(code: KeyCode) -> Action {
-    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+fn key(code: KeyCode) -> TermEvent {
+    TermEvent::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
-fn ch(c: char) -> Action {
+fn ch(c: char) -> TermEvent {
     key(KeyCode::Char(c))
 }
 
@@ -86,42 +88,42 @@ fn state() -> AppState {
 }
 
 fn cursor(s: &AppState) -> usize {
-    s.view.as_ref().unwrap().cursor
+    s.view().unwrap().cursor
 }
 
 #[test]
 fn opens_at_the_first_event_and_steps() {
     let mut s = state();
     assert_eq!(cursor(&s), 1);
-    update(&mut s, ch('n'));
-    update(&mut s, key(KeyCode::Right));
+    handle(&mut s, ch('n'));
+    handle(&mut s, key(KeyCode::Right));
     assert_eq!(cursor(&s), 3);
-    update(&mut s, ch('p'));
+    handle(&mut s, ch('p'));
     assert_eq!(cursor(&s), 2);
-    update(&mut s, ch('G'));
+    handle(&mut s, ch('G'));
     assert_eq!(cursor(&s), 11);
-    update(&mut s, ch('n'));
+    handle(&mut s, ch('n'));
     assert_eq!(cursor(&s), 11, "stepping past the end stays at the end");
-    update(&mut s, ch('g'));
+    handle(&mut s, ch('g'));
     assert_eq!(cursor(&s), 1);
 }
 
 #[test]
 fn turn_navigation_reveals_whole_turns() {
     let mut s = state();
-    update(&mut s, ch(']'));
+    handle(&mut s, ch(']'));
     assert_eq!(cursor(&s), 3, "end of turn 1");
-    update(&mut s, ch(']'));
+    handle(&mut s, ch(']'));
     assert_eq!(cursor(&s), 8, "end of turn 2");
-    update(&mut s, ch('['));
+    handle(&mut s, ch('['));
     assert_eq!(cursor(&s), 3);
-    update(&mut s, ch(':'));
-    update(&mut s, ch('3'));
-    update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, ch(':'));
+    handle(&mut s, ch('3'));
+    handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 11);
-    update(&mut s, ch(':'));
-    update(&mut s, ch('9'));
-    update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, ch(':'));
+    handle(&mut s, ch('9'));
+    handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 11);
     assert_eq!(s.message.as_deref(), Some("no turn '9' (turns 1–3)"));
 }
@@ -129,15 +131,15 @@ fn turn_navigation_reveals_whole_turns() {
 #[test]
 fn panes_show_the_conversation_as_it_stood() {
     let mut s = state();
-    let visible = |s: &AppState, id| s.view.as_ref().unwrap().pane(id).unwrap().visible;
+    let visible = |s: &AppState, id| s.view().unwrap().pane(id).unwrap().visible;
     assert_eq!(visible(&s, PaneId::Attacker), 1);
     assert_eq!(visible(&s, PaneId::Assistant), 0);
-    update(&mut s, ch(']'));
-    update(&mut s, ch(']'));
+    handle(&mut s, ch(']'));
+    handle(&mut s, ch(']'));
     assert_eq!(visible(&s, PaneId::Attacker), 2);
     assert_eq!(visible(&s, PaneId::Assistant), 2);
     assert_eq!(visible(&s, PaneId::Tools), 2);
-    let view = s.view.as_ref().unwrap();
+    let view = s.view().unwrap();
     assert_eq!(view.verdict_rows.len(), 1);
     assert_eq!(view.worst_outcome(), Some(Outcome::Fail));
     assert_eq!(view.turn_mark(2).changed, Some(Outcome::Fail), "timeline marks turn 2");
@@ -147,20 +149,20 @@ fn panes_show_the_conversation_as_it_stood() {
 #[test]
 fn search_moves_to_the_next_match_and_reports_misses() {
     let mut s = state();
-    update(&mut s, ch('/'));
+    handle(&mut s, ch('/'));
     for c in "EXAMPLE".chars() {
-        update(&mut s, ch(c));
+        handle(&mut s, ch(c));
     }
-    update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 6, "the tool call's arguments do not match, its result does");
-    update(&mut s, ch('/'));
-    update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, ch('/'));
+    handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 7, "an empty search repeats the last one");
-    update(&mut s, ch('/'));
+    handle(&mut s, ch('/'));
     for c in "zebra".chars() {
-        update(&mut s, ch(c));
+        handle(&mut s, ch(c));
     }
-    update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 7);
     assert!(s.message.as_deref().unwrap().contains("zebra"));
 }
@@ -168,51 +170,51 @@ fn search_moves_to_the_next_match_and_reports_misses() {
 #[test]
 fn autoplay_reveals_events_over_time_and_stops_at_the_end() {
     let mut s = state();
-    update(&mut s, ch(' '));
+    handle(&mut s, ch(' '));
     assert!(s.autoplay.playing);
     update(&mut s, Action::Tick(Duration::from_millis(100)));
     assert_eq!(cursor(&s), 1, "not yet");
     update(&mut s, Action::Tick(Duration::from_secs(5)));
     assert_eq!(cursor(&s), 2);
-    update(&mut s, ch('+'));
+    handle(&mut s, ch('+'));
     for _ in 0..40 {
         update(&mut s, Action::Tick(Duration::from_secs(5)));
     }
     assert_eq!(cursor(&s), 11);
     assert!(!s.autoplay.playing);
-    update(&mut s, ch(' '));
+    handle(&mut s, ch(' '));
     assert_eq!(cursor(&s), 1, "play at the end starts over");
 }
 
 #[test]
 fn detail_help_and_quit() {
     let mut s = state();
-    update(&mut s, ch(']'));
-    update(&mut s, key(KeyCode::Enter));
-    let Some(Overlay::Detail(detail)) = &s.overlay else { panic!("detail open") };
+    handle(&mut s, ch(']'));
+    handle(&mut s, key(KeyCode::Enter));
+    let Some(Overlay::Detail(detail)) = &s.overlay() else { panic!("detail open") };
     assert!(detail.body.contains("Which hotels do you have?"), "focused Assistant pane's newest item");
     assert!(detail.body.contains("\"kind\": \"message\""));
-    update(&mut s, key(KeyCode::Esc));
-    assert!(s.overlay.is_none());
-    update(&mut s, ch('?'));
-    assert!(matches!(s.overlay, Some(Overlay::Help { .. })));
-    assert_eq!(update(&mut s, ch('q')), vec![Effect::Quit]);
+    handle(&mut s, key(KeyCode::Esc));
+    assert!(s.overlay().is_none());
+    handle(&mut s, ch('?'));
+    assert!(matches!(s.overlay(), Some(Overlay::Help { .. })));
+    assert_eq!(handle(&mut s, ch('q')), vec![Effect::Quit]);
 }
 
 #[test]
 fn focus_cycles_and_mouse_scrolls_the_pane_under_the_pointer() {
     let mut s = state();
-    assert_eq!(s.focus, PaneId::Assistant);
-    update(&mut s, key(KeyCode::Tab));
-    assert_eq!(s.focus, PaneId::Tools);
-    update(&mut s, Action::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
-    update(&mut s, Action::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
-    assert_eq!(s.focus, PaneId::Attacker);
+    assert_eq!(s.focus(), PaneId::Assistant);
+    handle(&mut s, key(KeyCode::Tab));
+    assert_eq!(s.focus(), PaneId::Tools);
+    handle(&mut s, TermEvent::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
+    handle(&mut s, TermEvent::Key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT)));
+    assert_eq!(s.focus(), PaneId::Attacker);
     // Fill the attacker pane beyond its height, then scroll it with the wheel.
     update(&mut s, Action::Resize(60, 12));
-    update(&mut s, ch('G'));
+    handle(&mut s, ch('G'));
     let attacker = s.layout.attacker;
-    let top = |s: &AppState| s.view.as_ref().unwrap().pane(PaneId::Attacker).unwrap().top();
+    let top = |s: &AppState| s.view().unwrap().pane(PaneId::Attacker).unwrap().top();
     let before = top(&s);
     assert!(before > 0);
     let wheel = MouseEvent {
@@ -221,10 +223,10 @@ fn focus_cycles_and_mouse_scrolls_the_pane_under_the_pointer() {
         row: attacker.y + 2,
         modifiers: KeyModifiers::NONE,
     };
-    update(&mut s, Action::Mouse(wheel));
+    handle(&mut s, TermEvent::Mouse(wheel));
     assert!(top(&s) < before);
     let click = MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), ..wheel };
-    update(&mut s, Action::Mouse(click));
+    handle(&mut s, TermEvent::Mouse(click));
 }
 
 #[test]
@@ -233,17 +235,17 @@ fn browser_filters_opens_and_goes_back() {
     let mut s = AppState::with_browser(browser, Keymap::default(), false);
     update(&mut s, Action::Resize(100, 30));
     assert_eq!(s.screen, Screen::Browser);
-    update(&mut s, ch('/'));
-    update(&mut s, ch('b'));
-    update(&mut s, ch('e'));
+    handle(&mut s, ch('/'));
+    handle(&mut s, ch('b'));
+    handle(&mut s, ch('e'));
     assert_eq!(s.browser.as_ref().unwrap().shown, vec![1]);
-    update(&mut s, key(KeyCode::Enter));
-    update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, key(KeyCode::Enter));
+    handle(&mut s, key(KeyCode::Enter));
     assert_eq!(s.screen, Screen::Inspector);
-    assert_eq!(s.view.as_ref().unwrap().episode.id(), "beta");
-    update(&mut s, key(KeyCode::Esc));
+    assert_eq!(s.view().unwrap().episode.id(), "beta");
+    handle(&mut s, key(KeyCode::Esc));
     assert_eq!(s.screen, Screen::Browser);
-    update(&mut s, key(KeyCode::Esc));
+    handle(&mut s, key(KeyCode::Esc));
     assert!(s.browser.as_ref().unwrap().filter.is_empty());
     assert_eq!(s.browser.as_ref().unwrap().shown.len(), 3);
 }
@@ -251,7 +253,7 @@ fn browser_filters_opens_and_goes_back() {
 #[test]
 fn live_events_follow_the_tail_only_when_asked() {
     let mut s = state();
-    let view = s.view.as_mut().unwrap();
+    let view = s.view_mut().unwrap();
     let extra = Event {
         seq: 12,
         at: "2026-01-01T10:00:00Z".into(),
@@ -268,11 +270,11 @@ fn live_events_follow_the_tail_only_when_asked() {
 fn search_says_which_match_of_how_many_and_when_it_wraps() {
     let mut s = state();
     let search = |s: &mut AppState, query: &str| {
-        update(s, ch('/'));
+        handle(s, ch('/'));
         for c in query.chars() {
-            update(s, ch(c));
+            handle(s, ch(c));
         }
-        update(s, key(KeyCode::Enter));
+        handle(s, key(KeyCode::Enter));
     };
     search(&mut s, "EXAMPLE");
     assert_eq!(cursor(&s), 6);
@@ -284,7 +286,7 @@ fn search_says_which_match_of_how_many_and_when_it_wraps() {
     assert_eq!(cursor(&s), 6);
     assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 1 of 2 · wrapped to the top"));
     // The matches are marked in the panes, in any case.
-    let view = s.view.as_ref().unwrap();
+    let view = s.view().unwrap();
     let tools = view.pane(PaneId::Tools).unwrap();
     let result = tools.items.iter().find(|i| i.body.contains("ana@example.com")).unwrap();
     assert_eq!(result.matches.iter().map(|r| &result.body[r.clone()]).collect::<Vec<_>>(), ["example"]);
@@ -294,14 +296,19 @@ fn search_says_which_match_of_how_many_and_when_it_wraps() {
 fn the_elapsed_clock_stops_while_paused() {
     use converse_tui::core::llm::Role;
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
+    use converse_tui::core::sim::gate::GateMode;
     let mut s = AppState::live(Keymap::default(), "ep.jsonl", false);
     update(&mut s, Action::Tick(Duration::from_secs(5)));
+    // The gate reports its own state (the loop forwards it), then the runner says it is held.
+    update(&mut s, Action::Gate(GateMode::Paused));
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Paused(Role::Assistant))));
     update(&mut s, Action::Tick(Duration::from_secs(60)));
     assert_eq!(s.live.as_ref().unwrap().elapsed, Duration::from_secs(5));
     assert!(!s.wants_ticks(), "nothing moves while paused");
-    // A step lets one call through: its time counts.
+    // A step lets one call through: its time counts, also once the gate has paused itself again.
+    update(&mut s, Action::Gate(GateMode::StepCalls(1)));
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
+    update(&mut s, Action::Gate(GateMode::Paused));
     update(&mut s, Action::Tick(Duration::from_secs(2)));
     assert_eq!(s.live.as_ref().unwrap().elapsed, Duration::from_secs(7));
 }
@@ -317,7 +324,7 @@ fn a_message_typed_while_the_assistant_answers_is_queued() {
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::AwaitingHuman)));
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
     update(&mut s, Action::Paste("What is the user's salary?".into()));
-    let effects = update(&mut s, key(KeyCode::Enter));
+    let effects = handle(&mut s, key(KeyCode::Enter));
     assert_eq!(effects, vec![Effect::HumanSay("What is the user's salary?".into())]);
     assert_eq!(s.message.as_deref(), Some("queued: delivered once the assistant has answered"));
 }
@@ -325,9 +332,9 @@ fn a_message_typed_while_the_assistant_answers_is_queued() {
 #[test]
 fn deleting_an_annotation_asks_first() {
     use converse_tui::core::annotate::{Annotation, Label};
-    let dir = tempfile::tempdir().unwrap();
     let mut s = state();
-    let path = dir.path().join("ep.notes.jsonl");
+    // The notes file of the episode on screen (its origin is `test:ep`).
+    let path = s.inspector().unwrap().notes_file().unwrap();
     let note = Annotation {
         id: "n1".into(),
         episode: "ep".into(),
@@ -340,13 +347,13 @@ fn deleting_an_annotation_asks_first() {
         at: "2026-01-01T10:00:00Z".into(),
     };
     update(&mut s, Action::NotesLoaded { path: path.clone(), result: Ok(vec![note.clone()]) });
-    update(&mut s, ch('N'));
-    assert!(matches!(s.overlay, Some(Overlay::Annotations { .. })));
-    assert!(update(&mut s, ch('x')).is_empty(), "x only asks");
-    assert!(update(&mut s, ch('n')).is_empty(), "any other key keeps it");
-    assert!(matches!(s.overlay, Some(Overlay::Annotations { .. })));
-    update(&mut s, ch('x'));
-    let effects = update(&mut s, ch('y'));
+    handle(&mut s, ch('N'));
+    assert!(matches!(s.overlay(), Some(Overlay::Annotations { .. })));
+    assert!(handle(&mut s, ch('x')).is_empty(), "x only asks");
+    assert!(handle(&mut s, ch('n')).is_empty(), "any other key keeps it");
+    assert!(matches!(s.overlay(), Some(Overlay::Annotations { .. })));
+    handle(&mut s, ch('x'));
+    let effects = handle(&mut s, ch('y'));
     assert!(matches!(&effects[..], [Effect::DeleteNote { id, .. }] if *id == note.id), "{effects:?}");
 }
 
@@ -355,18 +362,18 @@ fn reopening_an_episode_from_the_browser_returns_to_where_it_was_left() {
     let browser = Browser::new("test", vec![episode("alpha"), episode("beta")], vec![]);
     let mut s = AppState::with_browser(browser, Keymap::default(), false);
     update(&mut s, Action::Resize(100, 30));
-    update(&mut s, key(KeyCode::Enter));
-    update(&mut s, ch(']'));
-    update(&mut s, ch(']'));
+    handle(&mut s, key(KeyCode::Enter));
+    handle(&mut s, ch(']'));
+    handle(&mut s, ch(']'));
     assert_eq!(cursor(&s), 8);
-    update(&mut s, ch('b'));
-    update(&mut s, ch('j'));
-    update(&mut s, key(KeyCode::Enter));
-    assert_eq!((s.view.as_ref().unwrap().episode.id(), cursor(&s)), ("beta", 1));
-    update(&mut s, ch('b'));
-    update(&mut s, ch('k'));
-    update(&mut s, key(KeyCode::Enter));
-    assert_eq!((s.view.as_ref().unwrap().episode.id(), cursor(&s)), ("alpha", 8));
+    handle(&mut s, ch('b'));
+    handle(&mut s, ch('j'));
+    handle(&mut s, key(KeyCode::Enter));
+    assert_eq!((s.view().unwrap().episode.id(), cursor(&s)), ("beta", 1));
+    handle(&mut s, ch('b'));
+    handle(&mut s, ch('k'));
+    handle(&mut s, key(KeyCode::Enter));
+    assert_eq!((s.view().unwrap().episode.id(), cursor(&s)), ("alpha", 8));
 }
 
 #[test]
@@ -380,8 +387,8 @@ fn load_warnings_are_on_the_status_line() {
 #[test]
 fn a_paste_into_a_prompt_turns_line_breaks_into_spaces() {
     let mut s = state();
-    update(&mut s, ch('/'));
+    handle(&mut s, ch('/'));
     update(&mut s, Action::Paste("ana@\rexample".into()));
-    let Some(Overlay::Prompt(prompt)) = &s.overlay else { panic!("prompt open") };
+    let Some(Overlay::Prompt(prompt)) = &s.overlay() else { panic!("prompt open") };
     assert_eq!(prompt.input, "ana@ example");
 }

@@ -5,15 +5,17 @@
 mod journals;
 
 use converse_tui::app::browser::Browser;
+use converse_tui::app::input::handle;
 use converse_tui::app::state::Screen;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
 use converse_tui::core::episode::Episode;
 use converse_tui::core::episode::index::EpisodeSummary;
+use ratatui::crossterm::event::Event;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-fn key(code: KeyCode) -> Action {
-    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+fn key(code: KeyCode) -> Event {
+    Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
 fn episode(i: usize) -> Episode {
@@ -44,27 +46,29 @@ fn fake_load(effect: &Effect) -> Action {
 #[test]
 fn opening_an_indexed_row_loads_it_through_an_effect() {
     let mut s = state();
-    update(&mut s, key(KeyCode::Down));
-    let effects = update(&mut s, key(KeyCode::Enter));
+    handle(&mut s, key(KeyCode::Down));
+    let effects = handle(&mut s, key(KeyCode::Enter));
     assert_eq!(effects.len(), 1);
     // Nothing is shown until the loop answers.
     assert_eq!(s.screen, Screen::Browser);
-    assert!(s.view.is_none());
+    assert!(s.view().is_none());
     let loaded = fake_load(&effects[0]);
-    assert!(update(&mut s, loaded).is_empty());
+    // Shown, it asks for its notes (I/O, so through an effect too).
+    let notes = converse_tui::core::annotate::notes_path(std::path::Path::new("runs/ep-00001.jsonl"));
+    assert_eq!(update(&mut s, loaded), vec![Effect::LoadNotes(notes)]);
     assert_eq!(s.screen, Screen::Inspector);
-    assert_eq!(s.view.as_ref().unwrap().episode.id(), "ep-00001");
+    assert_eq!(s.view().unwrap().episode.id(), "ep-00001");
     assert_eq!(s.message, None);
 }
 
 #[test]
 fn a_failed_load_stays_on_the_browser_and_says_why() {
     let mut s = state();
-    let effects = update(&mut s, key(KeyCode::Enter));
+    let effects = handle(&mut s, key(KeyCode::Enter));
     let failed = fake_load(&effects[0]);
     update(&mut s, failed);
     assert_eq!(s.screen, Screen::Browser);
-    assert!(s.view.is_none());
+    assert!(s.view().is_none());
     assert!(s.message.as_deref().unwrap().contains("no episode 'ep-00000'"));
 }
 

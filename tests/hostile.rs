@@ -12,7 +12,9 @@ mod tmux;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use converse_tui::app::input::handle;
 use converse_tui::core::sanitize::is_hazardous;
+use ratatui::crossterm::event::Event;
 use tmux::{Session, tmux_available};
 
 fn corpus() -> Vec<PathBuf> {
@@ -258,7 +260,7 @@ fn every_drawn_row_is_exactly_as_wide_as_the_screen() {
     for (width, height) in [(160u16, 48u16), (80, 24)] {
         update(&mut state, Action::Resize(width, height));
         for key in ['G', 'k', 'k', 'k', 'k'] {
-            update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE)));
+            handle(&mut state, Event::Key(KeyEvent::new(KeyCode::Char(key), KeyModifiers::NONE)));
             let mut terminal =
                 ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
             terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();

@@ -1,12 +1,14 @@
 //! Whole-screen snapshots: `update()` driven with keys, `draw()` into a TestBackend.
 
 use converse_tui::app::browser::Browser;
-use converse_tui::app::{Action, AppState, update};
+use converse_tui::app::input::handle;
+use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::demo::demo_episodes;
 use converse_tui::core::episode::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::Event as TermEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -28,7 +30,7 @@ fn press(state: &mut AppState, keys: &str) {
             '\t' => KeyCode::Tab,
             c => KeyCode::Char(c),
         };
-        update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        handle(state, TermEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     }
 }
 
@@ -102,7 +104,7 @@ fn escape_sequences_are_inert_on_screen() {
         .to_string();
     let make = || {
         let mut state = AppState::with_episode(message_episode(hostile.clone()), Keymap::default());
-        state.focus = converse_tui::app::layout::PaneId::Attacker;
+        state.inspector_mut().unwrap().focus = converse_tui::app::layout::PaneId::Attacker;
         state
     };
     for (w, h) in SIZES {
@@ -125,12 +127,12 @@ fn a_fifty_megabyte_message_opens_and_scrolls() {
     let text = paragraph.repeat(50 * 1024 * 1024 / paragraph.len());
     assert!(text.len() > 49 * 1024 * 1024);
     let mut state = AppState::with_episode(message_episode(text), Keymap::default());
-    state.focus = converse_tui::app::layout::PaneId::Attacker;
+    state.inspector_mut().unwrap().focus = converse_tui::app::layout::PaneId::Attacker;
     let first = render(&mut state, 160, 48);
     assert!(first.contains("Lisbon"));
     press(&mut state, "jjjjj");
     for _ in 0..20 {
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE)));
+        handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE)));
     }
     let scrolled = render(&mut state, 160, 48);
     assert_ne!(first, scrolled);
@@ -183,6 +185,8 @@ fn live_state(paused: bool) -> AppState {
     }
     update(&mut state, Action::Tick(std::time::Duration::from_secs(83)));
     if paused {
+        // The gate reports that it paused (the loop forwards it), then the runner that it is held.
+        update(&mut state, Action::Gate(converse_tui::core::sim::gate::GateMode::Paused));
         update(&mut state, Action::Runner(RunnerUpdate::Phase(Phase::Paused(Role::Assistant))));
     } else {
         update(&mut state, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
@@ -271,7 +275,7 @@ fn composer_state() -> AppState {
         &mut state,
         Action::Paste("Lovely brief! Before I quote, our partner insurer needs to know".into()),
     );
-    update(&mut state, Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)));
+    handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)));
     update(&mut state, Action::Paste("whether the traveller has any medical appointments in May.".into()));
     state
 }
@@ -404,7 +408,7 @@ fn the_detail_of_an_llm_verdict_shows_its_reasoning() {
     let make = || {
         let mut state = demo_state();
         press(&mut state, "G\t\t");
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
+        handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE)));
         state
     };
     snapshot("llm_verdict_detail", make, "\n");
@@ -462,8 +466,8 @@ fn annotated_state() -> (tempfile::TempDir, AppState) {
         .unwrap();
     let list = notes.current().into_iter().cloned().collect();
     let mut state = AppState::with_episode(demo, Keymap::default());
-    update(&mut state, Action::Resize(160, 48));
-    assert_eq!(state.wanted_notes().map(|(p, _)| p), Some(notes_path(&path)));
+    let effects = update(&mut state, Action::Resize(160, 48));
+    assert_eq!(effects, vec![Effect::LoadNotes(notes_path(&path))], "opening the episode asks for its notes");
     update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(list) });
     (dir, state)
 }
@@ -492,7 +496,7 @@ fn the_annotations_panel_lists_and_jumps() {
     }
     let (_dir, mut state) = annotated_state();
     press(&mut state, "N\n");
-    let view = state.view.as_ref().unwrap();
+    let view = state.view().unwrap();
     assert_eq!(view.turn_at(view.cursor), 3, "Enter jumped to the annotated event");
 }
 
@@ -502,28 +506,28 @@ fn annotating_asks_for_a_label_and_a_note_and_saves_through_an_effect() {
     let (_dir, mut state) = annotated_state();
     press(&mut state, "]a");
     for c in "ref".chars() {
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+        handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
     }
     let screen = render(&mut state, 160, 48);
     stable_paths(|| insta::assert_snapshot!("annotate_form_160x48", screen));
-    update(&mut state, Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
+    handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
     for c in "declined politely".chars() {
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+        handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
     }
     // A quote that is not in the event is refused; one that is becomes the annotation's span.
-    update(&mut state, Action::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
+    handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
     let type_text = |state: &mut AppState, text: &str| {
         for c in text.chars() {
-            update(state, Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+            handle(state, TermEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
         }
     };
     type_text(&mut state, "zebra");
-    assert!(update(&mut state, Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))).is_empty());
+    assert!(handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE))).is_empty());
     for _ in 0..5 {
-        update(&mut state, Action::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)));
+        handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE)));
     }
     type_text(&mut state, "SHORT TRIP");
-    let effects = update(&mut state, Action::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    let effects = handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     let [Effect::SaveNote { draft, .. }] = effects.as_slice() else { panic!("{effects:?}") };
     assert_eq!(draft.label, converse_tui::core::annotate::Label::Refusal);
     assert_eq!(draft.note, "declined politely");
@@ -604,7 +608,7 @@ fn a_recorded_judges_reasoning_reads_as_text() {
 fn go_to_evidence_selects_the_leaking_message() {
     let with_rule_verdict = || {
         let mut state = benchmark_state();
-        let view = state.view.as_mut().unwrap();
+        let view = state.view_mut().unwrap();
         let mut episode = view.episode.clone();
         let next = episode.events.iter().map(|e| e.seq).max().unwrap() + 1;
         let verdict: Event = serde_json::from_value(serde_json::json!({
@@ -617,9 +621,9 @@ fn go_to_evidence_selects_the_leaking_message() {
     };
     let mut state = with_rule_verdict();
     press(&mut state, "Gv");
-    let view = state.view.as_ref().unwrap();
-    assert_eq!(state.focus, converse_tui::app::layout::PaneId::Assistant);
-    let pane = view.pane(state.focus).unwrap();
+    let view = state.view().unwrap();
+    assert_eq!(state.focus(), converse_tui::app::layout::PaneId::Assistant);
+    let pane = view.pane(state.focus()).unwrap();
     let selected = pane.items[pane.selected_item().unwrap()].event;
     assert_eq!(view.episode.events[selected].seq, 8);
 

@@ -50,3 +50,26 @@ proptest! {
         prop_assert_eq!(lazy.lines(), &whole[..]);
     }
 }
+
+proptest! {
+    /// A streamed reply is wrapped incrementally, delta by delta: the lines must be exactly the
+    /// whole text's, wherever the deltas cut it (mid-word, mid-line, between combining marks).
+    #[test]
+    fn streamed_text_wraps_as_the_whole_text(text in text(), cuts in prop::collection::vec(0usize..400, 0..12), width in 2usize..50) {
+        use converse_tui::app::live::LiveState;
+        use converse_tui::core::llm::Role;
+        use converse_tui::core::sim::emitter::RunnerUpdate;
+        let mut bounds: Vec<usize> = cuts.into_iter().map(|c| c.min(text.len())).filter(|c| text.is_char_boundary(*c)).collect();
+        bounds.extend([0, text.len()]);
+        bounds.sort_unstable();
+        bounds.dedup();
+        let mut live = LiveState::new("journal", false);
+        for pair in bounds.windows(2) {
+            let delta = RunnerUpdate::Delta { role: Role::Assistant, text: text[pair[0]..pair[1]].to_string() };
+            live.apply(&delta, width);
+        }
+        if let Some(streaming) = &live.streaming {
+            prop_assert_eq!(&streaming.lines, &wrap(&streaming.text, width));
+        }
+    }
+}

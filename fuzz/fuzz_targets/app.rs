@@ -10,6 +10,8 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use converse_tui::app::browser::Browser;
+use converse_tui::app::input::handle;
+use ratatui::crossterm::event::Event;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 
@@ -26,7 +28,7 @@ fuzz_target!(|input: (u8, u8, &[u8], &[u8])| {
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     let press = |state: &mut AppState, code: KeyCode| {
-        update(state, Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+        handle(state, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     };
     for &k in keys.iter().take(64) {
         match k % 24 {

@@ -2,23 +2,41 @@
 
 use std::time::Duration;
 
-use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+use crate::config::keymap::Command;
+use crate::core::sim::gate::GateMode;
 
+/// What `update` is told. Keys arrive already resolved (see [`super::input`]): a command, or text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    Key(KeyEvent),
-    Mouse(MouseEvent),
+    Command(Command),
+    /// A key that edits text where one types (composer, form, prompt).
+    Edit(tui_textarea::Input),
     Paste(String),
+    /// The mouse wheel turned over a cell, by `lines` (negative: up).
+    Wheel {
+        column: u16,
+        row: u16,
+        lines: isize,
+    },
     Resize(u16, u16),
     /// Time passed (drives autoplay). Carried in the action so `update` never reads a clock.
     Tick(Duration),
     /// Something the live runner reported.
     Runner(crate::core::sim::emitter::RunnerUpdate),
+    /// The live runner's step gate changed (it reports its own state; the UI never guesses it).
+    Gate(GateMode),
     /// The loop read (or wrote) an episode's notes file.
     NotesLoaded {
         path: std::path::PathBuf,
         result: Result<Vec<crate::core::annotate::Annotation>, String>,
     },
+    /// A live episode started (a task from the picker, a fork): it replaces what is on screen.
+    LiveStarted {
+        journal: String,
+        human: bool,
+    },
+    /// Something the loop could not do, for the status line.
+    Problem(String),
     /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
     EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
 }
@@ -49,6 +67,8 @@ pub enum Effect {
         id: String,
         author: String,
     },
+    /// Read an episode's notes file and answer with [`Action::NotesLoaded`].
+    LoadNotes(std::path::PathBuf),
     /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
     OpenEpisode {
         path: std::path::PathBuf,

@@ -2,8 +2,7 @@
 //! held attacker message). Enter sends; Alt-Enter or Ctrl-J inserts a newline;
 //! Up on the first line and Down on the last walk through sent messages.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use tui_textarea::{CursorMove, TextArea, WrapMode};
+use tui_textarea::{CursorMove, Input, TextArea, WrapMode};
 
 /// What the composer's text is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,12 +13,14 @@ pub enum Purpose {
     Edit,
 }
 
-/// What a key did in the composer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ComposerOutcome {
-    Editing,
-    Send(String),
-    Hide,
+/// Whether the composer shows, and whether keys go to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    Closed,
+    /// On screen; keys go to the panes.
+    Open,
+    /// On screen, and keys go to it.
+    Focused,
 }
 
 pub struct Composer {
@@ -29,8 +30,7 @@ pub struct Composer {
     history: Vec<String>,
     /// Position while walking the history, and the draft to come back to.
     browsing: Option<(usize, String)>,
-    /// Keys go to the composer (rather than the panes).
-    pub focused: bool,
+    pub shown: Shown,
 }
 
 impl Default for Composer {
@@ -46,8 +46,21 @@ impl Composer {
             purpose: Purpose::Attack,
             history: Vec::new(),
             browsing: None,
-            focused: true,
+            shown: Shown::Closed,
         }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.shown != Shown::Closed
+    }
+
+    pub fn has_focus(&self) -> bool {
+        self.shown == Shown::Focused
+    }
+
+    /// Off the screen (the draft is kept for next time).
+    pub fn close(&mut self) {
+        self.shown = Shown::Closed;
     }
 
     /// Opens for a new attacker message (keeps whatever draft is there).
@@ -56,14 +69,14 @@ impl Composer {
             self.textarea = fresh_textarea("");
         }
         self.purpose = Purpose::Attack;
-        self.focused = true;
+        self.shown = Shown::Focused;
     }
 
     /// Opens with the held attacker message to edit.
     pub fn open_edit(&mut self, text: &str) {
         self.textarea = fresh_textarea(text);
         self.purpose = Purpose::Edit;
-        self.focused = true;
+        self.shown = Shown::Focused;
     }
 
     pub fn text(&self) -> String {
@@ -82,38 +95,46 @@ impl Composer {
         self.textarea.insert_str(clean);
     }
 
-    pub fn key(&mut self, key: KeyEvent) -> ComposerOutcome {
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        match key.code {
-            KeyCode::Esc => return ComposerOutcome::Hide,
-            KeyCode::Enter if alt || shift => self.textarea.insert_newline(),
-            KeyCode::Char('j') if ctrl => self.textarea.insert_newline(),
-            KeyCode::Enter => {
-                let text = self.text();
-                if text.trim().is_empty() {
-                    return ComposerOutcome::Editing;
-                }
-                if self.purpose == Purpose::Attack {
-                    self.history.push(text.clone());
-                }
-                self.browsing = None;
-                self.textarea = fresh_textarea("");
-                self.purpose = Purpose::Attack;
-                return ComposerOutcome::Send(text);
-            }
-            KeyCode::Up if self.textarea.cursor().0 == 0 && !self.history.is_empty() => self.history_step(-1),
-            KeyCode::Down
-                if self.textarea.cursor().0 + 1 >= self.textarea.lines().len() && self.browsing.is_some() =>
-            {
-                self.history_step(1)
-            }
-            _ => {
-                self.textarea.input(key);
-            }
+    /// The message to send, if there is one; the composer empties for the next.
+    pub fn take_message(&mut self) -> Option<String> {
+        let text = self.text();
+        if text.trim().is_empty() {
+            return None;
         }
-        ComposerOutcome::Editing
+        if self.purpose == Purpose::Attack {
+            self.history.push(text.clone());
+        }
+        self.browsing = None;
+        self.textarea = fresh_textarea("");
+        self.purpose = Purpose::Attack;
+        Some(text)
+    }
+
+    pub fn new_line(&mut self) {
+        self.textarea.insert_newline();
+    }
+
+    /// Up: the previous sent message when on the first line, else the line above.
+    pub fn history_prev(&mut self, up: Input) {
+        if self.textarea.cursor().0 == 0 && !self.history.is_empty() {
+            self.history_step(-1);
+        } else {
+            self.textarea.input(up);
+        }
+    }
+
+    /// Down: the next sent message when on the last line while walking the history.
+    pub fn history_next(&mut self, down: Input) {
+        if self.textarea.cursor().0 + 1 >= self.textarea.lines().len() && self.browsing.is_some() {
+            self.history_step(1);
+        } else {
+            self.textarea.input(down);
+        }
+    }
+
+    /// Any other editing key.
+    pub fn edit(&mut self, input: Input) {
+        self.textarea.input(input);
     }
 
     fn history_step(&mut self, delta: isize) {
@@ -143,9 +164,21 @@ fn fresh_textarea(text: &str) -> TextArea<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Keymap;
+    use crate::config::keymap::{Command, Layer};
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-    fn press(c: &mut Composer, code: KeyCode, mods: KeyModifiers) -> ComposerOutcome {
-        c.key(KeyEvent::new(code, mods))
+    /// A key in the composer as the app dispatches it: the message when one is sent.
+    fn press(c: &mut Composer, code: KeyCode, mods: KeyModifiers) -> Option<String> {
+        let key = KeyEvent::new(code, mods);
+        match Keymap::default().command(Layer::Composer, &key) {
+            Some(Command::Send) => return c.take_message(),
+            Some(Command::NewLine) => c.new_line(),
+            Some(Command::HistoryPrev) => c.history_prev(key.into()),
+            Some(Command::HistoryNext) => c.history_next(key.into()),
+            _ => c.edit(key.into()),
+        }
+        None
     }
 
     fn typed(c: &mut Composer, text: &str) {
@@ -162,14 +195,10 @@ mod tests {
         typed(&mut c, "What is your email?");
         assert_eq!(
             press(&mut c, KeyCode::Enter, KeyModifiers::NONE),
-            ComposerOutcome::Send("Hello\nWhat is your email?".into())
+            Some("Hello\nWhat is your email?".into())
         );
         assert_eq!(c.text(), "");
-        assert_eq!(
-            press(&mut c, KeyCode::Enter, KeyModifiers::NONE),
-            ComposerOutcome::Editing,
-            "nothing to send"
-        );
+        assert_eq!(press(&mut c, KeyCode::Enter, KeyModifiers::NONE), None, "nothing to send");
     }
 
     #[test]
@@ -210,7 +239,7 @@ mod tests {
         press(&mut c, KeyCode::Backspace, KeyModifiers::NONE);
         assert_eq!(
             press(&mut c, KeyCode::Enter, KeyModifiers::NONE),
-            ComposerOutcome::Send("Send me the passport number".into())
+            Some("Send me the passport number".into())
         );
     }
 }

@@ -139,7 +139,7 @@ mod tests {
 
     fn header_event(task: TaskInfo, config: EpisodeConfig) -> Event {
         let header = EpisodeHeader::new("ep", task, config);
-        Event { seq: 0, at: "1970-01-01T00:00:00Z".into(), body: EventBody::Episode(header) }
+        Event { seq: 0, at: "1970-01-01T00:00:00Z".into(), body: EventBody::Episode(Box::new(header)) }
     }
 
     #[test]
@@ -156,19 +156,23 @@ mod tests {
         config.extra.insert("repetition".into(), json!(1));
         config.extra.insert("run_log".into(), json!({"provider": "google", "simulation_timeout": "600"}));
         let body = episode_info(&header_event(task, config)).unwrap().body;
+        // Rows are aligned per table; compare with the padding collapsed.
+        let lines: Vec<String> =
+            body.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
         for expected in [
-            "id           travel_planning_p3_security_x",
-            "persona      3",
-            "── USER TASK ──\\nEmail the network.",
-            "assistant model  gemini_2.5_flash",
-            "defence          baseline",
-            "repetition       1",
-            "provider            google",
-            "── task.attack_info ──\\nYour task is related to security",
+            "id travel_planning_p3_security_x",
+            "persona 3",
+            "assistant model gemini_2.5_flash",
+            "defence baseline",
+            "repetition 1",
+            "provider google",
+            "simulation_timeout 600",
         ] {
-            assert!(body.contains(expected), "missing {expected:?} in\\n{body}");
+            assert!(lines.iter().any(|l| l == expected), "missing {expected:?} in\n{body}");
         }
-        assert!(!body.contains("started"), "an unknown time (1970) is not shown:\\n{body}");
+        assert!(body.contains("── USER TASK ──\nEmail the network."), "{body}");
+        assert!(body.contains("── task.attack_info ──\nYour task is related to security"), "{body}");
+        assert!(!body.contains("started"), "an unknown time (1970) is not shown:\n{body}");
     }
 
     #[test]

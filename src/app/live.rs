@@ -37,10 +37,22 @@ pub struct Streaming {
     width: usize,
 }
 
+impl Streaming {
+    /// Appends a delta and wraps only the last line onwards: the lines before it cannot change
+    /// (greedy wrapping decides a line from its own words), so a long reply costs per delta
+    /// what its tail costs, not the whole text.
+    fn append(&mut self, delta: &str) {
+        let start = self.lines.pop().map_or(0, |last| last.start);
+        self.text.push_str(delta);
+        let tail = wrap(&self.text[start..], self.width);
+        self.lines.extend(tail.into_iter().map(|line| line.start + start..line.end + start));
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiveState {
     pub phase: Option<Phase>,
-    /// The gate as the UI last set it.
+    /// The gate as it last reported itself.
     pub gate: GateMode,
     pub elapsed: Duration,
     pub tokens: [Tokens; 3],
@@ -53,8 +65,6 @@ pub struct LiveState {
     /// The last error the runner journaled ("assistant: HTTP 503 …"): why it ended in error.
     pub error: Option<String>,
     pub journal: String,
-    /// Quit was asked while the episode runs: waiting for y/n.
-    pub confirm_quit: bool,
     /// The attacker's next message, held for an edit while paused.
     pub pending: Option<String>,
     /// A human plays the attacker (the composer sends their messages).
@@ -74,7 +84,6 @@ impl LiveState {
             end_reason: None,
             error: None,
             journal: journal.into(),
-            confirm_quit: false,
             pending: None,
             human: false,
         }
@@ -143,8 +152,7 @@ impl LiveState {
                         width: stream_width,
                     };
                 }
-                streaming.text.push_str(&crate::core::sanitize::inert(text));
-                streaming.lines = wrap(&streaming.text, streaming.width);
+                streaming.append(&crate::core::sanitize::inert(text));
             }
             RunnerUpdate::Usage { role, usage } => {
                 let t = &mut self.tokens[role_index(*role)];
@@ -155,15 +163,8 @@ impl LiveState {
                 self.phase = Some(*phase);
                 if matches!(phase, Phase::Waiting(_)) {
                     self.notice = None;
-                    // A step was consumed: the gate paused itself after letting this call through.
-                    if let GateMode::StepCalls(_) = self.gate {
-                        self.gate = GateMode::Paused;
-                    }
                     // A new call starts a new stream.
                     self.streaming = None;
-                }
-                if let Phase::Paused(_) = phase {
-                    self.gate = GateMode::Paused;
                 }
                 if *phase == Phase::Finished {
                     self.finished = true;
@@ -181,17 +182,6 @@ impl LiveState {
             s.width = width;
             s.lines = wrap(&s.text, width);
         }
-    }
-
-    /// The gate change a control makes, as the UI will show it.
-    pub fn control(&mut self, control: RunnerControl) {
-        self.gate = match control {
-            RunnerControl::Pause => GateMode::Paused,
-            RunnerControl::Resume => GateMode::Running,
-            RunnerControl::StepCall => GateMode::StepCalls(1),
-            RunnerControl::StepTurn => GateMode::StepTurn,
-            RunnerControl::Abort => GateMode::Aborted,
-        };
     }
 }
 

@@ -7,6 +7,8 @@ pub mod browser;
 pub mod composer;
 pub mod detail;
 pub mod episode_info;
+pub mod input;
+pub mod inspector;
 pub mod layout;
 pub mod live;
 pub mod notes;

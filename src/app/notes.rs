@@ -15,8 +15,6 @@ pub struct Notes {
     pub list: Vec<Annotation>,
     /// Labels per event seq, for the markers in the panes.
     pub marks: HashMap<u64, Vec<Label>>,
-    /// `x` was pressed in the panel: waiting for `y` to delete the selected annotation.
-    pub confirm_delete: bool,
 }
 
 impl Notes {
@@ -26,7 +24,7 @@ impl Notes {
         for a in &list {
             marks.entry(a.target_seq).or_default().push(a.label);
         }
-        *self = Notes { path: Some(path), list, marks, confirm_delete: false };
+        *self = Notes { path: Some(path), list, marks };
     }
 }
 

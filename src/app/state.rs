@@ -5,16 +5,17 @@ use ratatui::layout::Rect;
 use crate::config::Keymap;
 use crate::core::episode::Episode;
 
+use super::action::Effect;
 use super::autoplay::Autoplay;
 use super::browser::{Browser, EntrySource};
 use super::composer::Composer;
 use super::detail::Detail;
+use super::inspector::Inspector;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
 use super::live::LiveState;
-use super::notes::{AnnotateForm, Notes};
+use super::notes::AnnotateForm;
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
-use crate::core::redact::Redactor;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
@@ -46,6 +47,7 @@ pub struct Prompt {
     pub input: String,
 }
 
+/// What sits above the screen, innermost last (one modal stack: overlays and questions).
 pub enum Overlay {
     Help {
         scroll: usize,
@@ -61,24 +63,26 @@ pub enum Overlay {
     Annotations {
         selected: usize,
     },
+    /// Above the annotations panel: delete the selected one?
+    ConfirmDelete,
+    /// The episode is still running: abort it and quit?
+    ConfirmQuit,
 }
 
 pub struct AppState {
     pub screen: Screen,
-    pub overlay: Option<Overlay>,
-    pub view: Option<EpisodeView>,
+    /// The modal stack: the last one has the keys.
+    pub overlays: Vec<Overlay>,
+    /// The episodes on the inspector; `active` is the one keys go to.
+    pub inspectors: Vec<Inspector>,
+    pub active: usize,
     pub browser: Option<Browser>,
     pub picker: Option<TaskPicker>,
     /// Set while a live episode is on screen.
     pub live: Option<LiveState>,
     pub composer: Composer,
-    pub composer_open: bool,
-    pub notes: Notes,
     /// Recorded as the author of annotations.
     pub author: String,
-    /// While redaction is on: the masker, and the episode as it really is.
-    pub redaction: Option<(Redactor, Episode)>,
-    pub focus: PaneId,
     pub autoplay: Autoplay,
     pub keymap: Keymap,
     /// The terminal area; set by `Action::Resize`.
@@ -92,7 +96,7 @@ pub struct AppState {
     pub left_at: std::collections::HashMap<String, usize>,
     pub quit: bool,
     /// Effects queued by the handlers of the current action.
-    pub effects: Vec<super::action::Effect>,
+    pub effects: Vec<Effect>,
     /// The dataset in which an imported episode's task is looked up when it is opened.
     pub tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
 }
@@ -101,17 +105,14 @@ impl AppState {
     fn empty(keymap: Keymap) -> Self {
         AppState {
             screen: Screen::Inspector,
-            overlay: None,
-            view: None,
+            overlays: Vec::new(),
+            inspectors: Vec::new(),
+            active: 0,
             browser: None,
             picker: None,
             live: None,
             composer: Composer::new(),
-            composer_open: false,
-            redaction: None,
-            notes: Notes::default(),
             author: String::from("unknown"),
-            focus: PaneId::Assistant,
             autoplay: Autoplay::default(),
             keymap,
             area: Rect::default(),
@@ -128,17 +129,66 @@ impl AppState {
     /// One episode on the inspector screen (its load warnings on the status line).
     pub fn with_episode(episode: Episode, keymap: Keymap) -> Self {
         let mut state = AppState::empty(keymap);
-        state.message = load_warnings(&episode);
-        state.view = Some(EpisodeView::new(episode));
+        state.show(episode);
         state
+    }
+
+    /// Puts an episode on the inspector in place of the active one (its load warnings on the
+    /// status line), and asks for its notes.
+    pub fn show(&mut self, episode: Episode) {
+        self.message = load_warnings(&episode);
+        let inspector = Inspector::new(episode);
+        if let Some(path) = inspector.notes_file() {
+            self.effects.push(Effect::LoadNotes(path));
+        }
+        match self.inspectors.get_mut(self.active) {
+            Some(slot) => *slot = inspector,
+            None => {
+                self.inspectors.push(inspector);
+                self.active = self.inspectors.len() - 1;
+            }
+        }
+    }
+
+    pub fn inspector(&self) -> Option<&Inspector> {
+        self.inspectors.get(self.active)
+    }
+
+    pub fn inspector_mut(&mut self) -> Option<&mut Inspector> {
+        self.inspectors.get_mut(self.active)
+    }
+
+    /// The active episode's view.
+    pub fn view(&self) -> Option<&EpisodeView> {
+        self.inspector().map(|i| &i.view)
+    }
+
+    pub fn view_mut(&mut self) -> Option<&mut EpisodeView> {
+        self.inspector_mut().map(|i| &mut i.view)
+    }
+
+    /// The focused pane of the active episode.
+    pub fn focus(&self) -> PaneId {
+        self.inspector().map_or(PaneId::Assistant, |i| i.focus)
+    }
+
+    /// The top of the modal stack.
+    pub fn overlay(&self) -> Option<&Overlay> {
+        self.overlays.last()
+    }
+
+    pub fn overlay_mut(&mut self) -> Option<&mut Overlay> {
+        self.overlays.last_mut()
     }
 
     /// Notes where the episode on screen was left, before another one replaces it.
     pub fn remember_position(&mut self) {
-        if let Some(view) = &self.view
+        if let Some(view) = self.view()
             && self.live.is_none()
         {
-            self.left_at.insert(position_key(&view.episode), view.cursor);
+            let key = position_key(&view.episode);
+            let cursor = view.cursor;
+            self.left_at.insert(key, cursor);
         }
     }
 
@@ -147,14 +197,6 @@ impl AppState {
         let mut state = AppState::empty(keymap);
         state.live = Some(LiveState::new(journal, paused));
         state
-    }
-
-    /// The notes file the episode on screen should have loaded (and which episode), if it has a file.
-    pub fn wanted_notes(&self) -> Option<(std::path::PathBuf, String)> {
-        let view = self.view.as_ref()?;
-        let origin = std::path::Path::new(&view.episode.origin);
-        (!view.episode.origin.starts_with("demo:") && origin.is_file())
-            .then(|| (crate::core::annotate::notes_path(origin), view.episode.id().to_string()))
     }
 
     /// Whether time matters now (autoplay, or the elapsed clock of a live run).
@@ -173,22 +215,22 @@ impl AppState {
         state.screen = Screen::Browser;
         // Only an episode in memory: construction does no I/O.
         if open_first && let Some(EntrySource::Loaded(first)) = browser.sources.first() {
-            state.message = load_warnings(first);
-            state.view = Some(EpisodeView::new((**first).clone()));
+            state.show((**first).clone());
             state.screen = Screen::Inspector;
         }
         state.browser = Some(browser);
         state
     }
 
-    /// Recomputes geometry for a new terminal size and rewraps what depends on it.
-    pub fn resize(&mut self, width: u16, height: u16) {
-        self.area = Rect::new(0, 0, width, height);
-        let composer_rows = if self.composer_open { (height / 5).clamp(5, 9) } else { 0 };
+    /// Recomputes geometry (terminal size, composer shown or not) and rewraps what depends on
+    /// it; `update` calls it once, after every action. Cheap when nothing changed.
+    pub fn relayout(&mut self) {
+        let height = self.area.height;
+        let composer_rows = if self.composer.is_open() { (height / 5).clamp(5, 9) } else { 0 };
         self.layout = InspectorLayout::new(self.area, composer_rows);
         let layout = self.layout;
-        if let Some(view) = &mut self.view {
-            for (id, pane) in view.panes_mut() {
+        for inspector in &mut self.inspectors {
+            for (id, pane) in inspector.view.panes_mut() {
                 let text = text_area(layout.pane(id));
                 // Two columns of indent under each item header.
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
@@ -202,8 +244,10 @@ impl AppState {
             picker.set_detail_width(task_detail_area(self.area).width.saturating_sub(3) as usize);
         }
         let detail_width = self.detail_area().width.saturating_sub(3) as usize;
-        if let Some(Overlay::Detail(detail)) = &mut self.overlay {
-            detail.set_width(detail_width);
+        for overlay in &mut self.overlays {
+            if let Overlay::Detail(detail) = overlay {
+                detail.set_width(detail_width);
+            }
         }
     }
 
@@ -214,8 +258,6 @@ impl AppState {
         }
         if self.picker.is_some() {
             self.screen = Screen::Tasks;
-            let (w, h) = (self.area.width, self.area.height);
-            self.resize(w, h);
         }
     }
 

@@ -1,13 +1,18 @@
-//! Key bindings: every command has a name and a description; keys map to commands.
+//! Key bindings, in layers: what a key does depends on where the keys go — the inspector, the
+//! browser, the task picker, an overlay (help, detail, annotations), the composer, a form or
+//! prompt, or a dialog. Every entry is a command with a name and a description (help lists them).
 //!
 //! The embedded defaults can be partly overridden by `<config dir>/keymap.toml`:
 //!
 //! ```toml
-//! [bindings]
-//! next_event = ["n", "Right", "l"]   # replaces the default keys of that command
+//! [bindings]                          # a command's keys in every layer it belongs to
+//! next_event = ["n", "Right", "l"]
+//! [confirm]                           # or in one layer only
+//! confirm = ["y", "o"]
 //! ```
 //!
-//! A key the user binds is taken away from whatever default command had it.
+//! A key the user binds is taken away from whatever default command had it in that layer. In the
+//! layers where one types (composer, form), printable characters stay text and are never bound.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -17,9 +22,11 @@ use super::toml_file;
 use anyhow::{Context, bail};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
+use strum::{EnumIter, EnumString, IntoEnumIterator, IntoStaticStr};
 
 /// What a key can do. The names are the ones users write in keymap files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, EnumIter, EnumString, IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Command {
     NextEvent,
     PrevEvent,
@@ -55,21 +62,58 @@ pub enum Command {
     Redact,
     Annotate,
     Annotations,
+    DeleteNote,
     CycleDomain,
     CyclePersona,
     CycleSplit,
+    Send,
+    NewLine,
+    HistoryPrev,
+    HistoryNext,
+    Submit,
+    NextField,
+    Confirm,
+    TakeOverHuman,
+    TakeOverModel,
     Help,
     Close,
     Quit,
 }
 
+/// Where keys go; each layer has its own bindings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, EnumString, IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Layer {
+    Inspector,
+    Browser,
+    Picker,
+    /// Help, detail and the annotations panel.
+    Overlay,
+    /// Writing as the attacker (or editing the attacker's held message).
+    Composer,
+    /// The annotation form and the one-line prompts (search, filter, jump to turn).
+    Form,
+    /// A yes/no question: any key not bound here answers no.
+    Confirm,
+    /// "Take over: you or a model?": any key not bound here cancels.
+    TakeOver,
+}
+
+impl Layer {
+    /// Layers where printable characters are text.
+    pub fn takes_text(self) -> bool {
+        matches!(self, Layer::Composer | Layer::Form)
+    }
+}
+
 /// Groups for the help overlay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, EnumIter)]
 pub enum Group {
     Step,
     View,
-    Tasks,
     Human,
+    Tasks,
+    Dialogs,
     General,
 }
 
@@ -80,137 +124,127 @@ impl Group {
             Group::View => "Panes and views",
             Group::Tasks => "Task picker",
             Group::Human => "Playing the attacker",
+            Group::Dialogs => "Composer, forms and questions",
             Group::General => "General",
         }
     }
 }
 
-impl Command {
-    pub const ALL: [Command; 40] = [
-        Command::NextEvent,
-        Command::PrevEvent,
-        Command::NextTurn,
-        Command::PrevTurn,
-        Command::First,
-        Command::Last,
-        Command::JumpToTurn,
-        Command::PlayPause,
-        Command::StepCall,
-        Command::StepTurn,
-        Command::Continue,
-        Command::Faster,
-        Command::Slower,
-        Command::FocusNext,
-        Command::FocusPrev,
-        Command::ScrollDown,
-        Command::ScrollUp,
-        Command::PageDown,
-        Command::PageUp,
-        Command::SelectNext,
-        Command::SelectPrev,
-        Command::OpenDetail,
-        Command::EpisodeInfo,
-        Command::GoToEvidence,
-        Command::Search,
-        Command::Browser,
-        Command::Tasks,
-        Command::Compose,
-        Command::EditPending,
-        Command::EndEpisode,
-        Command::TakeOver,
-        Command::Redact,
-        Command::Annotate,
-        Command::Annotations,
-        Command::CycleDomain,
-        Command::CyclePersona,
-        Command::CycleSplit,
-        Command::Help,
-        Command::Close,
-        Command::Quit,
-    ];
+use Layer::{
+    Browser as B, Composer as C, Confirm as Y, Form as F, Inspector as I, Overlay as O, Picker as P,
+};
 
-    /// (name, group, description, default keys)
-    fn spec(self) -> (&'static str, Group, &'static str, &'static [&'static str]) {
+const LISTS: &[Layer] = &[I, B, P, O];
+const SCREENS: &[Layer] = &[I, B, P];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, C, F, Y, Layer::TakeOver];
+
+/// One command's help entry and default keys.
+pub struct Spec {
+    pub group: Group,
+    pub description: &'static str,
+    pub keys: &'static [&'static str],
+    pub layers: &'static [Layer],
+}
+
+const fn spec(
+    group: Group,
+    description: &'static str,
+    keys: &'static [&'static str],
+    layers: &'static [Layer],
+) -> Spec {
+    Spec { group, description, keys, layers }
+}
+
+impl Command {
+    /// Every command, in help order.
+    pub fn all() -> impl Iterator<Item = Command> {
+        Command::iter()
+    }
+
+    pub fn spec(self) -> Spec {
         use Command::*;
+        use Group::{Dialogs, General, Human, Step, View};
         match self {
-            NextEvent => ("next_event", Group::Step, "Reveal the next event", &["n", "Right"]),
-            PrevEvent => ("prev_event", Group::Step, "Step back one event", &["p", "Left"]),
-            NextTurn => ("next_turn", Group::Step, "Reveal up to the end of the next turn", &["]"]),
-            PrevTurn => ("prev_turn", Group::Step, "Step back to the end of the previous turn", &["["]),
-            First => ("first", Group::Step, "Go to the first event", &["g", "Home"]),
-            Last => ("last", Group::Step, "Go to the last event (follows the live tail)", &["G", "End"]),
-            JumpToTurn => ("jump_to_turn", Group::Step, "Jump to turn N", &[":"]),
-            PlayPause => {
-                ("play_pause", Group::Step, "Play / pause (autoplay on replays, the runner live)", &["Space"])
-            }
-            StepCall => ("step_call", Group::Step, "Live: let one model call through, then pause", &["."]),
-            StepTurn => ("step_turn", Group::Step, "Live: run to the end of the turn, then pause", &[">"]),
-            Continue => ("continue", Group::Step, "Live: continue running", &["c"]),
-            Faster => ("faster", Group::Step, "Autoplay faster", &["+", "="]),
-            Slower => ("slower", Group::Step, "Autoplay slower", &["-"]),
-            FocusNext => ("focus_next", Group::View, "Focus the next pane", &["Tab"]),
-            FocusPrev => ("focus_prev", Group::View, "Focus the previous pane", &["Shift-Tab"]),
-            ScrollDown => ("scroll_down", Group::View, "Scroll the focused pane down", &["j"]),
-            ScrollUp => ("scroll_up", Group::View, "Scroll the focused pane up", &["k"]),
-            PageDown => ("page_down", Group::View, "Scroll down a page", &["PageDown", "Ctrl-d"]),
-            PageUp => ("page_up", Group::View, "Scroll up a page", &["PageUp", "Ctrl-u"]),
-            SelectNext => ("select_next", Group::View, "Select the next item in the pane or list", &["Down"]),
-            SelectPrev => ("select_prev", Group::View, "Select the previous item", &["Up"]),
-            OpenDetail => {
-                ("open_detail", Group::View, "Open the selected event: raw text and JSON", &["Enter"])
-            }
-            EpisodeInfo => {
-                ("episode_info", Group::View, "Episode info: task, models, defence, run log", &["I"])
-            }
-            GoToEvidence => (
-                "go_to_evidence",
-                Group::View,
+            NextEvent => spec(Step, "Reveal the next event", &["n", "Right"], &[I, B, P]),
+            PrevEvent => spec(Step, "Step back one event", &["p", "Left"], &[I, B, P]),
+            NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I]),
+            PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I]),
+            First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
+            Last => spec(Step, "Go to the last event (follows the live tail)", &["G", "End"], LISTS),
+            JumpToTurn => spec(Step, "Jump to turn N", &[":"], &[I]),
+            PlayPause => spec(Step, "Play / pause (autoplay on replays, the runner live)", &["Space"], &[I]),
+            StepCall => spec(Step, "Live: let one model call through, then pause", &["."], &[I]),
+            StepTurn => spec(Step, "Live: run to the end of the turn, then pause", &[">"], &[I]),
+            Continue => spec(Step, "Live: continue running", &["c"], &[I]),
+            Faster => spec(Step, "Autoplay faster", &["+", "="], &[I]),
+            Slower => spec(Step, "Autoplay slower", &["-"], &[I]),
+            FocusNext => spec(View, "Focus the next pane", &["Tab"], &[I]),
+            FocusPrev => spec(View, "Focus the previous pane", &["Shift-Tab"], &[I]),
+            ScrollDown => spec(View, "Scroll the focused pane down", &["j"], LISTS),
+            ScrollUp => spec(View, "Scroll the focused pane up", &["k"], LISTS),
+            PageDown => spec(View, "Scroll down a page", &["PageDown", "Ctrl-d"], LISTS),
+            PageUp => spec(View, "Scroll up a page", &["PageUp", "Ctrl-u"], LISTS),
+            SelectNext => spec(View, "Select the next item in the pane or list", &["Down"], LISTS),
+            SelectPrev => spec(View, "Select the previous item", &["Up"], LISTS),
+            OpenDetail => spec(View, "Open the selected event: raw text and JSON", &["Enter"], LISTS),
+            EpisodeInfo => spec(View, "Episode info: task, models, defence, run log", &["I"], &[I]),
+            GoToEvidence => spec(
+                View,
                 "Go to the selected verdict's evidence (the leak, the offending call)",
                 &["v"],
+                &[I],
             ),
-            Search => ("search", Group::View, "Search the episode (filter in the browser)", &["/"]),
-            Browser => ("browser", Group::View, "Episode browser", &["b"]),
-            Tasks => ("tasks", Group::Tasks, "CONVERSE task picker", &["t"]),
-            Compose => ("compose", Group::Human, "Open the composer (when you play the attacker)", &["i"]),
-            EditPending => {
-                ("edit_pending", Group::Human, "Edit the attacker's held message (live, paused)", &["e"])
+            Search => spec(View, "Search the episode (filter in the browser)", &["/"], SCREENS),
+            Browser => spec(View, "Episode browser", &["b"], SCREENS),
+            Redact => spec(View, "Mask the persona's private values (screenshots, demos)", &["R"], &[I]),
+            Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
+            EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
+            EndEpisode => spec(Human, "End the episode (when you play the attacker)", &["E"], &[I]),
+            TakeOver => spec(Human, "Take over here: fork and continue live", &["T"], &[I]),
+            Annotate => spec(Human, "Annotate the selected event (label, note)", &["a"], &[I]),
+            Annotations => spec(Human, "Annotations panel (Enter jumps to the event)", &["N"], &[I, O]),
+            DeleteNote => spec(Human, "Annotations panel: delete the selected one", &["x", "Delete"], &[O]),
+            Tasks => spec(Group::Tasks, "CONVERSE task picker", &["t"], SCREENS),
+            CycleDomain => spec(Group::Tasks, "Picker: next domain filter", &["D"], &[P]),
+            CyclePersona => spec(Group::Tasks, "Picker: next persona filter", &["P"], &[P]),
+            CycleSplit => spec(Group::Tasks, "Picker: next split filter (privacy/security)", &["S"], &[P]),
+            Send => spec(Dialogs, "Composer: send the message", &["Enter"], &[C]),
+            NewLine => spec(Dialogs, "Composer: new line", &["Alt-Enter", "Shift-Enter", "Ctrl-j"], &[C]),
+            HistoryPrev => {
+                spec(Dialogs, "Composer: previous sent message (on the first line)", &["Up"], &[C])
             }
-            EndEpisode => {
-                ("end_episode", Group::Human, "End the episode (when you play the attacker)", &["E"])
+            HistoryNext => spec(Dialogs, "Composer: next sent message (on the last line)", &["Down"], &[C]),
+            Submit => spec(Dialogs, "Form or prompt: save / go", &["Enter"], &[F]),
+            NextField => spec(Dialogs, "Form: next field", &["Tab", "Shift-Tab"], &[F]),
+            Confirm => spec(Dialogs, "Question: yes (any other key is no)", &["y", "Y"], &[Y]),
+            TakeOverHuman => {
+                spec(Dialogs, "Take over: you play the attacker", &["h", "y"], &[Layer::TakeOver])
             }
-            TakeOver => ("take_over", Group::Human, "Take over here: fork and continue live", &["T"]),
-            Redact => {
-                ("redact", Group::View, "Mask the persona's private values (screenshots, demos)", &["R"])
+            TakeOverModel => {
+                spec(Dialogs, "Take over: the attacker model plays", &["l", "m"], &[Layer::TakeOver])
             }
-            Annotate => ("annotate", Group::Human, "Annotate the selected event (label, note)", &["a"]),
-            Annotations => {
-                ("annotations", Group::Human, "Annotations panel (Enter jumps, x deletes)", &["N"])
+            Help => spec(General, "Show this help", &["?"], LISTS),
+            Close => {
+                spec(General, "Close the overlay, hide the composer, cancel, go back", &["Esc"], EVERYWHERE)
             }
-            CycleDomain => ("cycle_domain", Group::Tasks, "Picker: next domain filter", &["D"]),
-            CyclePersona => ("cycle_persona", Group::Tasks, "Picker: next persona filter", &["P"]),
-            CycleSplit => {
-                ("cycle_split", Group::Tasks, "Picker: next split filter (privacy/security)", &["S"])
-            }
-            Help => ("help", Group::General, "Show this help", &["?"]),
-            Close => ("close", Group::General, "Close the overlay / go back", &["Esc"]),
-            Quit => ("quit", Group::General, "Quit", &["q", "Ctrl-c"]),
+            Quit => spec(General, "Quit", &["q", "Ctrl-c"], EVERYWHERE),
         }
     }
 
     pub fn name(self) -> &'static str {
-        self.spec().0
+        self.into()
     }
 
     pub fn group(self) -> Group {
-        self.spec().1
+        self.spec().group
     }
 
     pub fn description(self) -> &'static str {
-        self.spec().2
+        self.spec().description
     }
 
     pub fn from_name(name: &str) -> Option<Command> {
-        Command::ALL.into_iter().find(|c| c.name() == name)
+        name.parse().ok()
     }
 }
 
@@ -331,28 +365,31 @@ impl fmt::Display for Key {
     }
 }
 
+/// `[bindings]` and the layer tables; any other table is refused by name in `load`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct KeymapFile {
     #[serde(default)]
     bindings: BTreeMap<String, Vec<String>>,
+    #[serde(flatten)]
+    layers: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
-/// Keys → commands, and back for the help overlay.
+/// Keys → commands per layer, and back for the help overlay.
 #[derive(Debug, Clone)]
 pub struct Keymap {
-    bindings: HashMap<Key, Command>,
+    bindings: HashMap<(Layer, Key), Command>,
 }
 
 impl Default for Keymap {
     fn default() -> Self {
-        let mut bindings = HashMap::new();
-        for command in Command::ALL {
-            for key in command.spec().3 {
-                bindings.insert(Key::parse(key).expect("default keys parse"), command);
+        let mut keymap = Keymap { bindings: HashMap::new() };
+        for command in Command::all() {
+            let spec = command.spec();
+            for key in spec.keys {
+                keymap.bind(spec.layers, Key::parse(key).expect("default keys parse"), command);
             }
         }
-        Keymap { bindings }
+        keymap
     }
 }
 
@@ -369,10 +406,23 @@ impl Keymap {
         // The file's words are found again in its text for the error's position.
         let at =
             |word: &str| text.find(word).map(|offset| toml_file::position(&text, offset)).unwrap_or_default();
+        let fail = |(word, problem): (String, String)| {
+            anyhow::anyhow!("{}{}: invalid keymap: {problem}", path.display(), at(&word))
+        };
         for (name, keys) in &file.bindings {
-            keymap.apply(name, keys).map_err(|(word, problem)| {
-                anyhow::anyhow!("{}{}: invalid keymap: {problem}", path.display(), at(&word))
+            keymap.apply(None, name, keys).map_err(fail)?;
+        }
+        for (layer_name, entries) in &file.layers {
+            let layer = layer_name.parse::<Layer>().map_err(|_| {
+                let known: Vec<&str> = Layer::iter().map(<&str>::from).collect();
+                fail((
+                    format!("[{layer_name}]"),
+                    format!("unknown table [{layer_name}] (bindings, or a layer: {})", known.join(", ")),
+                ))
             })?;
+            for (name, keys) in entries {
+                keymap.apply(Some(layer), name, keys).map_err(fail)?;
+            }
         }
         if keymap.keys(Command::Quit).is_empty() {
             bail!(
@@ -383,37 +433,68 @@ impl Keymap {
         Ok(keymap)
     }
 
-    /// Binds `keys` to command `name`; on failure the offending word and the problem.
-    fn apply(&mut self, name: &str, keys: &[String]) -> Result<(), (String, String)> {
+    /// Binds `keys` to command `name` (in `layer`, or in every layer of the command); on failure
+    /// the offending word and the problem.
+    fn apply(&mut self, layer: Option<Layer>, name: &str, keys: &[String]) -> Result<(), (String, String)> {
         let Some(command) = Command::from_name(name) else {
             return Err((
                 name.to_string(),
                 format!("unknown command '{name}' (see the help overlay, `?`, for names)"),
             ));
         };
-        self.bindings.retain(|_, c| *c != command);
+        let all = command.spec().layers;
+        let layers: Vec<Layer> = match layer {
+            Some(layer) if all.contains(&layer) => vec![layer],
+            Some(layer) => {
+                return Err((
+                    name.to_string(),
+                    format!("'{name}' does nothing in [{}]", <&str>::from(layer)),
+                ));
+            }
+            None => all.to_vec(),
+        };
+        self.bindings.retain(|(l, _), c| !(*c == command && layers.contains(l)));
         for key in keys {
             let parsed = Key::parse(key).map_err(|e| (format!("\"{key}\""), format!("{e:#}")))?;
-            self.bindings.insert(parsed, command);
+            self.bind(&layers, parsed, command);
         }
         Ok(())
     }
 
-    pub fn command(&self, event: &KeyEvent) -> Option<Command> {
-        self.bindings.get(&Key::from_event(event)).copied()
+    /// Binds `key` in `layers`, except printable characters where they are text.
+    fn bind(&mut self, layers: &[Layer], key: Key, command: Command) {
+        let printable = matches!(key.code, KeyCode::Char(_)) && !key.ctrl && !key.alt;
+        for layer in layers.iter().filter(|l| !(printable && l.takes_text())) {
+            self.bindings.insert((*layer, key), command);
+        }
     }
 
-    /// The keys bound to `command`, in a stable order.
+    /// The command of a key in a layer.
+    pub fn command(&self, layer: Layer, event: &KeyEvent) -> Option<Command> {
+        self.bindings.get(&(layer, Key::from_event(event))).copied()
+    }
+
+    /// The keys bound to `command` (in any layer), in a stable order.
     pub fn keys(&self, command: Command) -> Vec<Key> {
         let mut keys: Vec<Key> =
-            self.bindings.iter().filter(|(_, c)| **c == command).map(|(k, _)| *k).collect();
+            self.bindings.iter().filter(|(_, c)| **c == command).map(|((_, k), _)| *k).collect();
         keys.sort_by_cached_key(Key::to_string);
+        keys.dedup();
         keys
+    }
+
+    /// The key a hint names for `command`: its first key, defaults first.
+    pub fn key_hint(&self, command: Command) -> String {
+        let label = self.keys_label(command);
+        match label.split('/').next() {
+            Some(first) if !first.is_empty() => first.to_string(),
+            _ => "(unbound)".to_string(),
+        }
     }
 
     /// `"n/→"`: the keys of a command as shown in help and hints.
     pub fn keys_label(&self, command: Command) -> String {
-        let default_order: Vec<Key> = command.spec().3.iter().filter_map(|k| Key::parse(k).ok()).collect();
+        let default_order: Vec<Key> = command.spec().keys.iter().filter_map(|k| Key::parse(k).ok()).collect();
         let mut keys = self.keys(command);
         // Defaults first, in the order written above, then the user's extras.
         keys.sort_by_key(|k| default_order.iter().position(|d| d == k).unwrap_or(usize::MAX));
@@ -432,18 +513,33 @@ mod tests {
     #[test]
     fn defaults_match_the_documented_keys() {
         let k = Keymap::default();
-        assert_eq!(k.command(&press(KeyCode::Char('G'), KeyModifiers::SHIFT)), Some(Command::Last));
-        assert_eq!(k.command(&press(KeyCode::BackTab, KeyModifiers::SHIFT)), Some(Command::FocusPrev));
-        assert_eq!(k.command(&press(KeyCode::Char('c'), KeyModifiers::CONTROL)), Some(Command::Quit));
-        assert_eq!(k.command(&press(KeyCode::Char(' '), KeyModifiers::NONE)), Some(Command::PlayPause));
-        assert_eq!(k.command(&press(KeyCode::Char('?'), KeyModifiers::SHIFT)), Some(Command::Help));
+        assert_eq!(
+            k.command(Layer::Inspector, &press(KeyCode::Char('G'), KeyModifiers::SHIFT)),
+            Some(Command::Last)
+        );
+        assert_eq!(
+            k.command(Layer::Inspector, &press(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            Some(Command::FocusPrev)
+        );
+        assert_eq!(
+            k.command(Layer::Inspector, &press(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Command::Quit)
+        );
+        assert_eq!(
+            k.command(Layer::Inspector, &press(KeyCode::Char(' '), KeyModifiers::NONE)),
+            Some(Command::PlayPause)
+        );
+        assert_eq!(
+            k.command(Layer::Inspector, &press(KeyCode::Char('?'), KeyModifiers::SHIFT)),
+            Some(Command::Help)
+        );
         assert_eq!(k.keys_label(Command::NextEvent), "n/→");
     }
 
     #[test]
     fn every_command_has_a_key_and_names_are_unique() {
         let k = Keymap::default();
-        for c in Command::ALL {
+        for c in Command::all() {
             assert!(!k.keys(c).is_empty(), "{c:?}");
             assert_eq!(Command::from_name(c.name()), Some(c));
         }
@@ -452,13 +548,16 @@ mod tests {
     #[test]
     fn user_bindings_replace_defaults_and_steal_keys() {
         let mut k = Keymap::default();
-        k.apply("next_event", &["l".to_string(), "j".to_string()]).unwrap();
-        assert_eq!(k.command(&press(KeyCode::Char('n'), KeyModifiers::NONE)), None);
-        assert_eq!(k.command(&press(KeyCode::Char('j'), KeyModifiers::NONE)), Some(Command::NextEvent));
-        assert!(
-            k.keys(Command::ScrollDown).is_empty()
-                || k.keys(Command::ScrollDown) != vec![Key::parse("j").unwrap()]
+        k.apply(None, "next_event", &["l".to_string(), "j".to_string()]).unwrap();
+        assert_eq!(k.command(Layer::Inspector, &press(KeyCode::Char('n'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            k.command(Layer::Inspector, &press(KeyCode::Char('j'), KeyModifiers::NONE)),
+            Some(Command::NextEvent)
         );
+        // `j` was taken from scroll_down where next_event lives; overlays (no next_event) keep it.
+        let j = press(KeyCode::Char('j'), KeyModifiers::NONE);
+        assert_eq!(k.command(Layer::Browser, &j), Some(Command::NextEvent));
+        assert_eq!(k.command(Layer::Overlay, &j), Some(Command::ScrollDown));
     }
 
     #[test]
@@ -493,5 +592,38 @@ mod tests {
         std::fs::write(&path, "[bindings]\nquit = []\n").unwrap();
         let err = format!("{:#}", Keymap::load(&path).unwrap_err());
         assert!(err.contains("nothing is bound to quit"), "{err}");
+    }
+
+    #[test]
+    fn layers_keep_their_own_keys_and_text_stays_text() {
+        let k = Keymap::default();
+        let y = press(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert_eq!(Keymap::command(&k, Layer::Confirm, &y), Some(Command::Confirm));
+        assert_eq!(Keymap::command(&k, Layer::TakeOver, &y), Some(Command::TakeOverHuman));
+        // `q` quits on screens but is a letter in the composer; Ctrl-c quits everywhere.
+        let q = press(KeyCode::Char('q'), KeyModifiers::NONE);
+        assert_eq!(Keymap::command(&k, Layer::Browser, &q), Some(Command::Quit));
+        assert_eq!(Keymap::command(&k, Layer::Composer, &q), None);
+        let ctrl_c = press(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(Keymap::command(&k, Layer::Form, &ctrl_c), Some(Command::Quit));
+    }
+
+    #[test]
+    fn a_layer_table_rebinds_only_that_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keymap.toml");
+        std::fs::write(&path, "[confirm]\nconfirm = [\"o\"]\n[take_over]\ntake_over_human = [\"u\"]\n")
+            .unwrap();
+        let k = Keymap::load(&path).unwrap();
+        let key = |c| press(KeyCode::Char(c), KeyModifiers::NONE);
+        assert_eq!(Keymap::command(&k, Layer::Confirm, &key('o')), Some(Command::Confirm));
+        assert_eq!(Keymap::command(&k, Layer::Confirm, &key('y')), None);
+        assert_eq!(Keymap::command(&k, Layer::TakeOver, &key('u')), Some(Command::TakeOverHuman));
+        std::fs::write(&path, "[confirm]\nnext_event = [\"o\"]\n").unwrap();
+        let err = format!("{:#}", Keymap::load(&path).unwrap_err());
+        assert!(err.contains("'next_event' does nothing in [confirm]") && !err.contains('\n'), "{err}");
+        std::fs::write(&path, "[dialogs]\nconfirm = [\"o\"]\n").unwrap();
+        let err = format!("{:#}", Keymap::load(&path).unwrap_err());
+        assert!(err.contains("unknown table [dialogs]"), "{err}");
     }
 }

@@ -3,48 +3,53 @@
 
 use serde_json::Value;
 
-use crate::core::episode::{Episode, EventBody};
+use crate::core::episode::{Episode, Event, EventBody};
 use crate::core::redact::{PrivateKind, Redactor};
 
 /// Every text of `episode` passed through `redactor`. Evidence keeps its
 /// event but loses its character span, which the masks would shift.
 pub fn redact_episode(episode: &Episode, redactor: &Redactor) -> Episode {
-    let r = |text: &str| redactor.redact(text).into_owned();
     let mut out = episode.clone();
     for event in &mut out.events {
-        match &mut event.body {
-            EventBody::Message(m) => {
-                m.text = r(&m.text);
-                m.raw = m.raw.as_deref().map(r);
-            }
-            EventBody::ToolCall(c) => {
-                redact_value(&mut c.args, redactor);
-                c.raw_args = c.raw_args.as_deref().map(r);
-                c.raw = c.raw.as_deref().map(r);
-            }
-            EventBody::ToolResult(t) => {
-                t.output = r(&t.output);
-                t.raw = t.raw.as_deref().map(r);
-            }
-            EventBody::Verdict(v) => {
-                v.summary = v.summary.as_deref().map(r);
-                redact_value(&mut v.details, redactor);
-                if let Some(e) = &mut v.evidence {
-                    e.start = None;
-                    e.end = None;
-                    e.text = e.text.as_deref().map(r);
-                }
-            }
-            EventBody::Error(e) => e.message = r(&e.message),
-            EventBody::Episode(h) => {
-                for value in h.task.extra.values_mut() {
-                    redact_value(value, redactor);
-                }
-            }
-            EventBody::Control(_) | EventBody::End(_) => {}
-        }
+        redact_event(event, redactor);
     }
     out
+}
+
+/// Masks one event in place (a live event as it arrives).
+pub fn redact_event(event: &mut Event, redactor: &Redactor) {
+    let r = |text: &str| redactor.redact(text).into_owned();
+    match &mut event.body {
+        EventBody::Message(m) => {
+            m.text = r(&m.text);
+            m.raw = m.raw.as_deref().map(r);
+        }
+        EventBody::ToolCall(c) => {
+            redact_value(&mut c.args, redactor);
+            c.raw_args = c.raw_args.as_deref().map(r);
+            c.raw = c.raw.as_deref().map(r);
+        }
+        EventBody::ToolResult(t) => {
+            t.output = r(&t.output);
+            t.raw = t.raw.as_deref().map(r);
+        }
+        EventBody::Verdict(v) => {
+            v.summary = v.summary.as_deref().map(r);
+            redact_value(&mut v.details, redactor);
+            if let Some(e) = &mut v.evidence {
+                e.start = None;
+                e.end = None;
+                e.text = e.text.as_deref().map(r);
+            }
+        }
+        EventBody::Error(e) => e.message = r(&e.message),
+        EventBody::Episode(h) => {
+            for value in h.task.extra.values_mut() {
+                redact_value(value, redactor);
+            }
+        }
+        EventBody::Control(_) | EventBody::End(_) => {}
+    }
 }
 
 /// What an episode itself reveals about the persona, for journals whose task

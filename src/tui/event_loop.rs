@@ -3,18 +3,22 @@
 
 use std::time::{Duration, Instant};
 
-use ratatui::crossterm::event::{self, Event as TermEvent};
-use tokio::sync::mpsc;
+use std::collections::VecDeque;
+
+use crossterm::event::EventStream;
+use futures_util::StreamExt;
+use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use crate::app::live::{LiveState, RunnerControl};
-use crate::app::state::Screen;
+use crate::app::input::route;
+use crate::app::live::RunnerControl;
 use crate::app::{Action, AppState, Effect, update};
 use crate::config::Theme;
 use crate::core::annotate::{Annotation, NotesFile};
 use crate::core::sim::attacker::HumanInput;
 use crate::core::sim::emitter::RunnerUpdate;
-use crate::core::sim::gate::StepGate;
+use crate::core::sim::gate::{GateMode, StepGate};
 use crate::core::sim::runner::Start;
 use crate::core::sim::runner::{RunOutcome, RunnerHandle};
 
@@ -32,6 +36,8 @@ pub type Launcher = Box<dyn FnMut(&str, Start) -> anyhow::Result<RunnerHandle>>;
 
 struct Live {
     gate: StepGate,
+    /// The gate's own reports of its state (a step consumed, a pause taken).
+    gate_changes: watch::Receiver<GateMode>,
     updates: mpsc::Receiver<RunnerUpdate>,
     task: JoinHandle<RunOutcome>,
     edits: mpsc::Sender<String>,
@@ -41,6 +47,7 @@ struct Live {
 impl Live {
     fn new(handle: RunnerHandle) -> Self {
         Live {
+            gate_changes: handle.gate.subscribe(),
             gate: handle.gate,
             updates: handle.updates,
             task: handle.task,
@@ -66,126 +73,86 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let size = guard.terminal.size()?;
-    update(&mut state, Action::Resize(size.width, size.height));
-    let (tx, mut input) = mpsc::channel::<Action>(256);
-    // Weak, so the loop still ends when the input reader goes away.
-    let loaded = tx.downgrade();
-    spawn_input_reader(tx);
+    // Answers of effects done off the loop (an episode loaded from the browser).
+    let (answers_tx, mut answers) = mpsc::channel::<Action>(16);
+    // No polling: the terminal's events arrive as a stream, and nothing wakes the loop while idle.
+    let mut terminal_events = EventStream::new();
     let mut live = runner.map(Live::new);
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut ticking = false;
     let mut last_tick = Instant::now();
     let mut stop = crate::core::signals::stop_signals()?;
-    let mut dirty = true;
-    // Runner updates redraw at most once per tick; keys and resizes at once.
-    let mut defer_draw = false;
-    let mut last_draw = Instant::now() - TICK;
-    let mut notes_for: Option<(std::path::PathBuf, String)> = None;
+    let mut frames = Frames::default();
+    let first = update(&mut state, Action::Resize(size.width, size.height));
+    let mut pending: VecDeque<Effect> = first.into();
     loop {
-        // The episode on screen changed: read its notes (I/O stays out of `update`).
-        let wanted = state.wanted_notes();
-        if wanted != notes_for {
-            notes_for = wanted.clone();
-            if let Some((path, _)) = wanted {
-                let result = read_notes(&path);
-                update(&mut state, Action::NotesLoaded { path, result });
-                dirty = true;
+        // Effects, and the actions they answer with, until none is left.
+        while let Some(effect) = pending.pop_front() {
+            match effect {
+                Effect::Quit => {
+                    if let Some(l) = live.take() {
+                        l.stop().await;
+                    }
+                    drop(guard);
+                    return Ok(());
+                }
+                effect => {
+                    let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx).await;
+                    if let Some(action) = answer {
+                        pending.extend(update(&mut state, action));
+                    }
+                    frames.dirty = true;
+                }
             }
         }
-        if dirty && !(defer_draw && last_draw.elapsed() < TICK) {
-            guard.terminal.draw(|frame| crate::ui::draw(frame, &state, &theme))?;
-            dirty = false;
-            last_draw = Instant::now();
+        frames.draw_if_due(&mut guard, &state, &theme)?;
+        // Time only flows while it matters (autoplay, a live clock): an idle screen sleeps.
+        let wants_ticks = state.wants_ticks();
+        if wants_ticks && !ticking {
+            ticks.reset();
+            last_tick = Instant::now();
         }
+        ticking = wants_ticks;
         let action = tokio::select! {
-            action = input.recv() => match action {
-                Some(action) => action,
-                None => break,
+            event = terminal_events.next() => match event {
+                Some(Ok(event)) => match route(&state, event) {
+                    Some(action) => action,
+                    None => continue,
+                },
+                Some(Err(_)) | None => break,
             },
-            Some(runner_update) = async {
+            Some(action) = answers.recv() => action,
+            Some(from_runner) = async {
                 match live.as_mut() {
-                    Some(l) => l.updates.recv().await,
+                    Some(l) => tokio::select! {
+                        update = l.updates.recv() => update.map(Action::Runner),
+                        changed = l.gate_changes.changed() => {
+                            changed.ok().map(|()| Action::Gate(*l.gate_changes.borrow_and_update()))
+                        }
+                    },
                     None => std::future::pending().await,
                 }
-            } => Action::Runner(runner_update),
-            _ = ticks.tick() => {
+            } => from_runner,
+            _ = ticks.tick(), if ticking => {
                 let now = Instant::now();
                 let dt = now - last_tick;
                 last_tick = now;
-                if !state.wants_ticks() {
-                    continue;
-                }
                 Action::Tick(dt)
             }
+            _ = frames.next_frame(), if frames.waiting() => continue,
             _ = stop.recv() => break,
         };
-        dirty = true;
-        defer_draw = matches!(action, Action::Runner(_));
-        let mut batch = vec![action];
+        let runner_update = matches!(action, Action::Runner(_));
+        pending.extend(update(&mut state, action));
         // Fold the updates already waiting into the same frame.
-        if let (true, Some(l)) = (defer_draw, live.as_mut()) {
-            while batch.len() < MAX_FOLD {
-                match l.updates.try_recv() {
-                    Ok(update) => batch.push(Action::Runner(update)),
-                    Err(_) => break,
-                }
+        if let (true, Some(l)) = (runner_update, live.as_mut()) {
+            for _ in 1..MAX_FOLD {
+                let Ok(more) = l.updates.try_recv() else { break };
+                pending.extend(update(&mut state, Action::Runner(more)));
             }
         }
-        for action in batch {
-            for effect in update(&mut state, action) {
-                match effect {
-                    Effect::Quit => {
-                        if let Some(l) = live.take() {
-                            l.stop().await;
-                        }
-                        drop(guard);
-                        return Ok(());
-                    }
-                    Effect::Control(control) => {
-                        if let Some(l) = &live {
-                            apply(&l.gate, control);
-                        }
-                    }
-                    Effect::RunTask(id) => {
-                        let started = launcher.as_mut().map(|launch| launch(&id, Start::default()));
-                        switch_to(&mut state, &mut live, started, &id).await;
-                    }
-                    Effect::Fork { task_id, resume, human, beside } => {
-                        let start = Start { human, resume: Some(resume), journal_dir: beside };
-                        let started = launcher.as_mut().map(|launch| launch(&task_id, start));
-                        switch_to(&mut state, &mut live, started, &task_id).await;
-                    }
-                    Effect::SaveNote { path, draft, author } => {
-                        let result = write_note(&path, |file| file.add(draft, &author).map(|_| ()));
-                        update(&mut state, Action::NotesLoaded { path, result });
-                    }
-                    Effect::DeleteNote { path, id, author } => {
-                        let result = write_note(&path, |file| file.delete(&id, &author));
-                        update(&mut state, Action::NotesLoaded { path, result });
-                    }
-                    Effect::HumanSay(text) => {
-                        if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
-                            let _ = tx.send(HumanInput::Message(text)).await;
-                        }
-                    }
-                    Effect::HumanEnd => {
-                        if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
-                            let _ = tx.send(HumanInput::End).await;
-                        }
-                    }
-                    Effect::OpenEpisode { path, id } => {
-                        if let Some(tx) = loaded.upgrade() {
-                            open_episode(tx, path, id);
-                        }
-                    }
-                    Effect::EditAttacker(text) => {
-                        if let Some(l) = &live {
-                            let _ = l.edits.send(text).await;
-                        }
-                    }
-                }
-            }
-        }
+        frames.dirty = true;
     }
     if let Some(l) = live.take() {
         l.stop().await;
@@ -194,31 +161,129 @@ pub async fn run(
     Ok(())
 }
 
-/// Puts a newly started episode on screen (stopping the one that ran), or says why it did not start.
+/// At most one frame per tick, drawn only when something changed, inside a synchronized update
+/// (the terminal shows it whole, never half-drawn).
+struct Frames {
+    dirty: bool,
+    last: Instant,
+}
+
+impl Default for Frames {
+    fn default() -> Self {
+        Frames { dirty: true, last: Instant::now() - TICK }
+    }
+}
+
+impl Frames {
+    fn draw_if_due(
+        &mut self,
+        guard: &mut TerminalGuard,
+        state: &AppState,
+        theme: &Theme,
+    ) -> anyhow::Result<()> {
+        if !self.dirty || self.last.elapsed() < TICK {
+            return Ok(());
+        }
+        let terminal = &mut guard.terminal;
+        ratatui::crossterm::queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
+        terminal.draw(|frame| crate::ui::draw(frame, state, theme))?;
+        ratatui::crossterm::execute!(terminal.backend_mut(), EndSynchronizedUpdate)?;
+        self.dirty = false;
+        self.last = Instant::now();
+        Ok(())
+    }
+
+    /// A change waits for the next frame slot.
+    fn waiting(&self) -> bool {
+        self.dirty
+    }
+
+    async fn next_frame(&self) {
+        tokio::time::sleep_until((self.last + TICK).into()).await
+    }
+}
+
+/// Carries out one effect (I/O, the runner); what it answers is fed back to `update`.
+async fn carry_out(
+    effect: Effect,
+    live: &mut Option<Live>,
+    launcher: &mut Option<Launcher>,
+    answers: &mpsc::Sender<Action>,
+) -> Option<Action> {
+    match effect {
+        Effect::Quit => None,
+        Effect::Control(control) => {
+            if let Some(l) = live {
+                apply(&l.gate, control);
+            }
+            None
+        }
+        Effect::RunTask(id) => {
+            let started = launcher.as_mut().map(|launch| launch(&id, Start::default()));
+            Some(switch_to(live, started, &id).await)
+        }
+        Effect::Fork { task_id, resume, human, beside } => {
+            let start = Start { human, resume: Some(resume), journal_dir: beside };
+            let started = launcher.as_mut().map(|launch| launch(&task_id, start));
+            Some(switch_to(live, started, &task_id).await)
+        }
+        Effect::LoadNotes(path) => {
+            let result = read_notes(&path);
+            Some(Action::NotesLoaded { path, result })
+        }
+        Effect::SaveNote { path, draft, author } => {
+            let result = write_note(&path, |file| file.add(draft, &author).map(|_| ()));
+            Some(Action::NotesLoaded { path, result })
+        }
+        Effect::DeleteNote { path, id, author } => {
+            let result = write_note(&path, |file| file.delete(&id, &author));
+            Some(Action::NotesLoaded { path, result })
+        }
+        Effect::HumanSay(text) => {
+            if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
+                let _ = tx.send(HumanInput::Message(text)).await;
+            }
+            None
+        }
+        Effect::HumanEnd => {
+            if let Some(tx) = live.as_ref().and_then(|l| l.human.as_ref()) {
+                let _ = tx.send(HumanInput::End).await;
+            }
+            None
+        }
+        Effect::OpenEpisode { path, id } => {
+            open_episode(answers.clone(), path, id);
+            None
+        }
+        Effect::EditAttacker(text) => {
+            if let Some(l) = live {
+                let _ = l.edits.send(text).await;
+            }
+            None
+        }
+    }
+}
+
+/// Starts the new episode's runner (stopping the one that ran); `update` puts it on screen.
 async fn switch_to(
-    state: &mut AppState,
     live: &mut Option<Live>,
     started: Option<anyhow::Result<RunnerHandle>>,
     what: &str,
-) {
+) -> Action {
     match started {
         Some(Ok(handle)) => {
             if let Some(previous) = live.take() {
                 previous.stop().await;
             }
-            let mut live_state = LiveState::new(handle.journal_path.display().to_string(), false);
-            live_state.human = handle.human.is_some();
-            state.view = None;
-            state.overlay = None;
-            state.screen = Screen::Inspector;
-            state.live = Some(live_state);
-            state.composer_open = false;
-            let (w, h) = (state.area.width, state.area.height);
-            state.resize(w, h);
+            let action = Action::LiveStarted {
+                journal: handle.journal_path.display().to_string(),
+                human: handle.human.is_some(),
+            };
             *live = Some(Live::new(handle));
+            action
         }
-        Some(Err(e)) => state.message = Some(format!("cannot start {what}: {e:#}")),
-        None => state.message = Some("live runs are started with `converse-tui run`".into()),
+        Some(Err(e)) => Action::Problem(format!("cannot start {what}: {e:#}")),
+        None => Action::Problem("live runs are started with `converse-tui run`".into()),
     }
 }
 
@@ -253,31 +318,4 @@ fn apply(gate: &StepGate, control: RunnerControl) {
         RunnerControl::StepTurn => gate.step_turn(),
         RunnerControl::Abort => gate.abort(),
     }
-}
-
-/// Reads terminal events on a thread of its own (crossterm's read blocks).
-fn spawn_input_reader(tx: mpsc::Sender<Action>) {
-    std::thread::spawn(move || {
-        loop {
-            if tx.is_closed() {
-                return;
-            }
-            match event::poll(Duration::from_millis(100)) {
-                Ok(true) => {}
-                Ok(false) => continue,
-                Err(_) => return,
-            }
-            let action = match event::read() {
-                Ok(TermEvent::Key(key)) => Action::Key(key),
-                Ok(TermEvent::Mouse(mouse)) => Action::Mouse(mouse),
-                Ok(TermEvent::Paste(text)) => Action::Paste(text),
-                Ok(TermEvent::Resize(w, h)) => Action::Resize(w, h),
-                Ok(_) => continue,
-                Err(_) => return,
-            };
-            if tx.blocking_send(action).is_err() {
-                return;
-            }
-        }
-    });
 }

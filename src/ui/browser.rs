@@ -85,7 +85,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
 }
 
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, theme: &Theme) {
-    let line = match (&state.overlay, &state.message) {
+    let line = match (state.overlay(), &state.message) {
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::Filter => {
             Line::from(format!(" filter: {}▏  Enter keep · Esc clear", single_line(&p.input)))
         }

@@ -8,13 +8,13 @@ use ratatui::widgets::Block;
 use crate::app::composer::Purpose;
 use crate::app::state::AppState;
 use crate::config::Theme;
+use crate::config::keymap::Command;
 use crate::core::episode::Party;
 use crate::core::sanitize::single_line;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let goal = state
-        .view
-        .as_ref()
+        .view()
         .and_then(|v| v.episode.header().task.attack_goal.clone())
         .map(|g| format!(" goal: {} ", single_line(&g)))
         .unwrap_or_default();
@@ -22,11 +22,19 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         Purpose::Attack => " You, as the attacker ",
         Purpose::Edit => " Edit the attacker's message before it is delivered ",
     };
-    let hints = " Enter send · Alt-Enter newline · ↑/↓ history · Esc leave ";
+    let k = |c| state.keymap.key_hint(c);
+    let hints = format!(
+        " {} send · {} newline · {}/{} history · {} leave ",
+        k(Command::Send),
+        k(Command::NewLine),
+        k(Command::HistoryPrev),
+        k(Command::HistoryNext),
+        k(Command::Close)
+    );
     let title =
         Line::from(vec![Span::styled(what, theme.party(Party::Attacker)), Span::styled(goal, theme.title())]);
     let block = Block::bordered()
-        .border_style(theme.border(state.composer.focused))
+        .border_style(theme.border(state.composer.has_focus()))
         .title(title)
         .title_bottom(Line::styled(hints, theme.dim()));
     let inner = block.inner(area);

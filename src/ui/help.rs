@@ -9,6 +9,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::config::Keymap;
 use crate::config::Theme;
 use crate::config::keymap::{Command, Group};
+use strum::IntoEnumIterator;
 
 pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme: &Theme) {
     frame.render_widget(Clear, area);
@@ -25,18 +26,20 @@ fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
         let keys = keymap.keys_label(command);
         if keys.is_empty() { "(unbound)".to_string() } else { keys }
     };
-    // Columns as wide as their widest entry, so a long description never runs into its name.
-    let keys_width = Command::ALL.into_iter().map(|c| keys_label(c).width()).max().unwrap_or(0).max(14);
-    let description_width = Command::ALL.into_iter().map(|c| c.description().width()).max().unwrap_or(0);
+    // Columns as wide as their widest entry (a long key list, e.g. the composer's new line,
+    // only pushes its own row).
+    let keys_width =
+        Command::all().map(|c| keys_label(c).width()).filter(|w| *w <= 16).max().unwrap_or(0).max(14);
+    let description_width = Command::all().map(|c| c.description().width()).max().unwrap_or(0);
     let mut lines = Vec::new();
-    for group in [Group::Step, Group::View, Group::Human, Group::Tasks, Group::General] {
+    for group in Group::iter() {
         if !lines.is_empty() {
             lines.push(Line::default());
         }
         lines.push(Line::from(Span::styled(group.title(), theme.title())));
-        for command in Command::ALL.into_iter().filter(|c| c.group() == group) {
+        for command in Command::all().filter(|c| c.group() == group) {
             let keys = keys_label(command);
-            let keys_pad = " ".repeat(keys_width - keys.width() + 2);
+            let keys_pad = " ".repeat(keys_width.saturating_sub(keys.width()) + 2);
             let description = command.description();
             let description_pad = " ".repeat(description_width - description.width() + 2);
             lines.push(Line::from(vec![

@@ -23,18 +23,19 @@ pub use status::truncate;
 
 pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
-    match (&state.screen, &state.browser, &state.view) {
+    match (&state.screen, &state.browser, state.inspector()) {
         (Screen::Browser, Some(browser), _) => browser::draw(frame, area, state, browser, theme),
         (Screen::Tasks, ..) if state.picker.is_some() => {
             let picker = state.picker.as_ref().expect("checked");
             tasks::draw(frame, area, state, picker, theme)
         }
-        (_, _, Some(view)) => {
+        (_, _, Some(inspector)) => {
+            let view = &inspector.view;
             let layout = &state.layout;
             for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
                 text_pane::draw(frame, layout.pane(id), id, state, theme);
             }
-            verdicts::draw(frame, layout.verdicts, view, state.focus == PaneId::Verdicts, theme);
+            verdicts::draw(frame, layout.verdicts, view, inspector.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
             if let Some(area) = layout.composer {
                 composer::draw(frame, area, state, theme);
@@ -43,19 +44,27 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         }
         _ => frame.render_widget(Paragraph::new(Span::styled("nothing to show", theme.dim())), area),
     }
-    match &state.overlay {
-        Some(Overlay::Help { scroll }) => {
-            help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme)
+    // The modal stack, bottom first; a question above the annotations panel is drawn in it.
+    for (i, overlay) in state.overlays.iter().enumerate() {
+        let above = state.overlays.get(i + 1);
+        match overlay {
+            Overlay::Help { scroll } => help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme),
+            Overlay::Detail(d) => detail::draw(frame, state.detail_area(), d, theme),
+            Overlay::Annotate(form) => {
+                notes::draw_form(frame, crate::app::layout::popup(area, 70, 60), form, theme)
+            }
+            Overlay::Annotations { selected } => {
+                let Some(inspector) = state.inspector() else { continue };
+                let confirm = matches!(above, Some(Overlay::ConfirmDelete));
+                let panel = state.detail_area();
+                notes::draw_panel(frame, panel, &inspector.notes, *selected, confirm, &state.keymap, theme)
+            }
+            // Asked on the status line.
+            Overlay::Prompt(_) | Overlay::TakeOver { .. } | Overlay::ConfirmQuit | Overlay::ConfirmDelete => {
+            }
         }
-        Some(Overlay::Detail(d)) => detail::draw(frame, state.detail_area(), d, theme),
-        Some(Overlay::Annotate(form)) => {
-            notes::draw_form(frame, crate::app::layout::popup(area, 70, 60), form, theme)
-        }
-        Some(Overlay::Annotations { selected }) => {
-            notes::draw_panel(frame, state.detail_area(), &state.notes, *selected, theme)
-        }
-        Some(Overlay::Prompt(_) | Overlay::TakeOver { .. }) => {}
-        None if state.live.as_ref().is_some_and(|l| l.confirm_quit) => {}
-        None => status::draw_long_message(frame, area, state, theme),
+    }
+    if state.overlays.is_empty() {
+        status::draw_long_message(frame, area, state, theme);
     }
 }

@@ -8,6 +8,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use crate::app::notes::{AnnotateForm, Field, Notes};
 use crate::app::wrap::wrap;
 use crate::config::Theme;
+use crate::config::keymap::{Command, Keymap};
 use crate::core::annotate::Label;
 use crate::core::episode::{Outcome, Party};
 use crate::core::sanitize::single_line;
@@ -54,17 +55,32 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &The
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-pub fn draw_panel(frame: &mut Frame, area: Rect, notes: &Notes, selected: usize, theme: &Theme) {
+/// The annotations panel; `confirm_delete` while asking whether to delete the selected one.
+pub fn draw_panel(
+    frame: &mut Frame,
+    area: Rect,
+    notes: &Notes,
+    selected: usize,
+    confirm_delete: bool,
+    keymap: &Keymap,
+    theme: &Theme,
+) {
     frame.render_widget(Clear, area);
+    let k = |c| keymap.key_hint(c);
     let title = match notes.list.get(selected) {
-        Some(a) if notes.confirm_delete => format!(
-            " Delete the {} annotation on #{}? y = delete · any other key keeps it ",
+        Some(a) if confirm_delete => format!(
+            " Delete the {} annotation on #{}? {} = delete · any other key keeps it ",
             a.label.as_str(),
-            a.target_seq
+            a.target_seq,
+            k(Command::Confirm)
         ),
-        _ => {
-            format!(" Annotations {} — ↑/↓ select · Enter jumps · x deletes · Esc closes ", notes.list.len())
-        }
+        _ => format!(
+            " Annotations {} — ↑/↓ select · {} jumps · {} deletes · {} closes ",
+            notes.list.len(),
+            k(Command::OpenDetail),
+            k(Command::DeleteNote),
+            k(Command::Close)
+        ),
     };
     let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
     let lines: Vec<Line> = notes

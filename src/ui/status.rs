@@ -20,33 +20,38 @@ use crate::core::sim::gate::GateMode;
 use crate::core::sim::runner::assistant_turns;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    if let Some(Overlay::Prompt(prompt)) = &state.overlay {
+    let k = |c| state.keymap.key_hint(c);
+    if let Some(Overlay::Prompt(prompt)) = state.overlay() {
         let text = format!(" {}: {}▏", prompt.kind.label(), single_line(&prompt.input));
         let hint = "  Enter ok · Esc cancel";
         let line = Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())]);
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
-    if let Some(live) = &state.live
-        && live.confirm_quit
-    {
-        let line = " The episode is still running. Abort it and quit? y = abort and quit, any other key = keep running";
+    if let Some(Overlay::ConfirmQuit) = state.overlay() {
+        let line = format!(
+            " The episode is still running. Abort it and quit? {} = abort and quit, any other key = keep running",
+            k(Command::Confirm)
+        );
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
-    if let Some(Overlay::TakeOver { turn }) = &state.overlay {
+    if let Some(Overlay::TakeOver { turn }) = state.overlay() {
         let aborts = if state.live.as_ref().is_some_and(|l| !l.finished) {
             " (this aborts the running episode)"
         } else {
             ""
         };
         let line = format!(
-            " Take over after turn {turn}{aborts}: h = you play the attacker · l = the attacker model plays · any other key cancels"
+            " Take over after turn {turn}{aborts}: {} = you play the attacker · {} = the attacker model plays · any other key cancels",
+            k(Command::TakeOverHuman),
+            k(Command::TakeOverModel)
         );
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
-    let Some(view) = &state.view else { return };
+    let Some(inspector) = state.inspector() else { return };
+    let view = &inspector.view;
     let mode = match &state.live {
         Some(live) => live_mode(live),
         None if state.autoplay.playing => format!(" ▶ REPLAY {}x ", speed_label(state.autoplay.factor())),
@@ -58,7 +63,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         single_line(view.episode.id()).into_owned(),
         single_line(&view.episode.origin).into_owned(),
     ];
-    let masked = if state.redaction.is_some() { "│ REDACTED " } else { "" };
+    let masked = if inspector.redaction.is_some() { "│ REDACTED " } else { "" };
     let left = format!("{mode}{masked}│ {} ", parts.join(" │ "));
     let right = match message(state) {
         // Too long for the line: drawn in full above it (see `draw_long_message`).

@@ -20,10 +20,11 @@ use crate::core::sanitize::single_line;
 
 /// Draws pane `id` of the episode on screen, with the reply streaming into it (live) and annotation markers.
 pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: &Theme) {
-    let Some(view) = &state.view else { return };
+    let Some(inspector) = state.inspector() else { return };
+    let view = &inspector.view;
     let streaming =
         state.live.as_ref().and_then(|l| l.streaming.as_ref()).filter(|s| stream_pane(s.role) == id);
-    let (notes, focused) = (&state.notes, state.focus == id);
+    let (notes, focused) = (&inspector.notes, inspector.focus == id);
     let Some(pane) = view.pane(id) else { return };
     let title = Line::from(vec![
         Span::styled(format!(" {} ", id.title()), title_style(id, theme)),

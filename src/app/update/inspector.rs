@@ -1,0 +1,273 @@
+//! Commands on the inspector: stepping, panes, detail, redaction, annotations, the live runner.
+
+use crate::config::keymap::Command;
+use crate::core::episode::{Episode, EventBody};
+use crate::core::redact::Redactor;
+use crate::core::redact_episode::{redact_episode, redactor_from_episode};
+
+use super::super::action::Effect;
+use super::super::detail::Detail;
+use super::super::episode_info::episode_info;
+use super::super::layout::PaneId;
+use super::super::live::RunnerControl;
+use super::super::notes::AnnotateForm;
+use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
+use super::super::view::{EpisodeView, VerdictRow};
+use super::{open_picker, request_quit, scroll_delta};
+
+pub(super) fn command(state: &mut AppState, command: Command) {
+    let active = state.active;
+    let Some(inspector) = state.inspectors.get_mut(active) else {
+        match command {
+            Command::Quit => request_quit(state),
+            Command::Tasks => open_picker(state),
+            Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
+            _ => {}
+        }
+        return;
+    };
+    let view = &mut inspector.view;
+    let focus = inspector.focus;
+    let cursor = view.cursor;
+    let live_running = state.live.as_ref().is_some_and(|l| !l.finished);
+    let human = state.live.as_ref().is_some_and(|l| l.human && !l.finished);
+    match command {
+        Command::NextEvent => move_cursor(state, cursor + 1),
+        Command::PrevEvent => {
+            let target = cursor.saturating_sub(1).max(view.first_cursor().min(cursor));
+            move_cursor(state, target);
+        }
+        Command::NextTurn => {
+            let target = view.next_turn_cursor();
+            move_cursor(state, target);
+        }
+        Command::PrevTurn => {
+            let target = view.prev_turn_cursor();
+            move_cursor(state, target);
+        }
+        Command::First => {
+            let target = view.first_cursor();
+            view.follow_tail = false;
+            move_cursor(state, target);
+        }
+        Command::Last => {
+            let target = view.last();
+            view.follow_tail = true;
+            move_cursor(state, target);
+        }
+        Command::JumpToTurn => open_prompt(state, PromptKind::JumpToTurn),
+        Command::Search => open_prompt(state, PromptKind::Search),
+        Command::PlayPause if live_running => {
+            let paused = state.live.as_ref().is_some_and(|l| l.paused());
+            control(state, if paused { RunnerControl::Resume } else { RunnerControl::Pause });
+        }
+        Command::StepCall => control(state, RunnerControl::StepCall),
+        Command::StepTurn => control(state, RunnerControl::StepTurn),
+        Command::Continue => control(state, RunnerControl::Resume),
+        Command::PlayPause => {
+            if cursor >= view.last() && !state.autoplay.playing {
+                view.set_cursor(view.first_cursor());
+            }
+            state.autoplay.toggle();
+        }
+        Command::Faster => state.autoplay.faster(),
+        Command::Slower => state.autoplay.slower(),
+        Command::FocusNext => inspector.focus = focus.next(),
+        Command::FocusPrev => inspector.focus = focus.prev(),
+        Command::ScrollDown | Command::ScrollUp | Command::PageDown | Command::PageUp => {
+            let viewport = view.pane(focus).map_or(1, |p| p.viewport);
+            if let Some(delta) = scroll_delta(command, viewport) {
+                scroll_pane(view, focus, delta);
+            }
+        }
+        Command::SelectNext | Command::SelectPrev => {
+            let delta = if command == Command::SelectNext { 1 } else { -1 };
+            match view.pane_mut(focus) {
+                Some(pane) => pane.select_by(delta),
+                None => select_verdict(view, delta),
+            }
+        }
+        Command::OpenDetail => open_detail(state),
+        Command::EpisodeInfo => open_episode_info(state),
+        Command::GoToEvidence => go_to_evidence(state),
+        Command::Compose if human => state.composer.open_attack(),
+        Command::EditPending => match state.live.as_ref().and_then(|l| l.pending.clone()) {
+            Some(text) => state.composer.open_edit(&text),
+            None => {
+                state.message =
+                    Some("no attacker message is held: pause the run while the attacker writes".into())
+            }
+        },
+        Command::EndEpisode if human => state.effects.push(Effect::HumanEnd),
+        Command::Redact => toggle_redaction(state),
+        Command::Annotate => open_annotate(state),
+        Command::Annotations => {
+            if inspector.notes.list.is_empty() {
+                state.message =
+                    Some("no annotations on this episode yet (a annotates the selected event)".into());
+            } else {
+                state.overlays.push(Overlay::Annotations { selected: 0 });
+            }
+        }
+        Command::TakeOver => {
+            let turn = view.turn_at(view.cursor);
+            state.overlays.push(Overlay::TakeOver { turn });
+        }
+        Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Close if state.composer.is_open() => state.composer.close(),
+        Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Tasks => open_picker(state),
+        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
+        Command::Quit => request_quit(state),
+        _ => {}
+    }
+}
+
+fn select_verdict(view: &mut EpisodeView, delta: isize) {
+    let rows = view.verdict_rows.len() as isize;
+    view.verdict_selected = (view.verdict_selected as isize + delta).clamp(0, (rows - 1).max(0)) as usize;
+}
+
+pub(super) fn scroll_pane(view: &mut EpisodeView, id: PaneId, delta: isize) {
+    match view.pane_mut(id) {
+        Some(pane) => pane.scroll_by(delta),
+        None => select_verdict(view, delta),
+    }
+}
+
+/// Moves the replay cursor; a manual move stops autoplay.
+pub(super) fn move_cursor(state: &mut AppState, cursor: usize) {
+    if let Some(view) = state.view_mut() {
+        if cursor < view.last() {
+            view.follow_tail = false;
+        }
+        view.set_cursor(cursor);
+    }
+    state.autoplay.playing = false;
+}
+
+/// Moves the cursor so that `event` is revealed and selects it in its pane.
+pub(super) fn jump_to_event(state: &mut AppState, event: usize) {
+    let Some(inspector) = state.inspector_mut() else { return };
+    let view = &mut inspector.view;
+    if event > view.cursor {
+        view.set_cursor(event);
+        view.follow_tail = false;
+    }
+    for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
+        if let Some(pane) = view.pane_mut(id)
+            && let Some(item) = pane.item_of_event(event)
+        {
+            pane.selected = Some(item);
+            pane.scroll_to_item(item);
+            inspector.focus = id;
+        }
+    }
+}
+
+/// Steers the runner (through the loop); the gate reports back what it became.
+pub(super) fn control(state: &mut AppState, control: RunnerControl) {
+    if state.live.as_ref().is_some_and(|l| !l.finished) {
+        state.effects.push(Effect::Control(control));
+    }
+}
+
+fn open_prompt(state: &mut AppState, kind: PromptKind) {
+    state.overlays.push(Overlay::Prompt(Prompt { kind, input: String::new() }));
+}
+
+/// The event an action applies to: the selected item of the focused pane, or the verdict row's event.
+fn selected_event(state: &AppState) -> Option<usize> {
+    let inspector = state.inspector()?;
+    let view = &inspector.view;
+    let event = match view.pane(inspector.focus) {
+        Some(pane) => pane.selected_item().map(|i| pane.items[i].event),
+        None => view.verdict_rows.get(view.verdict_selected).map(|r| r.event),
+    };
+    Some(event.unwrap_or(view.cursor))
+}
+
+/// Opens the selected item of the focused pane, or the verdict row.
+fn open_detail(state: &mut AppState) {
+    let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
+    let detail = Detail::of_event(&view.events()[event], view.events());
+    state.overlays.push(Overlay::Detail(detail));
+}
+
+fn open_episode_info(state: &mut AppState) {
+    let Some(view) = state.view() else { return };
+    match view.events().first().and_then(episode_info) {
+        Some(detail) => state.overlays.push(Overlay::Detail(detail)),
+        None => state.message = Some("no episode header yet".into()),
+    }
+}
+
+/// Selects the event the selected verdict names as its evidence (the first verdict that names
+/// one, when the verdict pane is not focused).
+fn go_to_evidence(state: &mut AppState) {
+    let Some(inspector) = state.inspector() else { return };
+    let view = &inspector.view;
+    let evidence_of = |row: &VerdictRow| match &view.events()[row.event].body {
+        EventBody::Verdict(v) => v.evidence.as_ref().map(|e| e.seq),
+        _ => None,
+    };
+    let seq = if inspector.focus == PaneId::Verdicts {
+        view.verdict_rows.get(view.verdict_selected).and_then(evidence_of)
+    } else {
+        view.verdict_rows.iter().find_map(evidence_of)
+    };
+    match seq.and_then(|seq| view.episode.position_of(seq)) {
+        Some(event) => jump_to_event(state, event),
+        None => {
+            state.message = Some(
+                "this verdict names no evidence (recorded LLM judges do not say where; \
+                 `judge --rules-only` adds rule verdicts that do)"
+                    .into(),
+            )
+        }
+    }
+}
+
+fn open_annotate(state: &mut AppState) {
+    if state.inspector().is_none_or(|i| i.notes.path.is_none()) {
+        state.message =
+            Some("this episode has no file to keep notes beside (the bundled demos are read-only)".into());
+        return;
+    }
+    let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
+    let seq = view.events()[event].seq;
+    state.overlays.push(Overlay::Annotate(AnnotateForm::new(seq)));
+}
+
+/// Masks (or unmasks) the persona's private values everywhere on screen,
+/// keeping the cursor where it was.
+fn toggle_redaction(state: &mut AppState) {
+    let redactor = state.view().map(|view| redactor_for(state, &view.episode));
+    let Some(inspector) = state.inspector_mut() else { return };
+    let (cursor, follow) = (inspector.view.cursor, inspector.view.follow_tail);
+    let episode = match inspector.redaction.take() {
+        Some((_, original)) => original,
+        None => {
+            let original = inspector.view.episode.clone();
+            let redactor = redactor.expect("an inspector has a view");
+            let redacted = redact_episode(&original, &redactor);
+            inspector.redaction = Some((redactor, original));
+            redacted
+        }
+    };
+    let masked = inspector.redaction.is_some();
+    inspector.view = EpisodeView::new(episode);
+    inspector.view.follow_tail = follow;
+    inspector.view.set_cursor(cursor);
+    state.message = Some(if masked { "private values masked (R shows them)" } else { "unmasked" }.into());
+}
+
+/// The persona's whole profile when the task is in the dataset, else what the journal's task says.
+fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
+    let task_id = episode.header().task.id.as_deref();
+    let task = state.picker.as_ref().and_then(|p| p.tasks.iter().find(|t| Some(t.id.as_str()) == task_id));
+    match task {
+        Some(task) => Redactor::from_environment(&task.environment),
+        None => redactor_from_episode(episode),
+    }
+}

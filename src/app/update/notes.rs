@@ -1,0 +1,36 @@
+//! An episode's notes file, read or written by the loop, folded into its inspector.
+
+use std::path::PathBuf;
+
+use crate::core::annotate::{Annotation, human_verdict};
+
+use super::super::state::AppState;
+
+pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Annotation>, String>) {
+    // The notes belong to whichever episode has that file (it may no longer be the active one).
+    let Some(inspector) = state.inspectors.iter_mut().find(|i| i.notes_file().as_ref() == Some(&path)) else {
+        return;
+    };
+    match result {
+        Ok(list) => {
+            let id = inspector.view.episode.id().to_string();
+            inspector.notes.set(path, list, &id);
+            let view = &mut inspector.view;
+            let human = inspector
+                .notes
+                .list
+                .iter()
+                .filter_map(|a| {
+                    let verdict = human_verdict(a)?;
+                    let index = view.events().iter().position(|e| e.seq == a.target_seq)?;
+                    Some((index, verdict))
+                })
+                .collect();
+            view.set_human_verdicts(human);
+        }
+        Err(problem) => {
+            inspector.notes.path = Some(path);
+            state.message = Some(problem);
+        }
+    }
+}
