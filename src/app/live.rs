@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::time::Duration;
 
 use crate::core::episode::{EndReason, EventBody, Party};
-use crate::core::llm::Role;
+use crate::core::llm::{PerRole, Role};
 use crate::core::sim::emitter::{Phase, RunnerUpdate};
 use crate::core::sim::gate::GateMode;
 
@@ -55,7 +55,7 @@ pub struct LiveState {
     /// The gate as it last reported itself.
     pub gate: GateMode,
     pub elapsed: Duration,
-    pub tokens: [Tokens; 3],
+    pub tokens: PerRole<Tokens>,
     pub streaming: Option<Streaming>,
     /// The latest retry notice.
     pub notice: Option<String>,
@@ -77,7 +77,7 @@ impl LiveState {
             phase: None,
             gate: if paused { GateMode::Paused } else { GateMode::Running },
             elapsed: Duration::ZERO,
-            tokens: [Tokens::default(); 3],
+            tokens: PerRole::default(),
             streaming: None,
             notice: None,
             finished: false,
@@ -90,7 +90,7 @@ impl LiveState {
     }
 
     pub fn tokens(&self, role: Role) -> Tokens {
-        self.tokens[role_index(role)]
+        self.tokens[role]
     }
 
     pub fn paused(&self) -> bool {
@@ -155,7 +155,7 @@ impl LiveState {
                 streaming.append(&crate::core::sanitize::inert(text));
             }
             RunnerUpdate::Usage { role, usage } => {
-                let t = &mut self.tokens[role_index(*role)];
+                let t = &mut self.tokens[*role];
                 t.input += usage.input_tokens;
                 t.output += usage.output_tokens;
             }
@@ -182,14 +182,6 @@ impl LiveState {
             s.width = width;
             s.lines = wrap(&s.text, width);
         }
-    }
-}
-
-fn role_index(role: Role) -> usize {
-    match role {
-        Role::Attacker => 0,
-        Role::Assistant => 1,
-        Role::Judge => 2,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod key_mask;
+pub mod per_role;
 pub mod rate_limit;
 pub mod retry;
 mod sse;
@@ -19,6 +20,7 @@ pub mod types;
 pub use client::LlmClient;
 pub use endpoint::{Endpoint, Role};
 pub use error::{LlmError, LlmErrorKind};
+pub use per_role::PerRole;
 pub use rate_limit::{RateLimiter, RateLimits};
 pub use retry::{RetryInfo, RetryPolicy};
 pub use stream::Delta;

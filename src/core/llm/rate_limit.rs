@@ -7,6 +7,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::endpoint::Role;
+use super::per_role::PerRole;
 
 /// Spaces requests at least `60s / rpm` apart, shared by every caller holding it.
 ///
@@ -51,29 +52,21 @@ impl RateLimiter {
 
 /// One optional limiter per role.
 #[derive(Debug, Default, Clone)]
-pub struct RateLimits {
-    pub attacker: Option<Arc<RateLimiter>>,
-    pub assistant: Option<Arc<RateLimiter>>,
-    pub judge: Option<Arc<RateLimiter>>,
-}
+pub struct RateLimits(PerRole<Option<Arc<RateLimiter>>>);
 
 impl RateLimits {
     /// From requests-per-minute per role (`None` or 0: unlimited).
     pub fn from_rpm(attacker: Option<u32>, assistant: Option<u32>, judge: Option<u32>) -> RateLimits {
-        let make = |rpm: Option<u32>| rpm.and_then(RateLimiter::per_minute).map(Arc::new);
-        RateLimits { attacker: make(attacker), assistant: make(assistant), judge: make(judge) }
+        let rpm = PerRole::new(attacker, assistant, judge);
+        RateLimits(rpm.map(|rpm| rpm.and_then(RateLimiter::per_minute).map(Arc::new)))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.attacker.is_none() && self.assistant.is_none() && self.judge.is_none()
+        self.0.iter().all(|(_, limiter)| limiter.is_none())
     }
 
     pub fn for_role(&self, role: Role) -> Option<&RateLimiter> {
-        match role {
-            Role::Attacker => self.attacker.as_deref(),
-            Role::Assistant => self.assistant.as_deref(),
-            Role::Judge => self.judge.as_deref(),
-        }
+        self.0[role].as_deref()
     }
 }
 
