@@ -279,7 +279,7 @@ impl EpisodeView {
             let Some(target) = self.episode.position_of(evidence.seq) else {
                 continue;
             };
-            let Some(text) = self.episode.events.get(target).and_then(|e| event_text(&e.body)) else {
+            let Some(text) = self.episode.events.get(target).and_then(|e| e.body.text()) else {
                 continue;
             };
             let Some((slot, _)) = pane_body(&self.episode.events[target].body) else {
@@ -419,15 +419,6 @@ fn readable_args(args: &serde_json::Value) -> String {
         }
     }
     out.join("\n")
-}
-
-/// The text an evidence span refers to.
-pub fn event_text(body: &EventBody) -> Option<&str> {
-    match body {
-        EventBody::Message(m) => Some(&m.text),
-        EventBody::ToolResult(r) => Some(&r.output),
-        _ => None,
-    }
 }
 
 fn event_search_text(body: &EventBody) -> String {

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use crate::core::annotate::annotation_views;
 use crate::core::annotate::file::notes_path;
@@ -13,6 +13,7 @@ use crate::core::episode::sidecar::sidecar_path;
 use crate::core::episode::{Episode, Event, EventBody, JournalReader, is_journal};
 use crate::core::import::{LoadError, load_dir, load_path};
 use crate::core::sanitize;
+use crate::core::text::truncate_cells as truncate;
 use crate::headless::episode_tasks::enrich_noting;
 
 /// Widest summary column in the text table, in terminal cells.
@@ -199,23 +200,4 @@ fn row(event: &Event) -> [String; 5] {
         sanitize::single_line(&who).into_owned(),
         sanitize::single_line(&summary).into_owned(),
     ]
-}
-
-/// Cuts `text` to at most `width` terminal cells, marking the cut with `…`.
-fn truncate(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
 }

@@ -19,7 +19,7 @@ use crate::app::layout::PaneId;
 use crate::app::state::{AppState, Overlay, Screen};
 use crate::config::Theme;
 
-pub use status::truncate;
+pub use crate::core::text::truncate_cells as truncate;
 
 pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();

@@ -18,6 +18,7 @@ use crate::core::sanitize::single_line;
 use crate::core::sim::emitter::Phase;
 use crate::core::sim::gate::GateMode;
 use crate::core::sim::runner::assistant_turns;
+use crate::core::text::truncate_cells as truncate;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let k = |c| state.keymap.key_hint(c);
@@ -156,23 +157,4 @@ fn live_mode(live: &LiveState) -> String {
 
 fn speed_label(factor: f64) -> String {
     if factor >= 1.0 { format!("{factor:.0}") } else { format!("{factor}") }
-}
-
-/// Cuts `text` to `width` columns, marking the cut with `…`.
-pub fn truncate(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
 }

@@ -10,7 +10,6 @@ use super::super::action::Effect;
 use super::super::live::RunnerControl;
 use super::super::notes::quote_span;
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::super::view::event_text;
 use super::inspector::{control, jump_to_event, move_cursor};
 use super::{request_quit, scroll_delta};
 use crate::core::sim::fork::Resume;
@@ -143,8 +142,7 @@ fn submit_annotation(state: &mut AppState, mut form: super::super::notes::Annota
         }
     };
     let Some(inspector) = state.inspector() else { return };
-    let text =
-        inspector.view.events().iter().find(|e| e.seq == form.target_seq).and_then(|e| event_text(&e.body));
+    let text = inspector.view.events().iter().find(|e| e.seq == form.target_seq).and_then(|e| e.body.text());
     let span = match (form.quote.trim().is_empty(), text) {
         (true, _) => None,
         (false, Some(text)) => match quote_span(text, &form.quote) {

@@ -64,11 +64,6 @@ pub(super) fn verdicts(episode: &Episode) -> impl Iterator<Item = (u64, &Verdict
     })
 }
 
-/// The text of an event that evidence can point into.
-pub(super) fn event_text(body: &EventBody) -> Option<&str> {
-    body.text()
-}
-
 /// Evidence spans per target event: sorted, merged character ranges within its text.
 ///
 /// Offsets are in characters (DESIGN.md §3). Evidence without offsets is
@@ -77,8 +72,7 @@ pub(super) fn evidence_spans(episode: &Episode) -> BTreeMap<u64, Vec<(usize, usi
     let mut spans: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();
     for (_, verdict) in verdicts(episode) {
         let Some(ev) = &verdict.evidence else { continue };
-        let Some(text) = episode.events.iter().find(|e| e.seq == ev.seq).and_then(|e| event_text(&e.body))
-        else {
+        let Some(text) = episode.events.iter().find(|e| e.seq == ev.seq).and_then(|e| e.body.text()) else {
             continue;
         };
         let len = text.chars().count();

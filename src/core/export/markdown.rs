@@ -240,11 +240,7 @@ fn verdict_section(out: &mut String, episode: &Episode) {
     }
     for (ev, labels) in groups {
         let quoted = ev.text.clone().or_else(|| {
-            let text = episode
-                .events
-                .iter()
-                .find(|e| e.seq == ev.seq)
-                .and_then(|e| super::common::event_text(&e.body))?;
+            let text = episode.events.iter().find(|e| e.seq == ev.seq).and_then(|e| e.body.text())?;
             let (s, e) = (ev.start?, ev.end?);
             Some(text.chars().skip(s).take(e.saturating_sub(s)).collect())
         });

@@ -8,12 +8,13 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::endpoint::{ApiKey, Endpoint};
-use super::error::{LlmError, LlmErrorKind, server_message, server_message_from_value, truncate};
+use super::error::{LlmError, LlmErrorKind, server_message, server_message_from_value};
 use super::rate_limit::RateLimits;
 use super::retry::{RetryInfo, RetryPolicy, parse_retry_after};
 use super::sse::SseParser;
 use super::stream::{Assembler, Delta, Step};
 use super::types::{ChatRequest, ChatResponse, RawResponse};
+use crate::core::text::truncate_chars as truncate;
 
 /// Connect timeout of [`LlmClient::new`]; the per-endpoint timeouts bound the rest.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);

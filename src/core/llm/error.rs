@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::endpoint::{Endpoint, Role};
+use crate::core::text::truncate_chars as truncate;
 
 /// A failed model call: which role, endpoint and model, why, and after how many attempts.
 ///
@@ -111,14 +112,6 @@ pub(crate) fn server_message_from_value(value: &Value) -> Option<String> {
         _ => None,
     }?;
     Some(msg.trim().to_string()).filter(|m| !m.is_empty())
-}
-
-/// At most `max` characters, with `…` when cut.
-pub(crate) fn truncate(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
 }
 
 #[cfg(test)]

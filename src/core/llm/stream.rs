@@ -215,7 +215,7 @@ impl Assembler {
 }
 
 fn clip(s: &str) -> String {
-    super::error::truncate(s, 200)
+    crate::core::text::truncate_chars(s, 200)
 }
 
 #[cfg(test)]
