@@ -26,7 +26,7 @@ fn child_writer() {
             episode: "ep".into(),
             target_seq: n,
             span: Some(Span { start: 0, end: n as usize }),
-            label: Label::ALL[(n % 9) as usize],
+            label: Label::all().nth((n % 9) as usize).unwrap(),
             note: note_for(n),
         };
         notes.add(draft, "child").expect("append");
@@ -40,7 +40,7 @@ fn count_checked(path: &Path) -> usize {
         let n = record.target_seq;
         assert_eq!(record.note, note_for(n), "record intact");
         assert_eq!(record.span, Some(Span { start: 0, end: n as usize }));
-        assert_eq!(record.label, Label::ALL[(n % 9) as usize]);
+        assert_eq!(record.label, Label::all().nth((n % 9) as usize).unwrap());
     }
     assert_eq!(notes.current().len(), notes.log().len());
     notes.log().len()

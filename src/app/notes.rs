@@ -80,7 +80,7 @@ impl AnnotateForm {
     /// Codebook labels that the typed label could mean.
     pub fn candidates(&self) -> Vec<Label> {
         let typed = self.label.trim().to_lowercase().replace(['-', ' '], "_");
-        Label::ALL.into_iter().filter(|l| l.as_str().starts_with(&typed)).collect()
+        Label::all().filter(|l| l.as_str().starts_with(&typed)).collect()
     }
 }
 

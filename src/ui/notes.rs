@@ -44,7 +44,7 @@ pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &The
     }
     lines.push(Line::default());
     let candidates = form.candidates();
-    for label in Label::ALL {
+    for label in Label::all() {
         let style =
             if candidates.contains(&label) && !form.label.is_empty() { theme.title() } else { theme.dim() };
         lines.push(Line::from(vec![

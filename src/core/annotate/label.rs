@@ -4,9 +4,11 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumIter, IntoEnumIterator, IntoStaticStr};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, EnumIter, IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Label {
     Leak,
     PartialLeak,
@@ -21,30 +23,12 @@ pub enum Label {
 
 impl Label {
     /// Every label, in the order the UI lists them.
-    pub const ALL: [Label; 9] = [
-        Label::Leak,
-        Label::PartialLeak,
-        Label::AppropriateAbstraction,
-        Label::Refusal,
-        Label::FalseRefusal,
-        Label::UnauthorizedAction,
-        Label::ManipulationAttempt,
-        Label::JudgeWrong,
-        Label::Note,
-    ];
+    pub fn all() -> impl Iterator<Item = Label> {
+        Label::iter()
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Leak => "leak",
-            Label::PartialLeak => "partial_leak",
-            Label::AppropriateAbstraction => "appropriate_abstraction",
-            Label::Refusal => "refusal",
-            Label::FalseRefusal => "false_refusal",
-            Label::UnauthorizedAction => "unauthorized_action",
-            Label::ManipulationAttempt => "manipulation_attempt",
-            Label::JudgeWrong => "judge_wrong",
-            Label::Note => "note",
-        }
+        self.into()
     }
 
     /// One line for the help overlay and the label picker.
@@ -71,7 +55,7 @@ impl fmt::Display for Label {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LabelError {
-    #[error("unknown label '{0}' (one of: {list})", list = Label::ALL.map(Label::as_str).join(", "))]
+    #[error("unknown label '{0}' (one of: {list})", list = Label::all().map(Label::as_str).collect::<Vec<_>>().join(", "))]
     Unknown(String),
     #[error("ambiguous label '{0}': could be {1}")]
     Ambiguous(String, String),
@@ -91,11 +75,11 @@ impl FromStr for Label {
         if wanted.is_empty() {
             return Err(LabelError::Unknown(s.to_string()));
         }
-        if let Some(exact) = Label::ALL.into_iter().find(|l| l.as_str() == wanted) {
+        if let Some(exact) = Label::all().find(|l| l.as_str() == wanted) {
             return Ok(exact);
         }
         let matches: Vec<Label> =
-            Label::ALL.into_iter().filter(|l| l.as_str().starts_with(&wanted)).collect();
+            Label::all().filter(|l| l.as_str().starts_with(&wanted)).collect();
         match matches.as_slice() {
             [one] => Ok(*one),
             [] => Err(LabelError::Unknown(s.to_string())),
@@ -113,7 +97,7 @@ mod tests {
 
     #[test]
     fn labels_parse_by_name_and_unique_prefix() {
-        for label in Label::ALL {
+        for label in Label::all() {
             assert_eq!(label.as_str().parse::<Label>(), Ok(label));
             let json = serde_json::to_string(&label).unwrap();
             assert_eq!(json, format!("\"{label}\""));
