@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::core::annotate::{Annotation, Label};
+use crate::core::text::{char_of_byte, char_slice};
 
 /// The notes of the episode on screen.
 #[derive(Debug, Clone, Default)]
@@ -92,11 +93,10 @@ pub fn quote_span(text: &str, quote: &str) -> Option<crate::core::annotate::Span
     }
     let (hay, needle) = (text.to_lowercase(), quote.to_lowercase());
     // Lower-casing can change byte lengths; only trust a match whose text really is the quote.
-    let byte = hay.find(&needle)?;
-    let start = hay[..byte].chars().count();
+    let start = char_of_byte(&hay, hay.find(&needle)?);
     let end = start + needle.chars().count();
-    let found: String = text.chars().skip(start).take(end - start).collect();
-    (found.to_lowercase() == needle).then_some(crate::core::annotate::Span { start, end })
+    (char_slice(text, start, end).to_lowercase() == needle)
+        .then_some(crate::core::annotate::Span { start, end })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::core::episode::{Episode, Event, EventBody, Outcome, Party, Verdict, VerdictMethod};
 use crate::core::judge::standing::supersedes;
 use crate::core::sanitize::inert;
+use crate::core::text::byte_of_char;
 
 use super::layout::PaneId;
 use super::pane::Pane;
@@ -445,8 +446,7 @@ fn find_ignoring_case(text: &str, needle: &str) -> Vec<std::ops::Range<usize>> {
 
 /// Maps a char span of the original text to a byte span of its sanitized form.
 fn sanitized_byte_range(text: &str, start: usize, end: usize) -> std::ops::Range<usize> {
-    let byte_of = |chars: usize| text.char_indices().nth(chars).map_or(text.len(), |(b, _)| b);
-    let (start, end) = (byte_of(start), byte_of(end.max(start)));
+    let (start, end) = (byte_of_char(text, start), byte_of_char(text, end.max(start)));
     // Sanitizing works char by char, so the sanitized prefix gives the offset.
     let s = inert(&text[..start]).len();
     s..s + inert(&text[start..end]).len()

@@ -29,6 +29,23 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
     }
 }
 
+/// The byte offset of character `chars` of `text` (its length past the end): evidence and
+/// annotation spans are in characters (DESIGN.md §3), Rust slices in bytes.
+pub fn byte_of_char(text: &str, chars: usize) -> usize {
+    text.char_indices().nth(chars).map_or(text.len(), |(byte, _)| byte)
+}
+
+/// The character offset of byte `byte` (a char boundary) of `text`.
+pub fn char_of_byte(text: &str, byte: usize) -> usize {
+    text[..byte].chars().count()
+}
+
+/// Characters `start..end` of `text`, clamped to its end.
+pub fn char_slice(text: &str, start: usize, end: usize) -> &str {
+    let from = byte_of_char(text, start);
+    &text[from..from + byte_of_char(&text[from..], end.saturating_sub(start))]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +57,15 @@ mod tests {
         assert_eq!(truncate_cells("abc", 3), "abc");
         assert_eq!(truncate_chars("全全全", 2), "全全…");
         assert_eq!(truncate_chars("abc", 3), "abc");
+    }
+
+    #[test]
+    fn character_spans_map_to_bytes_and_back() {
+        let text = "é全 leak";
+        assert_eq!(byte_of_char(text, 2), 5);
+        assert_eq!(byte_of_char(text, 99), text.len());
+        assert_eq!(char_of_byte(text, 5), 2);
+        assert_eq!(char_slice(text, 3, 7), "leak");
+        assert_eq!(char_slice(text, 5, 99), "ak");
     }
 }

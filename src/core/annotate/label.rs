@@ -78,8 +78,7 @@ impl FromStr for Label {
         if let Some(exact) = Label::all().find(|l| l.as_str() == wanted) {
             return Ok(exact);
         }
-        let matches: Vec<Label> =
-            Label::all().filter(|l| l.as_str().starts_with(&wanted)).collect();
+        let matches: Vec<Label> = Label::all().filter(|l| l.as_str().starts_with(&wanted)).collect();
         match matches.as_slice() {
             [one] => Ok(*one),
             [] => Err(LabelError::Unknown(s.to_string())),

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::core::episode::Episode;
 use crate::core::export::AnnotationView;
+use crate::core::text::char_slice;
 
 use super::file::{NotesFile, notes_path};
 use super::record::{Annotation, Span};
@@ -14,8 +15,8 @@ pub fn quoted_text(episode: &Episode, target_seq: u64, span: Option<Span>) -> Op
     let span = span.filter(|s| s.start < s.end)?;
     let event = &episode.events[episode.position_of(target_seq)?];
     let text = event.body.text()?;
-    let quoted: String = text.chars().skip(span.start).take(span.end - span.start).collect();
-    (quoted.chars().count() == span.end - span.start).then_some(quoted)
+    let quoted = char_slice(text, span.start, span.end);
+    (quoted.chars().count() == span.end - span.start).then(|| quoted.to_string())
 }
 
 /// The annotations in effect on `episode`, from the notes file beside the file

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::core::episode::{Episode, EventBody, Message, Party, Verdict};
+use crate::core::text::{byte_of_char, char_of_byte};
 
 /// The name a reader sees for a party.
 pub(super) fn party_name(party: Party) -> &'static str {
@@ -79,8 +80,7 @@ pub(super) fn evidence_spans(episode: &Episode) -> BTreeMap<u64, Vec<(usize, usi
         let range = match (ev.start, ev.end) {
             (Some(start), Some(end)) => Some((start.min(len), end.min(len))),
             _ => ev.text.as_deref().filter(|t| !t.is_empty()).and_then(|quoted| {
-                let byte = text.find(quoted)?;
-                let start = text[..byte].chars().count();
+                let start = char_of_byte(text, text.find(quoted)?);
                 Some((start, start + quoted.chars().count()))
             }),
         };
@@ -104,8 +104,7 @@ pub(super) fn evidence_spans(episode: &Episode) -> BTreeMap<u64, Vec<(usize, usi
 
 /// Splits `text` at character ranges: `(piece, marked)` in order, covering all of it.
 pub(super) fn split_marked<'a>(text: &'a str, ranges: &[(usize, usize)]) -> Vec<(&'a str, bool)> {
-    // Character offsets → byte offsets, with the end of the text as the last boundary.
-    let byte_at = |char_idx: usize| text.char_indices().nth(char_idx).map_or(text.len(), |(b, _)| b);
+    let byte_at = |chars: usize| byte_of_char(text, chars);
     let mut pieces = Vec::new();
     let mut pos = 0usize;
     for &(start, end) in ranges {
