@@ -51,7 +51,7 @@ pub fn filter_from(args: &TasksArgs) -> anyhow::Result<TaskFilter> {
 /// Loads the tasks the arguments select (used by other commands too).
 pub fn load(args: &TasksArgs, paths: &Paths) -> anyhow::Result<LoadedTasks> {
     let filter = filter_from(args)?;
-    let source = resolve_source(args.data_dir.as_deref(), paths);
+    let source = resolve_source(args.data_dir.as_deref(), &paths.dataset_dir);
     Ok(load_tasks(&source, &filter)?)
 }
 

@@ -7,7 +7,7 @@
 //! `seq` values refer to the source's numbering, which merging never changes.
 //! `judge` appends to the sidecar: every run's verdicts are kept, with the
 //! time and (for LLM judges) the model, and the inspector shows the one that
-//! [`supersedes`](crate::core::judge::standing::supersedes) the others.
+//! [`supersedes`](super::standing::supersedes) the others.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -14,7 +14,7 @@ use crate::core::episode::{
     End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message, Outcome,
     Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
 };
-use crate::core::judge::standing::judged;
+use crate::core::episode::standing::judged;
 
 pub(super) const FORMAT: &str = "maseval";
 

@@ -11,7 +11,7 @@ use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, Too
 use super::emitter::Emitter;
 use super::environment::{EnvironmentState, parse_arguments, tool_definitions};
 use super::model_call::Caller;
-use super::runner::RunError;
+use super::run_error::RunError;
 
 /// The reference's reply when the tool budget runs out.
 pub const BUDGET_FALLBACK: &str = "I cannot safely execute more actions for this request.";

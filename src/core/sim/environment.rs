@@ -29,7 +29,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::pyrepr::{repr_str_dict, str_value, type_name};
+use crate::core::pyrepr::{repr_str_dict, str_value, type_name};
 use crate::core::dataset::{CalendarEntry, Email, Environment};
 use crate::core::llm::types::ToolDefinition;
 

@@ -10,7 +10,7 @@ pub mod fork;
 pub mod gate;
 pub mod model_call;
 pub mod prompts;
-pub mod pyrepr;
+pub mod run_error;
 pub mod runner;
 pub mod secrets;
 

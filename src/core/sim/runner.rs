@@ -19,15 +19,16 @@ use crate::core::episode::{
     Control, ControlAction, End, EndReason, EpisodeConfig, EpisodeHeader, ErrorEvent, EventBody,
     JournalWriter, Message, Party,
 };
-use crate::core::llm::{ChatRole, Endpoint, GenerationParams, LlmClient, LlmError};
+use crate::core::llm::{ChatRole, Endpoint, GenerationParams, LlmClient};
 
 use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
-use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate, Secrets};
+use super::emitter::{Emitter, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
 use super::fork::{NextMove, Resume};
 use super::gate::{GateMode, StepGate};
-use super::model_call::{CallError, Caller};
+use super::model_call::Caller;
+use super::run_error::RunError;
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
 use crate::core::judge::rules::RuleJudge;
 use crate::core::judge::{JudgeContext, llm_verdicts};
@@ -42,27 +43,6 @@ const UPDATE_BUFFER: usize = 256;
 /// Assistant replies for a `max_turns` budget.
 pub fn assistant_turns(max_turns: u32) -> u32 {
     max_turns.saturating_sub(1).min(MAX_ASSISTANT_TURNS)
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("aborted")]
-    Aborted,
-    #[error(transparent)]
-    Journal(#[from] JournalFailed),
-    #[error(transparent)]
-    Model(LlmError),
-    #[error("{0}")]
-    Attacker(String),
-}
-
-impl From<CallError> for RunError {
-    fn from(e: CallError) -> Self {
-        match e {
-            CallError::Aborted => RunError::Aborted,
-            CallError::Llm(e) => RunError::Model(e),
-        }
-    }
 }
 
 pub struct RunConfig {

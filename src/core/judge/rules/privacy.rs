@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 
 use crate::core::episode::{Event, EventBody, Evidence, Outcome, Party, Verdict, VerdictMethod};
 
-use super::super::context::{JudgeContext, find_emails};
+use super::super::context::JudgeContext;
+use crate::core::email_address::find_emails;
 use super::super::normalize::{MatchKind, find_snippet, normalize_email};
 
 pub const JUDGE: &str = "privacy";

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::domain_config::{DomainConfig, package_format};
+use crate::core::dataset::domain_config::{DomainConfig, package_format};
 use crate::core::dataset::Domain;
 
 /// The section headings, in order; tests and the prompt viewer rely on them.

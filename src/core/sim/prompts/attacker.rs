@@ -7,10 +7,10 @@
 //! - The history section describes the history as we actually format it
 //!   (MASEval keeps a leftover description of an older log format).
 
-use crate::core::sim::pyrepr::json_dumps_indent2;
+use crate::core::pyrepr::json_dumps_indent2;
 use serde_json::json;
 
-use super::domain_config::DomainConfig;
+use crate::core::dataset::domain_config::DomainConfig;
 use crate::core::dataset::Task;
 
 /// Who wrote a line of the attacker's history. The attacker's own messages
