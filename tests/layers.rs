@@ -6,9 +6,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Top-level modules a layer must not import.
-const FORBIDDEN: &[(&str, &[&str])] =
-    &[("core", &["config", "app", "ui", "tui", "headless"]), ("ui", &["headless"])];
+/// Top-level modules a layer must not import: each layer uses only those below it
+/// (core < config < session < app < ui < tui); `headless` is beside the screen layers.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    ("core", &["config", "session", "app", "ui", "tui", "headless"]),
+    ("config", &["session", "app", "ui", "tui", "headless"]),
+    ("session", &["app", "ui", "tui", "headless"]),
+    ("app", &["ui", "tui", "headless"]),
+    ("ui", &["tui", "headless"]),
+    ("tui", &["headless"]),
+    ("headless", &["app", "ui", "tui"]),
+];
 
 /// Module groups whose members must not import each other in a cycle:
 /// the members are the modules directly under the prefix.
@@ -192,8 +200,13 @@ fn cycles(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>
             }
         }
     }
-    let mut t =
-        Tarjan { graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), components: Vec::new() };
+    let mut t = Tarjan {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        components: Vec::new(),
+    };
     for v in graph.keys() {
         if !t.index.contains_key(v.as_str()) {
             t.visit(v);
@@ -278,8 +291,7 @@ fn imports(text: &str, own: &[String]) -> Vec<Import> {
             here.extend(inline.iter().map(|(_, n)| n.clone()));
             for path in paths {
                 let mut segments: Vec<&str> = path.iter().map(String::as_str).collect();
-                let mut target: Vec<String> =
-                    if segments[0] == "crate" { Vec::new() } else { here.clone() };
+                let mut target: Vec<String> = if segments[0] == "crate" { Vec::new() } else { here.clone() };
                 if segments[0] == "crate" {
                     segments.remove(0);
                 }
@@ -404,8 +416,7 @@ fn code_only(text: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && starts_word(&chars, i)
-        {
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && starts_word(&chars, i) {
             // Raw string: r"…", r#"…"#, …
             let mut j = i + 1;
             let mut hashes = 0;

@@ -13,5 +13,6 @@ pub mod prompts;
 pub mod run_error;
 pub mod runner;
 pub mod secrets;
+pub mod settings;
 
 pub use environment::{ACTION_TOOLS, EnvironmentState, SentEmail, TOOL_NAMES, ToolOutcome, tool_definitions};
