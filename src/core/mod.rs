@@ -1,6 +1,7 @@
 //! Everything that knows nothing of terminals: headless commands and the TUI share it.
 
 pub mod annotate;
+pub mod atomic_file;
 pub mod batch_files;
 pub mod dataset;
 pub mod demo;
