@@ -5,6 +5,7 @@
 //! only needs the colours it changes. `NO_COLOR` turns every colour off.
 
 use std::path::Path;
+use std::str::FromStr;
 
 use anyhow::{Context, bail};
 use ratatui::style::{Color, Modifier, Style};
@@ -100,6 +101,19 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// One line for a theme that does not deserialize: the value that is not a
+/// colour when there is one (serde's message names only the key), else serde's.
+fn explain(table: &toml::Table, error: &toml::de::Error) -> anyhow::Error {
+    for (section, keys) in table {
+        for (key, value) in keys.as_table().into_iter().flatten() {
+            if let Some(text) = value.as_str().filter(|t| Color::from_str(t).is_err()) {
+                return anyhow::anyhow!("{section}.{key} = \"{text}\" is not a colour");
+            }
+        }
+    }
+    anyhow::anyhow!("{}", error.to_string().split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 impl Theme {
     /// Loads `name`: the embedded theme, with `<themes_dir>/<name>.toml` merged over it.
     pub fn load(name: &str, themes_dir: &Path, no_color: bool) -> anyhow::Result<Theme> {
@@ -123,8 +137,9 @@ impl Theme {
         if let Some(user) = user {
             merge(&mut table, user);
         }
-        let file: ThemeFile = toml::Value::Table(table)
+        let file: ThemeFile = toml::Value::Table(table.clone())
             .try_into()
+            .map_err(|e| explain(&table, &e))
             .with_context(|| format!("theme '{name}' ({})", user_file.display()))?;
         Ok(Theme {
             name: name.to_string(),
@@ -254,13 +269,15 @@ mod tests {
         assert!(err.contains("bordr"), "{err}");
         std::fs::write(dir.path().join("worse.toml"), "[ui]\nborder = \"reddish\"\n").unwrap();
         let err = format!("{:#}", Theme::load("worse", dir.path(), false).unwrap_err());
-        assert!(err.contains("worse.toml") && err.contains("ui.border"), "{err}");
+        assert!(
+            err.contains("worse.toml") && err.contains("ui.border = \"reddish\" is not a colour"),
+            "{err}"
+        );
         assert!(Theme::load("nope", dir.path(), false).is_err());
     }
 
     #[test]
     fn every_colour_notation_users_write_still_loads() {
-        use std::str::FromStr;
         let dir = tempfile::tempdir().unwrap();
         let notations =
             ["lightblue", "LightBlue", "light-blue", "dark gray", "#2b3a4a", "208", "reset", "white"];
