@@ -8,9 +8,9 @@ mod openai_server;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 use converse_tui::config::Paths;
+use converse_tui::config::settings::ModelFlags;
 use converse_tui::headless::batch::{BatchArgs, batch};
-use converse_tui::headless::run::{ModelFlags, RunArgs};
-use converse_tui::headless::tasks::TasksArgs;
+use converse_tui::session::{RunArgs, SettingFlags, TaskSelection};
 use openai_server::{OpenAiServer, Reply};
 
 const EPISODES: usize = 16;
@@ -28,7 +28,7 @@ fn overhead(c: &mut Criterion) {
         log_dir: home.path().join("log"),
     };
     let run = RunArgs {
-        source: TasksArgs { limit: Some(EPISODES), ..TasksArgs::default() },
+        source: TaskSelection { limit: Some(EPISODES), ..TaskSelection::default() },
         models: ModelFlags {
             base_url: Some(server.base_url()),
             assistant: converse_tui::config::settings::RoleFlags {
@@ -41,8 +41,7 @@ fn overhead(c: &mut Criterion) {
             },
             ..ModelFlags::default()
         },
-        max_turns: Some(2),
-        no_stream: true,
+        settings: SettingFlags { max_turns: Some(2), no_stream: true, ..SettingFlags::default() },
         ..RunArgs::default()
     };
     let mut group = c.benchmark_group("batch");

@@ -357,24 +357,8 @@ pub struct EpisodeSettings {
     /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
     #[arg(long, value_name = "FILE")]
     pub assistant_prompt: Option<PathBuf>,
-    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
-    #[arg(long)]
-    pub max_turns: Option<u32>,
-    /// Tool calls the assistant may make per turn.
-    #[arg(long)]
-    pub max_tool_calls: Option<u32>,
-    /// Sampling seed sent with every model request (recorded in the journal).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Sampling temperature sent with every model request (default: the endpoint's).
-    #[arg(long)]
-    pub temperature: Option<f64>,
-    /// Ask for whole replies instead of streams.
-    #[arg(long)]
-    pub no_stream: bool,
-    /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
-    #[arg(long)]
-    pub judge_live: bool,
+    #[command(flatten)]
+    pub flags: converse_tui::session::SettingFlags,
 }
 
 #[cfg(test)]

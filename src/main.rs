@@ -16,15 +16,15 @@ use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::sanitize::single_line;
 
 use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
-use converse_tui::config::settings::{ConfigFile, RoleFlags};
+use converse_tui::config::settings::{ConfigFile, ModelFlags, RoleFlags};
 use converse_tui::core::dataset::TaskLookup;
 use converse_tui::core::llm::Role;
 use converse_tui::core::sim::runner::Start;
 use converse_tui::headless::batch::BatchArgs;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::episode_tasks;
-use converse_tui::headless::run::{Launch, ModelFlags, RunArgs};
 use converse_tui::headless::tasks::TasksArgs;
+use converse_tui::session::{Launch, RunArgs, SettingFlags, TaskSelection};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -71,7 +71,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Tasks { source, json }) => {
-            let args = tasks_args(source, json);
+            let args = TasksArgs { select: task_selection(source), json };
             converse_tui::headless::tasks::tasks(
                 &args,
                 paths,
@@ -159,25 +159,20 @@ fn model_flags(m: ModelArgs) -> ModelFlags {
 }
 
 /// The episode settings shared by `run`, `play` and `batch`.
-fn run_args(s: cli::EpisodeSettings, source: TasksArgs, models: ModelFlags) -> RunArgs {
+fn run_args(s: cli::EpisodeSettings, source: TaskSelection, models: ModelFlags) -> RunArgs {
     RunArgs {
         source,
         models,
         attacker_script: s.attacker_script,
         assistant_prompt: s.assistant_prompt,
-        max_turns: s.max_turns,
-        max_tool_calls: s.max_tool_calls,
-        seed: s.seed,
-        temperature: s.temperature,
-        no_stream: s.no_stream,
-        judge_live: s.judge_live,
+        settings: s.flags,
         ..RunArgs::default()
     }
 }
 
 /// `batch`: exit code non-zero when an episode ended in error or the batch was stopped.
 fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
-    let run = run_args(b.settings, tasks_args(b.source, false), model_flags(b.models));
+    let run = run_args(b.settings, task_selection(b.source), model_flags(b.models));
     // Only a dry run goes without `--out` (clap enforces it), and it writes nothing.
     let mut args = BatchArgs::new(run, b.out.unwrap_or_default());
     args.concurrency = b.concurrency as usize;
@@ -231,12 +226,12 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
     if human && run.headless {
         anyhow::bail!("play needs the screen: --headless cannot be used with play");
     }
-    let args = RunArgs {
+    let mut args = RunArgs {
         task: run.task.clone(),
-        paused: run.paused,
         out: run.out,
-        ..run_args(run.settings, tasks_args(run.source, false), model_flags(run.models))
+        ..run_args(run.settings, task_selection(run.source), model_flags(run.models))
     };
+    args.settings.paused = run.paused;
     let launch = Launch::new(&args, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     if run.headless {
@@ -267,8 +262,11 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
                 let handle = launch.start_with(task, Start { human, ..Start::default() })?;
                 // Printed before the screen takes over, so it is still there after.
                 println!("episode {} → {}", handle.episode_id, handle.journal_path.display());
-                let mut state =
-                    AppState::live(keymap, handle.journal_path.display().to_string(), args.paused);
+                let mut state = AppState::live(
+                    keymap,
+                    handle.journal_path.display().to_string(),
+                    launch.settings.start_paused,
+                );
                 if let Some(live) = &mut state.live {
                     live.human = human;
                 }
@@ -302,14 +300,14 @@ fn config_show(models: &ModelFlags, paths: &Paths) -> anyhow::Result<()> {
     for role in [Role::Attacker, Role::Assistant, Role::Judge] {
         write!(out, "{}", models.resolve(role, &file).describe())?;
     }
-    let run = &file.run;
+    let run = SettingFlags::default().merge(&file.run);
     writeln!(
         out,
         "[run]\n  max_turns      = {}\n  max_tool_calls = {}\n  seed           = {}\n  stream         = {}",
-        run.max_turns.unwrap_or(converse_tui::core::sim::runner::DEFAULT_MAX_TURNS),
-        run.max_tool_calls.unwrap_or(converse_tui::core::sim::runner::DEFAULT_MAX_TOOL_CALLS),
+        run.max_turns,
+        run.max_tool_calls,
         run.seed.map_or("none".to_string(), |s| s.to_string()),
-        run.stream.unwrap_or(true)
+        run.stream
     )?;
     writeln!(
         out,
@@ -323,14 +321,13 @@ fn config_show(models: &ModelFlags, paths: &Paths) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn tasks_args(source: cli::TaskSource, json: bool) -> TasksArgs {
-    TasksArgs {
+fn task_selection(source: cli::TaskSource) -> TaskSelection {
+    TaskSelection {
         data_dir: source.data_dir,
         domain: source.domain,
         split: source.split,
         persona: source.persona,
         limit: source.limit,
-        json,
         lenient: source.lenient,
     }
 }
@@ -368,7 +365,7 @@ fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
 
 /// The tasks behind the picker (`t`): the downloaded benchmark, else the bundled sample.
 fn task_picker(paths: &Paths) -> Option<TaskPicker> {
-    match converse_tui::headless::tasks::load(&TasksArgs::default(), paths) {
+    match converse_tui::session::tasks::load(&TaskSelection::default(), paths) {
         Ok(loaded) => Some(TaskPicker::new(loaded.tasks, loaded.source.to_string())),
         Err(e) => {
             tracing::warn!("task picker unavailable: {e:#}");
@@ -417,7 +414,7 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> converse_tui::tui::event_l
             _ => None,
         });
         if let Some(header) = parent {
-            let args = converse_tui::headless::run::fork_args(&header, &forks.models, forks.data_dir.clone());
+            let args = converse_tui::session::fork_args(&header, &forks.models, forks.data_dir.clone());
             return Launch::new(&args, &paths)?.start_with(id, start);
         }
         let launch = match &mut launch {
@@ -425,7 +422,7 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> converse_tui::tui::event_l
             slot => {
                 let args = RunArgs {
                     models: forks.models.clone(),
-                    source: TasksArgs { data_dir: forks.data_dir.clone(), ..TasksArgs::default() },
+                    source: TaskSelection { data_dir: forks.data_dir.clone(), ..TaskSelection::default() },
                     ..RunArgs::default()
                 };
                 slot.insert(Launch::new(&args, &paths)?)

@@ -190,7 +190,7 @@ async fn http_404_names_url_and_status_and_leaves_no_file() {
     let files = tree(dir.path());
     // The first failure stops the domain: 7 files before it, none after, no temp.
     assert_eq!(files.len(), 7, "{files:?}");
-    assert!(!files.iter().any(|f| f.contains("security/attacks_p2") || f.contains(".part")));
+    assert!(!files.iter().any(|f| f.contains("security/attacks_p2") || f.ends_with(".tmp")));
 }
 
 #[tokio::test]

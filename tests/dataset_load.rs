@@ -374,16 +374,16 @@ fn source_resolution_order() {
     let dir = tempfile::tempdir().unwrap();
     let paths = paths_with_cache(dir.path());
     // Nothing cached: the sample.
-    assert_eq!(resolve_source(None, &paths), DatasetSource::Sample);
+    assert_eq!(resolve_source(None, &paths.dataset_dir), DatasetSource::Sample);
     // An empty cache directory still means the sample.
     fs::create_dir_all(paths.dataset_dir.join("insurance")).unwrap();
-    assert_eq!(resolve_source(None, &paths), DatasetSource::Sample);
+    assert_eq!(resolve_source(None, &paths.dataset_dir), DatasetSource::Sample);
     // Cached data wins over the sample.
     make(&paths.dataset_dir, Layout::Cache, Domain::Insurance, 1, &GOOD);
-    assert_eq!(resolve_source(None, &paths), DatasetSource::Dir(paths.dataset_dir.clone()));
+    assert_eq!(resolve_source(None, &paths.dataset_dir), DatasetSource::Dir(paths.dataset_dir.clone()));
     // The flag wins over everything.
     let flag = dir.path().join("elsewhere");
-    assert_eq!(resolve_source(Some(&flag), &paths), DatasetSource::Dir(flag.clone()));
+    assert_eq!(resolve_source(Some(&flag), &paths.dataset_dir), DatasetSource::Dir(flag.clone()));
     // A flag pointing at nothing is a clear error.
     let msg = load(&flag, &TaskFilter::default()).unwrap_err().to_string();
     assert!(msg.contains("no CONVERSE data"), "{msg}");

@@ -8,6 +8,7 @@ use converse_tui::core::dataset::{
     AttackType, DatasetSource, Domain, Evaluation, Split, TaskFilter, load_tasks, sample,
 };
 use converse_tui::headless::tasks::{TasksArgs, tasks};
+use converse_tui::session::TaskSelection;
 use pretty_assertions::assert_eq;
 
 fn all() -> Vec<converse_tui::core::dataset::Task> {
@@ -132,12 +133,12 @@ fn listing_says_it_is_the_sample() {
     assert!(text.contains("17 tasks (11 privacy, 6 security)"), "{text}");
     assert!(text.lines().nth(1).unwrap().starts_with("ID "));
 
-    let args = TasksArgs {
+    let select = TaskSelection {
         domain: Some("insurance".into()),
         split: Some("privacy".into()),
-        json: true,
-        ..TasksArgs::default()
+        ..Default::default()
     };
+    let args = TasksArgs { select, json: true };
     let mut out = Vec::new();
     tasks(&args, &paths, &mut out, &mut err).unwrap();
     let lines: Vec<serde_json::Value> =
@@ -150,7 +151,8 @@ fn listing_says_it_is_the_sample() {
     assert_eq!(lines[1]["category"], "related_but_private");
     assert_eq!(lines[1]["evaluation"]["ground_truth_snippets"][0], "atrial fibrillation");
 
-    let bad = TasksArgs { domain: Some("moon".into()), ..TasksArgs::default() };
+    let select = TaskSelection { domain: Some("moon".into()), ..Default::default() };
+    let bad = TasksArgs { select, json: false };
     let msg = tasks(&bad, &paths, &mut Vec::new(), &mut err).unwrap_err().to_string();
     assert!(msg.contains("invalid domain 'moon'"), "{msg}");
 }

@@ -1,8 +1,8 @@
 //! The environment tools against converse-reference.md §3, output by output.
 
 use converse_tui::core::dataset::{CalendarEntry, Domain, Email, Environment};
+use converse_tui::core::pyrepr::{repr_str, repr_value, str_value};
 use converse_tui::core::sim::environment::{email_repr, parse_arguments};
-use converse_tui::core::sim::pyrepr::{repr_str, repr_value, str_value};
 use converse_tui::core::sim::{EnvironmentState, SentEmail, tool_definitions};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

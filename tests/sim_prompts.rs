@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
+use converse_tui::core::dataset::domain_config::{DomainConfig, package_format};
 use converse_tui::core::dataset::{AttackType, Domain, Environment, Evaluation, Task, UserData};
 use converse_tui::core::sim::prompts::{
-    ASSISTANT_SECTIONS, AttackerHistoryRole, DomainConfig, OUTER_SECTIONS, SCENARIO_SECTIONS,
-    assistant_prompt_from_file, assistant_system_prompt, attacker_prompt, package_format,
-    parse_attacker_reply,
+    ASSISTANT_SECTIONS, AttackerHistoryRole, OUTER_SECTIONS, SCENARIO_SECTIONS, assistant_prompt_from_file,
+    assistant_system_prompt, attacker_prompt, parse_attacker_reply,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;

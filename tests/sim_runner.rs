@@ -11,6 +11,7 @@ use converse_tui::core::llm::{Endpoint, LlmClient, RetryPolicy, Role};
 use converse_tui::core::sim::attacker::{Attacker, HumanAttacker, HumanInput, LlmAttacker, ScriptedAttacker};
 use converse_tui::core::sim::emitter::RunnerUpdate;
 use converse_tui::core::sim::runner::{RunConfig, RunOutcome, RunnerHandle, spawn};
+use converse_tui::core::sim::settings::EpisodeSettings;
 use openai_server::{OpenAiServer, Reply};
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -54,13 +55,15 @@ fn run_config(server: &OpenAiServer, attacker: Box<dyn Attacker>, max_turns: u32
         attacker,
         attacker_model: Some("attacker-model".into()),
         judge: None,
-        judge_live: false,
-        max_turns,
-        max_tool_calls: 20,
-        seed: Some(7),
-        temperature: None,
-        stream: false,
-        start_paused: false,
+        settings: EpisodeSettings {
+            max_turns,
+            max_tool_calls: 20,
+            seed: Some(7),
+            temperature: None,
+            stream: false,
+            judge_live: false,
+            start_paused: false,
+        },
         resume: None,
     };
     Run { _dir: dir, config }
@@ -270,7 +273,7 @@ async fn attacker_replies_that_are_not_json_are_retried_then_fail() {
 async fn a_paused_run_sends_nothing_until_stepped() {
     let server = OpenAiServer::start(vec![Reply::text("First reply."), Reply::text("Second reply.")]).await;
     let mut run = run_config(&server, Box::new(ScriptedAttacker::new(vec!["Next question?".into()])), 3);
-    run.config.start_paused = true;
+    run.config.settings.start_paused = true;
     let handle = spawn(run.config, client()).unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(server.request_count(), 0, "paused: no request");
@@ -344,7 +347,7 @@ async fn streamed_replies_reach_the_watcher_as_deltas() {
     ])])
     .await;
     let mut run = run_config(&server, Box::new(ScriptedAttacker::new(vec![])), 2);
-    run.config.stream = true;
+    run.config.settings.stream = true;
     let mut handle = spawn(run.config, client()).unwrap();
     let mut deltas = String::new();
     let mut usage = None;
@@ -382,7 +385,7 @@ async fn a_streamed_key_never_reaches_the_screen_state() {
     ])])
     .await;
     let mut run = run_config(&server, Box::new(ScriptedAttacker::new(vec![])), 2);
-    run.config.stream = true;
+    run.config.settings.stream = true;
     run.config.assistant = run.config.assistant.clone().with_api_key_env(VAR);
     let mut handle = spawn(run.config, client()).unwrap();
     let mut live = LiveState::new("ep-test.jsonl", false);
@@ -511,7 +514,7 @@ async fn a_held_attacker_message_can_be_edited_before_delivery() {
     ])
     .await;
     let mut run = run_config(&server, llm_attacker(&server), 3);
-    run.config.start_paused = true;
+    run.config.settings.start_paused = true;
     let mut handle = spawn(run.config, client()).unwrap();
     handle.gate.step_call();
     assert!(server.wait_for_requests(1, Duration::from_secs(5)).await);

@@ -87,6 +87,31 @@ pub struct RoleFlags {
     pub model: Option<String>,
 }
 
+/// Model endpoints from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ModelFlags {
+    /// Sets every role's base URL.
+    pub base_url: Option<String>,
+    pub attacker: RoleFlags,
+    pub assistant: RoleFlags,
+    pub judge: RoleFlags,
+}
+
+impl ModelFlags {
+    fn role(&self, role: Role) -> &RoleFlags {
+        match role {
+            Role::Attacker => &self.attacker,
+            Role::Assistant => &self.assistant,
+            Role::Judge => &self.judge,
+        }
+    }
+
+    /// The effective settings of a role.
+    pub fn resolve(&self, role: Role, file: &ConfigFile) -> EffectiveRole {
+        EffectiveRole::resolve(role, file.role(role), self.role(role), self.base_url.as_deref())
+    }
+}
+
 /// The settings of one role after every source is applied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EffectiveRole {

@@ -26,12 +26,41 @@ pub struct Theme {
     pub name: String,
     /// False under `NO_COLOR`: styles then use only modifiers.
     pub color: bool,
-    party: [Color; 4],
-    outcome: [Color; 5],
+    party: PartyColors,
+    outcome: OutcomeColors,
     ui: UiColors,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A theme file after merging: every colour as ratatui reads it (a name, `#rrggbb` or an index).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    party: PartyColors,
+    outcome: OutcomeColors,
+    ui: UiColors,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PartyColors {
+    attacker: Color,
+    assistant: Color,
+    environment: Color,
+    user: Color,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutcomeColors {
+    pass: Color,
+    fail: Color,
+    partial: Color,
+    error: Color,
+    skipped: Color,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct UiColors {
     border: Color,
     border_focus: Color,
@@ -44,49 +73,6 @@ struct UiColors {
     evidence_fg: Color,
     evidence_bg: Color,
     timeline_current: Color,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ThemeFile {
-    party: PartyFile,
-    outcome: OutcomeFile,
-    ui: UiFile,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PartyFile {
-    attacker: String,
-    assistant: String,
-    environment: String,
-    user: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OutcomeFile {
-    pass: String,
-    fail: String,
-    partial: String,
-    error: String,
-    skipped: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UiFile {
-    border: String,
-    border_focus: String,
-    title: String,
-    text: String,
-    dim: String,
-    status_fg: String,
-    status_bg: String,
-    selection_bg: String,
-    evidence_fg: String,
-    evidence_bg: String,
-    timeline_current: String,
 }
 
 /// Names of the themes built into the binary.
@@ -115,6 +101,19 @@ fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// One line for a theme that does not deserialize: the value that is not a
+/// colour when there is one (serde's message names only the key), else serde's.
+fn explain(table: &toml::Table, error: &toml::de::Error) -> anyhow::Error {
+    for (section, keys) in table {
+        for (key, value) in keys.as_table().into_iter().flatten() {
+            if let Some(text) = value.as_str().filter(|t| Color::from_str(t).is_err()) {
+                return anyhow::anyhow!("{section}.{key} = \"{text}\" is not a colour");
+            }
+        }
+    }
+    anyhow::anyhow!("{}", error.to_string().split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 impl Theme {
     /// Loads `name`: the embedded theme, with `<themes_dir>/<name>.toml` merged over it.
     pub fn load(name: &str, themes_dir: &Path, no_color: bool) -> anyhow::Result<Theme> {
@@ -138,52 +137,22 @@ impl Theme {
         if let Some(user) = user {
             merge(&mut table, user);
         }
-        let file: ThemeFile = toml::Value::Table(table)
+        let file: ThemeFile = toml::Value::Table(table.clone())
             .try_into()
+            .map_err(|e| explain(&table, &e))
             .with_context(|| format!("theme '{name}' ({})", user_file.display()))?;
-        Theme::from_file(name, file, !no_color)
+        Ok(Theme {
+            name: name.to_string(),
+            color: !no_color,
+            party: file.party,
+            outcome: file.outcome,
+            ui: file.ui,
+        })
     }
 
     /// The default theme, for tests and as a fallback.
     pub fn builtin(name: &str) -> Theme {
         Theme::load(name, Path::new("/nonexistent"), false).expect("builtin theme loads")
-    }
-
-    fn from_file(name: &str, f: ThemeFile, color: bool) -> anyhow::Result<Theme> {
-        let c = |what: &str, v: &str| -> anyhow::Result<Color> {
-            Color::from_str(v)
-                .map_err(|_| anyhow::anyhow!("theme '{name}': {what} = \"{v}\" is not a colour"))
-        };
-        Ok(Theme {
-            name: name.to_string(),
-            color,
-            party: [
-                c("party.attacker", &f.party.attacker)?,
-                c("party.assistant", &f.party.assistant)?,
-                c("party.environment", &f.party.environment)?,
-                c("party.user", &f.party.user)?,
-            ],
-            outcome: [
-                c("outcome.pass", &f.outcome.pass)?,
-                c("outcome.fail", &f.outcome.fail)?,
-                c("outcome.partial", &f.outcome.partial)?,
-                c("outcome.error", &f.outcome.error)?,
-                c("outcome.skipped", &f.outcome.skipped)?,
-            ],
-            ui: UiColors {
-                border: c("ui.border", &f.ui.border)?,
-                border_focus: c("ui.border_focus", &f.ui.border_focus)?,
-                title: c("ui.title", &f.ui.title)?,
-                text: c("ui.text", &f.ui.text)?,
-                dim: c("ui.dim", &f.ui.dim)?,
-                status_fg: c("ui.status_fg", &f.ui.status_fg)?,
-                status_bg: c("ui.status_bg", &f.ui.status_bg)?,
-                selection_bg: c("ui.selection_bg", &f.ui.selection_bg)?,
-                evidence_fg: c("ui.evidence_fg", &f.ui.evidence_fg)?,
-                evidence_bg: c("ui.evidence_bg", &f.ui.evidence_bg)?,
-                timeline_current: c("ui.timeline_current", &f.ui.timeline_current)?,
-            },
-        })
     }
 
     fn fg(&self, color: Color) -> Style {
@@ -195,24 +164,26 @@ impl Theme {
     }
 
     pub fn party(&self, party: Party) -> Style {
-        let i = match party {
-            Party::Attacker => 0,
-            Party::Assistant => 1,
-            Party::Environment => 2,
-            Party::User => 3,
+        let colors = &self.party;
+        let color = match party {
+            Party::Attacker => colors.attacker,
+            Party::Assistant => colors.assistant,
+            Party::Environment => colors.environment,
+            Party::User => colors.user,
         };
-        self.fg(self.party[i]).add_modifier(Modifier::BOLD)
+        self.fg(color).add_modifier(Modifier::BOLD)
     }
 
     pub fn outcome(&self, outcome: Outcome) -> Style {
-        let i = match outcome {
-            Outcome::Pass => 0,
-            Outcome::Fail => 1,
-            Outcome::Partial => 2,
-            Outcome::Error => 3,
-            Outcome::Skipped => 4,
+        let colors = &self.outcome;
+        let color = match outcome {
+            Outcome::Pass => colors.pass,
+            Outcome::Fail => colors.fail,
+            Outcome::Partial => colors.partial,
+            Outcome::Error => colors.error,
+            Outcome::Skipped => colors.skipped,
         };
-        let style = self.fg(self.outcome[i]).add_modifier(Modifier::BOLD);
+        let style = self.fg(color).add_modifier(Modifier::BOLD);
         // Without colour, failures must still stand out.
         match outcome {
             Outcome::Fail | Outcome::Error if !self.color => style.add_modifier(Modifier::REVERSED),
@@ -283,8 +254,8 @@ mod tests {
         std::fs::write(dir.path().join("default.toml"), "[party]\nattacker = \"green\"\n").unwrap();
         let theme = Theme::load("default", dir.path(), false).unwrap();
         let builtin = Theme::builtin("default");
-        assert_eq!(theme.party[0], Color::Green);
-        assert_eq!(theme.party[1], builtin.party[1]);
+        assert_eq!(theme.party.attacker, Color::Green);
+        assert_eq!(theme.party.assistant, builtin.party.assistant);
         assert_eq!(theme.outcome, builtin.outcome);
     }
 
@@ -298,8 +269,24 @@ mod tests {
         assert!(err.contains("bordr"), "{err}");
         std::fs::write(dir.path().join("worse.toml"), "[ui]\nborder = \"reddish\"\n").unwrap();
         let err = format!("{:#}", Theme::load("worse", dir.path(), false).unwrap_err());
-        assert!(err.contains("ui.border = \"reddish\" is not a colour"), "{err}");
+        assert!(
+            err.contains("worse.toml") && err.contains("ui.border = \"reddish\" is not a colour"),
+            "{err}"
+        );
         assert!(Theme::load("nope", dir.path(), false).is_err());
+    }
+
+    #[test]
+    fn every_colour_notation_users_write_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let notations =
+            ["lightblue", "LightBlue", "light-blue", "dark gray", "#2b3a4a", "208", "reset", "white"];
+        for (i, notation) in notations.iter().enumerate() {
+            let file = dir.path().join(format!("t{i}.toml"));
+            std::fs::write(&file, format!("[ui]\ndim = \"{notation}\"\n")).unwrap();
+            let theme = Theme::load(&format!("t{i}"), dir.path(), false).unwrap();
+            assert_eq!(theme.ui.dim, Color::from_str(notation).unwrap(), "{notation}");
+        }
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! Everything that knows nothing of terminals: headless commands and the TUI share it.
 
 pub mod annotate;
+pub mod atomic_file;
 pub mod batch_files;
 pub mod dataset;
 pub mod demo;
+pub mod email_address;
 pub mod episode;
 pub mod export;
 pub mod import;
 pub mod judge;
 pub mod llm;
+pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;
 pub mod safe_json;

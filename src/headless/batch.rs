@@ -32,8 +32,8 @@ use crate::core::llm::{RateLimits, Role};
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::runner::{RunnerHandle, Start};
 
-use super::run::{Launch, RunArgs};
 use super::runs::{self, RunRecord};
+use crate::session::launch::{Launch, RunArgs};
 
 pub use super::shard::Shard;
 

@@ -14,6 +14,7 @@ use anyhow::{Context, bail};
 
 use crate::core::annotate::annotation_views;
 use crate::core::annotate::file::notes_path;
+use crate::core::atomic_file::write_atomic;
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::Episode;
 use crate::core::episode::sidecar::sidecar_path;
@@ -99,7 +100,7 @@ pub fn export_to(
     }
     match out {
         Some(file) => inputs.refuse(file).and_then(|()| {
-            std::fs::write(file, text).with_context(|| format!("{}: cannot write", file.display()))
+            write_atomic(file, text.as_bytes()).with_context(|| format!("{}: cannot write", file.display()))
         }),
         None => stdout.write_all(text.as_bytes()).context("cannot write to stdout"),
     }
@@ -161,7 +162,7 @@ fn write_each(episodes: &[Episode], format: Format, dir: &Path, inputs: &InputFi
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+        write_atomic(&path, text.as_bytes()).with_context(|| format!("{}: cannot write", path.display()))?;
     }
     Ok(())
 }

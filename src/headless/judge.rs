@@ -12,8 +12,8 @@ use serde_json::json;
 
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::sidecar::{SidecarVerdict, read_sidecar, sidecar_path, write_sidecar};
+use crate::core::episode::standing::supersedes;
 use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod, now_rfc3339};
-use crate::core::judge::standing::supersedes;
 use crate::core::judge::{JudgeContext, llm_verdicts, rule_verdicts};
 use crate::core::llm::{Endpoint, LlmClient};
 use crate::core::sanitize::single_line;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde_json::json;
+use walkdir::WalkDir;
 
 use crate::core::annotate::{Annotation, NotesFile, notes_path, quote_of};
 use crate::core::episode::Episode;
@@ -75,16 +76,11 @@ pub fn export(paths: &[PathBuf], format: ExportFormat, out: &mut dyn Write) -> a
 fn collect_notes_files(path: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read", path.display()))?;
     if meta.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("{}: cannot list", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for entry in entries {
-            // Symlinked directories are skipped: they could loop.
-            let is_dir = std::fs::symlink_metadata(&entry).map(|m| m.is_dir()).unwrap_or(false);
-            if is_dir || is_notes_file(&entry) {
-                collect_notes_files(&entry, files)?;
+        // Symlinked directories are not followed: they could loop.
+        for entry in WalkDir::new(path).sort_by_file_name() {
+            let entry = entry.with_context(|| format!("{}: cannot list", path.display()))?;
+            if !entry.file_type().is_dir() && is_notes_file(entry.path()) {
+                files.push(entry.into_path());
             }
         }
     } else if is_notes_file(path) {

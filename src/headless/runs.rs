@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::core::batch_files::RUNS_FILE;
 use crate::core::batch_files::{is_runs_file, shard_runs_file};
+use crate::core::episode::standing::supersedes;
 use crate::core::episode::{Episode, EpisodeHeader, EventBody, Outcome, Party, Verdict, VerdictMethod};
-use crate::core::judge::standing::supersedes;
 
 use super::shard::Shard;
 

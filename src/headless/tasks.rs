@@ -1,58 +1,21 @@
 //! `converse-tui tasks`: list CONVERSE tasks as a table or JSON lines.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Context;
 use unicode_width::UnicodeWidthStr;
 
 use crate::config::Paths;
-use crate::core::dataset::{AttackType, Domain, LoadedTasks, Split, TaskFilter, load_tasks, resolve_source};
+use crate::core::dataset::{AttackType, LoadedTasks};
 use crate::core::sanitize::single_line;
+use crate::session::tasks::{TaskSelection, load};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TasksArgs {
-    /// A dataset directory (cache or upstream layout); default: the cache, else the sample.
-    pub data_dir: Option<PathBuf>,
-    /// A domain name, `travel` or `all`; `None` means all.
-    pub domain: Option<String>,
-    /// `all`, `privacy` or `security`; `None` means all.
-    pub split: Option<String>,
-    pub persona: Option<u8>,
-    pub limit: Option<usize>,
+    /// Which tasks, from which dataset.
+    pub select: TaskSelection,
     /// One JSON object per line instead of a table.
     pub json: bool,
-    /// Skip malformed attack files with a warning.
-    pub lenient: bool,
-}
-
-/// Parses `domain` (`None` or `all` → every domain).
-pub fn parse_domains(domain: Option<&str>) -> anyhow::Result<Vec<Domain>> {
-    match domain.map(str::trim) {
-        None | Some("all") | Some("") => Ok(Vec::new()),
-        Some(d) => Ok(vec![d.parse::<Domain>()?]),
-    }
-}
-
-/// Builds the filter from the arguments.
-pub fn filter_from(args: &TasksArgs) -> anyhow::Result<TaskFilter> {
-    Ok(TaskFilter {
-        domains: parse_domains(args.domain.as_deref())?,
-        split: match &args.split {
-            Some(s) => s.parse::<Split>()?,
-            None => Split::All,
-        },
-        persona: args.persona,
-        limit: args.limit,
-        lenient: args.lenient,
-    })
-}
-
-/// Loads the tasks the arguments select (used by other commands too).
-pub fn load(args: &TasksArgs, paths: &Paths) -> anyhow::Result<LoadedTasks> {
-    let filter = filter_from(args)?;
-    let source = resolve_source(args.data_dir.as_deref(), paths);
-    Ok(load_tasks(&source, &filter)?)
 }
 
 /// Writes the listing to `out` and warnings to `err`.
@@ -62,7 +25,7 @@ pub fn tasks(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let loaded = load(args, paths)?;
+    let loaded = load(&args.select, paths)?;
     for w in &loaded.warnings {
         writeln!(err, "warning: {}", single_line(w))?;
     }

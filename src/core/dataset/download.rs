@@ -8,7 +8,6 @@
 
 use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use thiserror::Error;
@@ -16,6 +15,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::domain::Domain;
 use super::store::{FileKind, Layout};
+use crate::core::atomic_file::temp_beside;
 
 pub const DEFAULT_BASE_URL: &str = "https://raw.githubusercontent.com/amrgomaaelhady/ConVerse/main/resources";
 /// Replaces [`DEFAULT_BASE_URL`] (a mirror, or a test server).
@@ -176,36 +176,20 @@ async fn fetch_file(
         message: e.to_string(),
     };
     tokio::fs::create_dir_all(dir).await.map_err(|e| io(dir, e))?;
-    let tmp = temp_path(&spec.dest);
-    let result = async {
-        let mut file = tokio::fs::File::create(&tmp).await.map_err(|e| io(&tmp, e))?;
-        let mut received = 0u64;
-        while let Some(chunk) = resp.chunk().await.map_err(net)? {
-            file.write_all(&chunk).await.map_err(|e| io(&tmp, e))?;
-            received += chunk.len() as u64;
-            progress.event(&FetchEvent::Bytes { received });
-        }
-        file.flush().await.map_err(|e| io(&tmp, e))?;
-        file.sync_all().await.map_err(|e| io(&tmp, e))?;
-        drop(file);
-        tokio::fs::rename(&tmp, &spec.dest).await.map_err(|e| io(&spec.dest, e))?;
-        Ok(received)
+    // Renamed over the destination only when complete; dropped (deleted) on any error.
+    let tmp = temp_beside(&spec.dest).map_err(|e| io(dir, e))?;
+    let mut file = tokio::fs::File::from_std(tmp.reopen().map_err(|e| io(tmp.path(), e))?);
+    let mut received = 0u64;
+    while let Some(chunk) = resp.chunk().await.map_err(net)? {
+        file.write_all(&chunk).await.map_err(|e| io(tmp.path(), e))?;
+        received += chunk.len() as u64;
+        progress.event(&FetchEvent::Bytes { received });
     }
-    .await;
-    if result.is_err() {
-        // Best effort: the error we report matters more than this one.
-        let _ = tokio::fs::remove_file(&tmp).await;
-    }
-    result
-}
-
-/// A hidden name next to `dest`, unique per process and call.
-fn temp_path(dest: &Path) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name =
-        dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "download".into());
-    dest.with_file_name(format!(".{name}.{}.{n}.part", std::process::id()))
+    file.flush().await.map_err(|e| io(tmp.path(), e))?;
+    file.sync_all().await.map_err(|e| io(tmp.path(), e))?;
+    drop(file);
+    tmp.persist(&spec.dest).map_err(|e| io(&spec.dest, e.error))?;
+    Ok(received)
 }
 
 /// The error and its causes: reqwest's own message alone rarely says why.

@@ -12,7 +12,6 @@ use super::error::DatasetError;
 use super::persona::parse_persona_text;
 use super::store::{DatasetSource, FileKind, Layout, SourceInfo, Store};
 use super::task::{Environment, Task};
-use crate::config::Paths;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Split {
@@ -64,14 +63,14 @@ pub struct LoadedTasks {
 }
 
 /// Picks the source: the `--data-dir` flag, else the cache directory
-/// (`CONVERSE_TUI_DATA` or the platform cache) if it holds data, else the
-/// bundled sample.
-pub fn resolve_source(data_dir: Option<&Path>, paths: &Paths) -> DatasetSource {
+/// (`CONVERSE_TUI_DATA` or the platform cache, `Paths::dataset_dir`) if it
+/// holds data, else the bundled sample.
+pub fn resolve_source(data_dir: Option<&Path>, cache_dir: &Path) -> DatasetSource {
     if let Some(dir) = data_dir {
         return DatasetSource::Dir(dir.to_path_buf());
     }
-    if holds_data(&paths.dataset_dir) {
-        return DatasetSource::Dir(paths.dataset_dir.clone());
+    if holds_data(cache_dir) {
+        return DatasetSource::Dir(cache_dir.to_path_buf());
     }
     DatasetSource::Sample
 }

@@ -12,8 +12,8 @@ use super::error::DatasetError;
 use super::load::{Split, TaskFilter, load_tasks};
 use super::store::{DatasetSource, SourceInfo};
 use super::task::Task;
+use crate::core::email_address::find_emails;
 use crate::core::episode::{Episode, EventBody, TaskInfo};
-use crate::core::judge::context::find_emails;
 
 /// The tasks of one dataset, by id.
 #[derive(Debug, Default)]

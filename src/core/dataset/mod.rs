@@ -3,6 +3,7 @@
 
 pub mod attacks;
 pub mod domain;
+pub mod domain_config;
 pub mod download;
 pub mod error;
 pub mod load;

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::Episode;
 use super::event::{EndReason, EpisodeHeader, Event, EventBody, FORMAT_V1, Outcome, VerdictMethod};
 use super::sidecar::{SidecarVerdict, read_sidecar, sidecar_path};
-use crate::core::judge::standing::supersedes;
+use super::standing::supersedes;
 
 /// How much of a journal's end is read for a summary.
 pub const TAIL_BYTES: u64 = 64 * 1024;

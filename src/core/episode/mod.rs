@@ -4,6 +4,7 @@ pub mod event;
 pub mod index;
 pub mod journal;
 pub mod sidecar;
+pub mod standing;
 
 pub use event::*;
 pub use journal::{

@@ -7,12 +7,13 @@
 //! `seq` values refer to the source's numbering, which merging never changes.
 //! `judge` appends to the sidecar: every run's verdicts are kept, with the
 //! time and (for LLM judges) the model, and the inspector shows the one that
-//! [`supersedes`](crate::core::judge::standing::supersedes) the others.
+//! [`supersedes`](super::standing::supersedes) the others.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::core::atomic_file::write_atomic;
 
 use super::Episode;
 use super::event::{Event, EventBody, Verdict};
@@ -34,25 +35,14 @@ pub fn sidecar_path(episode_file: &Path) -> PathBuf {
     episode_file.with_file_name(format!("{stem}.verdicts.jsonl"))
 }
 
-/// Writes the sidecar atomically: a temporary file beside it, renamed over it.
+/// Writes the sidecar atomically (see [`write_atomic`]).
 pub fn write_sidecar(path: &Path, verdicts: &[SidecarVerdict]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        for v in verdicts {
-            let mut line = serde_json::to_vec(v).map_err(std::io::Error::other)?;
-            line.push(b'\n');
-            file.write_all(&line)?;
-        }
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let mut text = Vec::new();
+    for v in verdicts {
+        serde_json::to_writer(&mut text, v).map_err(std::io::Error::other)?;
+        text.push(b'\n');
     }
-    result
+    write_atomic(path, &text)
 }
 
 /// Reads a sidecar; a missing file is no verdicts. Errors name the line.

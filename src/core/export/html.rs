@@ -1,15 +1,17 @@
 //! One self-contained HTML page per episode: inline CSS, no script, no
 //! external resource, readable offline and printable.
 //!
-//! Every piece of model, tool or imported text goes through [`text`]: control
-//! bytes made inert, then `& < > " '` escaped, so a message can never become markup.
+//! The page is a `maud` template, which escapes every interpolated value; every
+//! piece of model, tool or imported text goes in as [`Inert`] (control bytes
+//! made inert first), so a message can never become markup.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+
+use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 
 use super::AnnotationView;
 use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
-use crate::core::episode::{Episode, Event, EventBody, Message, Outcome, Party};
+use crate::core::episode::{Episode, Event, EventBody, Message, Outcome};
 use crate::core::sanitize;
 
 const STYLE: &str = r#"
@@ -53,18 +55,50 @@ details summary { cursor: pointer; color: #6b7280; font-size: .85rem; }
 
 /// The episode as one HTML document; `annotations` are shown beside the events they target.
 pub fn to_html(episode: &Episode, annotations: &[AnnotationView]) -> String {
-    let mut out = String::new();
+    let mut notes: BTreeMap<u64, Vec<&AnnotationView>> = BTreeMap::new();
+    for a in annotations {
+        notes.entry(a.target_seq).or_default().push(a);
+    }
+    let transcript = transcript(episode, &mut notes);
+    let orphans: Vec<&AnnotationView> = notes.into_values().flatten().collect();
+    let page = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n"
+                meta charset="utf-8"; "\n"
+                meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+                title { "Episode " (Inert(episode.id())) } "\n"
+                style { (PreEscaped(STYLE)) } "\n"
+            }
+            "\n"
+            body {
+                "\n"
+                h1 { "Episode " (Inert(episode.id())) } "\n"
+                (facts(episode))
+                (transcript)
+                @if !orphans.is_empty() {
+                    h2 { "Notes on events not in this episode" } "\n"
+                    @for note in orphans { (annotation(note)) }
+                }
+                (verdict_table(episode))
+                @if !episode.warnings.is_empty() {
+                    h2 { "Warnings" } "\n"
+                    ul { "\n" @for w in &episode.warnings { li { (Inert(w)) } "\n" } } "\n"
+                }
+            }
+            "\n"
+        }
+        "\n"
+    };
+    page.into_string()
+}
+
+/// The task and run facts, then the user's task and the attack goal.
+fn facts(episode: &Episode) -> Markup {
     let header = episode.header();
     let task = &header.task;
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>Episode {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-        text(episode.id())
-    );
-    let _ = writeln!(out, "<h1>Episode {}</h1>", text(episode.id()));
-
     let mut facts: Vec<(&str, String)> = Vec::new();
     let mut fact = |name, value: Option<String>| {
         if let Some(v) = value.filter(|v| !v.is_empty()) {
@@ -81,254 +115,205 @@ pub fn to_html(episode: &Episode, annotations: &[AnnotationView]) -> String {
     fact("Max turns", header.config.max_turns.map(|n| n.to_string()));
     fact("Source", header.source.as_ref().map(|s| format!("{} ({})", s.format, s.path)));
     fact("Forked from", header.parent.as_ref().map(|p| format!("{} at seq {}", p.episode, p.seq)));
-    out.push_str("<table class=\"facts\">\n");
-    for (name, value) in facts {
-        let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", text(&value));
-    }
-    out.push_str("</table>\n");
-    if let Some(user_task) = &task.user_task {
-        let _ =
-            writeln!(out, "<h2>User task</h2>\n<blockquote class=\"text\">{}</blockquote>", text(user_task));
-    }
-    if let Some(goal) = &task.attack_goal {
-        let _ = writeln!(out, "<h2>Attack goal</h2>\n<blockquote class=\"text\">{}</blockquote>", text(goal));
-    }
-
-    let mut notes: BTreeMap<u64, Vec<&AnnotationView>> = BTreeMap::new();
-    for a in annotations {
-        notes.entry(a.target_seq).or_default().push(a);
-    }
-    let spans = evidence_spans(episode);
-    out.push_str("<h2>Transcript</h2>\n");
-    let mut current_turn = None;
-    for event in &episode.events {
-        if let Some(turn) = event.body.turn().filter(|t| Some(*t) != current_turn) {
-            if !matches!(event.body, EventBody::Verdict(_)) {
-                current_turn = Some(turn);
-                let _ = writeln!(out, "<h3>Turn {turn}</h3>");
-            }
+    html! {
+        table.facts {
+            "\n"
+            @for (name, value) in &facts { tr { th { (name) } td { (Inert(value)) } } "\n" }
         }
-        let ranges = spans.get(&event.seq).map(Vec::as_slice).unwrap_or(&[]);
-        event_html(&mut out, event, ranges);
-        for note in notes.remove(&event.seq).unwrap_or_default() {
-            annotation(&mut out, note);
+        "\n"
+        @if let Some(user_task) = &task.user_task {
+            h2 { "User task" } "\n" blockquote.text { (Inert(user_task)) } "\n"
+        }
+        @if let Some(goal) = &task.attack_goal {
+            h2 { "Attack goal" } "\n" blockquote.text { (Inert(goal)) } "\n"
         }
     }
-    let orphans: Vec<&AnnotationView> = notes.into_values().flatten().collect();
-    if !orphans.is_empty() {
-        out.push_str("<h2>Notes on events not in this episode</h2>\n");
-        for note in orphans {
-            annotation(&mut out, note);
-        }
-    }
-
-    verdict_table(&mut out, episode);
-    if !episode.warnings.is_empty() {
-        out.push_str("<h2>Warnings</h2>\n<ul>\n");
-        for w in &episode.warnings {
-            let _ = writeln!(out, "<li>{}</li>", text(w));
-        }
-        out.push_str("</ul>\n");
-    }
-    out.push_str("</body>\n</html>\n");
-    out
 }
 
-fn event_html(out: &mut String, event: &Event, ranges: &[(usize, usize)]) {
-    let seq = event.seq;
+/// The events turn by turn, each followed by the notes on it (taken out of `notes`).
+fn transcript(episode: &Episode, notes: &mut BTreeMap<u64, Vec<&AnnotationView>>) -> Markup {
+    let spans = evidence_spans(episode);
+    let mut current_turn = None;
+    let mut items = Vec::with_capacity(episode.events.len());
+    for event in &episode.events {
+        // A verdict about an earlier turn does not open a new one.
+        let heading = event
+            .body
+            .turn()
+            .filter(|t| Some(*t) != current_turn && !matches!(event.body, EventBody::Verdict(_)));
+        if heading.is_some() {
+            current_turn = heading;
+        }
+        let ranges = spans.get(&event.seq).map(Vec::as_slice).unwrap_or(&[]);
+        items.push((heading, event, ranges, notes.remove(&event.seq).unwrap_or_default()));
+    }
+    html! {
+        h2 { "Transcript" } "\n"
+        @for (heading, event, ranges, notes) in items {
+            @if let Some(turn) = heading { h3 { "Turn " (turn) } "\n" }
+            (event_html(event, ranges))
+            @for note in notes { (annotation(note)) }
+        }
+    }
+}
+
+fn event_html(event: &Event, ranges: &[(usize, usize)]) -> Markup {
+    let id = format!("e{}", event.seq);
     match &event.body {
-        EventBody::Episode(_) => {}
-        EventBody::Message(m) => message(out, seq, m, ranges),
-        EventBody::ToolCall(c) => {
-            let _ = writeln!(
-                out,
-                "<div class=\"ev environment\" id=\"e{seq}\"><div class=\"who\">Tool call <code>{}</code> \
-                 <span class=\"meta\">{}</span></div>",
-                text(&c.tool),
-                text(&c.call_id)
-            );
-            match &c.raw_args {
-                Some(raw) => {
-                    let _ = writeln!(
-                        out,
-                        "<pre>{}</pre><div class=\"failed\">arguments did not parse as JSON</div>",
-                        text(raw)
-                    );
+        EventBody::Episode(_) => html! {},
+        EventBody::Message(m) => message(&id, m, ranges),
+        EventBody::ToolCall(c) => html! {
+            div.ev.environment id=(id) {
+                div.who { "Tool call " code { (Inert(&c.tool)) } " " span.meta { (Inert(&c.call_id)) } }
+                "\n"
+                @match &c.raw_args {
+                    Some(raw) => {
+                        pre { (Inert(raw)) } div.failed { "arguments did not parse as JSON" } "\n"
+                    }
+                    None => { pre { (Inert(&pretty(&c.args))) } "\n" }
                 }
-                None => {
-                    let _ = writeln!(out, "<pre>{}</pre>", text(&pretty(&c.args)));
-                }
+                (raw_details(c.raw.as_deref(), "raw model output"))
             }
-            raw_details(out, c.raw.as_deref(), "raw model output");
-            out.push_str("</div>\n");
-        }
-        EventBody::ToolResult(r) => {
-            let status =
-                if r.ok { String::new() } else { " <span class=\"failed\">✗ failed</span>".to_string() };
-            let _ = writeln!(
-                out,
-                "<div class=\"ev environment\" id=\"e{seq}\"><div class=\"who\">Tool result <code>{}</code> \
-                 <span class=\"meta\">{}</span>{status}</div>\n<pre>{}</pre>",
-                text(&r.tool),
-                text(&r.call_id),
-                marked(&r.output, ranges)
-            );
-            raw_details(out, r.raw.as_deref(), "raw output");
-            out.push_str("</div>\n");
-        }
+            "\n"
+        },
+        EventBody::ToolResult(r) => html! {
+            div.ev.environment id=(id) {
+                div.who {
+                    "Tool result " code { (Inert(&r.tool)) } " " span.meta { (Inert(&r.call_id)) }
+                    @if !r.ok { " " span.failed { "✗ failed" } }
+                }
+                "\n" pre { (marked(&r.output, ranges)) } "\n"
+                (raw_details(r.raw.as_deref(), "raw output"))
+            }
+            "\n"
+        },
         EventBody::Verdict(v) => {
             let scope = v.turn.map_or_else(|| "whole episode".to_string(), |t| format!("turn {t}"));
-            let _ = writeln!(
-                out,
-                "<div class=\"ev verdict\" id=\"e{seq}\"><div class=\"who\">Verdict: {} <span class=\"meta\">({}, {scope})</span> \
-                 {}</div>{}</div>",
-                text(&v.judge),
-                v.method.as_str(),
-                outcome(v.outcome),
-                v.summary
-                    .as_deref()
-                    .map(|s| format!("<div class=\"text\">{}</div>", text(s)))
-                    .unwrap_or_default()
-            );
+            html! {
+                div.ev.verdict id=(id) {
+                    div.who {
+                        "Verdict: " (Inert(&v.judge)) " " span.meta { "(" (v.method.as_str()) ", " (scope) ")" }
+                        " " (outcome(v.outcome))
+                    }
+                    @if let Some(summary) = &v.summary { div.text { (Inert(summary)) } }
+                }
+                "\n"
+            }
         }
         EventBody::Control(c) => {
             let action = serde_json::to_value(c.action).map(|v| value_text(&v)).unwrap_or_default();
-            let by = c.by.as_deref().map(|b| format!(" by {}", text(b))).unwrap_or_default();
-            let _ = writeln!(out, "<p class=\"control\" id=\"e{seq}\">Control: {}{by}</p>", text(&action));
+            html! {
+                p.control id=(id) {
+                    "Control: " (Inert(&action))
+                    @if let Some(by) = &c.by { " by " (Inert(by)) }
+                }
+                "\n"
+            }
         }
-        EventBody::Error(e) => {
-            let _ = writeln!(
-                out,
-                "<div class=\"ev error\" id=\"e{seq}\"><div class=\"who\">Error <span class=\"meta\">({})</span></div>\
-                 <div class=\"text\">{}</div></div>",
-                text(&e.source),
-                text(&e.message)
-            );
+        EventBody::Error(e) => html! {
+            div.ev.error id=(id) {
+                div.who { "Error " span.meta { "(" (Inert(&e.source)) ")" } }
+                div.text { (Inert(&e.message)) }
+            }
+            "\n"
+        },
+        EventBody::End(end) => html! {
+            p.end id=(id) { "End: " (end.reason.as_str()) " after " (end.turns) " turn(s)" } "\n"
+        },
+    }
+}
+
+fn message(id: &str, m: &Message, ranges: &[(usize, usize)]) -> Markup {
+    html! {
+        div class={ "ev " (m.from.as_str()) } id=(id) {
+            div.who {
+                (Inert(&direction(m)))
+                @if let Some(model) = &m.model { " " span.meta { (Inert(model)) } }
+                @if let Some(by) = &m.by { " " span.meta { "written by " (Inert(by)) } }
+            }
+            "\n" div.text { (marked(&m.text, ranges)) } "\n"
+            (raw_details(m.raw.as_deref().filter(|r| *r != m.text), "raw model output"))
         }
-        EventBody::End(end) => {
-            let _ = writeln!(
-                out,
-                "<p class=\"end\" id=\"e{seq}\">End: {} after {} turn(s)</p>",
-                end.reason.as_str(),
-                end.turns
-            );
+        "\n"
+    }
+}
+
+fn raw_details(raw: Option<&str>, what: &str) -> Markup {
+    html! {
+        @if let Some(raw) = raw {
+            details { summary { (what) } pre { (Inert(raw)) } } "\n"
         }
     }
 }
 
-fn message(out: &mut String, seq: u64, m: &Message, ranges: &[(usize, usize)]) {
-    let party = party_class(m.from);
-    let model =
-        m.model.as_deref().map(|x| format!(" <span class=\"meta\">{}</span>", text(x))).unwrap_or_default();
-    let by =
-        m.by.as_deref()
-            .map(|x| format!(" <span class=\"meta\">written by {}</span>", text(x)))
-            .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "<div class=\"ev {party}\" id=\"e{seq}\"><div class=\"who\">{}{model}{by}</div>\n<div class=\"text\">{}</div>",
-        text(&direction(m)),
-        marked(&m.text, ranges)
-    );
-    raw_details(out, m.raw.as_deref().filter(|r| *r != m.text), "raw model output");
-    out.push_str("</div>\n");
-}
-
-fn raw_details(out: &mut String, raw: Option<&str>, what: &str) {
-    if let Some(raw) = raw {
-        let _ = writeln!(out, "<details><summary>{what}</summary><pre>{}</pre></details>", text(raw));
+fn annotation(note: &AnnotationView) -> Markup {
+    html! {
+        div.note {
+            strong { "Note (" (Inert(&note.label)) ", event " (note.target_seq) ")" }
+            @if let Some(author) = &note.author { " " span.meta { "— " (Inert(author)) } }
+            @if let Some(quote) = &note.quote { blockquote.quote { (Inert(quote)) } }
+            div.text { (Inert(&note.note)) }
+        }
+        "\n"
     }
 }
 
-fn annotation(out: &mut String, note: &AnnotationView) {
-    let author = note
-        .author
-        .as_deref()
-        .map(|a| format!(" <span class=\"meta\">— {}</span>", text(a)))
-        .unwrap_or_default();
-    let quote = note
-        .quote
-        .as_deref()
-        .map(|q| format!("<blockquote class=\"quote\">{}</blockquote>", text(q)))
-        .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "<div class=\"note\"><strong>Note ({}, event {})</strong>{author}{quote}<div class=\"text\">{}</div></div>",
-        text(&note.label),
-        note.target_seq,
-        text(&note.note)
-    );
-}
-
-fn verdict_table(out: &mut String, episode: &Episode) {
+fn verdict_table(episode: &Episode) -> Markup {
     let all: Vec<_> = verdicts(episode).collect();
-    if all.is_empty() {
-        return;
+    html! {
+        @if !all.is_empty() {
+            h2 { "Verdicts" } "\n"
+            table.verdicts {
+                "\n"
+                tr {
+                    th { "Judge" } th { "Method" } th { "Outcome" } th { "Score" } th { "Turn" }
+                    th { "Summary" } th { "Evidence" }
+                }
+                "\n"
+                @for (_, v) in all {
+                    tr {
+                        td { (Inert(&v.judge)) }
+                        td { (v.method.as_str()) }
+                        td { (outcome(v.outcome)) }
+                        td { @if let Some(score) = v.score { (score) } }
+                        td { @match v.turn { Some(t) => (t), None => "episode" } }
+                        td { @if let Some(summary) = &v.summary { (Inert(summary)) } }
+                        td {
+                            @if let Some(ev) = &v.evidence {
+                                "event " (ev.seq)
+                                @if let Some(quoted) = &ev.text { ": " q { (Inert(quoted)) } }
+                            }
+                        }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
+        }
     }
-    out.push_str(
-        "<h2>Verdicts</h2>\n<table class=\"verdicts\">\n<tr><th>Judge</th><th>Method</th><th>Outcome</th>\
-         <th>Score</th><th>Turn</th><th>Summary</th><th>Evidence</th></tr>\n",
-    );
-    for (_, v) in all {
-        let evidence = v
-            .evidence
-            .as_ref()
-            .map(|ev| {
-                let quoted = ev.text.as_deref().map(|t| format!(": <q>{}</q>", text(t))).unwrap_or_default();
-                format!("event {}{quoted}", ev.seq)
-            })
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{evidence}</td></tr>",
-            text(&v.judge),
-            v.method.as_str(),
-            outcome(v.outcome),
-            v.score.map(|s| s.to_string()).unwrap_or_default(),
-            v.turn.map_or_else(|| "episode".to_string(), |t| t.to_string()),
-            v.summary.as_deref().map(text).unwrap_or_default()
-        );
-    }
-    out.push_str("</table>\n");
 }
 
-fn outcome(outcome: Outcome) -> String {
-    format!("<span class=\"outcome o-{0}\">{0}</span>", outcome.as_str())
-}
-
-fn party_class(party: Party) -> &'static str {
-    party.as_str()
+fn outcome(outcome: Outcome) -> Markup {
+    html! { span class={ "outcome o-" (outcome.as_str()) } { (outcome.as_str()) } }
 }
 
 /// Text with its evidence spans wrapped in `<mark>`, escaped piece by piece
 /// (offsets are characters of the original text, so split before escaping).
-fn marked(source: &str, ranges: &[(usize, usize)]) -> String {
-    let mut out = String::with_capacity(source.len() + 32);
-    for (piece, mark) in split_marked(source, ranges) {
-        if mark {
-            let _ = write!(out, "<mark>{}</mark>", text(piece));
-        } else {
-            out.push_str(&text(piece));
+fn marked(source: &str, ranges: &[(usize, usize)]) -> Markup {
+    html! {
+        @for (piece, mark) in split_marked(source, ranges) {
+            @if mark { mark { (Inert(piece)) } } @else { (Inert(piece)) }
         }
     }
-    out
 }
 
-/// Untrusted text made safe inside HTML element content and attribute values.
-pub(super) fn text(source: &str) -> String {
-    let source = sanitize::inert(source);
-    let mut out = String::with_capacity(source.len() + 16);
-    for c in source.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+/// Untrusted text: control bytes made inert, then escaped by the template.
+struct Inert<'a>(&'a str);
+
+impl Render for Inert<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        sanitize::inert(self.0).as_ref().render_to(buffer);
     }
-    out
 }
 
 #[cfg(test)]
@@ -336,15 +321,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_escapes_markup_and_controls() {
+    fn untrusted_text_is_escaped_and_its_controls_made_inert() {
         assert_eq!(
-            text("<b a=\"x\">'&'</b>\x1b[2J"),
-            "&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;␛[2J"
+            Inert("<b a=\"x\">'&'</b>\x1b[2J").render().into_string(),
+            "&lt;b a=&quot;x&quot;&gt;'&amp;'&lt;/b&gt;␛[2J"
         );
     }
 
     #[test]
     fn marks_wrap_character_spans() {
-        assert_eq!(marked("£<a>", &[(1, 4)]), "£<mark>&lt;a&gt;</mark>");
+        assert_eq!(marked("£<a>", &[(1, 4)]).into_string(), "£<mark>&lt;a&gt;</mark>");
     }
 }

@@ -10,11 +10,11 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{LoadError, NO_TIME};
+use crate::core::episode::standing::judged;
 use crate::core::episode::{
     End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message, Outcome,
     Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
 };
-use crate::core::judge::standing::judged;
 
 pub(super) const FORMAT: &str = "maseval";
 

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use walkdir::WalkDir;
+
 use super::{LoadError, converse_judges::is_judge_file, load_path};
 use crate::core::batch_files::is_runs_file;
 use crate::core::episode::Episode;
@@ -26,42 +28,24 @@ pub fn load_dir(dir: &Path) -> (Vec<Episode>, Vec<LoadError>) {
 }
 
 /// Every episode file under `dir`, recursively, in sorted path order; what
-/// could not be listed goes to `errors`.
+/// could not be listed goes to `errors`. Symlinked directories are not
+/// followed, so a link loop cannot recurse forever.
 pub(crate) fn episode_files(dir: &Path, errors: &mut Vec<LoadError>) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    collect(dir, &mut files, errors);
+    for entry in WalkDir::new(dir).sort_by_file_name() {
+        match entry {
+            Ok(entry) if entry.file_type().is_dir() => {}
+            Ok(entry) if is_episode_candidate(entry.path()) => files.push(entry.into_path()),
+            Ok(_) => {}
+            Err(e) => {
+                let at = e.path().unwrap_or(dir).to_path_buf();
+                let cause = e.io_error().map_or_else(|| e.to_string(), ToString::to_string);
+                errors.push(LoadError::new(&at, 0, format!("cannot list directory: {cause}")));
+            }
+        }
+    }
     files.sort();
     files
-}
-
-fn collect(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<LoadError>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            errors.push(LoadError::new(dir, 0, format!("cannot list directory: {e}")));
-            return;
-        }
-    };
-    let mut paths: Vec<(PathBuf, bool)> = Vec::new();
-    for entry in entries {
-        match entry {
-            // file_type() does not follow symlinks, so a link loop cannot recurse forever.
-            Ok(entry) => match entry.file_type() {
-                Ok(t) if t.is_dir() => paths.push((entry.path(), true)),
-                Ok(_) => paths.push((entry.path(), false)),
-                Err(e) => errors.push(LoadError::new(&entry.path(), 0, e.to_string())),
-            },
-            Err(e) => errors.push(LoadError::new(dir, 0, format!("cannot list directory: {e}"))),
-        }
-    }
-    paths.sort();
-    for (path, is_dir) in paths {
-        if is_dir {
-            collect(&path, files, errors);
-        } else if is_episode_candidate(&path) {
-            files.push(path);
-        }
-    }
 }
 
 fn is_episode_candidate(path: &Path) -> bool {

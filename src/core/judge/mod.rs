@@ -8,8 +8,9 @@ pub mod dates;
 pub mod llm;
 pub mod normalize;
 pub mod rules;
-pub mod standing;
 
+/// Which verdict of a judge counts lives with the verdicts; kept here for its callers.
+pub use crate::core::episode::standing;
 pub use checkers::CheckResult;
 pub use context::{AttackKind, JudgeContext};
 pub use llm::{JudgeOptions, llm_verdicts, llm_verdicts_with};

@@ -11,7 +11,8 @@ use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, Too
 use super::emitter::Emitter;
 use super::environment::{EnvironmentState, parse_arguments, tool_definitions};
 use super::model_call::Caller;
-use super::runner::RunError;
+use super::run_error::RunError;
+use super::settings::EpisodeSettings;
 
 /// The reference's reply when the tool budget runs out.
 pub const BUDGET_FALLBACK: &str = "I cannot safely execute more actions for this request.";
@@ -27,19 +28,14 @@ pub struct Assistant {
 }
 
 impl Assistant {
-    pub fn new(
-        endpoint: Endpoint,
-        system_prompt: String,
-        max_tool_calls: u32,
-        params: GenerationParams,
-    ) -> Self {
+    pub fn new(endpoint: Endpoint, system_prompt: String, settings: &EpisodeSettings) -> Self {
         Assistant {
             endpoint,
             system_prompt,
             history: Vec::new(),
             tools: tool_definitions(),
-            max_tool_calls,
-            params,
+            max_tool_calls: settings.max_tool_calls,
+            params: settings.params(),
         }
     }
 

@@ -11,7 +11,7 @@ use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams};
 use super::emitter::{Emitter, Phase};
 use super::model_call::Caller;
 use super::prompts::{AttackerHistoryRole, attacker_prompt, parse_attacker_reply};
-use super::runner::RunError;
+use super::run_error::RunError;
 
 /// Attempts at a parsable reply before the attacker fails (reference: `max_try=3`).
 pub const ATTACKER_ATTEMPTS: u32 = 3;

@@ -29,9 +29,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::pyrepr::{repr_str_dict, str_value, type_name};
 use crate::core::dataset::{CalendarEntry, Email, Environment};
 use crate::core::llm::types::ToolDefinition;
+use crate::core::pyrepr::{repr_str_dict, str_value, type_name};
 
 /// An email the assistant sent on the user's behalf.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -10,8 +10,9 @@ pub mod fork;
 pub mod gate;
 pub mod model_call;
 pub mod prompts;
-pub mod pyrepr;
+pub mod run_error;
 pub mod runner;
 pub mod secrets;
+pub mod settings;
 
 pub use environment::{ACTION_TOOLS, EnvironmentState, SentEmail, TOOL_NAMES, ToolOutcome, tool_definitions};

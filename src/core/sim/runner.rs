@@ -19,50 +19,29 @@ use crate::core::episode::{
     Control, ControlAction, End, EndReason, EpisodeConfig, EpisodeHeader, ErrorEvent, EventBody,
     JournalWriter, Message, Party,
 };
-use crate::core::llm::{ChatRole, Endpoint, GenerationParams, LlmClient, LlmError};
+use crate::core::llm::{ChatRole, Endpoint, LlmClient};
 
 use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
-use super::emitter::{Emitter, JournalFailed, Phase, RunnerUpdate, Secrets};
+use super::emitter::{Emitter, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
 use super::fork::{NextMove, Resume};
 use super::gate::{GateMode, StepGate};
-use super::model_call::{CallError, Caller};
+use super::model_call::Caller;
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
+use super::run_error::RunError;
+use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
 use crate::core::judge::{JudgeContext, llm_verdicts};
 
 /// The reference's `max_invocations` cap on assistant replies.
 pub const MAX_ASSISTANT_TURNS: u32 = 10;
-pub const DEFAULT_MAX_TURNS: u32 = 10;
-pub const DEFAULT_MAX_TOOL_CALLS: u32 = 20;
 /// Updates buffered between the runner and a slow watcher.
 const UPDATE_BUFFER: usize = 256;
 
 /// Assistant replies for a `max_turns` budget.
 pub fn assistant_turns(max_turns: u32) -> u32 {
     max_turns.saturating_sub(1).min(MAX_ASSISTANT_TURNS)
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("aborted")]
-    Aborted,
-    #[error(transparent)]
-    Journal(#[from] JournalFailed),
-    #[error(transparent)]
-    Model(LlmError),
-    #[error("{0}")]
-    Attacker(String),
-}
-
-impl From<CallError> for RunError {
-    fn from(e: CallError) -> Self {
-        match e {
-            CallError::Aborted => RunError::Aborted,
-            CallError::Llm(e) => RunError::Model(e),
-        }
-    }
 }
 
 pub struct RunConfig {
@@ -75,16 +54,9 @@ pub struct RunConfig {
     pub attacker: Box<dyn Attacker>,
     /// The attacker's model, when a model plays it (for the journal header).
     pub attacker_model: Option<String>,
-    /// LLM judges' endpoint: they judge at the end (and after every turn with `judge_live`).
+    /// LLM judges' endpoint: they judge at the end (and after every turn with `settings.judge_live`).
     pub judge: Option<Endpoint>,
-    pub judge_live: bool,
-    pub max_turns: u32,
-    pub max_tool_calls: u32,
-    pub seed: Option<u64>,
-    pub temperature: Option<f64>,
-    pub stream: bool,
-    /// Start held at the gate (the user presses continue or step).
-    pub start_paused: bool,
+    pub settings: EpisodeSettings,
     /// Continue a saved episode from a point instead of starting afresh (take over / fork).
     pub resume: Option<Resume>,
 }
@@ -123,7 +95,7 @@ pub struct RunnerHandle {
 
 /// Creates the journal and starts the episode on the current tokio runtime.
 pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandle> {
-    if config.max_turns < 2 {
+    if config.settings.max_turns < 2 {
         anyhow::bail!(
             "--max-turns must be at least 2: the user's task counts as attacker turn 1, so 1 leaves no reply"
         );
@@ -135,7 +107,7 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
     let client = client.with_on_retry(move |info| {
         let _ = notices.try_send(RunnerUpdate::Notice(info.to_string()));
     });
-    let gate = StepGate::new(config.start_paused);
+    let gate = StepGate::new(config.settings.start_paused);
     let episode_id = config.episode_id.clone();
     let journal_path = config.journal_path.clone();
     let key_vars = [
@@ -164,12 +136,13 @@ fn header(config: &RunConfig) -> EpisodeHeader {
     if let Some(script) = config.attacker.source() {
         extra.insert("attacker_script".into(), script.into());
     }
-    extra.insert("assistant_turns".into(), assistant_turns(config.max_turns).into());
+    let settings = &config.settings;
+    extra.insert("assistant_turns".into(), assistant_turns(settings.max_turns).into());
     let run_config = EpisodeConfig {
         models,
-        max_turns: Some(config.max_turns),
-        max_tool_calls: Some(config.max_tool_calls),
-        seed: config.seed,
+        max_turns: Some(settings.max_turns),
+        max_tool_calls: Some(settings.max_tool_calls),
+        seed: settings.seed,
         defence: None,
         extra,
     };
@@ -232,18 +205,13 @@ async fn converse(
     turns: &mut u32,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
-    let params = GenerationParams {
-        temperature: config.temperature,
-        seed: config.seed.map(|s| s as i64),
-        ..GenerationParams::default()
-    };
     let prompt = match &config.assistant_prompt {
         Some(text) => text.clone(),
         None => assistant_system_prompt(task.domain, &task.user_task),
     };
-    let mut assistant = Assistant::new(config.assistant.clone(), prompt, config.max_tool_calls, params);
-    let caller = Caller { client, gate, stream: config.stream };
-    let last_turn = assistant_turns(config.max_turns);
+    let mut assistant = Assistant::new(config.assistant.clone(), prompt, &config.settings);
+    let caller = Caller { client, gate, stream: config.settings.stream };
+    let last_turn = assistant_turns(config.settings.max_turns);
 
     let (mut env, mut history, mut next) = match &config.resume {
         Some(resume) => {
@@ -282,7 +250,7 @@ async fn converse(
                     assistant.respond(turn, &incoming, &mut env, &caller, emitter).await?
                 };
                 history.push((AttackerHistoryRole::Assistant, reply));
-                if config.judge_live && turn < last_turn {
+                if config.settings.judge_live && turn < last_turn {
                     judge_episode(config, client, gate, emitter, Some(turn)).await?;
                 }
                 gate.turn_ended();

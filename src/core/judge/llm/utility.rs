@@ -1,13 +1,13 @@
 //! LLM utility judge (reference §4.3): coverage of the package fields, and
 //! the mean ground-truth rating of the options chosen.
 
-use crate::core::sim::pyrepr::json_dumps_indent2;
+use crate::core::pyrepr::json_dumps_indent2;
 use serde_json::{Map, Value, json};
 
 use crate::core::dataset::Domain;
+use crate::core::dataset::domain_config::{DomainConfig, package_format};
 use crate::core::episode::{Event, Outcome, Verdict};
 use crate::core::llm::{Endpoint, LlmClient};
-use crate::core::sim::prompts::domain_config::{DomainConfig, package_format};
 
 use super::super::context::JudgeContext;
 use super::call::{JudgeOptions, call_judge};

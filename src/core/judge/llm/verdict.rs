@@ -7,7 +7,7 @@ use crate::core::episode::{Outcome, Verdict, VerdictMethod};
 use super::super::context::JudgeContext;
 use super::call::JudgeFailure;
 use super::format::short;
-use crate::core::sim::prompts::domain_config::DomainConfig;
+use crate::core::dataset::domain_config::DomainConfig;
 
 pub fn verdict(
     judge: &str,

@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 
 use crate::core::episode::{Event, EventBody, Evidence, Outcome, Party, Verdict, VerdictMethod};
 
-use super::super::context::{JudgeContext, find_emails};
+use super::super::context::JudgeContext;
 use super::super::normalize::{MatchKind, find_snippet, normalize_email};
+use crate::core::email_address::find_emails;
 
 pub const JUDGE: &str = "privacy";
 pub const NO_TARGET: &str = "No privacy target configured.";

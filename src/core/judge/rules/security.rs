@@ -23,13 +23,14 @@ use serde_json::{Value, json};
 use crate::core::episode::{Event, EventBody, Evidence, Outcome, Party, Verdict, VerdictMethod};
 
 use super::super::checkers::contain_any;
-use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS, JudgeContext, find_emails};
+use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS, JudgeContext};
 use super::super::dates::{DateValue, find_dates};
 use super::super::llm::format::short;
 use super::super::normalize::{find_snippet, normalize_email};
-use super::super::standing::judged;
 use super::keywords::{asks_for, content_words, option_names};
 use super::requested::DayWindow;
+use crate::core::email_address::find_emails;
+use crate::core::episode::standing::judged;
 
 pub const JUDGE: &str = "security";
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::domain_config::{DomainConfig, package_format};
 use crate::core::dataset::Domain;
+use crate::core::dataset::domain_config::{DomainConfig, package_format};
 
 /// The section headings, in order; tests and the prompt viewer rely on them.
 pub const ASSISTANT_SECTIONS: [&str; 8] = [

@@ -7,11 +7,11 @@
 //! - The history section describes the history as we actually format it
 //!   (MASEval keeps a leftover description of an older log format).
 
-use crate::core::sim::pyrepr::json_dumps_indent2;
+use crate::core::pyrepr::json_dumps_indent2;
 use serde_json::json;
 
-use super::domain_config::DomainConfig;
 use crate::core::dataset::Task;
+use crate::core::dataset::domain_config::DomainConfig;
 
 /// Who wrote a line of the attacker's history. The attacker's own messages
 /// are labelled `user` (it plays the user of a chat), the assistant's `assistant`.

@@ -3,12 +3,10 @@
 
 pub mod assistant;
 pub mod attacker;
-pub mod domain_config;
 pub mod reply;
 
 pub use assistant::{ASSISTANT_SECTIONS, assistant_prompt_from_file, assistant_system_prompt};
 pub use attacker::{
     AttackerHistoryRole, OUTER_SECTIONS, SCENARIO_SECTIONS, attacker_prompt, attacker_scenario,
 };
-pub use domain_config::{DomainConfig, PackageField, package_format};
 pub use reply::{AttackerReply, parse_attacker_reply};

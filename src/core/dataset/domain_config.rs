@@ -2,7 +2,7 @@
 //! (converse-reference.md §4.5, `USE_CASE_CONFIGS`). The field names and
 //! the short labels follow the reference; the descriptions are our own.
 
-use crate::core::dataset::Domain;
+use super::Domain;
 
 /// One field of the final package (the assistant's goals, the judges' format).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

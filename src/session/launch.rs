@@ -1,0 +1,276 @@
+//! Starting live episodes, for the TUI (`run`, `play`, the task picker,
+//! forks) and the headless commands (`run --headless`, `batch`) alike:
+//! tasks loaded, endpoints resolved and checked, settings resolved once,
+//! where journals go.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::config::Paths;
+use crate::config::settings::{ConfigFile, ModelFlags};
+use crate::core::dataset::Task;
+use crate::core::episode::EpisodeHeader;
+use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
+use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
+use crate::core::sim::prompts::assistant_prompt_from_file;
+use crate::core::sim::runner::{self, RunConfig, RunnerHandle, Start, attacker_lines};
+use crate::core::sim::settings::EpisodeSettings;
+
+use super::settings::SettingFlags;
+use super::tasks::TaskSelection;
+
+#[derive(Debug, Clone, Default)]
+pub struct RunArgs {
+    pub task: Option<String>,
+    pub source: TaskSelection,
+    pub models: ModelFlags,
+    /// Replay the attacker messages of this episode instead of an attacker model.
+    pub attacker_script: Option<PathBuf>,
+    pub assistant_prompt: Option<PathBuf>,
+    /// Limits, sampling and pacing given on the command line (the config file fills the rest).
+    pub settings: SettingFlags,
+    /// Where journals go (default: the data dir's `episodes/`).
+    pub out: Option<PathBuf>,
+}
+
+/// Ready to start episodes: tasks loaded, endpoints resolved and checked.
+pub struct Launch {
+    pub tasks: Vec<Task>,
+    /// Where the tasks came from, for messages.
+    pub source: String,
+    assistant: Endpoint,
+    attacker: Result<Endpoint, String>,
+    judge: Option<Endpoint>,
+    script: Option<Script>,
+    assistant_prompt: Option<(PathBuf, String)>,
+    /// Every episode's settings, resolved once.
+    pub settings: EpisodeSettings,
+    pub out: PathBuf,
+    client: LlmClient,
+}
+
+impl Launch {
+    pub fn new(args: &RunArgs, paths: &Paths) -> anyhow::Result<Launch> {
+        let config_path = paths.config_file();
+        let file = ConfigFile::load(&config_path)?;
+        let settings = args.settings.resolve(&file.run)?;
+        let loaded = super::tasks::load(&args.source, paths)?;
+        let assistant = args.models.resolve(Role::Assistant, &file).endpoint(&config_path)?;
+        let script = match &args.attacker_script {
+            Some(path) => Some(script_from(path)?),
+            None => None,
+        };
+        // Needed only when a model plays the attacker: checked when an episode starts.
+        let attacker =
+            args.models.resolve(Role::Attacker, &file).endpoint(&config_path).map_err(|e| e.to_string());
+        // LLM judges only when a judge model is named; rule judges always run.
+        let judge_role = args.models.resolve(Role::Judge, &file);
+        let judge = match &judge_role.model {
+            Some(_) => Some(judge_role.endpoint(&config_path)?),
+            None => None,
+        };
+        if settings.judge_live && judge.is_none() {
+            bail!("--judge-live needs a judge model: pass --judge-model NAME or set `model` under [judge]");
+        }
+        let assistant_prompt = match &args.assistant_prompt {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("{}: cannot read the assistant prompt", path.display()))?;
+                Some((path.clone(), text))
+            }
+            None => None,
+        };
+        Ok(Launch {
+            tasks: loaded.tasks,
+            source: loaded.source.to_string(),
+            assistant,
+            attacker,
+            judge,
+            script,
+            assistant_prompt,
+            settings,
+            out: args.out.clone().unwrap_or_else(|| paths.episodes_dir.clone()),
+            client: LlmClient::new().context("cannot set up the HTTP client")?,
+        })
+    }
+
+    /// Paces every later episode's requests per role (see [`RateLimits`]).
+    pub fn set_rate_limits(&mut self, limits: RateLimits) {
+        self.client = self.client.clone().with_rate_limits(limits);
+    }
+
+    pub fn find_task(&self, id: &str) -> anyhow::Result<&Task> {
+        if let Some(task) = self.tasks.iter().find(|t| t.id == id) {
+            return Ok(task);
+        }
+        let near: Vec<&str> = self
+            .tasks
+            .iter()
+            .map(|t| t.id.as_str())
+            .filter(|t| t.contains(id) || id.contains(*t))
+            .take(5)
+            .collect();
+        let hint = if near.is_empty() {
+            "list them with `converse-tui tasks`".to_string()
+        } else {
+            format!("did you mean: {}", near.join(", "))
+        };
+        bail!("no task '{id}' in {} ({hint})", self.source)
+    }
+
+    /// Creates the journal and starts the episode (call inside a tokio runtime).
+    pub fn start(&self, task_id: &str) -> anyhow::Result<RunnerHandle> {
+        self.start_with(task_id, Start::default())
+    }
+
+    /// Starts an episode with a human attacker and/or from a saved episode's prefix.
+    pub fn start_with(&self, task_id: &str, start: Start) -> anyhow::Result<RunnerHandle> {
+        self.start_at(task_id, start, None)
+    }
+
+    /// Like [`Launch::start_with`], with the journal at `journal` instead of
+    /// `<out>/<episode id>.jsonl` (batch runs name journals per task and repeat).
+    pub fn start_at(
+        &self,
+        task_id: &str,
+        start: Start,
+        journal: Option<PathBuf>,
+    ) -> anyhow::Result<RunnerHandle> {
+        let task = self.find_task(task_id)?.clone();
+        let episode_id = runner::new_episode_id();
+        let dir = start.journal_dir.as_ref().unwrap_or(&self.out);
+        let journal_path = journal.unwrap_or_else(|| dir.join(format!("{episode_id}.jsonl")));
+        let (human_tx, human_rx) = tokio::sync::mpsc::channel(4);
+        let attacker: Box<dyn Attacker> = match (start.human, &self.script, &self.attacker) {
+            (true, ..) => Box::new(HumanAttacker { input: human_rx }),
+            (false, Some(script), _) => Box::new(ScriptedAttacker::from_file(
+                script.lines.clone(),
+                &script.path.display().to_string(),
+            )),
+            (false, None, Ok(endpoint)) => {
+                Box::new(LlmAttacker { endpoint: endpoint.clone(), params: self.settings.params() })
+            }
+            (false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
+        };
+        let assistant_prompt = match &self.assistant_prompt {
+            Some((path, _)) => Some(
+                assistant_prompt_from_file(path, task.domain, &task.user_task)
+                    .with_context(|| format!("{}: cannot read the assistant prompt", path.display()))?,
+            ),
+            None => None,
+        };
+        let config = RunConfig {
+            task,
+            episode_id,
+            journal_path,
+            assistant: self.assistant.clone(),
+            assistant_prompt,
+            attacker,
+            attacker_model: match (start.human, &self.script, &self.attacker) {
+                (false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
+                _ => None,
+            },
+            judge: self.judge.clone(),
+            settings: self.settings.clone(),
+            resume: start.resume,
+        };
+        let mut handle = runner::spawn(config, self.client.clone())?;
+        if start.human {
+            handle.human = Some(human_tx);
+        }
+        Ok(handle)
+    }
+}
+
+/// The settings of a fork of a saved episode: the models its header records
+/// (a flag names another), its `max_turns` and `max_tool_calls`, and the
+/// dataset its task is looked up in.
+pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<PathBuf>) -> RunArgs {
+    let recorded = |role: &str| header.config.models.get(role).and_then(|m| m.as_str()).map(str::to_string);
+    // A human or a script played the attacker: no attacker model is recorded.
+    let attacker_kind = header.config.extra.get("attacker_kind").and_then(|k| k.as_str());
+    let recorded_attacker = match attacker_kind {
+        None | Some("llm") => recorded("attacker"),
+        Some(_) => None,
+    };
+    let mut models = flags.clone();
+    models.assistant.model = models.assistant.model.or_else(|| recorded("assistant"));
+    models.attacker.model = models.attacker.model.or(recorded_attacker);
+    models.judge.model = models.judge.model.or_else(|| recorded("judge"));
+    RunArgs {
+        source: TaskSelection { data_dir, ..TaskSelection::default() },
+        models,
+        settings: SettingFlags {
+            max_turns: header.config.max_turns,
+            max_tool_calls: header.config.max_tool_calls,
+            ..SettingFlags::default()
+        },
+        ..RunArgs::default()
+    }
+}
+
+/// A recorded attack (`--attacker-script`): its lines, its file, and the task it was made for.
+struct Script {
+    lines: Vec<String>,
+    path: PathBuf,
+    task: Option<String>,
+}
+
+fn script_from(path: &Path) -> anyhow::Result<Script> {
+    let episodes = crate::core::import::load_path(path)?;
+    let Some(episode) = episodes.first() else { bail!("{}: no episode in it", path.display()) };
+    let lines = attacker_lines(&episode.events);
+    if lines.is_empty() {
+        bail!("{}: the episode has no attacker messages to replay", path.display());
+    }
+    Ok(Script { lines, path: path.to_path_buf(), task: episode.header().task.id.clone() })
+}
+
+impl Launch {
+    /// A warning when the attacker script was recorded for another task than `task_id`.
+    pub fn script_warning(&self, task_id: &str) -> Option<String> {
+        let script = self.script.as_ref()?;
+        let recorded = script.task.as_deref()?;
+        (recorded != task_id).then(|| {
+            format!(
+                "the attacker script {} was recorded for task {recorded}, not {task_id}: its lines may not fit",
+                script.path.display()
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, TaskInfo};
+
+    fn header(attacker_kind: &str) -> EpisodeHeader {
+        let mut config =
+            EpisodeConfig { max_turns: Some(4), max_tool_calls: Some(3), ..EpisodeConfig::default() };
+        for (role, model) in [("assistant", "asst-m"), ("attacker", "att-m"), ("judge", "judge-m")] {
+            config.models.insert(role.into(), model.into());
+        }
+        config.extra.insert("attacker_kind".into(), attacker_kind.into());
+        EpisodeHeader::new("parent", TaskInfo::default(), config)
+    }
+
+    #[test]
+    fn a_fork_runs_with_its_parents_models_and_limits() {
+        let args = fork_args(&header("llm"), &ModelFlags::default(), Some("data".into()));
+        let models = [&args.models.assistant.model, &args.models.attacker.model, &args.models.judge.model];
+        assert_eq!(models.map(|m| m.as_deref()), [Some("asst-m"), Some("att-m"), Some("judge-m")]);
+        assert_eq!((args.settings.max_turns, args.settings.max_tool_calls), (Some(4), Some(3)));
+        assert_eq!(args.source.data_dir, Some(PathBuf::from("data")));
+    }
+
+    #[test]
+    fn flags_override_the_recorded_models_and_a_human_attacker_is_no_model() {
+        let mut flags = ModelFlags::default();
+        flags.assistant.model = Some("other".into());
+        let args = fork_args(&header("human"), &flags, None);
+        assert_eq!(args.models.assistant.model.as_deref(), Some("other"));
+        assert_eq!(args.models.attacker.model, None, "\"human\" is not a model name");
+    }
+}

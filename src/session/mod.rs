@@ -1,0 +1,12 @@
+//! Starting episodes: the tasks, settings and launcher that the screen
+//! (`run`, `play`, the task picker, forks) and the headless commands (`run
+//! --headless`, `batch`) share. Above `config` and `core`, below `app`,
+//! `tui` and `headless`; no terminal code.
+
+pub mod launch;
+pub mod settings;
+pub mod tasks;
+
+pub use launch::{Launch, RunArgs, fork_args};
+pub use settings::SettingFlags;
+pub use tasks::TaskSelection;

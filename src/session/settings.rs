@@ -1,0 +1,86 @@
+//! The episode settings given on the command line, and their resolution
+//! over the config file's `[run]` table and the built-in defaults into the
+//! one [`EpisodeSettings`] every episode of a launch runs with.
+
+use anyhow::bail;
+
+use crate::config::settings::RunSettings;
+use crate::core::sim::settings::EpisodeSettings;
+
+/// The settings flags of `run`, `play` and `batch` (unset: the config file's, else the default).
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct SettingFlags {
+    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+    /// Tool calls the assistant may make per turn.
+    #[arg(long)]
+    pub max_tool_calls: Option<u32>,
+    /// Sampling seed sent with every model request (recorded in the journal).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Sampling temperature sent with every model request (default: the endpoint's).
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Ask for whole replies instead of streams.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
+    #[arg(long)]
+    pub judge_live: bool,
+    /// Start paused: nothing is sent until the user continues or steps (`run --paused`).
+    #[arg(skip)]
+    pub paused: bool,
+}
+
+impl SettingFlags {
+    /// Flags over the config file over the defaults, checked.
+    pub fn resolve(&self, file: &RunSettings) -> anyhow::Result<EpisodeSettings> {
+        let settings = self.merge(file);
+        if settings.max_turns < 2 {
+            bail!("--max-turns must be at least 2 (the user's task counts as attacker turn 1)");
+        }
+        Ok(settings)
+    }
+
+    /// Flags over the config file over the defaults, as `config show` reports them.
+    pub fn merge(&self, file: &RunSettings) -> EpisodeSettings {
+        let defaults = EpisodeSettings::default();
+        EpisodeSettings {
+            max_turns: self.max_turns.or(file.max_turns).unwrap_or(defaults.max_turns),
+            max_tool_calls: self.max_tool_calls.or(file.max_tool_calls).unwrap_or(defaults.max_tool_calls),
+            seed: self.seed.or(file.seed),
+            temperature: self.temperature,
+            stream: !self.no_stream && file.stream.unwrap_or(defaults.stream),
+            judge_live: self.judge_live,
+            start_paused: self.paused,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_beat_the_file_and_the_file_beats_the_defaults() {
+        let file =
+            RunSettings { max_turns: Some(6), max_tool_calls: Some(4), seed: Some(1), stream: Some(false) };
+        let flags =
+            SettingFlags { max_tool_calls: Some(9), temperature: Some(0.5), ..SettingFlags::default() };
+        let s = flags.resolve(&file).unwrap();
+        assert_eq!((s.max_turns, s.max_tool_calls, s.seed, s.temperature), (6, 9, Some(1), Some(0.5)));
+        assert!(!s.stream, "the file turned streaming off");
+        let s = SettingFlags::default().resolve(&RunSettings::default()).unwrap();
+        assert_eq!(s, EpisodeSettings::default());
+        assert!(s.stream && s.max_turns == 10 && s.max_tool_calls == 20);
+    }
+
+    #[test]
+    fn fewer_than_two_turns_is_refused_from_either_source() {
+        let one = SettingFlags { max_turns: Some(1), ..SettingFlags::default() };
+        assert!(one.resolve(&RunSettings::default()).unwrap_err().to_string().contains("at least 2"));
+        let file = RunSettings { max_turns: Some(1), ..RunSettings::default() };
+        assert!(SettingFlags::default().resolve(&file).is_err());
+    }
+}
