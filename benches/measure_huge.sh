@@ -14,12 +14,12 @@ for f in many-events one-message; do
     for viewer in "$bin replay" "less"; do
         rm -f "$dir/time.out"
         start=$(date +%s.%N)
-        tmux new-session -d -x 160 -y 48 -s huge14 "/usr/bin/time -f '%M' -o $dir/time.out $viewer $file"
+        tmux -L measure new-session -d -x 160 -y 48 -s huge14 "/usr/bin/time -f '%M' -o $dir/time.out $viewer $file"
         case $viewer in less) ready='episode|seq' ;; *) ready='REPLAY' ;; esac
-        until tmux capture-pane -p -t huge14 2>/dev/null | grep -Eq "$ready"; do sleep 0.01; done
+        until tmux -L measure capture-pane -p -t huge14 2>/dev/null | grep -Eq "$ready"; do sleep 0.01; done
         shown=$(date +%s.%N)
-        tmux send-keys -t huge14 q
-        while tmux has-session -t huge14 2>/dev/null; do sleep 0.05; done
+        tmux -L measure send-keys -t huge14 q
+        while tmux -L measure has-session -t huge14 2>/dev/null; do sleep 0.05; done
         echo "  $viewer: first screen $(echo "$shown - $start" | bc) s, peak RSS $(tail -1 "$dir/time.out") KiB"
     done
 done
