@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod batch_files;
+pub mod corpus;
 pub mod dataset;
 pub mod demo;
 pub mod episode;

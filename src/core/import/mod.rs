@@ -21,6 +21,7 @@ use crate::core::sanitize;
 
 pub use index::{index_dir, index_path, load_episode};
 pub use walk::load_dir;
+pub(crate) use walk::episode_files;
 
 use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};
 
