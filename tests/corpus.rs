@@ -3,6 +3,8 @@
 
 #[path = "support/bin.rs"]
 mod bin;
+#[path = "support/corpus.rs"]
+mod generated;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,8 +87,26 @@ fn direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
 
 #[test]
 fn summary_counts_equal_a_direct_count_over_the_judge_files() {
-    let home = tempfile::tempdir().unwrap();
     let root = fixture();
+    let counts = summary_matches_direct_count(&root);
+    assert_eq!(counts.values().map(|c| c[0] + c[3]).sum::<usize>(), 23, "every judge file is counted");
+}
+
+#[test]
+fn summary_counts_equal_a_direct_count_over_a_generated_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = generated::generate(dir.path(), 400, 15);
+    let counts = summary_matches_direct_count(dir.path());
+    assert_eq!(counts.values().map(|c| c[0] + c[3]).sum::<usize>(), files);
+    // The generated outcomes cover what the figures must handle.
+    let total = counts.values().fold([0; 4], |t, c| [t[0] + c[0], t[1] + c[1], t[2] + c[2], t[3] + c[3]]);
+    assert!(total[1] > 0 && total[2] > 0 && total[3] > 0, "{total:?}");
+}
+
+/// Runs `summary --by domain,model,defence --format json` over `root` and checks every
+/// row against [`direct_count`]; returns the count.
+fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
+    let home = tempfile::tempdir().unwrap();
     let out = run_in(
         home.path(),
         &["summary", root.to_str().unwrap(), "--by", "domain,model,defence", "--format", "json"],
@@ -108,9 +128,9 @@ fn summary_counts_equal_a_direct_count_over_the_judge_files() {
             assert!(close(r["ci95"][0].as_f64().unwrap(), lo) && close(r["ci95"][1].as_f64().unwrap(), hi));
         }
     }
-    let expected = direct_count(&root);
-    assert_eq!(expected.values().map(|c| c[0] + c[3]).sum::<usize>(), 23, "every judge file is counted");
+    let expected = direct_count(root);
     assert_eq!(ours, expected);
+    expected
 }
 
 #[test]
