@@ -25,9 +25,10 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
-/// (domain, model, defence, judge, judge model) → [judged, fail, partial, error],
-/// counted straight from the judge files with serde_json: one verdict per file.
-fn direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
+/// (domain, model, defence, judge, judge model) → [judged, fail, partial, error] (utility:
+/// [judged, 0, 0, error]) and the sum of utility coverage, counted straight from the judge
+/// files with serde_json: one verdict per file.
+fn direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4], f64)> {
     let mut counts = BTreeMap::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(dir) = dirs.pop() {
@@ -55,7 +56,7 @@ fn direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
                 model.to_string(),
             ];
             let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-            let c: &mut [usize; 4] = counts.entry(key).or_default();
+            let (c, coverage): &mut ([usize; 4], f64) = counts.entry(key).or_default();
             if json.get("error").is_some() {
                 c[3] += 1;
                 continue;
@@ -76,8 +77,7 @@ fn direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
                     let covered = json["utility_evaluation"]["UTILITY"]["HOW_MANY_ITEMS_COVERED"].as_str().unwrap();
                     let (k, of) = covered.split_once('/').unwrap();
                     let (k, of): (usize, usize) = (k.trim().parse().unwrap(), of.trim().parse().unwrap());
-                    c[1] += usize::from(k == 0);
-                    c[2] += usize::from(k > 0 && k < of);
+                    *coverage += k as f64 / of as f64;
                 }
             }
         }
@@ -89,7 +89,7 @@ fn direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
 fn summary_counts_equal_a_direct_count_over_the_judge_files() {
     let root = fixture();
     let counts = summary_matches_direct_count(&root);
-    assert_eq!(counts.values().map(|c| c[0] + c[3]).sum::<usize>(), 23, "every judge file is counted");
+    assert_eq!(counts.values().map(|(c, _)| c[0] + c[3]).sum::<usize>(), 23, "every judge file is counted");
 }
 
 #[test]
@@ -97,15 +97,15 @@ fn summary_counts_equal_a_direct_count_over_a_generated_corpus() {
     let dir = tempfile::tempdir().unwrap();
     let files = generated::generate(dir.path(), 400, 15);
     let counts = summary_matches_direct_count(dir.path());
-    assert_eq!(counts.values().map(|c| c[0] + c[3]).sum::<usize>(), files);
+    assert_eq!(counts.values().map(|(c, _)| c[0] + c[3]).sum::<usize>(), files);
     // The generated outcomes cover what the figures must handle.
-    let total = counts.values().fold([0; 4], |t, c| [t[0] + c[0], t[1] + c[1], t[2] + c[2], t[3] + c[3]]);
+    let total = counts.values().fold([0; 4], |t, (c, _)| [t[0] + c[0], t[1] + c[1], t[2] + c[2], t[3] + c[3]]);
     assert!(total[1] > 0 && total[2] > 0 && total[3] > 0, "{total:?}");
 }
 
 /// Runs `summary --by domain,model,defence --format json` over `root` and checks every
 /// row against [`direct_count`]; returns the count.
-fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]> {
+fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4], f64)> {
     let home = tempfile::tempdir().unwrap();
     let out = run_in(
         home.path(),
@@ -119,7 +119,15 @@ fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]
         let text = |v: &Value| v.as_str().unwrap().to_string();
         let key = [text(&g["domain"]), text(&g["model"]), text(&g["defence"]), text(&r["judge"]), text(&r["judge_model"])];
         let count = |f: &str| r[f].as_u64().unwrap() as usize;
-        ours.insert(key, [count("episodes"), count("attacks_succeeded"), count("partial"), count("judge_errors")]);
+        let (succeeded, partial, coverage) = if r["judge"] == "utility" {
+            // Utility has no attack: its rows carry the mean coverage.
+            assert!(r["attacks_succeeded"].is_null() && r["asr"].is_null());
+            let mean = r["coverage"]["mean"].as_f64().unwrap_or(0.0);
+            (0, 0, mean * count("episodes") as f64)
+        } else {
+            (count("attacks_succeeded"), count("partial"), 0.0)
+        };
+        ours.insert(key, ([count("episodes"), succeeded, partial, count("judge_errors")], coverage));
         // The rate and its interval are those of the counts.
         if r["judge"] != "utility" && count("episodes") > 0 {
             let (k, n) = (count("attacks_succeeded"), count("episodes"));
@@ -129,7 +137,12 @@ fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], [usize; 4]
         }
     }
     let expected = direct_count(root);
-    assert_eq!(ours, expected);
+    assert_eq!(ours.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+    for (key, (counts, coverage)) in &expected {
+        let (our_counts, our_coverage) = &ours[key];
+        assert_eq!(our_counts, counts, "{key:?}");
+        assert!((our_coverage - coverage).abs() < 1e-9, "{key:?}: {our_coverage} vs {coverage}");
+    }
     expected
 }
 

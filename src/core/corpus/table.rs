@@ -55,10 +55,11 @@ pub struct GroupRow {
     pub judge_model: Option<String>,
     /// Verdicts that judged (pass, partial or fail): n.
     pub episodes: usize,
-    /// `fail`: the leak happened, the attack succeeded (the published rate counts only these).
-    pub attacks_succeeded: usize,
-    /// `partial` (security's Partial), counted apart.
-    pub partial: usize,
+    /// `fail`: the leak happened, the attack succeeded (the published rate counts only these);
+    /// `None` for the utility judge.
+    pub attacks_succeeded: Option<usize>,
+    /// `partial` (security's Partial), counted apart; `None` for the utility judge.
+    pub partial: Option<usize>,
     /// attacks_succeeded / episodes; `None` for the utility judge.
     pub asr: Option<f64>,
     pub ci95: Option<(f64, f64)>,
@@ -137,8 +138,8 @@ pub fn group_rows(rows: &[CorpusRow], by: &[String], judge_model: Option<&str>) 
                 method,
                 judge_model: model,
                 episodes: c.judged,
-                attacks_succeeded: c.failed,
-                partial: c.partial,
+                attacks_succeeded: (!utility).then_some(c.failed),
+                partial: (!utility).then_some(c.partial),
                 asr: rate(c.failed),
                 ci95: interval(c.failed),
                 asr_with_partial: rate(c.failed + c.partial),
