@@ -2,7 +2,9 @@
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use unicode_width::UnicodeWidthStr;
 
 use crate::core::corpus::{Corpus, CorpusRow, Filter, index};
 use crate::core::sanitize::single_line;
@@ -66,18 +68,44 @@ fn write_table(rows: &[&CorpusRow], width: Option<usize>, out: &mut dyn Write) -
     let mut header: Vec<String> = FIXED.iter().map(|s| s.to_string()).collect();
     header.extend(judges.iter().cloned());
     header.push("path".to_string());
-    let cells: Vec<Vec<String>> = rows.iter().map(|r| row_cells(r, &judges)).collect();
-    let mut table = Table::new(header, cells);
+    let prefix = common_dir(rows.iter().map(|r| r.path.as_path()));
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| row_cells(r, &judges, &prefix)).collect();
     if let Some(width) = width {
-        // The attack and path columns give way first; every column keeps its header's width.
-        table.fit(width, &[FIXED.len() + judges.len(), 5]);
+        // The file name is what tells runs of one folder apart: the path column keeps it whole.
+        let file_names = rows.iter().filter_map(|r| r.path.file_name()).map(|n| n.to_string_lossy().width());
+        let path_min = file_names.max().unwrap_or(4).clamp(4, 40) + 1;
+        let mut min: Vec<usize> = header.iter().map(|h| h.width().max(6)).collect();
+        *min.last_mut().expect("a path column") = path_min;
+        let drop_order = [8, 6, 3, 7, 4, 2, 1];
+        let mut table = Table::new(header, cells);
+        table.fit(width, &min, &drop_order);
+        table.write(out)?;
+    } else {
+        Table::new(header, cells).write(out)?;
     }
-    table.write(out)?;
-    writeln!(out, "{} episodes", rows.len())?;
+    if prefix.as_os_str().is_empty() {
+        writeln!(out, "{} episodes", rows.len())?;
+    } else {
+        writeln!(out, "{} episodes (paths under {})", rows.len(), single_line(&prefix.to_string_lossy()))?;
+    }
     Ok(())
 }
 
-fn row_cells(row: &CorpusRow, judges: &[String]) -> Vec<String> {
+/// The longest folder all paths are in (empty when they share none).
+fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let Some(first) = paths.next() else { return PathBuf::new() };
+    let mut common = first.parent().map(Path::to_path_buf).unwrap_or_default();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
+}
+
+fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {
     let or_dash = |v: Option<&str>| v.unwrap_or("-").to_string();
     let rep = match (row.repeat, row.retry) {
         (Some(r), Some(t)) => format!("{r}.{t}"),
@@ -100,6 +128,6 @@ fn row_cells(row: &CorpusRow, judges: &[String]) -> Vec<String> {
         let outcomes: Vec<&str> = row.verdicts_of(judge).map(|v| v.outcome.as_str()).collect();
         cells.push(if outcomes.is_empty() { "-".to_string() } else { outcomes.join("/") });
     }
-    cells.push(row.path.to_string_lossy().into_owned());
+    cells.push(row.path.strip_prefix(prefix).unwrap_or(&row.path).to_string_lossy().into_owned());
     cells.into_iter().map(|c| single_line(&c).into_owned()).collect()
 }

@@ -11,6 +11,8 @@ pub struct Table {
     header: Vec<String>,
     cells: Vec<Vec<String>>,
     widths: Vec<usize>,
+    /// Columns left out to fit the width.
+    hidden: Vec<bool>,
 }
 
 impl Table {
@@ -21,20 +23,30 @@ impl Table {
                 *w = (*w).max(cell.width());
             }
         }
-        Table { header, cells, widths }
+        let hidden = vec![false; widths.len()];
+        Table { header, cells, widths, hidden }
     }
 
-    /// Narrows the `shrinkable` columns (the widest first) until a line fits `width`.
-    pub fn fit(&mut self, width: usize, shrinkable: &[usize]) {
-        let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
-        while total(&self.widths) > width {
-            let Some(&widest) = shrinkable
-                .iter()
-                .filter(|&&i| self.widths[i] > self.header[i].width().max(8))
-                .max_by_key(|&&i| self.widths[i])
-            else {
-                return;
-            };
+    /// Fits a line into `width`: while even the narrowest columns (`min`, per column)
+    /// would not fit, leaves out columns in `drop_order`; then narrows the widest
+    /// column above its minimum, one character at a time.
+    pub fn fit(&mut self, width: usize, min: &[usize], drop_order: &[usize]) {
+        let total = |widths: &[usize], hidden: &[bool]| {
+            let shown: Vec<usize> = widths.iter().zip(hidden).filter(|(_, h)| !**h).map(|(w, _)| *w).collect();
+            shown.iter().sum::<usize>() + 2 * shown.len().saturating_sub(1)
+        };
+        let floor: Vec<usize> = self.widths.iter().zip(min).map(|(w, m)| (*w).min(*m)).collect();
+        for &column in drop_order {
+            if total(&floor, &self.hidden) <= width {
+                break;
+            }
+            self.hidden[column] = true;
+        }
+        while total(&self.widths, &self.hidden) > width {
+            let widest = (0..self.widths.len())
+                .filter(|&i| !self.hidden[i] && self.widths[i] > floor[i])
+                .max_by_key(|&i| self.widths[i]);
+            let Some(widest) = widest else { return };
             self.widths[widest] -= 1;
         }
     }
@@ -51,14 +63,16 @@ impl Table {
         let last = cells.len() - 1;
         let mut line = String::new();
         for (i, (cell, &w)) in cells.iter().zip(&self.widths).enumerate() {
+            if self.hidden[i] {
+                continue;
+            }
             // The path keeps its end (the file name), the others their start.
             let text = if i == last { clip_start(cell, w) } else { clip_end(cell, w) };
             line.push_str(&text);
-            if i < last {
-                line.push_str(&" ".repeat(w.saturating_sub(text.width()) + 2));
-            }
+            line.push_str(&" ".repeat(w.saturating_sub(text.width()) + 2));
         }
-        writeln!(out, "{}", line.trim_end())
+        let line = line.trim_end();
+        writeln!(out, "{line}")
     }
 }
 
@@ -107,7 +121,9 @@ mod tests {
             vec!["a".into(), "path".into()],
             vec![vec!["x".repeat(30), "/very/long/path/to/output_1.json".into()]],
         );
-        t.fit(30, &[0, 1]);
+        t.fit(30, &[4, 12], &[]);
         assert!(t.widths.iter().sum::<usize>() + 2 <= 30, "{:?}", t.widths);
+        t.fit(10, &[4, 12], &[0]);
+        assert_eq!(t.hidden, [true, false], "a column left out when the minimums do not fit");
     }
 }
