@@ -107,18 +107,25 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             if by.is_some() || judge_model.is_some() || format.is_some() =>
         {
             let by = match by {
-                Some(list) => converse_tui::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg)?,
+                Some(list) => converse_tui::core::corpus::table::parse_group_fields(&list)
+                    .map_err(anyhow::Error::msg)?,
                 None => Vec::new(),
             };
             use converse_tui::headless::summary::Format;
             let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
             let args = converse_tui::headless::summary::GroupedArgs { paths: dirs, by, judge_model, format };
-            let clean = converse_tui::headless::summary::grouped(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
+            let clean = converse_tui::headless::summary::grouped(
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Summary { dirs, json, dataset, .. }) => {
             if dirs.len() > 2 {
-                anyhow::bail!("summary compares at most two directories (with --by it takes any number of paths)");
+                anyhow::bail!(
+                    "summary compares at most two directories (with --by it takes any number of paths)"
+                );
             }
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let args = converse_tui::headless::summary::SummaryArgs { dirs, json, tasks };
@@ -134,13 +141,17 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| usize::from(w)))
                 .flatten();
             let args = converse_tui::headless::ls::LsArgs { paths: inputs, json, filter, width };
-            let clean = converse_tui::headless::ls::ls(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
+            let clean =
+                converse_tui::headless::ls::ls(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Agreement { paths: inputs, json }) => {
             let args = converse_tui::headless::agreement::AgreementArgs { paths: inputs, json };
-            let clean =
-                converse_tui::headless::agreement::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
+            let clean = converse_tui::headless::agreement::run(
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Run(mut run)) => {

@@ -41,9 +41,10 @@ fn direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4], f64)> {
             let name = path.file_name().unwrap().to_str().unwrap().to_string();
             let Some((kind, rest)) = name.split_once("_judge_") else { continue };
             // `<judge model>_<YYYYMMDD>_…`: the model ends where the 8-digit date starts.
-            let date = rest.match_indices('_').map(|(i, _)| i).find(|&i| {
-                rest[i + 1..].len() > 9 && rest[i + 1..i + 9].bytes().all(|b| b.is_ascii_digit())
-            });
+            let date = rest
+                .match_indices('_')
+                .map(|(i, _)| i)
+                .find(|&i| rest[i + 1..].len() > 9 && rest[i + 1..i + 9].bytes().all(|b| b.is_ascii_digit()));
             let model = &rest[..date.unwrap()];
             let folders: Vec<String> =
                 path.parent().unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
@@ -74,7 +75,8 @@ fn direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4], f64)> {
                     _ => {}
                 },
                 _ => {
-                    let covered = json["utility_evaluation"]["UTILITY"]["HOW_MANY_ITEMS_COVERED"].as_str().unwrap();
+                    let covered =
+                        json["utility_evaluation"]["UTILITY"]["HOW_MANY_ITEMS_COVERED"].as_str().unwrap();
                     let (k, of) = covered.split_once('/').unwrap();
                     let (k, of): (usize, usize) = (k.trim().parse().unwrap(), of.trim().parse().unwrap());
                     *coverage += k as f64 / of as f64;
@@ -99,7 +101,8 @@ fn summary_counts_equal_a_direct_count_over_a_generated_corpus() {
     let counts = summary_matches_direct_count(dir.path());
     assert_eq!(counts.values().map(|(c, _)| c[0] + c[3]).sum::<usize>(), files);
     // The generated outcomes cover what the figures must handle.
-    let total = counts.values().fold([0; 4], |t, (c, _)| [t[0] + c[0], t[1] + c[1], t[2] + c[2], t[3] + c[3]]);
+    let total =
+        counts.values().fold([0; 4], |t, (c, _)| [t[0] + c[0], t[1] + c[1], t[2] + c[2], t[3] + c[3]]);
     assert!(total[1] > 0 && total[2] > 0 && total[3] > 0, "{total:?}");
 }
 
@@ -117,7 +120,13 @@ fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4
         let r: Value = serde_json::from_str(line).unwrap();
         let g = &r["group"];
         let text = |v: &Value| v.as_str().unwrap().to_string();
-        let key = [text(&g["domain"]), text(&g["model"]), text(&g["defence"]), text(&r["judge"]), text(&r["judge_model"])];
+        let key = [
+            text(&g["domain"]),
+            text(&g["model"]),
+            text(&g["defence"]),
+            text(&r["judge"]),
+            text(&r["judge_model"]),
+        ];
         let count = |f: &str| r[f].as_u64().unwrap() as usize;
         let (succeeded, partial, coverage) = if r["judge"] == "utility" {
             // Utility has no attack: its rows carry the mean coverage.
@@ -189,8 +198,22 @@ fn kappa_equals_a_hand_computed_confusion_matrix() {
     assert!(close(kappa(&binary, true).unwrap(), kappa(&binary, false).unwrap()));
 }
 
-fn verdict(judge: &str, method: VerdictMethod, model: Option<&str>, outcome: Outcome, turn: Option<u32>) -> SourceVerdict {
-    SourceVerdict { judge: judge.into(), method, model: model.map(Into::into), outcome, score: None, rating: None, turn }
+fn verdict(
+    judge: &str,
+    method: VerdictMethod,
+    model: Option<&str>,
+    outcome: Outcome,
+    turn: Option<u32>,
+) -> SourceVerdict {
+    SourceVerdict {
+        judge: judge.into(),
+        method,
+        model: model.map(Into::into),
+        outcome,
+        score: None,
+        rating: None,
+        turn,
+    }
 }
 
 fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
@@ -233,7 +256,10 @@ fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
             verdict("privacy", Rule, None, Fail, Some(3)),
             verdict("privacy", Human, None, Fail, Some(3)),
         ]),
-        row(vec![verdict("privacy", Rule, None, Fail, Some(2)), verdict("privacy", Human, None, Fail, Some(4))]),
+        row(vec![
+            verdict("privacy", Rule, None, Fail, Some(2)),
+            verdict("privacy", Human, None, Fail, Some(4)),
+        ]),
     ];
     let pairs = agreement(&rows);
     let security = pairs.iter().find(|p| p.judge == "security").unwrap();
@@ -273,7 +299,8 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-const IFSC: &str = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code";
+const IFSC: &str =
+    "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code";
 
 #[test]
 fn ls_lists_every_run_with_its_metadata_and_verdicts() {
@@ -288,16 +315,25 @@ fn ls_lists_every_run_with_its_metadata_and_verdicts() {
     assert_eq!(ifsc["task_id"], "travel_planning_p2_privacy_unrelated_to_travel_bank_ifsc_code");
     assert_eq!(
         (&ifsc["domain"], &ifsc["persona"], &ifsc["attack_type"], &ifsc["category"]),
-        (&Value::from("travel_planning"), &Value::from("2"), &Value::from("privacy"), &Value::from("privacy"))
+        (
+            &Value::from("travel_planning"),
+            &Value::from("2"),
+            &Value::from("privacy"),
+            &Value::from("privacy")
+        )
     );
-    assert_eq!((&ifsc["model"], &ifsc["defence"], &ifsc["repeat"]), (&Value::from("gpt_5_chat"), &Value::from("baseline"), &Value::from(1)));
+    assert_eq!(
+        (&ifsc["model"], &ifsc["defence"], &ifsc["repeat"]),
+        (&Value::from("gpt_5_chat"), &Value::from("baseline"), &Value::from(1))
+    );
     assert_eq!(ifsc["attack"], "unrelated_to_travel_bank_ifsc_code");
     let verdicts = ifsc["verdicts"].as_array().unwrap();
     assert_eq!(verdicts.len(), 4, "two judge models × privacy and utility: {verdicts:?}");
     assert!(verdicts.iter().all(|v| v["method"] == "imported"));
     let benign = rows.iter().find(|r| r["category"] == "benign_easy").unwrap();
     assert_eq!((&benign["attack"], &benign["task_id"]), (&Value::from("benign_simulation"), &Value::Null));
-    let retry = rows.iter().find(|r| r["path"].as_str().unwrap().contains("retry1") && r["domain"] == "real_estate");
+    let retry =
+        rows.iter().find(|r| r["path"].as_str().unwrap().contains("retry1") && r["domain"] == "real_estate");
     assert_eq!(retry.unwrap()["retry"], 1);
 }
 
@@ -337,7 +373,10 @@ fn an_unreadable_file_is_named_and_the_rest_still_listed() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains(&format!("{}:2: ", bad.display())), "{err}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.ends_with(&format!("10 episodes (paths under {})\n", corpus.path().join("logs").display())), "{stdout}");
+    assert!(
+        stdout.ends_with(&format!("10 episodes (paths under {})\n", corpus.path().join("logs").display())),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -345,8 +384,10 @@ fn agreement_pairs_judge_models_and_human_labels() {
     let corpus = fixture_copy();
     let episode = corpus.path().join(IFSC).join("output_20250915_003845_rep1.json");
     // A reviewer labels the episode `refusal` (privacy pass) on event 3.
-    let id = index(&[episode.clone()]).rows[0].id.clone();
-    let mut notes = converse_tui::core::annotate::NotesFile::open(converse_tui::core::annotate::notes_path(&episode)).unwrap();
+    let id = index(std::slice::from_ref(&episode)).rows[0].id.clone();
+    let mut notes =
+        converse_tui::core::annotate::NotesFile::open(converse_tui::core::annotate::notes_path(&episode))
+            .unwrap();
     let draft = converse_tui::core::annotate::Draft {
         episode: id,
         target_seq: 3,
@@ -363,7 +404,8 @@ fn agreement_pairs_judge_models_and_human_labels() {
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let find = |judge: &str, a: &str, b: &str| {
         pairs.iter().find(|p| {
-            p["judge"] == judge && p["a"]["model"].as_str().unwrap_or(p["a"]["method"].as_str().unwrap()) == a
+            p["judge"] == judge
+                && p["a"]["model"].as_str().unwrap_or(p["a"]["method"].as_str().unwrap()) == a
                 && p["b"]["model"].as_str().unwrap_or(p["b"]["method"].as_str().unwrap()) == b
         })
     };

@@ -28,7 +28,8 @@ pub fn run(args: &AgreementArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
     } else if pairs.is_empty() {
         writeln!(out, "no episode has two verdict sources on the same question")?;
     } else {
-        let header = ["judge", "a", "b", "n", "agree", "kappa", "unweighted", "excluded", "leak turn", "confusion"];
+        let header =
+            ["judge", "a", "b", "n", "agree", "kappa", "unweighted", "excluded", "leak turn", "confusion"];
         let cells = pairs.iter().map(cells).collect();
         Table::new(header.iter().map(|h| h.to_string()).collect(), cells).write(out)?;
         writeln!(

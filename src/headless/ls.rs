@@ -61,7 +61,8 @@ pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<String> 
     set.into_iter().map(str::to_string).collect()
 }
 
-const FIXED: [&str; 9] = ["model", "defence", "domain", "persona", "category", "attack", "rep", "turns", "events"];
+const FIXED: [&str; 9] =
+    ["model", "defence", "domain", "persona", "category", "attack", "rep", "turns", "events"];
 
 fn write_table(rows: &[&CorpusRow], width: Option<usize>, out: &mut dyn Write) -> anyhow::Result<()> {
     let judges = judges(rows.iter().copied());

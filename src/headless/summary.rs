@@ -469,7 +469,9 @@ const GROUPED_LEGEND: &str = "n: verdicts that judged (errors and skipped left o
 
 fn grouped_cells(r: &GroupRow) -> Vec<String> {
     let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}%", 100.0 * v));
-    let ci = |v: Option<(f64, f64)>| v.map_or("-".to_string(), |(lo, hi)| format!("[{:.2}, {:.2}]", 100.0 * lo, 100.0 * hi));
+    let ci = |v: Option<(f64, f64)>| {
+        v.map_or("-".to_string(), |(lo, hi)| format!("[{:.2}, {:.2}]", 100.0 * lo, 100.0 * hi))
+    };
     let mean = |m: Option<MeanSummary>| {
         m.map(|m| match m.ci95 {
             Some((lo, hi)) => format!("{:.3} [{lo:.3}, {hi:.3}]", m.mean),
@@ -504,7 +506,9 @@ fn grouped_cells(r: &GroupRow) -> Vec<String> {
 }
 
 fn write_markdown(header: &[String], cells: &[Vec<String>], out: &mut dyn Write) -> std::io::Result<()> {
-    let line = |cells: &[String]| format!("| {} |", cells.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "));
+    let line = |cells: &[String]| {
+        format!("| {} |", cells.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "))
+    };
     writeln!(out, "{}", line(header))?;
     writeln!(out, "|{}", "---|".repeat(header.len()))?;
     for row in cells {

@@ -32,7 +32,8 @@ impl Table {
     /// column above its minimum, one character at a time.
     pub fn fit(&mut self, width: usize, min: &[usize], drop_order: &[usize]) {
         let total = |widths: &[usize], hidden: &[bool]| {
-            let shown: Vec<usize> = widths.iter().zip(hidden).filter(|(_, h)| !**h).map(|(w, _)| *w).collect();
+            let shown: Vec<usize> =
+                widths.iter().zip(hidden).filter(|(_, h)| !**h).map(|(w, _)| *w).collect();
             shown.iter().sum::<usize>() + 2 * shown.len().saturating_sub(1)
         };
         let floor: Vec<usize> = self.widths.iter().zip(min).map(|(w, m)| (*w).min(*m)).collect();

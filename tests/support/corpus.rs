@@ -97,9 +97,11 @@ pub fn generate(dir: &Path, n: usize, seed: u64) -> usize {
             .join(attack);
         std::fs::create_dir_all(&folder).unwrap();
         // Unique per episode: the index is the time of day.
-        let suffix = format!("2025{:02}{:02}_{:06}_rep{}", 1 + i % 12, 1 + i % 28, i % 1_000_000, 1 + rng.below(3));
+        let suffix =
+            format!("2025{:02}{:02}_{:06}_rep{}", 1 + i % 12, 1 + i % 28, i % 1_000_000, 1 + rng.below(3));
         let body = &templates[rng.below(templates.len())];
-        std::fs::write(folder.join(format!("output_{suffix}.json")), serde_json::to_vec(body).unwrap()).unwrap();
+        std::fs::write(folder.join(format!("output_{suffix}.json")), serde_json::to_vec(body).unwrap())
+            .unwrap();
 
         let two_models = rng.below(5) == 0;
         let models = if two_models { JUDGE_MODELS } else { &JUDGE_MODELS[..1] };

@@ -114,19 +114,19 @@ fn split_term(token: &str) -> Option<(&str, Op, &str)> {
         return None;
     }
     let rest = &token[at..];
-    let (op, len) = [("!=", Op::Ne), (">=", Op::Ge), ("<=", Op::Le), ("=", Op::Eq), (">", Op::Gt), ("<", Op::Lt)]
-        .into_iter()
-        .find(|(s, _)| rest.starts_with(s))
-        .map(|(s, op)| (op, s.len()))?;
+    let (op, len) =
+        [("!=", Op::Ne), (">=", Op::Ge), ("<=", Op::Le), ("=", Op::Eq), (">", Op::Gt), ("<", Op::Lt)]
+            .into_iter()
+            .find(|(s, _)| rest.starts_with(s))
+            .map(|(s, op)| (op, s.len()))?;
     Some((field, op, &rest[len..]))
 }
 
 fn term(field: &str, op: Op, value: &str, judges: &[String]) -> Result<Term, String> {
     let field = field.to_lowercase();
     let is_judge = JUDGES.contains(&field.as_str()) || judges.contains(&field);
-    let number = || {
-        value.parse::<f64>().map_err(|_| format!("'{field}' compares numbers: '{value}' is not a number"))
-    };
+    let number =
+        || value.parse::<f64>().map_err(|_| format!("'{field}' compares numbers: '{value}' is not a number"));
     let test = if NUMBER_FIELDS.contains(&field.as_str()) {
         Test::Number(number()?)
     } else if TEXT_FIELDS.contains(&field.as_str()) || is_judge {
@@ -211,8 +211,11 @@ impl Term {
 /// (id, domain, attack, task, verdicts as `privacy fail privacy:fail`, path) and
 /// the model and defence.
 pub fn haystack(row: &CorpusRow) -> String {
-    let verdicts: Vec<String> =
-        row.verdicts.iter().map(|v| format!("{j} {o} {j}:{o}", j = v.judge, o = v.outcome.as_str())).collect();
+    let verdicts: Vec<String> = row
+        .verdicts
+        .iter()
+        .map(|v| format!("{j} {o} {j}:{o}", j = v.judge, o = v.outcome.as_str()))
+        .collect();
     let fields = [
         Some(row.id.as_str()),
         row.domain.as_deref(),
@@ -250,7 +253,9 @@ mod tests {
             turn: None,
         };
         CorpusRow {
-            path: PathBuf::from("logs/travel_planning/gemini_2.5_flash/baseline/persona2/privacy/x/output_1.json"),
+            path: PathBuf::from(
+                "logs/travel_planning/gemini_2.5_flash/baseline/persona2/privacy/x/output_1.json",
+            ),
             id: "travel_planning/gemini_2.5_flash/baseline/persona2/privacy/x/output_1".into(),
             task_id: Some("travel_planning_p2_privacy_x".into()),
             domain: Some("travel_planning".into()),
@@ -264,7 +269,10 @@ mod tests {
             retry: None,
             turns: 7,
             events: 40,
-            verdicts: vec![verdict("privacy", Outcome::Fail, None), verdict("utility", Outcome::Partial, Some(0.6))],
+            verdicts: vec![
+                verdict("privacy", Outcome::Fail, None),
+                verdict("utility", Outcome::Partial, Some(0.6)),
+            ],
         }
     }
 

@@ -31,8 +31,7 @@ pub fn index(paths: &[PathBuf]) -> Corpus {
             files.push(path.clone());
         }
     }
-    let results: Vec<Result<(Vec<CorpusRow>, Vec<String>), LoadError>> =
-        files.par_iter().map(|file| index_file(file)).collect();
+    let results: Vec<Result<FileRows, LoadError>> = files.par_iter().map(|file| index_file(file)).collect();
     for result in results {
         match result {
             Ok((mut rows, mut warnings)) => {
@@ -45,8 +44,11 @@ pub fn index(paths: &[PathBuf]) -> Corpus {
     corpus
 }
 
+/// The rows of one file and the warnings reading it.
+pub type FileRows = (Vec<CorpusRow>, Vec<String>);
+
 /// The rows of one file, with the human labels of its notes sidecar.
-pub fn index_file(path: &Path) -> Result<(Vec<CorpusRow>, Vec<String>), LoadError> {
+pub fn index_file(path: &Path) -> Result<FileRows, LoadError> {
     let episodes = load_path(path)?;
     let notes_file = notes_path(path);
     let mut warnings = Vec::new();

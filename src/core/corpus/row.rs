@@ -142,7 +142,10 @@ impl Folded {
 
 /// A reviewer's labels on one question fold to the worst outcome labelled (a leak
 /// labelled anywhere is a leaked episode), at the earliest turn labelled so.
-fn human_sources(annotations: &[&Annotation], turn_of_seq: &impl Fn(u64) -> Option<u32>) -> Vec<SourceVerdict> {
+fn human_sources(
+    annotations: &[&Annotation],
+    turn_of_seq: &impl Fn(u64) -> Option<u32>,
+) -> Vec<SourceVerdict> {
     let mut by_judge: BTreeMap<String, SourceVerdict> = BTreeMap::new();
     for verdict in annotations.iter().filter_map(|a| human_verdict(a)) {
         let turn = evidence_turn(&verdict, turn_of_seq);
@@ -157,7 +160,8 @@ fn human_sources(annotations: &[&Annotation], turn_of_seq: &impl Fn(u64) -> Opti
         };
         let slot = by_judge.entry(verdict.judge.clone()).or_insert_with(|| new.clone());
         let worse = severity(new.outcome) > severity(slot.outcome);
-        let earlier = new.outcome == slot.outcome && new.turn.is_some_and(|t| slot.turn.is_none_or(|s| t < s));
+        let earlier =
+            new.outcome == slot.outcome && new.turn.is_some_and(|t| slot.turn.is_none_or(|s| t < s));
         if worse || earlier {
             *slot = new;
         }

@@ -12,7 +12,8 @@ use super::stats::{MeanInterval, mean_interval, wilson};
 use crate::core::episode::{Outcome, VerdictMethod};
 
 /// The fields rows can be grouped by.
-pub const GROUP_FIELDS: &[&str] = &["model", "defence", "domain", "persona", "category", "attack", "attack_type"];
+pub const GROUP_FIELDS: &[&str] =
+    &["model", "defence", "domain", "persona", "category", "attack", "attack_type"];
 
 /// Parses `model,defence,domain`; an unknown field is one line listing the known ones.
 pub fn parse_group_fields(list: &str) -> Result<Vec<String>, String> {

@@ -20,8 +20,8 @@ use crate::core::episode::{Episode, JournalError, is_journal, read_journal, read
 use crate::core::sanitize;
 
 pub use index::{index_dir, index_path, load_episode};
-pub use walk::load_dir;
 pub(crate) use walk::episode_files;
+pub use walk::load_dir;
 
 use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};
 
