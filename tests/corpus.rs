@@ -420,3 +420,61 @@ fn agreement_pairs_judge_models_and_human_labels() {
     assert_eq!(human["a"], serde_json::json!({"method": "human", "model": null}));
     assert_eq!(human["b"]["method"], "imported");
 }
+
+/// Every episode file under `dir`.
+fn episode_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.starts_with("output_") && name.ends_with(".json") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_index_reads_the_same_rows_as_a_full_load() {
+    use converse_tui::core::import::{load_path, load_path_without_texts};
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = episode_files(&fixtures.join("converse-benchmark-logs"));
+    files.extend(episode_files(&fixtures.join("converse-logs")));
+    // The shared sample, where there is one (not in CI).
+    if let Ok(shared) = std::env::var("CONVERSE_BENCHMARK_LOGS") {
+        files.extend(episode_files(Path::new(&shared)));
+    }
+    assert!(files.len() >= 20, "{}", files.len());
+    for file in files {
+        let full = load_path(&file).unwrap();
+        let light = load_path_without_texts(&file).unwrap();
+        assert_eq!(full.len(), light.len());
+        for (f, l) in full.iter().zip(&light) {
+            assert_eq!(
+                CorpusRow::of(f, file.clone(), &[]),
+                CorpusRow::of(l, file.clone(), &[]),
+                "{}",
+                file.display()
+            );
+            assert_eq!(f.events.last(), l.events.last(), "the same end: {}", file.display());
+            assert!(l.events.len() > 2);
+        }
+    }
+}
+
+#[test]
+fn a_log_the_full_loader_refuses_is_refused_by_the_index_too() {
+    use converse_tui::core::import::load_path_without_texts;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("output_20250101_000000.json");
+    std::fs::write(&file, r#"[{"from": "assistant", "to": "external_agent", "short_answer": 5}]"#).unwrap();
+    let e = load_path_without_texts(&file).unwrap_err();
+    assert!(e.to_string().contains("'short_answer' is not a string"), "{e}");
+    std::fs::write(&file, r#"[{"from": "assistant", "to": "nobody"}]"#).unwrap();
+    assert!(load_path_without_texts(&file).unwrap_err().to_string().contains("unknown party 'nobody'"));
+}

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::row::CorpusRow;
 use crate::core::annotate::{NotesFile, notes_path};
-use crate::core::import::{LoadError, episode_files, load_path};
+use crate::core::import::{LoadError, episode_files, load_path_without_texts};
 
 /// The rows of a corpus and what could not be read.
 #[derive(Debug, Default)]
@@ -49,7 +49,7 @@ pub type FileRows = (Vec<CorpusRow>, Vec<String>);
 
 /// The rows of one file, with the human labels of its notes sidecar.
 pub fn index_file(path: &Path) -> Result<FileRows, LoadError> {
-    let episodes = load_path(path)?;
+    let episodes = load_path_without_texts(path)?;
     let notes_file = notes_path(path);
     let mut warnings = Vec::new();
     let notes = if notes_file.exists() {

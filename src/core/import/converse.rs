@@ -4,6 +4,7 @@
 //! Text is kept exactly as recorded (padding, Python dict reprs, fences,
 //! mojibake): the inspector shows what the agents saw, it does not clean up.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::Path;
 
@@ -33,7 +34,55 @@ struct Record<'a> {
 pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadError> {
     let records =
         records.iter().enumerate().map(|(i, r)| record(r, i, path)).collect::<Result<Vec<_>, _>>()?;
+    from_records(&records, path)
+}
 
+/// A record as an index reads it: the texts are checked to be text, not kept.
+#[derive(serde::Deserialize)]
+struct Parties<'a> {
+    #[serde(borrow)]
+    from: Cow<'a, str>,
+    #[serde(borrow)]
+    to: Cow<'a, str>,
+    #[serde(borrow, default)]
+    short_answer: Option<Cow<'a, str>>,
+    /// Read only so that a file the full loader refuses (a number here) is refused here too.
+    #[serde(borrow, default)]
+    #[allow(dead_code)]
+    long_answer: Option<Cow<'a, str>>,
+}
+
+/// The episode of a ConVerse log with every text left empty: the same events,
+/// turns, verdicts and header as [`from_log`], for an index, without copying
+/// the texts (only the parties are read). `None` when `bytes` is not plainly a
+/// ConVerse log: the caller loads it in full, which also words any error.
+pub(super) fn from_log_without_texts(bytes: &[u8], path: &Path) -> Option<Result<Episode, LoadError>> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(bytes);
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return None;
+    }
+    let parties: Vec<Parties> = serde_json::from_slice(bytes).ok()?;
+    let party = |name: &str| match name {
+        "assistant" => Some(Party::Assistant),
+        "environment" => Some(Party::Environment),
+        "external_agent" => Some(Party::Attacker),
+        "user" => Some(Party::User),
+        _ => None,
+    };
+    let last = parties.len().checked_sub(1)?;
+    let records = parties
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // The last record's text says whether the assistant finished: the end reason.
+            let short = if i == last { p.short_answer.as_deref().unwrap_or("") } else { "" };
+            Some(Record { from: party(&p.from)?, to: party(&p.to)?, short, long: None })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(from_records(&records, path))
+}
+
+fn from_records(records: &[Record], path: &Path) -> Result<Episode, LoadError> {
     let file_name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut warnings = Vec::new();
 
