@@ -37,22 +37,43 @@ pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadEr
     from_records(&records, path)
 }
 
-/// A record as an index reads it: the texts are checked to be text, not kept.
+/// A record as an index reads it: the texts are checked to be text, never kept.
 #[derive(serde::Deserialize)]
 struct Parties<'a> {
     #[serde(borrow)]
     from: Cow<'a, str>,
     #[serde(borrow)]
     to: Cow<'a, str>,
-    #[serde(borrow, default)]
-    short_answer: Option<Cow<'a, str>>,
+    #[serde(default)]
+    short_answer: Option<Completion>,
     /// Read only so that a file the full loader refuses (a number here) is refused here too.
-    #[serde(borrow, default)]
+    #[serde(default)]
     #[allow(dead_code)]
-    long_answer: Option<Cow<'a, str>>,
+    long_answer: Option<Completion>,
 }
 
-/// The episode of a ConVerse log with every text left empty: the same events,
+/// A text, read only for whether it is the assistant's completion mark.
+struct Completion(bool);
+
+impl<'de> serde::Deserialize<'de> for Completion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Completion;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            // serde_json unescapes into its scratch buffer: no allocation per text.
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Completion, E> {
+                Ok(Completion(text.trim_start().starts_with(COMPLETED)))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
+}
+
+/// The episode of a ConVerse log with every text left empty (the completion mark
+/// aside): the same events,
 /// turns, verdicts and header as [`from_log`], for an index, without copying
 /// the texts (only the parties are read). `None` when `bytes` is not plainly a
 /// ConVerse log: the caller loads it in full, which also words any error.
@@ -75,7 +96,8 @@ pub(super) fn from_log_without_texts(bytes: &[u8], path: &Path) -> Option<Result
         .enumerate()
         .map(|(i, p)| {
             // The last record's text says whether the assistant finished: the end reason.
-            let short = if i == last { p.short_answer.as_deref().unwrap_or("") } else { "" };
+            let completed = i == last && p.short_answer.as_ref().is_some_and(|c| c.0);
+            let short = if completed { COMPLETED } else { "" };
             Some(Record { from: party(&p.from)?, to: party(&p.to)?, short, long: None })
         })
         .collect::<Option<Vec<_>>>()?;
