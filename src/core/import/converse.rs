@@ -73,9 +73,8 @@ impl<'de> serde::Deserialize<'de> for Completion {
 }
 
 /// The episode of a ConVerse log with every text left empty (the completion mark
-/// aside): the same events,
-/// turns, verdicts and header as [`from_log`], for an index, without copying
-/// the texts (only the parties are read). `None` when `bytes` is not plainly a
+/// aside): the same events, turns, verdicts and header as [`from_log`], for an
+/// index, without copying the texts (they are only checked to be text). `None` when `bytes` is not plainly a
 /// ConVerse log: the caller loads it in full, which also words any error.
 pub(super) fn from_log_without_texts(bytes: &[u8], path: &Path) -> Option<Result<Episode, LoadError>> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(bytes);
