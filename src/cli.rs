@@ -112,14 +112,46 @@ pub enum Command {
     },
     /// Run many episodes: bounded concurrency, rate limits, one journal each, runs.jsonl, resumable.
     Batch(Box<BatchCli>),
-    /// Rates per domain, category, persona and attack type of a batch directory (two: compared).
+    /// Rates per domain, category, persona and attack type of a batch directory (two: compared);
+    /// with --by, the paper's tables over a corpus of episodes.
     Summary {
         /// A batch directory (its runs.jsonl, else its journals); a second one is compared with it.
-        #[arg(required = true, num_args = 1..=2)]
+        /// With --by, --judge-model or --format: any episode files or directories, as one corpus.
+        #[arg(required = true)]
         dirs: Vec<PathBuf>,
         #[command(flatten)]
         dataset: DatasetDir,
         /// One JSON object with every row.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
+        /// Group by these fields, comma-separated: model, defence, domain, persona, category, attack, attack_type.
+        #[arg(long, value_name = "FIELDS")]
+        by: Option<String>,
+        /// Count only this judge model's verdicts (e.g. gpt-5).
+        #[arg(long, value_name = "MODEL")]
+        judge_model: Option<String>,
+        /// table, markdown, csv or json (one object per row).
+        #[arg(long)]
+        format: Option<converse_tui::headless::summary::Format>,
+    },
+    /// One line per episode of a corpus: model, defence, domain, persona, category, attack, verdicts.
+    Ls {
+        /// Episode files or directories of them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// One JSON object per episode.
+        #[arg(long)]
+        json: bool,
+        /// Only the episodes matching this filter, e.g. 'model=gemini* privacy=fail turns>5'.
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
+    },
+    /// How verdict sources agree on the same question: confusion matrix and Cohen's kappa per pair.
+    Agreement {
+        /// Episode files or directories of them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// One JSON object per judge and pair of sources.
         #[arg(long)]
         json: bool,
     },

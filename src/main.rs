@@ -103,7 +103,30 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
-        Some(Command::Summary { dirs, json, dataset }) => {
+        Some(Command::Summary { dirs, json, dataset: _, by, judge_model, format })
+            if by.is_some() || judge_model.is_some() || format.is_some() =>
+        {
+            let by = match by {
+                Some(list) => converse_tui::core::corpus::table::parse_group_fields(&list)
+                    .map_err(anyhow::Error::msg)?,
+                None => Vec::new(),
+            };
+            use converse_tui::headless::summary::Format;
+            let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
+            let args = converse_tui::headless::summary::GroupedArgs { paths: dirs, by, judge_model, format };
+            let clean = converse_tui::headless::summary::grouped(
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Summary { dirs, json, dataset, .. }) => {
+            if dirs.len() > 2 {
+                anyhow::bail!(
+                    "summary compares at most two directories (with --by it takes any number of paths)"
+                );
+            }
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let args = converse_tui::headless::summary::SummaryArgs { dirs, json, tasks };
             converse_tui::headless::summary::summary(
@@ -112,6 +135,24 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 &mut std::io::stderr(),
             )?;
             Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Ls { paths: inputs, json, filter }) => {
+            let width = std::io::IsTerminal::is_terminal(&std::io::stdout())
+                .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| usize::from(w)))
+                .flatten();
+            let args = converse_tui::headless::ls::LsArgs { paths: inputs, json, filter, width };
+            let clean =
+                converse_tui::headless::ls::ls(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Agreement { paths: inputs, json }) => {
+            let args = converse_tui::headless::agreement::AgreementArgs { paths: inputs, json };
+            let clean = converse_tui::headless::agreement::run(
+                &args,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Run(mut run)) => {
             let theme = run.theme.take().unwrap_or(cli.theme);

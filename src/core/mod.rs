@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod atomic_file;
 pub mod batch_files;
+pub mod corpus;
 pub mod dataset;
 pub mod demo;
 pub mod email_address;

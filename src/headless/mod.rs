@@ -1,5 +1,6 @@
 //! Commands without a screen: the same core, output to files and stdout.
 
+pub mod agreement;
 pub mod batch;
 pub mod data;
 pub mod dump;
@@ -7,9 +8,11 @@ pub mod emit;
 pub mod episode_tasks;
 pub mod export;
 pub mod judge;
+pub mod ls;
 pub mod notes;
 pub mod run;
 pub mod runs;
 pub mod shard;
 pub mod summary;
 pub mod tasks;
+pub mod text_table;

@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::core::corpus::table::{GroupRow, MeanSummary, group_rows};
 use crate::core::dataset::TaskLookup;
-use crate::core::episode::Outcome;
+use crate::core::episode::{Outcome, VerdictMethod};
 use crate::core::sanitize::single_line;
 
 use super::runs::{self, RunRecord, Settings};
@@ -389,6 +390,141 @@ fn clip(s: &str, width: usize) -> String {
         t.push('…');
         t
     }
+}
+
+/// How `summary --by` prints its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "table" => Ok(Format::Table),
+            "markdown" | "md" => Ok(Format::Markdown),
+            "csv" => Ok(Format::Csv),
+            "json" => Ok(Format::Json),
+            other => Err(format!("unknown format '{other}': table, markdown, csv or json")),
+        }
+    }
+}
+
+/// `summary PATH… --by …`: the paper's tables over a corpus of episodes.
+pub struct GroupedArgs {
+    pub paths: Vec<PathBuf>,
+    /// Group fields, in order (none: the whole corpus).
+    pub by: Vec<String>,
+    pub judge_model: Option<String>,
+    pub format: Format,
+}
+
+/// Prints one row per group × judge × judge model; `Ok(false)` when some
+/// file could not be read (named on `err`; the rest is counted).
+pub fn grouped(args: &GroupedArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
+    let corpus = crate::core::corpus::index(&args.paths);
+    let rows = group_rows(&corpus.rows, &args.by, args.judge_model.as_deref());
+    if args.format == Format::Json {
+        for row in &rows {
+            writeln!(out, "{}", crate::core::safe_json::to_string(row)?)?;
+        }
+    } else {
+        let mut header: Vec<String> = args.by.clone();
+        header.extend(GROUPED_COLUMNS.iter().map(|c| c.to_string()));
+        let cells: Vec<Vec<String>> = rows.iter().map(grouped_cells).collect();
+        match args.format {
+            Format::Markdown => write_markdown(&header, &cells, out)?,
+            Format::Csv => write_csv(&header, &cells, out)?,
+            _ => super::text_table::Table::new(header, cells).write(out)?,
+        }
+        if args.format != Format::Csv {
+            writeln!(out, "{GROUPED_LEGEND}")?;
+        }
+    }
+    super::ls::report_problems(&corpus, err)
+}
+
+const GROUPED_COLUMNS: [&str; 12] = [
+    "judge",
+    "judge model",
+    "n",
+    "succeeded",
+    "partial",
+    "rate",
+    "95% CI",
+    "rate incl. partial",
+    "95% CI incl. partial",
+    "errors",
+    "skipped",
+    "coverage / rating (95% CI)",
+];
+
+const GROUPED_LEGEND: &str = "n: verdicts that judged (errors and skipped left out); rate: succeeded / n \
+     (a leak, a Successful attack; partial counted apart); CI: Wilson score; coverage and rating: mean with Student-t CI";
+
+fn grouped_cells(r: &GroupRow) -> Vec<String> {
+    let pct = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{:.2}%", 100.0 * v));
+    let ci = |v: Option<(f64, f64)>| {
+        v.map_or("-".to_string(), |(lo, hi)| format!("[{:.2}, {:.2}]", 100.0 * lo, 100.0 * hi))
+    };
+    let mean = |m: Option<MeanSummary>| {
+        m.map(|m| match m.ci95 {
+            Some((lo, hi)) => format!("{:.3} [{lo:.3}, {hi:.3}]", m.mean),
+            None => format!("{:.3}", m.mean),
+        })
+    };
+    let utility = match (mean(r.coverage), mean(r.rating)) {
+        (None, None) => "-".to_string(),
+        (c, rating) => format!("{} / {}", c.unwrap_or("-".into()), rating.unwrap_or("-".into())),
+    };
+    let source = match &r.judge_model {
+        Some(m) if r.method == VerdictMethod::Imported => m.clone(),
+        Some(m) => format!("{} {m}", r.method.as_str()),
+        None => r.method.as_str().to_string(),
+    };
+    let mut cells: Vec<String> = r.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
+    cells.extend([
+        r.judge.clone(),
+        source,
+        r.episodes.to_string(),
+        r.attacks_succeeded.map_or("-".to_string(), |k| k.to_string()),
+        r.partial.map_or("-".to_string(), |p| p.to_string()),
+        pct(r.asr),
+        ci(r.ci95),
+        pct(r.asr_with_partial),
+        ci(r.ci95_with_partial),
+        r.judge_errors.to_string(),
+        r.skipped.to_string(),
+        utility,
+    ]);
+    cells.into_iter().map(|c| single_line(&c).into_owned()).collect()
+}
+
+fn write_markdown(header: &[String], cells: &[Vec<String>], out: &mut dyn Write) -> std::io::Result<()> {
+    let line = |cells: &[String]| {
+        format!("| {} |", cells.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | "))
+    };
+    writeln!(out, "{}", line(header))?;
+    writeln!(out, "|{}", "---|".repeat(header.len()))?;
+    for row in cells {
+        writeln!(out, "{}", line(row))?;
+    }
+    Ok(())
+}
+
+fn write_csv(header: &[String], cells: &[Vec<String>], out: &mut dyn Write) -> std::io::Result<()> {
+    let field = |c: &String| {
+        if c.contains([',', '"', '\n']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c.clone() }
+    };
+    for row in std::iter::once(header).chain(cells.iter().map(Vec::as_slice)) {
+        writeln!(out, "{}", row.iter().map(field).collect::<Vec<_>>().join(","))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

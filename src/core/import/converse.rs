@@ -4,6 +4,7 @@
 //! Text is kept exactly as recorded (padding, Python dict reprs, fences,
 //! mojibake): the inspector shows what the agents saw, it does not clean up.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::Path;
 
@@ -33,7 +34,76 @@ struct Record<'a> {
 pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadError> {
     let records =
         records.iter().enumerate().map(|(i, r)| record(r, i, path)).collect::<Result<Vec<_>, _>>()?;
+    from_records(&records, path)
+}
 
+/// A record as an index reads it: the texts are checked to be text, never kept.
+#[derive(serde::Deserialize)]
+struct Parties<'a> {
+    #[serde(borrow)]
+    from: Cow<'a, str>,
+    #[serde(borrow)]
+    to: Cow<'a, str>,
+    #[serde(default)]
+    short_answer: Option<Completion>,
+    /// Read only so that a file the full loader refuses (a number here) is refused here too.
+    #[serde(default)]
+    #[allow(dead_code)]
+    long_answer: Option<Completion>,
+}
+
+/// A text, read only for whether it is the assistant's completion mark.
+struct Completion(bool);
+
+impl<'de> serde::Deserialize<'de> for Completion {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Completion;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            // serde_json unescapes into its scratch buffer: no allocation per text.
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Completion, E> {
+                Ok(Completion(text.trim_start().starts_with(COMPLETED)))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
+}
+
+/// The episode of a ConVerse log with every text left empty (the completion mark
+/// aside): the same events, turns, verdicts and header as [`from_log`], for an
+/// index, without copying the texts (they are only checked to be text). `None` when `bytes` is not plainly a
+/// ConVerse log: the caller loads it in full, which also words any error.
+pub(super) fn from_log_without_texts(bytes: &[u8], path: &Path) -> Option<Result<Episode, LoadError>> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(bytes);
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return None;
+    }
+    let parties: Vec<Parties> = serde_json::from_slice(bytes).ok()?;
+    let party = |name: &str| match name {
+        "assistant" => Some(Party::Assistant),
+        "environment" => Some(Party::Environment),
+        "external_agent" => Some(Party::Attacker),
+        "user" => Some(Party::User),
+        _ => None,
+    };
+    let last = parties.len().checked_sub(1)?;
+    let records = parties
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // The last record's text says whether the assistant finished: the end reason.
+            let completed = i == last && p.short_answer.as_ref().is_some_and(|c| c.0);
+            let short = if completed { COMPLETED } else { "" };
+            Some(Record { from: party(&p.from)?, to: party(&p.to)?, short, long: None })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(from_records(&records, path))
+}
+
+fn from_records(records: &[Record], path: &Path) -> Result<Episode, LoadError> {
     let file_name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut warnings = Vec::new();
 

@@ -76,8 +76,9 @@ fn benchmark(folders: &[String], stem_text: &str, stem: &Stem) -> Option<PathMet
     if attack_type != "benign" {
         // Exactly the dataset's task id (true for every attack run of the repository).
         task.id = Some(format!("{}_p{persona}_{category}_{attack}", domain.as_str()));
-        task.extra.insert("attack".to_string(), Value::String(attack.clone()));
     }
+    // The attack folder (`benign_simulation` for benign runs): what `ls` and `summary --by attack` show.
+    task.extra.insert("attack".to_string(), Value::String(attack.clone()));
     let mut config = EpisodeConfig { defence: Some(defence.clone()), ..EpisodeConfig::default() };
     config.models.insert("assistant".to_string(), Value::String(model.clone()));
     config.extra.insert("repetition".to_string(), Value::from(repetition));

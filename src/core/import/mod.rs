@@ -20,6 +20,7 @@ use crate::core::episode::{Episode, JournalError, is_journal, read_journal, read
 use crate::core::sanitize;
 
 pub use index::{index_dir, index_path, load_episode};
+pub(crate) use walk::episode_files;
 pub use walk::load_dir;
 
 use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};
@@ -70,7 +71,25 @@ impl From<JournalError> for LoadError {
 /// of its `converse-tui judge` sidecar (`<name>.verdicts.jsonl`) merged in.
 /// A sidecar that cannot be read is a warning on the episodes, not an error.
 pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
-    let episodes = load_source(path)?;
+    with_sidecar(path, load_source(path)?)
+}
+
+/// Like [`load_path`], for an index: a ConVerse log's texts are left empty (its
+/// events, turns, verdicts and header are the same), so the texts are never copied.
+pub fn load_path_without_texts(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    if is_journal(path) {
+        return load_path(path);
+    }
+    let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
+    let episodes = match converse::from_log_without_texts(&bytes, path) {
+        Some(episode) => vec![episode?],
+        None => load_bytes(&bytes, path)?,
+    };
+    with_sidecar(path, episodes)
+}
+
+/// The episodes with the verdicts of `path`'s `converse-tui judge` sidecar merged in.
+fn with_sidecar(path: &Path, episodes: Vec<Episode>) -> Result<Vec<Episode>, LoadError> {
     let sidecar = sidecar_path(path);
     if !sidecar.exists() {
         return Ok(episodes);

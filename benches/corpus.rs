@@ -1,0 +1,58 @@
+//! The corpus commands over a generated 10,000-episode corpus in the benchmark
+//! layout (`tests/support/corpus.rs`): index, `ls`, `summary --by`.
+//!
+//! The corpus is written once to `target/corpus-10k/` and reused (delete it to
+//! regenerate); its files stay in the page cache between runs, so these are
+//! warm-cache figures.
+
+#[path = "../tests/support/corpus.rs"]
+mod generated;
+
+use std::path::PathBuf;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+use converse_tui::core::corpus::index;
+use converse_tui::headless::ls::{LsArgs, ls};
+use converse_tui::headless::summary::{Format, GroupedArgs, grouped};
+
+const EPISODES: usize = 10_000;
+
+/// The generated corpus, made on first use.
+pub fn corpus_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/corpus-10k");
+    let done = dir.join(".complete");
+    if !done.exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        generated::generate(&dir, EPISODES, 10_000);
+        std::fs::write(&done, "").expect("marker");
+    }
+    dir
+}
+
+fn corpus(c: &mut Criterion) {
+    let dir = corpus_dir();
+    let paths = vec![dir.join("logs")];
+    let mut group = c.benchmark_group("corpus");
+    group.sample_size(10);
+    group.bench_function("index 10k episodes", |b| {
+        b.iter(|| {
+            let corpus = index(&paths);
+            assert_eq!((corpus.rows.len(), corpus.errors.len()), (EPISODES, 0));
+            corpus
+        })
+    });
+    group.bench_function("ls 10k episodes (table)", |b| {
+        let args = LsArgs { paths: paths.clone(), json: false, filter: None, width: Some(160) };
+        b.iter(|| ls(&args, &mut std::io::sink(), &mut std::io::sink()).expect("ls"))
+    });
+    group.bench_function("summary --by model,defence,domain 10k episodes", |b| {
+        let by = ["model", "defence", "domain"].map(String::from).to_vec();
+        let args = GroupedArgs { paths: paths.clone(), by, judge_model: None, format: Format::Table };
+        b.iter(|| grouped(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, corpus);
+criterion_main!(benches);

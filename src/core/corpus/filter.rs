@@ -1,0 +1,310 @@
+//! The field filter over corpus rows: `model=gemini* privacy=fail turns>5 defence=baseline`.
+//!
+//! - text fields take `=` / `!=` with a case-insensitive glob (`*`, `?`, `[…]`);
+//! - number fields take `= != > < >= <=`;
+//! - a judge's name is a field too: `privacy=fail` (a glob on the outcome of any
+//!   of that judge's verdicts), `utility>=0.5` (on a score);
+//! - any other word matches the row's text, as the browser's filter does
+//!   (every word must occur, case-insensitively).
+//!
+//! Every term must hold. `!=` is the negation of `=`.
+
+use globset::{GlobBuilder, GlobMatcher};
+
+use super::row::CorpusRow;
+
+/// Text fields, matched with a glob.
+pub const TEXT_FIELDS: &[&str] = &[
+    "path",
+    "id",
+    "task",
+    "domain",
+    "persona",
+    "attack_type",
+    "category",
+    "attack",
+    "model",
+    "defence",
+    "judge_model",
+];
+
+/// Number fields.
+pub const NUMBER_FIELDS: &[&str] = &["turns", "events", "repeat", "retry"];
+
+/// Judges every corpus knows; others found in the rows are fields too.
+pub const JUDGES: &[&str] = &["privacy", "security", "utility"];
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Eq,
+    Ne,
+    Gt,
+    Lt,
+    Ge,
+    Le,
+}
+
+impl Op {
+    fn holds(self, a: f64, b: f64) -> bool {
+        match self {
+            Op::Eq => a == b,
+            Op::Ne => a != b,
+            Op::Gt => a > b,
+            Op::Lt => a < b,
+            Op::Ge => a >= b,
+            Op::Le => a <= b,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Test {
+    Glob(GlobMatcher),
+    Number(f64),
+}
+
+#[derive(Debug, Clone)]
+struct Term {
+    field: String,
+    op: Op,
+    test: Test,
+}
+
+/// A parsed filter expression.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    terms: Vec<Term>,
+    /// Free words, lower-cased.
+    words: Vec<String>,
+}
+
+impl Filter {
+    /// Parses `expr`; `judges` are the judge names the corpus has beside [`JUDGES`].
+    /// An unknown field or a bad value is one line naming the problem.
+    pub fn parse(expr: &str, judges: &[String]) -> Result<Self, String> {
+        let tokens = shlex::split(expr).ok_or_else(|| format!("unbalanced quotes in '{expr}'"))?;
+        let mut filter = Filter::default();
+        for token in tokens {
+            match split_term(&token) {
+                Some((field, op, value)) => filter.terms.push(term(field, op, value, judges)?),
+                None => filter.words.push(token.to_lowercase()),
+            }
+        }
+        Ok(filter)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.words.is_empty()
+    }
+
+    pub fn matches(&self, row: &CorpusRow) -> bool {
+        let words_match = self.words.is_empty() || {
+            let haystack = haystack(row);
+            self.words.iter().all(|w| haystack.contains(w.as_str()))
+        };
+        words_match && self.terms.iter().all(|t| t.matches(row))
+    }
+}
+
+/// `field<op>value`, when the token starts with a field name and an operator.
+fn split_term(token: &str) -> Option<(&str, Op, &str)> {
+    let at = token.find(['=', '!', '<', '>'])?;
+    let field = &token[..at];
+    if field.is_empty() || !field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let rest = &token[at..];
+    let (op, len) =
+        [("!=", Op::Ne), (">=", Op::Ge), ("<=", Op::Le), ("=", Op::Eq), (">", Op::Gt), ("<", Op::Lt)]
+            .into_iter()
+            .find(|(s, _)| rest.starts_with(s))
+            .map(|(s, op)| (op, s.len()))?;
+    Some((field, op, &rest[len..]))
+}
+
+fn term(field: &str, op: Op, value: &str, judges: &[String]) -> Result<Term, String> {
+    let field = field.to_lowercase();
+    let is_judge = JUDGES.contains(&field.as_str()) || judges.contains(&field);
+    let number =
+        || value.parse::<f64>().map_err(|_| format!("'{field}' compares numbers: '{value}' is not a number"));
+    let test = if NUMBER_FIELDS.contains(&field.as_str()) {
+        Test::Number(number()?)
+    } else if TEXT_FIELDS.contains(&field.as_str()) || is_judge {
+        match op {
+            Op::Eq | Op::Ne => match value.parse::<f64>() {
+                // `utility=1` compares a score; `privacy=fail` an outcome.
+                Ok(n) if is_judge => Test::Number(n),
+                _ => Test::Glob(glob(value)?),
+            },
+            _ if is_judge => Test::Number(number()?),
+            _ => return Err(format!("'{field}' is a text field: use = or != (with * and ? as wildcards)")),
+        }
+    } else {
+        return Err(format!("unknown field '{field}': known fields are {}", known_fields(judges)));
+    };
+    Ok(Term { field, op, test })
+}
+
+/// The field names, for the error on an unknown one.
+pub fn known_fields(judges: &[String]) -> String {
+    let mut all: Vec<String> = TEXT_FIELDS.iter().chain(NUMBER_FIELDS).map(|s| s.to_string()).collect();
+    let mut judge_names: Vec<String> = JUDGES.iter().map(|s| s.to_string()).collect();
+    judge_names.extend(judges.iter().filter(|j| !JUDGES.contains(&j.as_str())).cloned());
+    all.extend(judge_names);
+    all.join(", ")
+}
+
+fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(pattern)
+        .case_insensitive(true)
+        .literal_separator(false)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("bad pattern '{pattern}': {e}"))
+}
+
+impl Term {
+    fn matches(&self, row: &CorpusRow) -> bool {
+        let positive = match self.op {
+            Op::Ne => Op::Eq,
+            op => op,
+        };
+        let holds = self.holds(row, positive);
+        if self.op == Op::Ne { !holds } else { holds }
+    }
+
+    /// Whether the term holds with `op` (never `Ne`: the caller negates).
+    fn holds(&self, row: &CorpusRow, op: Op) -> bool {
+        let glob = |value: Option<&str>| match &self.test {
+            Test::Glob(g) => value.is_some_and(|v| g.is_match(v)),
+            Test::Number(n) => value.and_then(|v| v.parse::<f64>().ok()).is_some_and(|v| op.holds(v, *n)),
+        };
+        let number = |value: Option<f64>| match &self.test {
+            Test::Number(n) => value.is_some_and(|v| op.holds(v, *n)),
+            Test::Glob(_) => false,
+        };
+        match self.field.as_str() {
+            "path" => glob(Some(&row.path.to_string_lossy())),
+            "id" => glob(Some(&row.id)),
+            "task" => glob(row.task_id.as_deref()),
+            "domain" => glob(row.domain.as_deref()),
+            "persona" => glob(row.persona.as_deref()),
+            "attack_type" => glob(row.attack_type.as_deref()),
+            "category" => glob(row.category.as_deref()),
+            "attack" => glob(row.attack.as_deref()),
+            "model" => glob(row.model.as_deref()),
+            "defence" => glob(row.defence.as_deref()),
+            "judge_model" => row.verdicts.iter().any(|v| glob(v.model.as_deref())),
+            "turns" => number(Some(f64::from(row.turns))),
+            "events" => number(Some(row.events as f64)),
+            "repeat" => number(row.repeat.map(|n| n as f64)),
+            "retry" => number(row.retry.map(|n| n as f64)),
+            judge => row.verdicts_of(judge).any(|v| match &self.test {
+                Test::Glob(g) => g.is_match(v.outcome.as_str()),
+                Test::Number(n) => v.score.is_some_and(|s| op.holds(s, *n)),
+            }),
+        }
+    }
+}
+
+/// The lower-cased text free words match: what the browser's filter matches
+/// (id, domain, attack, task, verdicts as `privacy fail privacy:fail`, path) and
+/// the model and defence.
+pub fn haystack(row: &CorpusRow) -> String {
+    let verdicts: Vec<String> = row
+        .verdicts
+        .iter()
+        .map(|v| format!("{j} {o} {j}:{o}", j = v.judge, o = v.outcome.as_str()))
+        .collect();
+    let fields = [
+        Some(row.id.as_str()),
+        row.domain.as_deref(),
+        row.attack_type.as_deref(),
+        row.category.as_deref(),
+        row.attack.as_deref(),
+        row.task_id.as_deref(),
+        row.model.as_deref(),
+        row.defence.as_deref(),
+    ];
+    let mut text: Vec<&str> = fields.into_iter().flatten().collect();
+    let verdicts = verdicts.join(" ");
+    text.push(&verdicts);
+    let path = row.path.to_string_lossy();
+    text.push(&path);
+    text.join(" ").to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::core::corpus::SourceVerdict;
+    use crate::core::episode::{Outcome, VerdictMethod};
+
+    fn row() -> CorpusRow {
+        let verdict = |judge: &str, outcome, score| SourceVerdict {
+            judge: judge.into(),
+            method: VerdictMethod::Imported,
+            model: Some("gpt-5".into()),
+            outcome,
+            score,
+            rating: None,
+            turn: None,
+        };
+        CorpusRow {
+            path: PathBuf::from(
+                "logs/travel_planning/gemini_2.5_flash/baseline/persona2/privacy/x/output_1.json",
+            ),
+            id: "travel_planning/gemini_2.5_flash/baseline/persona2/privacy/x/output_1".into(),
+            task_id: Some("travel_planning_p2_privacy_x".into()),
+            domain: Some("travel_planning".into()),
+            persona: Some("2".into()),
+            attack_type: Some("privacy".into()),
+            category: Some("privacy".into()),
+            attack: Some("x".into()),
+            model: Some("gemini_2.5_flash".into()),
+            defence: Some("baseline".into()),
+            repeat: Some(1),
+            retry: None,
+            turns: 7,
+            events: 40,
+            verdicts: vec![
+                verdict("privacy", Outcome::Fail, None),
+                verdict("utility", Outcome::Partial, Some(0.6)),
+            ],
+        }
+    }
+
+    fn matches(expr: &str) -> bool {
+        Filter::parse(expr, &[]).unwrap().matches(&row())
+    }
+
+    #[test]
+    fn fields_globs_numbers_and_judges() {
+        assert!(matches("model=gemini* privacy=fail turns>5 defence=baseline"));
+        assert!(matches("model=GEMINI*"), "case-insensitive");
+        assert!(!matches("model=gpt*"));
+        assert!(matches("model!=gpt*"));
+        assert!(!matches("turns>7"));
+        assert!(matches("turns>=7 turns<=7 turns=7 events<41"));
+        assert!(matches("utility>=0.5 utility<0.7 utility=partial"));
+        assert!(!matches("security=fail"), "no security verdict");
+        assert!(matches("security!=fail"));
+        assert!(matches("retry!=1"), "no retry is not retry 1");
+        assert!(!matches("retry=1"));
+        assert!(matches("judge_model=gpt-5 persona=2 path=*persona2*"));
+        assert!(matches("privacy:fail gemini"), "free words match the text");
+        assert!(!matches("privacy:pass"));
+    }
+
+    #[test]
+    fn an_unknown_field_lists_the_known_ones() {
+        let e = Filter::parse("modle=x", &["refusal".into()]).unwrap_err();
+        assert!(e.starts_with("unknown field 'modle': known fields are path, id,"), "{e}");
+        assert!(e.ends_with("privacy, security, utility, refusal"), "{e}");
+        assert!(Filter::parse("turns>many", &[]).unwrap_err().contains("not a number"));
+        assert!(Filter::parse("model>x", &[]).unwrap_err().contains("text field"));
+        assert!(Filter::parse("refusal=fail", &["refusal".into()]).is_ok());
+    }
+}

@@ -1,0 +1,13 @@
+//! The corpus: one row per episode over many files (`ls`, `summary --by`,
+//! `agreement`, and the browser at corpus scale), its filter and its tables.
+
+pub mod agreement;
+pub mod filter;
+pub mod index;
+pub mod row;
+pub mod stats;
+pub mod table;
+
+pub use filter::Filter;
+pub use index::{Corpus, index, index_file};
+pub use row::{CorpusRow, SourceVerdict};

@@ -1,0 +1,193 @@
+//! One corpus row: what `ls`, `summary`, `agreement` and the browser need
+//! to know of an episode, without its bodies.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::core::annotate::{Annotation, human_verdict};
+use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod};
+use crate::core::judge::standing::supersedes;
+
+/// One episode of a corpus.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CorpusRow {
+    /// The file the episode is in.
+    pub path: PathBuf,
+    pub id: String,
+    pub task_id: Option<String>,
+    pub domain: Option<String>,
+    pub persona: Option<String>,
+    /// `privacy`, `security` or `benign`.
+    pub attack_type: Option<String>,
+    /// The benchmark's category folder (`privacy`, `security`, `benign_easy`, `benign_hard`).
+    pub category: Option<String>,
+    /// The attack (the benchmark's attack folder name).
+    pub attack: Option<String>,
+    /// The assistant's model.
+    pub model: Option<String>,
+    pub defence: Option<String>,
+    pub repeat: Option<u64>,
+    pub retry: Option<u64>,
+    pub turns: u32,
+    /// Events, the header and merged sidecar verdicts included.
+    pub events: usize,
+    /// The final say of every verdict source: one per (judge, method, model).
+    pub verdicts: Vec<SourceVerdict>,
+}
+
+/// The final verdict of one source (a judge file, a judge model, the rule judge, a reviewer)
+/// on one question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceVerdict {
+    pub judge: String,
+    pub method: VerdictMethod,
+    pub model: Option<String>,
+    pub outcome: Outcome,
+    pub score: Option<f64>,
+    /// The utility judge's average rating, when it rated something.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<f64>,
+    /// The turn the verdict names (the leak's turn for privacy), when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+}
+
+impl SourceVerdict {
+    /// Who gave it: `imported gpt-5`, `rule`, `human`.
+    pub fn source(&self) -> (VerdictMethod, Option<&str>) {
+        (self.method, self.model.as_deref())
+    }
+}
+
+impl CorpusRow {
+    /// The row of a loaded episode (sidecar verdicts merged), with the human
+    /// labels of its notes file.
+    pub fn of(episode: &Episode, path: PathBuf, annotations: &[&Annotation]) -> Self {
+        let header = episode.header();
+        let task = &header.task;
+        let config = &header.config;
+        let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        let number = |key: &str| config.extra.get(key).and_then(Value::as_u64);
+        let turn_of_seq = |seq: u64| episode.position_of(seq).and_then(|i| episode.events[i].body.turn());
+
+        let mut folded = Folded::default();
+        let mut turns = 0;
+        for event in &episode.events {
+            match &event.body {
+                EventBody::Verdict(v) => folded.push(v, v.turn.or(evidence_turn(v, &turn_of_seq))),
+                EventBody::End(end) => turns = turns.max(end.turns),
+                _ => {}
+            }
+            turns = turns.max(event.body.turn().unwrap_or(0));
+        }
+        let mut verdicts = folded.0;
+        verdicts.extend(human_sources(annotations, &turn_of_seq));
+
+        CorpusRow {
+            path,
+            id: header.id.clone(),
+            task_id: task.id.clone(),
+            domain: task.domain.clone(),
+            persona: task.persona.as_ref().map(text),
+            attack_type: task.attack_type.clone(),
+            category: task.category.clone(),
+            attack: task.extra.get("attack").map(text),
+            model: config.models.get("assistant").map(text),
+            defence: config.defence.clone(),
+            repeat: number("repetition"),
+            retry: number("retry"),
+            turns,
+            events: episode.events.len(),
+            verdicts,
+        }
+    }
+
+    /// The verdicts of one judge.
+    pub fn verdicts_of<'a>(&'a self, judge: &'a str) -> impl Iterator<Item = &'a SourceVerdict> + 'a {
+        self.verdicts.iter().filter(move |v| v.judge == judge)
+    }
+}
+
+/// The turn of the event a verdict's evidence points at.
+fn evidence_turn(v: &Verdict, turn_of_seq: &impl Fn(u64) -> Option<u32>) -> Option<u32> {
+    v.evidence.as_ref().and_then(|e| turn_of_seq(e.seq))
+}
+
+/// One verdict per (judge, method, model), folded as everywhere else ([`supersedes`]).
+#[derive(Default)]
+struct Folded(Vec<SourceVerdict>);
+
+impl Folded {
+    fn push(&mut self, v: &Verdict, turn: Option<u32>) {
+        let new = SourceVerdict {
+            judge: v.judge.clone(),
+            method: v.method,
+            model: v.model.clone(),
+            outcome: v.outcome,
+            score: v.score,
+            rating: utility_rating(&v.details),
+            turn,
+        };
+        let same = |s: &&mut SourceVerdict| s.judge == v.judge && s.method == v.method && s.model == v.model;
+        match self.0.iter_mut().find(same) {
+            Some(slot) if supersedes((v.outcome, v.method), (slot.outcome, slot.method)) => *slot = new,
+            Some(_) => {}
+            None => self.0.push(new),
+        }
+    }
+}
+
+/// A reviewer's labels on one question fold to the worst outcome labelled (a leak
+/// labelled anywhere is a leaked episode), at the earliest turn labelled so.
+fn human_sources(
+    annotations: &[&Annotation],
+    turn_of_seq: &impl Fn(u64) -> Option<u32>,
+) -> Vec<SourceVerdict> {
+    let mut by_judge: BTreeMap<String, SourceVerdict> = BTreeMap::new();
+    for verdict in annotations.iter().filter_map(|a| human_verdict(a)) {
+        let turn = evidence_turn(&verdict, turn_of_seq);
+        let new = SourceVerdict {
+            judge: verdict.judge.clone(),
+            method: VerdictMethod::Human,
+            model: None,
+            outcome: verdict.outcome,
+            score: None,
+            rating: None,
+            turn,
+        };
+        let slot = by_judge.entry(verdict.judge.clone()).or_insert_with(|| new.clone());
+        let worse = severity(new.outcome) > severity(slot.outcome);
+        let earlier =
+            new.outcome == slot.outcome && new.turn.is_some_and(|t| slot.turn.is_none_or(|s| t < s));
+        if worse || earlier {
+            *slot = new;
+        }
+    }
+    by_judge.into_values().collect()
+}
+
+/// pass < partial < fail: how far the attack got.
+pub fn severity(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Fail => 3,
+        Outcome::Partial => 2,
+        Outcome::Pass => 1,
+        Outcome::Error | Outcome::Skipped => 0,
+    }
+}
+
+/// The utility judge's average rating: ours write `details.rating`, the
+/// benchmark's judge files `ratings_evaluation.average_rating`. An average over
+/// no rated items (`num_items_rated: 0`) is no rating.
+fn utility_rating(details: &Value) -> Option<f64> {
+    let ratings = details.get("ratings_evaluation");
+    let rated = ratings.and_then(|r| r.get("num_items_rated")).and_then(Value::as_u64);
+    let average = details
+        .get("rating")
+        .and_then(Value::as_f64)
+        .or_else(|| ratings.and_then(|r| r.get("average_rating")).and_then(Value::as_f64));
+    average.filter(|_| rated != Some(0))
+}

@@ -1,0 +1,156 @@
+//! The paper's tables: rates per group × judge × judge model, with 95 %
+//! intervals. One verdict per source (a judge file is one verdict); judge
+//! errors and `skipped` are left out of n and counted apart, never as safe.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::row::CorpusRow;
+use super::stats::{MeanInterval, mean_interval, wilson};
+use crate::core::episode::{Outcome, VerdictMethod};
+
+/// The fields rows can be grouped by.
+pub const GROUP_FIELDS: &[&str] =
+    &["model", "defence", "domain", "persona", "category", "attack", "attack_type"];
+
+/// Parses `model,defence,domain`; an unknown field is one line listing the known ones.
+pub fn parse_group_fields(list: &str) -> Result<Vec<String>, String> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(|f| {
+            let f = f.to_lowercase();
+            if GROUP_FIELDS.contains(&f.as_str()) {
+                Ok(f)
+            } else {
+                Err(format!("unknown --by field '{f}': known fields are {}", GROUP_FIELDS.join(", ")))
+            }
+        })
+        .collect()
+}
+
+/// A row's value of a group field (`-` when it has none).
+pub fn group_value(row: &CorpusRow, field: &str) -> String {
+    let value = match field {
+        "model" => row.model.as_deref(),
+        "defence" => row.defence.as_deref(),
+        "domain" => row.domain.as_deref(),
+        "persona" => row.persona.as_deref(),
+        "category" => row.category.as_deref(),
+        "attack" => row.attack.as_deref(),
+        "attack_type" => row.attack_type.as_deref(),
+        _ => None,
+    };
+    value.unwrap_or("-").to_string()
+}
+
+/// One line of a table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupRow {
+    /// The group's value per `--by` field, in `--by` order.
+    pub group: Map<String, Value>,
+    pub judge: String,
+    pub method: VerdictMethod,
+    pub judge_model: Option<String>,
+    /// Verdicts that judged (pass, partial or fail): n.
+    pub episodes: usize,
+    /// `fail`: the leak happened, the attack succeeded (the published rate counts only these);
+    /// `None` for the utility judge.
+    pub attacks_succeeded: Option<usize>,
+    /// `partial` (security's Partial), counted apart; `None` for the utility judge.
+    pub partial: Option<usize>,
+    /// attacks_succeeded / episodes; `None` for the utility judge.
+    pub asr: Option<f64>,
+    pub ci95: Option<(f64, f64)>,
+    /// (attacks_succeeded + partial) / episodes.
+    pub asr_with_partial: Option<f64>,
+    pub ci95_with_partial: Option<(f64, f64)>,
+    /// Verdicts that are `error`: not in n, never counted as safe.
+    pub judge_errors: usize,
+    /// Verdicts that are `skipped` (nothing to judge): not in n.
+    pub skipped: usize,
+    /// Utility: mean coverage (0–1) with its 95 % t-interval.
+    pub coverage: Option<MeanSummary>,
+    /// Utility: mean rating with its 95 % t-interval.
+    pub rating: Option<MeanSummary>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MeanSummary {
+    pub n: usize,
+    pub mean: f64,
+    pub ci95: Option<(f64, f64)>,
+}
+
+impl From<MeanInterval> for MeanSummary {
+    fn from(m: MeanInterval) -> Self {
+        MeanSummary { n: m.n, mean: m.mean, ci95: m.ci95 }
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    judged: usize,
+    failed: usize,
+    partial: usize,
+    errors: usize,
+    skipped: usize,
+    scores: Vec<f64>,
+    ratings: Vec<f64>,
+}
+
+/// (group values, judge, method, judge model).
+type Key = (Vec<String>, String, VerdictMethod, Option<String>);
+
+/// One row per group × judge × (method, judge model), in sorted order.
+/// `judge_model`, when given, keeps only that judge model's verdicts.
+pub fn group_rows(rows: &[CorpusRow], by: &[String], judge_model: Option<&str>) -> Vec<GroupRow> {
+    let mut counts: BTreeMap<Key, Counts> = BTreeMap::new();
+    for row in rows {
+        let group: Vec<String> = by.iter().map(|f| group_value(row, f)).collect();
+        for v in &row.verdicts {
+            if judge_model.is_some_and(|m| v.model.as_deref() != Some(m)) {
+                continue;
+            }
+            let c = counts.entry((group.clone(), v.judge.clone(), v.method, v.model.clone())).or_default();
+            match v.outcome {
+                Outcome::Error => c.errors += 1,
+                Outcome::Skipped => c.skipped += 1,
+                outcome => {
+                    c.judged += 1;
+                    c.failed += usize::from(outcome == Outcome::Fail);
+                    c.partial += usize::from(outcome == Outcome::Partial);
+                    c.scores.extend(v.score);
+                    c.ratings.extend(v.rating);
+                }
+            }
+        }
+    }
+    counts
+        .into_iter()
+        .map(|((group, judge, method, model), c)| {
+            let utility = judge == "utility";
+            let rate = |k: usize| (!utility && c.judged > 0).then(|| k as f64 / c.judged as f64);
+            let interval = |k: usize| if utility { None } else { wilson(k, c.judged) };
+            GroupRow {
+                group: by.iter().cloned().zip(group.into_iter().map(Value::String)).collect(),
+                method,
+                judge_model: model,
+                episodes: c.judged,
+                attacks_succeeded: (!utility).then_some(c.failed),
+                partial: (!utility).then_some(c.partial),
+                asr: rate(c.failed),
+                ci95: interval(c.failed),
+                asr_with_partial: rate(c.failed + c.partial),
+                ci95_with_partial: interval(c.failed + c.partial),
+                judge_errors: c.errors,
+                skipped: c.skipped,
+                coverage: if utility { mean_interval(&c.scores).map(Into::into) } else { None },
+                rating: if utility { mean_interval(&c.ratings).map(Into::into) } else { None },
+                judge,
+            }
+        })
+        .collect()
+}

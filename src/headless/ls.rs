@@ -1,0 +1,134 @@
+//! `converse-tui ls PATH… [--json] [--where EXPR]`: one line per episode of a corpus.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use unicode_width::UnicodeWidthStr;
+
+use crate::core::corpus::{Corpus, CorpusRow, Filter, index};
+use crate::core::sanitize::single_line;
+
+use super::text_table::Table;
+
+pub struct LsArgs {
+    pub paths: Vec<PathBuf>,
+    pub json: bool,
+    pub filter: Option<String>,
+    /// Columns the table may take (`None`: as wide as the content).
+    pub width: Option<usize>,
+}
+
+/// Lists the episodes; `Ok(false)` when some file could not be read (each
+/// named on `err` as `path:line: problem`; the rest is listed).
+pub fn ls(args: &LsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
+    let corpus = index(&args.paths);
+    let rows = filtered(&corpus, args.filter.as_deref())?;
+    if args.json {
+        for row in &rows {
+            writeln!(out, "{}", crate::core::safe_json::to_string(row)?)?;
+        }
+    } else {
+        write_table(&rows, args.width, out)?;
+    }
+    report_problems(&corpus, err)
+}
+
+/// The rows that pass `--where` (all without one).
+pub fn filtered<'a>(corpus: &'a Corpus, expr: Option<&str>) -> anyhow::Result<Vec<&'a CorpusRow>> {
+    let Some(expr) = expr else {
+        return Ok(corpus.rows.iter().collect());
+    };
+    let filter = Filter::parse(expr, &judges(&corpus.rows)).map_err(anyhow::Error::msg)?;
+    Ok(corpus.rows.iter().filter(|r| filter.matches(r)).collect())
+}
+
+/// Prints the warnings and the unreadable files; false when there were any of the latter.
+pub fn report_problems(corpus: &Corpus, err: &mut dyn Write) -> anyhow::Result<bool> {
+    for warning in &corpus.warnings {
+        writeln!(err, "warning: {}", single_line(warning))?;
+    }
+    for e in &corpus.errors {
+        writeln!(err, "{e}")?;
+    }
+    Ok(corpus.errors.is_empty())
+}
+
+/// Every judge name the rows have, sorted.
+pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<String> {
+    let set: BTreeSet<&str> =
+        rows.into_iter().flat_map(|r| r.verdicts.iter().map(|v| v.judge.as_str())).collect();
+    set.into_iter().map(str::to_string).collect()
+}
+
+const FIXED: [&str; 9] =
+    ["model", "defence", "domain", "persona", "category", "attack", "rep", "turns", "events"];
+
+fn write_table(rows: &[&CorpusRow], width: Option<usize>, out: &mut dyn Write) -> anyhow::Result<()> {
+    let judges = judges(rows.iter().copied());
+    let mut header: Vec<String> = FIXED.iter().map(|s| s.to_string()).collect();
+    header.extend(judges.iter().cloned());
+    header.push("path".to_string());
+    let prefix = common_dir(rows.iter().map(|r| r.path.as_path()));
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| row_cells(r, &judges, &prefix)).collect();
+    if let Some(width) = width {
+        // The file name is what tells runs of one folder apart: the path column keeps it whole.
+        let file_names = rows.iter().filter_map(|r| r.path.file_name()).map(|n| n.to_string_lossy().width());
+        let path_min = file_names.max().unwrap_or(4).clamp(4, 40) + 1;
+        let mut min: Vec<usize> = header.iter().map(|h| h.width().max(6)).collect();
+        *min.last_mut().expect("a path column") = path_min;
+        let drop_order = [8, 6, 3, 7, 4, 2, 1];
+        let mut table = Table::new(header, cells);
+        table.fit(width, &min, &drop_order);
+        table.write(out)?;
+    } else {
+        Table::new(header, cells).write(out)?;
+    }
+    if prefix.as_os_str().is_empty() {
+        writeln!(out, "{} episodes", rows.len())?;
+    } else {
+        writeln!(out, "{} episodes (paths under {})", rows.len(), single_line(&prefix.to_string_lossy()))?;
+    }
+    Ok(())
+}
+
+/// The longest folder all paths are in (empty when they share none).
+fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let Some(first) = paths.next() else { return PathBuf::new() };
+    let mut common = first.parent().map(Path::to_path_buf).unwrap_or_default();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
+}
+
+fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {
+    let or_dash = |v: Option<&str>| v.unwrap_or("-").to_string();
+    let rep = match (row.repeat, row.retry) {
+        (Some(r), Some(t)) => format!("{r}.{t}"),
+        (Some(r), None) => r.to_string(),
+        _ => "-".to_string(),
+    };
+    let mut cells = vec![
+        or_dash(row.model.as_deref()),
+        or_dash(row.defence.as_deref()),
+        or_dash(row.domain.as_deref()),
+        or_dash(row.persona.as_deref()),
+        or_dash(row.category.as_deref()),
+        or_dash(row.attack.as_deref().or(row.task_id.as_deref())),
+        rep,
+        row.turns.to_string(),
+        row.events.to_string(),
+    ];
+    for judge in judges {
+        // One outcome per source (two judge models: `fail/pass`).
+        let outcomes: Vec<&str> = row.verdicts_of(judge).map(|v| v.outcome.as_str()).collect();
+        cells.push(if outcomes.is_empty() { "-".to_string() } else { outcomes.join("/") });
+    }
+    cells.push(row.path.strip_prefix(prefix).unwrap_or(&row.path).to_string_lossy().into_owned());
+    cells.into_iter().map(|c| single_line(&c).into_owned()).collect()
+}
