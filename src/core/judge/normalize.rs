@@ -273,7 +273,8 @@ pub fn find_snippet(text: &str, snippet: &str) -> Option<SnippetMatch> {
             break;
         }
         let hay = form(text);
-        if let Some((start, end)) = find_normalized(&hay, &needle).and_then(|(s, e)| hay.original_span(s, e)) {
+        if let Some((start, end)) = find_normalized(&hay, &needle).and_then(|(s, e)| hay.original_span(s, e))
+        {
             return Some(SnippetMatch { start, end, kind: MatchKind::Text });
         }
     }
