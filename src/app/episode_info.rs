@@ -139,7 +139,7 @@ mod tests {
 
     fn header_event(task: TaskInfo, config: EpisodeConfig) -> Event {
         let header = EpisodeHeader::new("ep", task, config);
-        Event { seq: 0, at: "1970-01-01T00:00:00Z".into(), body: EventBody::Episode(header) }
+        Event { seq: 0, at: "1970-01-01T00:00:00Z".into(), body: EventBody::Episode(Box::new(header)) }
     }
 
     #[test]
