@@ -236,6 +236,9 @@ impl Launch {
         let mut handle = runner::spawn(config, self.client.clone())?;
         if start.human {
             handle.human = Some(human_tx);
+        } else {
+            // Only a script-played attacker can be for another task.
+            handle.warnings.extend(self.script_warning(task_id));
         }
         Ok(handle)
     }
@@ -285,7 +288,7 @@ fn script_from(path: &Path) -> anyhow::Result<Script> {
 
 impl Launch {
     /// A warning when the attacker script was recorded for another task than `task_id`.
-    pub fn script_warning(&self, task_id: &str) -> Option<String> {
+    fn script_warning(&self, task_id: &str) -> Option<String> {
         let script = self.script.as_ref()?;
         let recorded = script.task.as_deref()?;
         (recorded != task_id).then(|| {
@@ -300,10 +303,10 @@ impl Launch {
 /// Runs one episode without a screen, one line per event on `out`.
 /// Ctrl-C / SIGTERM abort it cleanly (the journal ends with `end: aborted`).
 pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> anyhow::Result<RunOutcome> {
-    if let Some(warning) = launch.script_warning(task_id) {
-        writeln!(out, "warning: {}", single_line(&warning))?;
-    }
     let mut handle = launch.start(task_id)?;
+    for warning in &handle.warnings {
+        writeln!(out, "warning: {}", single_line(warning))?;
+    }
     writeln!(out, "episode {} → {}", handle.episode_id, handle.journal_path.display())?;
     let started = Instant::now();
     let mut stop = crate::core::signals::stop_signals()?;

@@ -213,6 +213,7 @@ async fn switch_to(
             state.screen = Screen::Inspector;
             state.live = Some(live_state);
             state.composer_open = false;
+            state.message = crate::app::state::warning_line(&handle.warnings);
             let (w, h) = (state.area.width, state.area.height);
             state.resize(w, h);
             *live = Some(Live::new(handle));

@@ -306,6 +306,7 @@ impl SecurityRule {
             summary: Some(summary),
             details,
             evidence: None,
+            usage: None,
         }
     }
 
