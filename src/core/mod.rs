@@ -15,3 +15,4 @@ pub mod safe_json;
 pub mod sanitize;
 pub mod signals;
 pub mod sim;
+pub mod words;
