@@ -812,9 +812,15 @@ mod tests {
         assert_eq!(r.redact("ask Peter, not PETER"), "ask [name], not PETER");
         // Whole values still are.
         assert_eq!(r.redact("purchase of new climbing gear"), "[banking]");
-        let r =
-            Redactor::from_values([(PrivateKind::Private, "Hollybrook"), (PrivateKind::Private, "Clinic")]);
-        assert_eq!(r.redact("the clinic at Hollybrook"), "the clinic at [private]");
+        // Parts of a snippet: its proper noun, not its dictionary word.
+        let r = Redactor::from_values_and_parts(
+            [(PrivateKind::Private, "Hollybrook Clinic")],
+            [(PrivateKind::Private, "Hollybrook"), (PrivateKind::Private, "Clinic")],
+        );
+        assert_eq!(
+            r.redact("the clinic at Hollybrook, Hollybrook Clinic"),
+            "the clinic at [private], [private]"
+        );
     }
 
     #[test]
