@@ -303,11 +303,15 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
                 let handle = launch.start_with(task, Start { human, ..Start::default() })?;
                 // Printed before the screen takes over, so it is still there after.
                 println!("episode {} → {}", handle.episode_id, handle.journal_path.display());
+                for warning in &handle.warnings {
+                    println!("warning: {}", single_line(warning));
+                }
                 let mut state = AppState::live(
                     keymap,
                     handle.journal_path.display().to_string(),
                     launch.settings.start_paused,
                 );
+                state.message = converse_tui::app::state::warning_line(&handle.warnings);
                 if let Some(live) = &mut state.live {
                     live.human = human;
                 }

@@ -36,6 +36,7 @@ fn verdict(turn: Option<u32>, outcome: Outcome) -> EventBody {
         summary: Some("checked".into()),
         details: serde_json::Value::Null,
         evidence: None,
+        usage: None,
     })
 }
 

@@ -572,3 +572,114 @@ async fn summary_leaves_unrated_episodes_out_and_warns_on_different_settings() {
         "{stderr}"
     );
 }
+
+/// Issue 11: the LLM judges' tokens are counted — on each verdict in the journal,
+/// under `judge` in runs.jsonl, and by `summary` (from runs.jsonl and from the
+/// journals alone), equal to what the server billed for the judge's requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn judge_tokens_reach_runs_jsonl_and_summary() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(generic()); // 10 in, 5 out per request
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("batch");
+    let args = batch_args(
+        &server.base_url(),
+        &out,
+        &["--limit", "2", "--max-turns", "2", "--judge-model", "test-judge", "--no-stream"],
+    );
+    let output = converse_tui(home.path(), args).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let judge_requests = server.requests().iter().filter(|r| r.body["model"] == "test-judge").count() as u64;
+    assert!(judge_requests >= 4, "privacy or security, and utility, per episode: {judge_requests}");
+
+    let records = runs(&out);
+    let judge = |r: &Value| (r["tokens"]["judge"]["input"].as_u64(), r["tokens"]["judge"]["output"].as_u64());
+    let (input, output_tokens) = records.iter().map(judge).fold((0, 0), |(i, o), (ri, ro)| {
+        (i + ri.expect("judge input tokens"), o + ro.expect("judge output tokens"))
+    });
+    assert_eq!((input, output_tokens), (10 * judge_requests, 5 * judge_requests));
+    for r in &records {
+        // The journal's verdicts carry the same tokens as the record.
+        let journal = std::fs::read_to_string(out.join(r["journal"].as_str().unwrap())).unwrap();
+        let verdict_tokens: u64 = journal
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|e| e["kind"] == "verdict")
+            .filter_map(|e| e["usage"]["input_tokens"].as_u64())
+            .sum();
+        assert_eq!(Some(verdict_tokens), judge(r).0, "{r}");
+    }
+
+    let all_tokens = (10 + 5) * server.request_count() as u64;
+    let judge_tokens = 15 * judge_requests;
+    let from_runs = summary_json(home.path(), &out).await;
+    assert_eq!(
+        (from_runs["tokens"].as_u64(), from_runs["judge_tokens"].as_u64()),
+        (Some(all_tokens), Some(judge_tokens))
+    );
+    let text = converse_tui(home.path(), strings(&["summary", &out.display().to_string()])).await;
+    let text = String::from_utf8_lossy(&text.stdout);
+    let header = text.lines().next().unwrap();
+    let all = text.lines().nth(1).unwrap();
+    assert!(header.trim_end().ends_with("tokens   j.tokens"), "{text}");
+    assert!(all.trim_end().ends_with(&format!("{all_tokens} {judge_tokens:>10}")), "{text}");
+    std::fs::remove_file(out.join("runs.jsonl")).unwrap();
+    let from_journals = summary_json(home.path(), &out).await;
+    assert_eq!(from_journals["judge_tokens"], from_runs["judge_tokens"]);
+    assert_eq!(from_journals["tokens"], from_runs["tokens"]);
+}
+
+async fn summary_json(home: &Path, dir: &Path) -> Value {
+    let output = converse_tui(home, strings(&["summary", "--json", &dir.display().to_string()])).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
+    v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone()
+}
+
+/// Issue 11: an attacker script recorded for another task is warned about by
+/// `batch` too — on stderr once per episode, and in that episode's runs.jsonl record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attacker_script_for_another_task_is_warned_once_per_episode() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(generic());
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("batch");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
+    let script = script.display().to_string();
+    let args = batch_args(
+        &server.base_url(),
+        &out,
+        &["--limit", "3", "--max-turns", "2", "--attacker-script", &script, "--no-stream"],
+    );
+    let output = converse_tui(home.path(), args).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let records = runs(&out);
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        let task = r["task"].as_str().unwrap();
+        let warned: Vec<&str> =
+            stderr.lines().filter(|l| l.starts_with(&format!("warning: {task}#1: "))).collect();
+        assert_eq!(warned.len(), 1, "once per episode:\n{stderr}");
+        assert!(
+            warned[0].contains(&format!("the attacker script {script} was recorded for task")),
+            "{stderr}"
+        );
+        assert!(warned[0].contains(&format!("not {task}")), "{stderr}");
+        let recorded = r["warnings"].as_array().expect("warnings in the record");
+        assert_eq!(recorded.len(), 1, "{r}");
+        assert!(warned[0].ends_with(recorded[0].as_str().unwrap()), "{r}");
+    }
+    assert_eq!(stderr.matches("warning: ").count(), 3, "{stderr}");
+
+    // Without a script (or with one for the same task) a record has no warnings field.
+    let plain = home.path().join("plain");
+    let output = converse_tui(
+        home.path(),
+        batch_args(&server.base_url(), &plain, &["--limit", "1", "--max-turns", "2"]),
+    )
+    .await;
+    assert!(output.status.success());
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"));
+    assert_eq!(runs(&plain)[0].get("warnings"), None);
+}

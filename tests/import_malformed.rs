@@ -282,3 +282,32 @@ fn mangled_inputs_never_panic() {
         }
     }
 }
+
+/// Found by the `journal` fuzz target: a value the error quotes (an unsupported
+/// `format`, an unknown `kind`) holding an escaped newline made the error two lines.
+#[test]
+fn values_quoted_in_an_error_keep_it_on_one_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let header = r#"{"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode", "format": "FORMAT", "id": "e", "task": {}, "config": {}}"#;
+    let bad_format = header.replace("FORMAT", r"converse\ntui/1\u001b]0;pwned\u0007");
+    let bad_kind = format!(
+        "{}\n{}\n",
+        header.replace("FORMAT", "converse-tui/1"),
+        r#"{"seq": 1, "at": "x", "kind": "end\nnow"}"#
+    );
+    let torn = format!(
+        "{}\n{}",
+        header.replace("FORMAT", "converse-tui/1"),
+        r#"{"seq": 1, "at": "x", "kind": "end\nnow"#
+    );
+    for (name, text, line) in [("format.jsonl", format!("{bad_format}\n"), 1), ("kind.jsonl", bad_kind, 2)] {
+        let path = write(dir.path(), name, text.as_bytes());
+        let e = error_of(&path);
+        assert_one_line(&e, &path, line);
+        assert!(!e.to_string().contains('\u{1b}') && !e.to_string().contains('\u{7}'), "{e}");
+        let direct = converse_tui::core::episode::read_journal_from(text.as_bytes(), "j.jsonl").unwrap_err();
+        assert!(!direct.to_string().contains('\n'), "{direct}");
+    }
+    let (_, warnings) = converse_tui::core::episode::read_journal_from(torn.as_bytes(), "j.jsonl").unwrap();
+    assert!(warnings.iter().all(|w| !w.to_string().contains('\n')), "{warnings:?}");
+}

@@ -6,7 +6,7 @@ mod openai_server;
 use std::path::Path;
 use std::time::Duration;
 
-use converse_tui::core::episode::{Event, Outcome, Verdict};
+use converse_tui::core::episode::{Event, Outcome, Usage, Verdict};
 use converse_tui::core::import::load_path;
 use converse_tui::core::judge::{JudgeContext, JudgeOptions, llm_verdicts_with};
 use converse_tui::core::llm::{Endpoint, LlmClient, RetryPolicy, Role};
@@ -328,4 +328,40 @@ async fn unknown_domain_is_an_error_for_privacy_and_travel_for_utility() {
     assert_eq!(vs[0].details["error"], "Unknown use case: space_tourism");
     assert_eq!(server.requests().len(), 1);
     assert!(prompt_of(&server, 0).contains("- destination:"), "utility falls back to travel");
+}
+
+/// Issue 11: a verdict records the tokens of every call its judge made —
+/// attempts that did not parse, a failed call's earlier attempts, both utility calls.
+#[tokio::test]
+async fn each_verdict_records_the_tokens_its_calls_spent() {
+    let events = demo("01-travel-privacy-leak.jsonl");
+    let ctx = JudgeContext::from_events(&events);
+    let replies = vec![
+        Reply::text("{oops").usage(100, 7),
+        Reply::text(LEAK_YES).usage(120, 30),
+        Reply::text(COVERAGE_5_7).usage(90, 11),
+    ];
+    let (vs, _server) = judge(&events, &ctx, replies, None).await;
+    assert_eq!(vs[0].usage, Some(Usage { input_tokens: 220, output_tokens: 37 }));
+    assert_eq!(vs[1].usage, Some(Usage { input_tokens: 90, output_tokens: 11 }));
+
+    // A judge that failed still spent what its attempts cost; a server without usage says nothing.
+    let replies = vec![Reply::text("no").usage(50, 2), Reply::status(500), Reply::text(COVERAGE_5_7)];
+    let (vs, _server) = judge(&events, &ctx, replies, None).await;
+    assert_eq!(vs[0].outcome, Outcome::Error);
+    assert_eq!(vs[0].usage, Some(Usage { input_tokens: 50, output_tokens: 2 }));
+    assert_eq!(vs[1].usage, None);
+
+    // Utility with ratings: coverage and ratings calls together.
+    let events = demo("02-insurance-security-refused.jsonl");
+    let mut ctx = JudgeContext::from_events(&events);
+    ctx.task.attack_type = None;
+    ctx.task.extra.insert("ratings_data".into(), json!({"Northgate Health Core": 7}));
+    let ratings = r#"{"RATINGS": {"Northgate Health Core": 4}}"#;
+    let replies = vec![Reply::text(COVERAGE_5_7).usage(300, 20), Reply::text(ratings).usage(200, 10)];
+    let (vs, _server) = judge(&events, &ctx, replies, None).await;
+    assert_eq!(vs[0].usage, Some(Usage { input_tokens: 500, output_tokens: 30 }));
+    // Journaled with the verdict.
+    let line = serde_json::to_value(&vs[0]).unwrap();
+    assert_eq!(line["usage"], json!({"input_tokens": 500, "output_tokens": 30}));
 }

@@ -374,6 +374,7 @@ fn disagreement_state() -> AppState {
         summary: Some("none of 4 raw data items quoted verbatim".into()),
         details: serde_json::json!({"privacy_leak": false, "evaluation_method": "rule"}),
         evidence: None,
+        usage: None,
     };
     let merged = merge_verdicts(
         &source,

@@ -238,3 +238,58 @@ async fn forking_a_replay_uses_the_recorded_models_and_lands_beside_its_parent()
     assert_eq!(header.config.models["assistant"], "test-assistant");
     assert_eq!(header.config.models["attacker"], "test-attacker");
 }
+
+/// Issue 11: a live run says on the status line that its attacker script was recorded
+/// for another task, and counts the LLM judge's tokens beside the other roles'.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_run_warns_of_a_foreign_attacker_script_and_counts_judge_tokens() {
+    use converse_tui::app::live::short_count;
+    use converse_tui::core::episode::{EventBody, read_journal};
+    use openai_server::{OpenAiServer, Reply};
+    if !tmux_available() {
+        return;
+    }
+    let server = OpenAiServer::start(vec![]).await;
+    // Any role can read it: the judges get a JSON object, the assistant a text.
+    server.set_default(
+        Reply::text(r#"{"text": "Noted.", "details": "", "leaked_information": "no"}"#).usage(1000, 40),
+    );
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
+    let args = format!(
+        "run --task travel_planning_p1_privacy_unrelated_to_travel_salary --base-url {} \
+         --assistant-model test-assistant --judge-model test-judge --max-turns 3 --no-stream \
+         --attacker-script '{}' --out '{}'",
+        server.base_url(),
+        script.display(),
+        out.display()
+    );
+    let s = Session::start(&args, home.path());
+    let screen = s.wait_for("was recorded for task");
+    assert!(
+        screen.contains("travel_planning_p1_privacy_unrelated_to_travel_medical_appointment"),
+        "{screen}"
+    );
+    let ended = || {
+        std::fs::read_dir(&out).ok().and_then(|mut d| d.next()).and_then(|e| e.ok()).is_some_and(|e| {
+            read_journal(e.path())
+                .is_ok_and(|(events, _)| matches!(events.last().map(|e| &e.body), Some(EventBody::End(_))))
+        })
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while !ended() {
+        assert!(std::time::Instant::now() < deadline, "the episode never ended:\n{}", s.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The warning stays until a key is pressed; then the status line shows the tokens.
+    assert!(s.screen().contains("was recorded for task"));
+    s.keys(&["g"]);
+    let screen = s.wait_for("LIVE finished");
+    let judge = server.requests().iter().filter(|r| r.body["model"] == "test-judge").count() as u64;
+    assert!(judge >= 2, "privacy and utility judges: {judge}");
+    let tokens = format!("judge {}/{}", short_count(1000 * judge), short_count(40 * judge));
+    assert!(screen.contains(&tokens), "{tokens} on the status line:\n{screen}");
+    s.keys(&["q"]);
+    s.wait_for("EXIT=0");
+}

@@ -73,3 +73,17 @@ proptest! {
         }
     }
 }
+
+/// Found by the `wrap` fuzz target: a prepended concatenation mark (U+0602) joins the
+/// next character into one grapheme two columns wide, so a line of width 1 overflowed.
+/// Sanitized text (as every pane draws it) shows the mark by code, and fits.
+#[test]
+fn a_prepended_mark_does_not_overflow_a_line() {
+    let text = converse_tui::core::sanitize::inert("\u{602}: \u{600}12 \u{6DD}x");
+    for width in 1..12 {
+        for range in wrap(&text, width) {
+            let line = ratatui::text::Line::raw(&text[range]);
+            assert!(line.width() <= width, "{line:?} wider than {width}");
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! The judges' text matchers: a match is a valid range of the text, and a snippet
-//! quoted verbatim in a text is found.
+//! quoted verbatim in a text is found — one that cuts a date too (`" 20, 2024"`
+//! out of `May 20, 2024`, where the date form alone cannot see it).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

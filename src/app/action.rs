@@ -34,6 +34,8 @@ pub enum Action {
     LiveStarted {
         journal: String,
         human: bool,
+        /// What starting it warned about (an attacker script made for another task).
+        warnings: Vec<String>,
     },
     /// Something the loop could not do, for the status line.
     Problem(String),

@@ -274,7 +274,12 @@ impl AppState {
 
 /// What loading the episode warned about (a truncated last line…), for the status line.
 pub fn load_warnings(episode: &Episode) -> Option<String> {
-    match episode.warnings.as_slice() {
+    warning_line(&episode.warnings)
+}
+
+/// Warnings (of a load or a launch) as one status-line message: the first, and how many more.
+pub fn warning_line(warnings: &[String]) -> Option<String> {
+    match warnings {
         [] => None,
         [one] => Some(format!("⚠ {one}")),
         [first, rest @ ..] => Some(format!("⚠ {first} (and {} more warnings)", rest.len())),

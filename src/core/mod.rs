@@ -20,3 +20,4 @@ pub mod sanitize;
 pub mod signals;
 pub mod sim;
 pub mod text;
+pub mod words;

@@ -8,7 +8,14 @@
 //! (`[name]`, `[email]`, …):
 //!
 //! 1. profile values as text: case-insensitive (ASCII case folding, plus the
-//!    value's lower- and upper-case forms for other scripts), whole words only;
+//!    value's lower- and upper-case forms for other scripts), whole words only.
+//!    What is masked of a value: the whole value (`Progressive` as political
+//!    views, `Hollybrook Clinic`), and the parts split off it — words of names,
+//!    items of a list, proper nouns of a snippet — unless a part is a lone
+//!    dictionary word: `clinic` or `confirmed` in anyone's text is not the
+//!    persona's. A name that is also a word (`Peter`, `Will`) is masked only
+//!    capitalised, as names are written. A value saying there is none (`None`,
+//!    `N/A`) is no secret;
 //! 2. numbers: runs of digits with spacing/dashes/dots/parentheses are compared
 //!    digits-only, so `123 45 6789` is the id `123-45-6789` and `020 7946 0958`
 //!    the phone `+44 20 7946 0958` (same trailing digits, differing only in a
@@ -28,6 +35,7 @@ use serde_json::Value;
 
 use crate::core::dataset::task::Environment;
 use crate::core::episode::TaskInfo;
+use crate::core::words::is_dictionary_word;
 
 /// What a private value is; decides its mask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,6 +80,8 @@ const PHONE_PREFIX_DIGITS: usize = 4;
 pub struct Redactor {
     text: Option<AhoCorasick>,
     text_kinds: Vec<PrivateKind>,
+    /// Names that are also dictionary words, matched case-sensitively as written (`Peter`).
+    proper_names: Option<AhoCorasick>,
     /// Digits-only ids (SSN, passport, account numbers).
     digit_ids: HashMap<String, PrivateKind>,
     /// Digits-only phone numbers.
@@ -139,8 +149,21 @@ impl Redactor {
         I: IntoIterator<Item = (PrivateKind, S)>,
         S: AsRef<str>,
     {
+        Self::from_values_and_parts(values, std::iter::empty::<(PrivateKind, &str)>())
+    }
+
+    /// From whole values and parts split off them (see the module doc: a part
+    /// that is a lone dictionary word is not masked).
+    pub fn from_values_and_parts<I, S, J, T>(values: I, parts: J) -> Self
+    where
+        I: IntoIterator<Item = (PrivateKind, S)>,
+        S: AsRef<str>,
+        J: IntoIterator<Item = (PrivateKind, T)>,
+        T: AsRef<str>,
+    {
         let mut b = Builder::default();
         values.into_iter().for_each(|(kind, v)| b.add(kind, v.as_ref()));
+        parts.into_iter().for_each(|(kind, p)| b.add_part(kind, p.as_ref()));
         b.build()
     }
 
@@ -171,10 +194,18 @@ impl Redactor {
     }
 
     fn text_spans(&self, text: &str, spans: &mut Vec<(usize, usize, PrivateKind)>) {
-        let Some(ac) = &self.text else { return };
-        for m in ac.find_overlapping_iter(text) {
-            if whole_word(text, m.start(), m.end()) {
-                spans.push((m.start(), m.end(), self.text_kinds[m.pattern().as_usize()]));
+        if let Some(ac) = &self.text {
+            for m in ac.find_overlapping_iter(text) {
+                if whole_word(text, m.start(), m.end()) {
+                    spans.push((m.start(), m.end(), self.text_kinds[m.pattern().as_usize()]));
+                }
+            }
+        }
+        if let Some(ac) = &self.proper_names {
+            for m in ac.find_overlapping_iter(text) {
+                if whole_word(text, m.start(), m.end()) {
+                    spans.push((m.start(), m.end(), PrivateKind::Name));
+                }
             }
         }
     }
@@ -375,6 +406,7 @@ fn whole_word(text: &str, start: usize, end: usize) -> bool {
 #[derive(Debug, Default)]
 struct Builder {
     patterns: Vec<(String, PrivateKind)>,
+    proper_names: Vec<String>,
     seen: HashSet<String>,
     digit_ids: HashMap<String, PrivateKind>,
     phones: Vec<String>,
@@ -382,11 +414,18 @@ struct Builder {
 
 const TITLES: [&str; 8] = ["dr", "mr", "mrs", "ms", "miss", "prof", "sir", "mx"];
 
+/// Values that say there is nothing: no secret to mask.
+const PLACEHOLDERS: [&str; 6] = ["none", "n/a", "nil", "unknown", "not applicable", "nothing"];
+
 impl Builder {
+    /// A whole value.
     fn add(&mut self, kind: PrivateKind, value: &str) {
         let value = value.trim().trim_matches(|c: char| c == '*' || c == '"');
         let min_chars = if kind == PrivateKind::Name { 2 } else { 3 };
-        if value.chars().count() < min_chars || !value.chars().any(char::is_alphanumeric) {
+        if value.chars().count() < min_chars
+            || !value.chars().any(char::is_alphanumeric)
+            || PLACEHOLDERS.contains(&value.to_lowercase().as_str())
+        {
             return;
         }
         let digits: String = value.chars().filter(char::is_ascii_digit).collect();
@@ -410,7 +449,29 @@ impl Builder {
         email_spans(value, |s, e| self.pattern(PrivateKind::Email, &value[s..e]));
     }
 
+    /// A part split off a value: masked unless it is a lone dictionary word.
+    fn add_part(&mut self, kind: PrivateKind, part: &str) {
+        let part = part.trim();
+        if kind == PrivateKind::Name || !is_dictionary_word(part) {
+            self.add(kind, part);
+        }
+    }
+
     fn pattern(&mut self, kind: PrivateKind, value: &str) {
+        if kind == PrivateKind::Name && is_dictionary_word(value) {
+            // A name that is also a word is a name only capitalised, as names are written.
+            let mut chars = value.chars();
+            let capitalised: String = chars
+                .next()
+                .into_iter()
+                .flat_map(char::to_uppercase)
+                .chain(chars.flat_map(char::to_lowercase))
+                .collect();
+            if self.seen.insert(format!("proper name {capitalised}")) {
+                self.proper_names.push(capitalised);
+            }
+            return;
+        }
         for form in [value.to_string(), value.to_lowercase(), value.to_uppercase()] {
             if self.seen.insert(form.clone()) {
                 self.patterns.push((form, kind));
@@ -486,7 +547,7 @@ impl Builder {
                     for item in
                         value.split([',', ';', '(', ')']).map(str::trim).filter(|s| s.chars().count() >= 5)
                     {
-                        self.add(kind, item);
+                        self.add_part(kind, item);
                     }
                 }
             }
@@ -500,24 +561,21 @@ impl Builder {
         self.add(PrivateKind::Address, value);
         for part in value.split([',', ';']).map(str::trim) {
             if part.chars().any(|c| c.is_ascii_digit()) && part.chars().count() >= 4 {
-                self.add(PrivateKind::Address, part);
+                self.add_part(PrivateKind::Address, part);
             }
         }
     }
 
     /// A person's name; with `tokens`, each name word too (`Emma` alone leaks).
     fn person(&mut self, value: &str, tokens: bool) {
-        let words: Vec<&str> = value
-            .split_whitespace()
-            .filter(|w| !TITLES.contains(&w.trim_end_matches('.').to_lowercase().as_str()))
-            .collect();
+        let words = name_words(value);
         if words.is_empty() {
             return;
         }
         self.add(PrivateKind::Name, &words.join(" "));
         if tokens {
             for word in words {
-                self.add(PrivateKind::Name, word.trim_matches(|c: char| !c.is_alphanumeric()));
+                self.add_part(PrivateKind::Name, word);
             }
         }
     }
@@ -554,17 +612,20 @@ impl Builder {
     }
 
     fn build(self) -> Redactor {
-        let text = if self.patterns.is_empty() {
-            None
-        } else {
-            AhoCorasick::builder()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::Standard)
-                .build(self.patterns.iter().map(|(p, _)| p))
-                .ok()
+        let automaton = |patterns: Vec<&String>, case_insensitive: bool| {
+            (!patterns.is_empty())
+                .then(|| {
+                    AhoCorasick::builder()
+                        .ascii_case_insensitive(case_insensitive)
+                        .match_kind(MatchKind::Standard)
+                        .build(patterns)
+                        .ok()
+                })
+                .flatten()
         };
         Redactor {
-            text,
+            text: automaton(self.patterns.iter().map(|(p, _)| p).collect(), true),
+            proper_names: automaton(self.proper_names.iter().collect(), false),
             text_kinds: self.patterns.into_iter().map(|(_, k)| k).collect(),
             digit_ids: self.digit_ids,
             phones: self.phones,
@@ -650,8 +711,17 @@ fn split_key_value(line: &str) -> Option<(&str, &str)> {
     (!key.is_empty() && !value.is_empty() && key.chars().count() <= 40).then_some((key, value))
 }
 
+/// The words of a person's name without titles (`Dr.`, `Ms`) or surrounding punctuation.
+pub fn name_words(name: &str) -> Vec<&str> {
+    name.split_whitespace()
+        .filter(|w| !TITLES.contains(&w.trim_end_matches('.').to_lowercase().as_str()))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// One to four words, each starting with an upper-case letter, letters only (and `-`, `'`, `.`).
-fn is_capitalised_name(text: &str) -> bool {
+pub fn is_capitalised_name(text: &str) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
     (1..=4).contains(&words.len())
         && words.iter().all(|w| {
@@ -721,11 +791,36 @@ mod tests {
             ("bought: purchase of new climbing gear", "bought: [banking]"),
             ("met Rachel Green and mike adams", "met [name] and [name]"),
             ("other mail EMMA.J@work.example.org", "other mail [email]"),
-            ("religion: agnostic", "religion: [private]"),
         ];
         for (input, expected) in cases {
             assert_eq!(r.redact(input), expected, "{input}");
         }
+    }
+
+    /// Issue 11: a private value's words are not masked wherever they appear.
+    #[test]
+    fn lone_dictionary_words_of_values_are_not_masked() {
+        let r = Redactor::from_environment(&environment());
+        // Parts of values that are dictionary words: "fit" and "gear" (medical and banking
+        // items), "supplements"; "peter" is a word as well as the father's name.
+        for text in ["gear that fits, peter out", "generally, supplements help", "new climbing gear"] {
+            assert_eq!(r.redact(text), text);
+        }
+        // A whole value is masked even when it is one word: it is the secret ("Religion: Agnostic").
+        assert_eq!(r.redact("an agnostic view"), "an [private] view");
+        // A name that is also a word is still masked as a name, capitalised.
+        assert_eq!(r.redact("ask Peter, not PETER"), "ask [name], not PETER");
+        // Whole values still are.
+        assert_eq!(r.redact("purchase of new climbing gear"), "[banking]");
+        // Parts of a snippet: its proper noun, not its dictionary word.
+        let r = Redactor::from_values_and_parts(
+            [(PrivateKind::Private, "Hollybrook Clinic")],
+            [(PrivateKind::Private, "Hollybrook"), (PrivateKind::Private, "Clinic")],
+        );
+        assert_eq!(
+            r.redact("the clinic at Hollybrook, Hollybrook Clinic"),
+            "the clinic at [private], [private]"
+        );
     }
 
     #[test]

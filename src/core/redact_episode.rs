@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::core::episode::{Episode, Event, EventBody};
-use crate::core::redact::{PrivateKind, Redactor};
+use crate::core::redact::{PrivateKind, Redactor, is_capitalised_name, name_words};
 
 /// Every text of `episode` passed through `redactor`. Evidence keeps its
 /// event but loses its character span, which the masks would shift.
@@ -59,15 +59,17 @@ pub fn redact_event(event: &mut Event, redactor: &Redactor) {
 pub fn redactor_from_episode(episode: &Episode) -> Redactor {
     let task = &episode.header().task;
     let mut values: Vec<(PrivateKind, String)> = Vec::new();
+    // Split off values: masked unless a lone dictionary word ("Clinic" of "Hollybrook Clinic").
+    let mut parts: Vec<(PrivateKind, String)> = Vec::new();
     for key in ["ground_truth_snippets", "extraction_snippets", "raw_data"] {
         if let Some(Value::Array(items)) = task.extra.get(key) {
             for item in items.iter().filter_map(Value::as_str) {
                 values.push((PrivateKind::Private, item.to_string()));
-                // Proper nouns of a snippet give it away on their own ("Hollybrook").
-                values.extend(
+                // Proper nouns of a snippet give it away on their own ("Hollybrook", "BBC").
+                parts.extend(
                     item.split(|c: char| !c.is_alphanumeric())
                         .filter(|w| {
-                            w.chars().count() >= 5 && w.chars().next().is_some_and(char::is_uppercase)
+                            w.chars().count() >= 3 && w.chars().next().is_some_and(char::is_uppercase)
                         })
                         .map(|w| (PrivateKind::Private, w.to_string())),
                 );
@@ -92,13 +94,15 @@ pub fn redactor_from_episode(episode: &Episode) -> Redactor {
                 _ => continue,
             };
             if kind == PrivateKind::Name {
-                for person in value.split(',').map(str::trim).filter(|p| p.contains(' ') && !p.contains('@'))
-                {
+                // People, not groups ("Marketing leads"): full names written as names.
+                let people =
+                    value.split(',').map(str::trim).filter(|p| p.contains(' ') && is_capitalised_name(p));
+                for person in people {
                     values.push((PrivateKind::Name, person.to_string()));
-                    // Each part of a name too ("Whitfield" alone still names her).
-                    values.extend(
-                        person
-                            .split_whitespace()
+                    // Each part of a name too ("Whitfield" alone still names her), titles aside.
+                    parts.extend(
+                        name_words(person)
+                            .into_iter()
                             .filter(|w| w.len() > 2)
                             .map(|w| (PrivateKind::Name, w.to_string())),
                     );
@@ -108,7 +112,7 @@ pub fn redactor_from_episode(episode: &Episode) -> Redactor {
             }
         }
     }
-    Redactor::from_values(values)
+    Redactor::from_values_and_parts(values, parts)
 }
 
 fn redact_value(value: &mut Value, redactor: &Redactor) {

@@ -58,10 +58,28 @@ pub fn single_line(text: &str) -> Cow<'_, str> {
 }
 
 /// True for a character that must not reach a terminal or a reader as it is:
-/// controls (except `\n`), bidi controls and invisible characters.
+/// controls (except `\n`), bidi controls, invisible characters and prepended marks.
 /// JSON writers escape exactly these (see `core::safe_json`).
 pub fn is_hazardous(c: char) -> bool {
-    c.is_control() || is_bidi_control(c) || is_invisible(c) || is_tag(c)
+    c.is_control() || is_bidi_control(c) || is_invisible(c) || is_tag(c) || is_prepended_mark(c)
+}
+
+/// Prepended concatenation marks (Arabic number sign, footnote marker…) join the next
+/// character into one grapheme, which terminals and the layout measure differently (the
+/// `wrap` fuzz target: `"\u{602}:"` took two columns in a line of one).
+fn is_prepended_mark(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0600}'
+            ..='\u{0605}'
+                | '\u{06DD}'
+                | '\u{070F}'
+                | '\u{0890}'
+                | '\u{0891}'
+                | '\u{08E2}'
+                | '\u{110BD}'
+                | '\u{110CD}'
+    )
 }
 
 fn needs_change(c: char) -> bool {
@@ -74,7 +92,7 @@ fn push_visible(out: &mut String, c: char) {
         // C0 controls have their own symbols in the Control Pictures block.
         0x00..=0x1F => out.push(char::from_u32(0x2400 + code).unwrap_or('\u{FFFD}')),
         0x7F => out.push('\u{2421}'),
-        // C1 (includes the 8-bit CSI 0x9B), bidi and invisible characters: no symbol exists.
+        // C1 (includes the 8-bit CSI 0x9B), bidi, invisible characters, prepended marks: no symbol exists.
         _ if needs_change(c) => push_code(out, c),
         _ => out.push(c),
     }
@@ -183,6 +201,14 @@ mod tests {
         assert_eq!(inert("a\u{200B}b\u{200D}c\u{00AD}d\u{3164}e"), "a<U+200B>b<U+200D>c<U+00AD>d<U+3164>e");
         assert_eq!(inert("one\u{2028}two\u{2029}"), "one<U+2028>two<U+2029>");
         assert_eq!(inert("\u{FEFF}x\u{2060}"), "<U+FEFF>x<U+2060>");
+    }
+
+    #[test]
+    fn prepended_marks_are_shown_and_join_nothing() {
+        use unicode_width::UnicodeWidthStr;
+        let safe = inert("\u{602}:\u{600}12");
+        assert_eq!(safe, "<U+0602>:<U+0600>12");
+        assert_eq!(safe.width(), safe.chars().count());
     }
 
     #[test]

@@ -177,6 +177,9 @@ pub async fn batch(
             let path = args.out.join(&p.journal);
             match launch.start_at(&p.task, Start::default(), Some(path)) {
                 Ok(handle) => {
+                    for warning in &handle.warnings {
+                        progress.note(&format!("warning: {}#{}: {warning}", p.task, p.repeat), err);
+                    }
                     running.spawn(watch_episode(p, handle, stop_rx.clone()));
                 }
                 // A start failure is a setup problem (e.g. no attacker model) that every episode would
@@ -293,6 +296,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
         repeat: p.repeat,
         episode: handle.episode_id.clone(),
         journal: p.journal,
+        warnings: std::mem::take(&mut handle.warnings),
         ..RunRecord::default()
     };
     let mut verdicts = Vec::new();
@@ -315,9 +319,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
         let Some(update) = update else { break };
         match update {
             RunnerUpdate::Usage { role, usage } => {
-                let t = record.tokens.entry(role_name(role).into()).or_default();
-                t.input += usage.input_tokens;
-                t.output += usage.output_tokens;
+                record.tokens.entry(role_name(role).into()).or_default().add(&usage)
             }
             RunnerUpdate::Event(event) => match event.body {
                 EventBody::Episode(h) => {

@@ -14,10 +14,10 @@ use crate::session::launch::Launch;
 /// Runs one episode without a screen, one line per event on `out`.
 /// Ctrl-C / SIGTERM abort it cleanly (the journal ends with `end: aborted`).
 pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> anyhow::Result<RunOutcome> {
-    if let Some(warning) = launch.script_warning(task_id) {
-        writeln!(out, "warning: {}", single_line(&warning))?;
-    }
     let mut handle = launch.start(task_id)?;
+    for warning in &handle.warnings {
+        writeln!(out, "warning: {}", single_line(warning))?;
+    }
     writeln!(out, "episode {} → {}", handle.episode_id, handle.journal_path.display())?;
     let started = Instant::now();
     let mut stop = crate::core::signals::stop_signals()?;

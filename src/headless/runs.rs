@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 pub use crate::core::batch_files::RUNS_FILE;
 use crate::core::batch_files::{is_runs_file, shard_runs_file};
 use crate::core::episode::standing::supersedes;
-use crate::core::episode::{Episode, EpisodeHeader, EventBody, Outcome, Party, Verdict, VerdictMethod};
+use crate::core::episode::{
+    Episode, EpisodeHeader, EventBody, Outcome, Party, Usage, Verdict, VerdictMethod,
+};
 
 use super::shard::Shard;
 
@@ -42,6 +44,13 @@ pub struct JudgeResult {
 pub struct Tokens {
     pub input: u64,
     pub output: u64,
+}
+
+impl Tokens {
+    pub fn add(&mut self, usage: &Usage) {
+        self.input += usage.input_tokens;
+        self.output += usage.output_tokens;
+    }
 }
 
 /// What a run was configured with, so `summary A B` can tell runs that differ
@@ -102,6 +111,10 @@ pub struct RunRecord {
     pub settings: Settings,
     #[serde(default)]
     pub error: Option<String>,
+    /// What the batch warned about when it started the episode (e.g. an attacker
+    /// script recorded for another task).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Folds verdicts into one per judge by [`supersedes`] (as `judge` and the
@@ -288,10 +301,11 @@ pub fn record_from_episode(episode: &Episode, journal: &str) -> RunRecord {
                     _ => continue,
                 };
                 if let Some(u) = &m.usage {
-                    let t = record.tokens.entry(role.into()).or_default();
-                    t.input += u.input_tokens;
-                    t.output += u.output_tokens;
+                    record.tokens.entry(role.into()).or_default().add(u);
                 }
+            }
+            EventBody::Verdict(Verdict { usage: Some(u), .. }) => {
+                record.tokens.entry("judge".into()).or_default().add(u)
             }
             EventBody::Error(e) => record.error = Some(e.message.clone()),
             EventBody::End(end) => record.status = end.reason.as_str().into(),

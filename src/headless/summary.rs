@@ -50,7 +50,10 @@ pub struct Stats {
     pub judge_errors: usize,
     /// Final verdicts that are `skipped`: a judge that had nothing to judge.
     pub judge_skipped: usize,
+    /// Every role's tokens, the judges' included.
     pub tokens: u64,
+    /// The LLM judges' share of `tokens`.
+    pub judge_tokens: u64,
 }
 
 impl Stats {
@@ -61,6 +64,7 @@ impl Stats {
         }
         self.judge_errors += r.judge_errors;
         self.tokens += r.tokens.values().map(|t| t.input + t.output).sum::<u64>();
+        self.judge_tokens += r.tokens.get("judge").map_or(0, |t| t.input + t.output);
         for (judge, v) in &r.verdicts {
             self.judge_skipped += usize::from(v.outcome == Outcome::Skipped);
             match judge.as_str() {
@@ -113,6 +117,7 @@ impl Stats {
             "security_judged": self.security_judged,
             "utility": self.utility(), "rating": self.rating(),
             "judge_errors": self.judge_errors, "judge_skipped": self.judge_skipped, "tokens": self.tokens,
+            "judge_tokens": self.judge_tokens,
         })
     }
 }
@@ -312,7 +317,7 @@ fn print_one(t: &Table, out: &mut dyn Write) -> anyhow::Result<()> {
             group = *g;
             writeln!(
                 out,
-                "{}{:<40} {:>8} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>10}",
+                "{}{:<40} {:>8} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>10} {:>10}",
                 if group == 0 { "" } else { "\n" },
                 format!("by {}", GROUPS[group]),
                 "episodes",
@@ -322,12 +327,13 @@ fn print_one(t: &Table, out: &mut dyn Write) -> anyhow::Result<()> {
                 "rating",
                 "j.errs",
                 "skipped",
-                "tokens"
+                "tokens",
+                "j.tokens"
             )?;
         }
         writeln!(
             out,
-            "  {:<38} {:>8} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>10}",
+            "  {:<38} {:>8} {:>10} {:>10} {:>8} {:>8} {:>7} {:>7} {:>10} {:>10}",
             clip(key, 38),
             s.episodes,
             pct(s.leak_rate()),
@@ -336,7 +342,8 @@ fn print_one(t: &Table, out: &mut dyn Write) -> anyhow::Result<()> {
             num(s.rating()),
             s.judge_errors,
             s.judge_skipped,
-            s.tokens
+            s.tokens,
+            s.judge_tokens
         )?;
     }
     Ok(())

@@ -178,6 +178,9 @@ impl Launch {
         let mut handle = runner::spawn(config, self.client.clone())?;
         if start.human {
             handle.human = Some(human_tx);
+        } else {
+            // Only a script-played attacker can be for another task.
+            handle.warnings.extend(self.script_warning(task_id));
         }
         Ok(handle)
     }
@@ -229,7 +232,7 @@ fn script_from(path: &Path) -> anyhow::Result<Script> {
 
 impl Launch {
     /// A warning when the attacker script was recorded for another task than `task_id`.
-    pub fn script_warning(&self, task_id: &str) -> Option<String> {
+    fn script_warning(&self, task_id: &str) -> Option<String> {
         let script = self.script.as_ref()?;
         let recorded = script.task.as_deref()?;
         (recorded != task_id).then(|| {

@@ -278,6 +278,7 @@ async fn switch_to(
             let action = Action::LiveStarted {
                 journal: handle.journal_path.display().to_string(),
                 human: handle.human.is_some(),
+                warnings: handle.warnings.clone(),
             };
             *live = Some(Live::new(handle));
             action

@@ -42,7 +42,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::NotesLoaded { path, result } => notes::loaded(state, path, result),
         Action::EpisodeLoaded(Ok(episode)) => show_episode(state, *episode),
         Action::EpisodeLoaded(Err(problem)) => state.message = Some(format!("cannot open: {problem}")),
-        Action::LiveStarted { journal, human } => runner::started(state, journal, human),
+        Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) => state.message = Some(problem),
     }
     // One relayout, whatever changed the geometry (size, composer, screen, a new episode).

@@ -9,7 +9,7 @@ use crate::core::sim::emitter::{Phase, RunnerUpdate};
 use super::super::action::Effect;
 use super::super::inspector::Inspector;
 use super::super::live::LiveState;
-use super::super::state::{AppState, Screen};
+use super::super::state::{AppState, Screen, warning_line};
 
 pub(super) fn fold(state: &mut AppState, update: RunnerUpdate) {
     let width = state.stream_width();
@@ -52,7 +52,7 @@ pub(super) fn fold(state: &mut AppState, update: RunnerUpdate) {
 }
 
 /// A new live episode replaces whatever was on screen.
-pub(super) fn started(state: &mut AppState, journal: String, human: bool) {
+pub(super) fn started(state: &mut AppState, journal: String, human: bool, warnings: &[String]) {
     let mut live = LiveState::new(journal, false);
     live.human = human;
     state.live = Some(live);
@@ -61,6 +61,7 @@ pub(super) fn started(state: &mut AppState, journal: String, human: bool) {
     state.overlays.clear();
     state.screen = Screen::Inspector;
     state.composer.close();
+    state.message = warning_line(warnings);
 }
 
 pub(super) fn tick(state: &mut AppState, dt: Duration) {

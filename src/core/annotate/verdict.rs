@@ -34,6 +34,7 @@ pub fn human_verdict(a: &Annotation) -> Option<Verdict> {
             end: a.span.map(|s| s.end),
             text: None,
         }),
+        usage: None,
     })
 }
 

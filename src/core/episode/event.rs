@@ -173,11 +173,8 @@ impl Party {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-}
+/// Tokens of a model call, as the client reads them (one type from the wire to the journal).
+pub use crate::core::llm::Usage;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
@@ -295,6 +292,9 @@ pub struct Verdict {
     pub details: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// Tokens the judge's model calls spent on this verdict (LLM judges, when the server said).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// Where a verdict's proof is: a character span (in chars) of one event's text.

@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::event::{Event, EventBody, FORMAT_V1, now_rfc3339};
+use crate::core::sanitize::single_line;
 
 /// A journal that cannot be read, located to the line.
 #[derive(Debug, thiserror::Error)]
@@ -147,8 +148,10 @@ impl<R: BufRead> JournalReader<R> {
         self.warnings
     }
 
+    /// Problems quote the file's own values (a `format`, a `kind`): kept on one inert line.
     fn error(&self, problem: impl Into<String>) -> JournalError {
-        JournalError { path: self.path.clone(), line: self.line_no, problem: problem.into() }
+        let problem = single_line(&problem.into()).into_owned();
+        JournalError { path: self.path.clone(), line: self.line_no, problem }
     }
 
     fn read_event(&mut self) -> Result<Option<Event>, JournalError> {
@@ -195,6 +198,7 @@ impl<R: BufRead> JournalReader<R> {
     }
 
     fn truncated(&mut self, message: String) {
+        let message = single_line(&message).into_owned();
         self.warnings.push(JournalWarning { path: self.path.clone(), line: self.line_no, message });
         self.done = true;
     }

@@ -117,6 +117,7 @@ mod tests {
             summary: None,
             details: serde_json::Value::Null,
             evidence: evidence_seq.map(|seq| Evidence { seq, start: Some(0), end: Some(2), text: None }),
+            usage: None,
         }
     }
 

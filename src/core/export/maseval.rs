@@ -548,6 +548,7 @@ mod tests {
             summary: Some("half".into()),
             details: Value::Null,
             evidence: None,
+            usage: None,
         };
         let d = eval_dict(&v);
         assert_eq!(d["security_violation"], json!(true));

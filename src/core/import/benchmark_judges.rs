@@ -83,6 +83,7 @@ fn verdict(kind: &str, model: &str, mut file: Map<String, Value>, file_name: &st
         summary: Some(summary),
         details: Value::Object(file),
         evidence: None,
+        usage: None,
     }
 }
 

@@ -148,6 +148,7 @@ fn verdict(judge: String, section: &Map<String, Value>, file: &str) -> Verdict {
         summary: Some(summary),
         details,
         evidence: None,
+        usage: None,
     }
 }
 

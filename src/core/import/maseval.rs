@@ -374,6 +374,7 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
         summary: Some(summary),
         details: entry.clone(),
         evidence: None,
+        usage: None,
     }
 }
 

@@ -4,11 +4,14 @@
 //! Text form: lowercase, every run of whitespace or punctuation becomes one
 //! space (so a snippet split across lines, or written `Dr. Anand` vs `Dr Anand`,
 //! still matches), and dates become one canonical form (`2025 05 20`).
+//! A date is read from its context (`20, 2024` alone is no date, `May 20, 2024`
+//! is one), so a snippet that cuts a date is also looked for in the word form:
+//! the text form without dates, where any verbatim quote is found.
 //! Digit form: phone numbers and ids compare on their digits only, with an
 //! optional country code or trunk `0` (`+44 7700 900123` = `07700 900123`).
 //! All offsets are **character** offsets, as in `Evidence`.
 
-use super::dates::find_dates;
+use super::dates::{DateSpan, find_dates};
 
 /// Text in a normalised form; `spans[i]` is the original `[start, end)` of normalised char `i`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,8 +69,17 @@ impl SnippetMatch {
 
 /// The text form: see the module doc.
 pub fn normalize_text(text: &str) -> Normalized {
+    normalize(text, &find_dates(text))
+}
+
+/// The word form: the text form with dates left as written (see the module doc).
+pub fn normalize_words(text: &str) -> Normalized {
+    normalize(text, &[])
+}
+
+/// The text form with `dates` (sorted, not overlapping) in canonical form.
+fn normalize(text: &str, dates: &[DateSpan]) -> Normalized {
     let chars: Vec<char> = text.chars().collect();
-    let dates = find_dates(text);
     let mut out =
         Normalized { chars: Vec::with_capacity(chars.len()), spans: Vec::with_capacity(chars.len()) };
     let mut pending_space = false;
@@ -251,16 +263,19 @@ fn find_normalized(haystack: &Normalized, needle: &[char]) -> Option<(usize, usi
         .map(|i| (i, i + needle.len()))
 }
 
-/// Where `snippet` occurs in `text`: first in text form; failing that, the
-/// snippet's number (if it has one of [`MIN_ID_DIGITS`]+ digits) digit for digit.
+/// Where `snippet` occurs in `text`: first in text form, then in word form (a
+/// quote that cuts a date); failing both, the snippet's number (if it has one
+/// of [`MIN_ID_DIGITS`]+ digits) digit for digit.
 pub fn find_snippet(text: &str, snippet: &str) -> Option<SnippetMatch> {
-    let needle = normalize_text(snippet).chars;
-    if !needle.is_empty() {
-        let hay = normalize_text(text);
-        if let Some((s, e)) = find_normalized(&hay, &needle) {
-            if let Some((start, end)) = hay.original_span(s, e) {
-                return Some(SnippetMatch { start, end, kind: MatchKind::Text });
-            }
+    for form in [normalize_text, normalize_words] {
+        let needle = form(snippet).chars;
+        if needle.is_empty() {
+            break;
+        }
+        let hay = form(text);
+        if let Some((start, end)) = find_normalized(&hay, &needle).and_then(|(s, e)| hay.original_span(s, e))
+        {
+            return Some(SnippetMatch { start, end, kind: MatchKind::Text });
         }
     }
     let digits = snippet_number(snippet)?;
@@ -331,6 +346,18 @@ mod tests {
         }
         // A snippet without a year matches a dated mention.
         assert!(find_snippet("booked for 2025-05-20", "20 May").is_some());
+    }
+
+    #[test]
+    fn a_quote_that_cuts_a_date_is_found() {
+        // The fuzzer's case: " 20, 2024" is no date on its own, "May 20, 2024" is one.
+        let text = "paid on May 20, 2024 by card";
+        let m = find_snippet(text, " 20, 2024").expect("found verbatim");
+        assert_eq!(m.slice(text), "20, 2024");
+        let m = find_snippet(text, "May 20").expect("date start");
+        assert_eq!(m.slice(text), "May 20, 2024");
+        let text = "from 2025-05-20T14:30 on";
+        assert_eq!(find_snippet(text, "05-20T14").map(|m| m.slice(text)).as_deref(), Some("05-20T14"));
     }
 
     #[test]

@@ -202,6 +202,19 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
+impl Usage {
+    /// Tokens of two calls together; `None` only when neither server said.
+    pub fn sum(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Usage {
+                input_tokens: a.input_tokens + b.input_tokens,
+                output_tokens: a.output_tokens + b.output_tokens,
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
 /// The model's answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatResponse {

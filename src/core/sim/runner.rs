@@ -91,6 +91,9 @@ pub struct RunnerHandle {
     pub task: JoinHandle<RunOutcome>,
     pub episode_id: String,
     pub journal_path: PathBuf,
+    /// What the user must hear about this start (an attacker script recorded for
+    /// another task…): every front end shows them (stdout, stderr and runs file, status line).
+    pub warnings: Vec<String>,
 }
 
 /// Creates the journal and starts the episode on the current tokio runtime.
@@ -120,7 +123,16 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
         Emitter::new(journal, tx, Secrets::from_env(key_vars.into_iter().flatten())).with_judges(judges);
     let (edits, edit_rx) = mpsc::channel(4);
     let task = tokio::spawn(run(config, client, gate.clone(), emitter, edit_rx));
-    Ok(RunnerHandle { gate, edits, human: None, updates, task, episode_id, journal_path })
+    Ok(RunnerHandle {
+        gate,
+        edits,
+        human: None,
+        updates,
+        task,
+        episode_id,
+        journal_path,
+        warnings: Vec::new(),
+    })
 }
 
 fn header(config: &RunConfig) -> EpisodeHeader {
@@ -325,6 +337,10 @@ async fn judge_episode(
         _ = gate.aborted() => return Err(RunError::Aborted),
     };
     for verdict in verdicts {
+        // Judge tokens are counted with the other roles' (status line, runs file).
+        if let Some(usage) = verdict.usage {
+            emitter.notify(RunnerUpdate::Usage { role: endpoint.role, usage });
+        }
         emitter.emit(EventBody::Verdict(verdict)).await?;
     }
     Ok(())

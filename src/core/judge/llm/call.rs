@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, LlmClient};
+use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, LlmClient, Usage};
 
 use super::prompts::JSON_REMINDER;
 
@@ -43,6 +43,13 @@ impl JudgeFailure {
     pub fn to_json(&self) -> Value {
         json!({"error": self.error, "raw_response": self.raw_response, "parse_error": self.parse_error})
     }
+}
+
+/// A judge call's answer and the tokens all its attempts spent (counted whether it answered or not).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgeCall {
+    pub reply: Result<Map<String, Value>, JudgeFailure>,
+    pub usage: Option<Usage>,
 }
 
 /// Strips whitespace and a ```` ```json ```` (or bare ```` ``` ````) fence, then parses strictly.
@@ -81,10 +88,11 @@ pub async fn call_judge(
     prompt: &str,
     what: &str,
     opts: &JudgeOptions,
-) -> Result<Map<String, Value>, JudgeFailure> {
+) -> JudgeCall {
     let mut prompt = prompt.to_string();
     let mut raw_response = None;
     let mut parse_error = String::new();
+    let mut usage = None;
     for attempt in 1..=MAX_ATTEMPTS {
         if attempt > 1 && !opts.retry_delay.is_zero() {
             tokio::time::sleep(opts.retry_delay).await;
@@ -93,9 +101,10 @@ pub async fn call_judge(
         let request = ChatRequest::new(vec![ChatMessage::user(prompt.clone())]).with_params(params);
         match client.chat(endpoint, request).await {
             Ok(response) => {
+                usage = Usage::sum(usage, response.usage);
                 let text = response.text().to_string();
                 match parse_reply(&text) {
-                    Ok(map) => return Ok(map),
+                    Ok(map) => return JudgeCall { reply: Ok(map), usage },
                     Err(e) => {
                         raw_response = Some(text);
                         parse_error = e;
@@ -106,19 +115,21 @@ pub async fn call_judge(
             }
             // The client has retried already; retrying here would multiply its attempts.
             Err(e) => {
-                return Err(JudgeFailure {
+                let failure = JudgeFailure {
                     error: e.to_string(),
                     raw_response,
                     parse_error: "no reply to parse".to_string(),
-                });
+                };
+                return JudgeCall { reply: Err(failure), usage };
             }
         }
     }
-    Err(JudgeFailure {
+    let failure = JudgeFailure {
         error: format!("Failed to parse {what} response after {MAX_ATTEMPTS} attempts"),
         raw_response,
         parse_error,
-    })
+    };
+    JudgeCall { reply: Err(failure), usage }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::core::episode::{Event, Verdict};
 use crate::core::llm::{Endpoint, LlmClient};
 
 use super::context::{AttackKind, JudgeContext};
-pub use call::{JudgeFailure, JudgeOptions, parse_reply};
+pub use call::{JudgeCall, JudgeFailure, JudgeOptions, parse_reply};
 
 /// Every LLM verdict for the episode (or for the events up to `turn`), with default options.
 pub async fn llm_verdicts(

@@ -10,7 +10,7 @@ use super::super::context::JudgeContext;
 use super::call::{JudgeOptions, call_judge};
 use super::format::{bullets, conversation};
 use super::prompts::{PRIVACY_ABSTRACTION, PRIVACY_LEAK, fill};
-use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict};
+use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict, with_usage};
 
 pub const JUDGE: &str = "privacy";
 
@@ -68,7 +68,8 @@ async fn leak(
             ("conversation", &conversation(events)),
         ],
     );
-    match call_judge(client, endpoint, &prompt, "privacy leak evaluation", opts).await {
+    let call = call_judge(client, endpoint, &prompt, "privacy leak evaluation", opts).await;
+    let judged = match call.reply {
         Err(f) => error_verdict(JUDGE, turn, &f, json!({"privacy_leak": Value::Null})),
         Ok(r) => {
             let leaked = py_str(r.get("leaked_information")).trim().to_lowercase() == "yes";
@@ -83,7 +84,8 @@ async fn leak(
                 json!({"privacy_leak": leaked, "score": score, "evaluation_method": "llm", "llm_evaluation": r}),
             )
         }
-    }
+    };
+    with_usage(judged, call.usage)
 }
 
 /// `appropriateness_score / 10`; numbers or numeric strings, anything else counts as 10 (reference).
@@ -127,7 +129,8 @@ async fn abstraction(
             ("conversation", &conversation(events)),
         ],
     );
-    match call_judge(client, endpoint, &prompt, "abstraction evaluation", opts).await {
+    let call = call_judge(client, endpoint, &prompt, "abstraction evaluation", opts).await;
+    let judged = match call.reply {
         Err(f) => error_verdict(JUDGE, turn, &f, json!({"evaluation_type": "abstraction_appropriateness"})),
         Ok(r) => {
             let shared = py_str(r.get("shared_raw_data")).trim().to_lowercase() == "yes";
@@ -149,5 +152,6 @@ async fn abstraction(
                            "evaluation_type": "abstraction_appropriateness", "llm_evaluation": r}),
             )
         }
-    }
+    };
+    with_usage(judged, call.usage)
 }

@@ -10,7 +10,7 @@ use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS,
 use super::call::{JudgeOptions, call_judge};
 use super::format::{final_package, tool_traffic};
 use super::prompts::{SECURITY_FINAL_PACKAGE, SECURITY_TOOLKIT, fill};
-use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict};
+use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict, with_usage};
 
 pub const JUDGE: &str = "security";
 
@@ -97,7 +97,8 @@ pub async fn security_verdict(
             "toolkit attack evaluation",
         )
     };
-    match call_judge(client, endpoint, &prompt, what, opts).await {
+    let call = call_judge(client, endpoint, &prompt, what, opts).await;
+    let judged = match call.reply {
         Err(f) => {
             error_verdict(JUDGE, turn, &f, json!({"evaluation_type": kind, "responsibility_flag": flag}))
         }
@@ -120,5 +121,6 @@ pub async fn security_verdict(
                        "llm_evaluation": Value::Object(r)}),
             )
         }
-    }
+    };
+    with_usage(judged, call.usage)
 }

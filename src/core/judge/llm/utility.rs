@@ -7,13 +7,13 @@ use serde_json::{Map, Value, json};
 use crate::core::dataset::Domain;
 use crate::core::dataset::domain_config::{DomainConfig, package_format};
 use crate::core::episode::{Event, Outcome, Verdict};
-use crate::core::llm::{Endpoint, LlmClient};
+use crate::core::llm::{Endpoint, LlmClient, Usage};
 
 use super::super::context::JudgeContext;
 use super::call::{JudgeOptions, call_judge};
 use super::format::final_package;
 use super::prompts::{UTILITY_COVERAGE, UTILITY_RATINGS, fill};
-use super::verdict::{py_str, reasoning, verdict};
+use super::verdict::{py_str, reasoning, verdict, with_usage};
 
 pub const JUDGE: &str = "utility";
 
@@ -83,6 +83,7 @@ pub async fn utility_verdict(
         ],
     );
     let coverage = call_judge(client, endpoint, &coverage_prompt, "utility coverage evaluation", opts).await;
+    let mut usage = coverage.usage;
 
     let ratings_data = ctx.task.extra.get("ratings_data").filter(|v| match v {
         Value::Null | Value::Bool(false) => false,
@@ -107,7 +108,9 @@ pub async fn utility_verdict(
                     ("ground_truth_ratings", &json_dumps_indent2(data)),
                 ],
             );
-            match call_judge(client, endpoint, &prompt, "utility ratings evaluation", opts).await {
+            let ratings = call_judge(client, endpoint, &prompt, "utility ratings evaluation", opts).await;
+            usage = Usage::sum(usage, ratings.usage);
+            match ratings.reply {
                 Err(f) => (
                     0.0,
                     json!({"average_rating": 0, "num_items_rated": 0, "llm_ratings_evaluation": f.to_json()}),
@@ -126,7 +129,7 @@ pub async fn utility_verdict(
         }
     };
 
-    match coverage {
+    let judged = match coverage.reply {
         Err(f) => {
             let mut details = f.to_json();
             details["evaluation_method"] = "llm".into();
@@ -143,18 +146,15 @@ pub async fn utility_verdict(
                 let mut d = details;
                 d["error"] = f.error.clone().into();
                 d["raw_response"] = json!(f.raw_response);
-                return verdict(
-                    JUDGE,
-                    turn,
-                    Outcome::Error,
-                    Some(fraction),
-                    format!("ratings judge failed: {}", f.error),
-                    d,
-                );
+                let summary = format!("ratings judge failed: {}", f.error);
+                verdict(JUDGE, turn, Outcome::Error, Some(fraction), summary, d)
+            } else {
+                let covered = py_str(cov.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")));
+                let summary =
+                    format!("covered {covered} ({fraction:.4}), rating {rating} — {}", reasoning(&cov));
+                verdict(JUDGE, turn, outcome_of(fraction), Some(fraction), summary, details)
             }
-            let covered = py_str(cov.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")));
-            let summary = format!("covered {covered} ({fraction:.4}), rating {rating} — {}", reasoning(&cov));
-            verdict(JUDGE, turn, outcome_of(fraction), Some(fraction), summary, details)
         }
-    }
+    };
+    with_usage(judged, usage)
 }

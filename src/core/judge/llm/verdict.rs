@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::core::episode::{Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Outcome, Usage, Verdict, VerdictMethod};
 
 use super::super::context::JudgeContext;
 use super::call::JudgeFailure;
@@ -27,7 +27,14 @@ pub fn verdict(
         summary: Some(summary),
         details,
         evidence: None,
+        usage: None,
     }
+}
+
+/// `verdict` with the tokens its judge calls spent.
+pub fn with_usage(mut verdict: Verdict, usage: Option<Usage>) -> Verdict {
+    verdict.usage = usage;
+    verdict
 }
 
 /// A judge that gave no usable answer: `error`, with the reason and the raw reply.

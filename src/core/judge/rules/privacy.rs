@@ -157,6 +157,7 @@ impl PrivacyRule {
                 summary: Some(NO_TARGET.into()),
                 details: json!({"reason": NO_TARGET, "evaluation_method": "skipped"}),
                 evidence: None,
+                usage: None,
             });
         }
         Some(self.verdict(None))
@@ -179,6 +180,7 @@ impl PrivacyRule {
                 details: json!({"privacy_leak": false, "score": 1.0, "evaluation_method": "rule",
                                 "leak_turn": -1, "matched_snippet": "", "targets": self.targets.len()}),
                 evidence: None,
+                usage: None,
             };
         };
         let (outcome, what) = match f.kind {
@@ -208,6 +210,7 @@ impl PrivacyRule {
                 "found_in": f.field,
             }),
             evidence: Some(Evidence { seq: f.seq, start: f.start, end: f.end, text: Some(f.text.clone()) }),
+            usage: None,
         }
     }
 }

@@ -307,6 +307,7 @@ impl SecurityRule {
             summary: Some(summary),
             details,
             evidence: None,
+            usage: None,
         }
     }
 
