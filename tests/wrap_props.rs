@@ -87,3 +87,21 @@ fn a_prepended_mark_does_not_overflow_a_line() {
         }
     }
 }
+
+/// Found by the `wrap` fuzz target: a lone Hangul vowel (zero columns, drawn as nothing) before a
+/// two-column consonant in a one-column line. The line holds one visible grapheme, too wide for
+/// the line and impossible to split: the only overflow wrap allows.
+#[test]
+fn a_zero_width_grapheme_before_a_wide_one_overflows_only_as_that_wide_one() {
+    let text = converse_tui::core::sanitize::inert("\u{118D}\u{110D}");
+    for range in wrap(&text, 1) {
+        let line = &text[range];
+        let visible: Vec<&str> = unicode_segmentation::UnicodeSegmentation::graphemes(line, true)
+            .filter(|g| unicode_width::UnicodeWidthStr::width(*g) > 0)
+            .collect();
+        assert!(
+            ratatui::text::Line::raw(line).width() <= 1 || visible.len() == 1,
+            "{line:?}: more than one visible grapheme in an overflowing line"
+        );
+    }
+}
