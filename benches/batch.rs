@@ -8,7 +8,7 @@ mod openai_server;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 use converse_tui::config::Paths;
-use converse_tui::config::settings::ModelFlags;
+use converse_tui::config::settings::{ModelFlags, RoleFlags};
 use converse_tui::headless::batch::{BatchArgs, batch};
 use converse_tui::session::{RunArgs, SettingFlags, TaskSelection};
 use openai_server::{OpenAiServer, Reply};
@@ -31,15 +31,11 @@ fn overhead(c: &mut Criterion) {
         source: TaskSelection { limit: Some(EPISODES), ..TaskSelection::default() },
         models: ModelFlags {
             base_url: Some(server.base_url()),
-            assistant: converse_tui::config::settings::RoleFlags {
-                base_url: None,
-                model: Some("bench-assistant".into()),
+            roles: converse_tui::core::llm::PerRole {
+                assistant: RoleFlags { base_url: None, model: Some("bench-assistant".into()) },
+                attacker: RoleFlags { base_url: None, model: Some("bench-attacker".into()) },
+                judge: RoleFlags::default(),
             },
-            attacker: converse_tui::config::settings::RoleFlags {
-                base_url: None,
-                model: Some("bench-attacker".into()),
-            },
-            ..ModelFlags::default()
         },
         settings: SettingFlags { max_turns: Some(2), no_stream: true, ..SettingFlags::default() },
         ..RunArgs::default()

@@ -18,7 +18,7 @@ use converse_tui::core::sanitize::single_line;
 use cli::{BatchCli, Cli, Command, ConfigCommand, DataCommand, ModelArgs, NotesCommand, RunCli};
 use converse_tui::config::settings::{ConfigFile, ModelFlags, RoleFlags};
 use converse_tui::core::dataset::TaskLookup;
-use converse_tui::core::llm::Role;
+use converse_tui::core::llm::{PerRole, Role};
 use converse_tui::core::sim::runner::Start;
 use converse_tui::headless::batch::BatchArgs;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
@@ -193,9 +193,11 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
 fn model_flags(m: ModelArgs) -> ModelFlags {
     ModelFlags {
         base_url: m.base_url,
-        attacker: RoleFlags { base_url: m.attacker_base_url, model: m.attacker_model },
-        assistant: RoleFlags { base_url: m.assistant_base_url, model: m.assistant_model },
-        judge: RoleFlags { base_url: m.judge_base_url, model: m.judge_model },
+        roles: PerRole::new(
+            RoleFlags { base_url: m.attacker_base_url, model: m.attacker_model },
+            RoleFlags { base_url: m.assistant_base_url, model: m.assistant_model },
+            RoleFlags { base_url: m.judge_base_url, model: m.judge_model },
+        ),
     }
 }
 

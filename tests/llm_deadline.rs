@@ -65,7 +65,7 @@ fn the_stall_timeout_is_configurable_and_the_deadline_is_timeout_secs() {
     use converse_tui::config::settings::{ConfigFile, EffectiveRole, RoleFlags};
     let file: ConfigFile =
         toml::from_str("[assistant]\ntimeout_secs = 30\nstall_secs = 7\nmodel = \"m\"\n").unwrap();
-    let role = EffectiveRole::resolve(Role::Assistant, &file.assistant, &RoleFlags::default(), None);
+    let role = EffectiveRole::resolve(Role::Assistant, &file.roles.assistant, &RoleFlags::default(), None);
     let ep = role.endpoint(std::path::Path::new("config.toml")).unwrap();
     assert_eq!((ep.timeout, ep.idle_timeout), (Duration::from_secs(30), Duration::from_secs(7)));
 }

@@ -12,7 +12,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::core::llm::{Endpoint, Role};
+use crate::core::llm::{Endpoint, PerRole, Role};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
@@ -20,18 +20,38 @@ pub const BASE_URL_ENV: &str = "OPENAI_BASE_URL";
 
 /// `config.toml`, every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "ConfigToml")]
 pub struct ConfigFile {
-    #[serde(default)]
-    pub attacker: RoleSettings,
-    #[serde(default)]
-    pub assistant: RoleSettings,
-    #[serde(default)]
-    pub judge: RoleSettings,
-    #[serde(default)]
+    /// The `[attacker]`, `[assistant]` and `[judge]` tables.
+    pub roles: PerRole<RoleSettings>,
     pub run: RunSettings,
     /// Name recorded on annotations and human turns (default: `$USER`).
     pub author: Option<String>,
+}
+
+/// The file as written (unknown keys refused); read into [`ConfigFile`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigToml {
+    #[serde(default)]
+    attacker: RoleSettings,
+    #[serde(default)]
+    assistant: RoleSettings,
+    #[serde(default)]
+    judge: RoleSettings,
+    #[serde(default)]
+    run: RunSettings,
+    author: Option<String>,
+}
+
+impl From<ConfigToml> for ConfigFile {
+    fn from(file: ConfigToml) -> Self {
+        ConfigFile {
+            roles: PerRole::new(file.attacker, file.assistant, file.judge),
+            run: file.run,
+            author: file.author,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -70,14 +90,6 @@ impl ConfigFile {
             Err(e) => Err(e).with_context(|| format!("{}: cannot read", path.display())),
         }
     }
-
-    pub fn role(&self, role: Role) -> &RoleSettings {
-        match role {
-            Role::Attacker => &self.attacker,
-            Role::Assistant => &self.assistant,
-            Role::Judge => &self.judge,
-        }
-    }
 }
 
 /// Per-role settings given on the command line.
@@ -92,23 +104,13 @@ pub struct RoleFlags {
 pub struct ModelFlags {
     /// Sets every role's base URL.
     pub base_url: Option<String>,
-    pub attacker: RoleFlags,
-    pub assistant: RoleFlags,
-    pub judge: RoleFlags,
+    pub roles: PerRole<RoleFlags>,
 }
 
 impl ModelFlags {
-    fn role(&self, role: Role) -> &RoleFlags {
-        match role {
-            Role::Attacker => &self.attacker,
-            Role::Assistant => &self.assistant,
-            Role::Judge => &self.judge,
-        }
-    }
-
     /// The effective settings of a role.
     pub fn resolve(&self, role: Role, file: &ConfigFile) -> EffectiveRole {
-        EffectiveRole::resolve(role, file.role(role), self.role(role), self.base_url.as_deref())
+        EffectiveRole::resolve(role, &file.roles[role], &self.roles[role], self.base_url.as_deref())
     }
 }
 
@@ -271,9 +273,9 @@ mod tests {
         let file: ConfigFile =
             toml::from_str("[assistant]\nmodel = \"llama3.1\"\napi_key_env = \"\"\n[run]\nmax_turns = 6\n")
                 .unwrap();
-        assert_eq!(file.assistant.model.as_deref(), Some("llama3.1"));
+        assert_eq!(file.roles.assistant.model.as_deref(), Some("llama3.1"));
         assert_eq!(file.run.max_turns, Some(6));
-        let r = EffectiveRole::resolve(Role::Assistant, &file.assistant, &RoleFlags::default(), None);
+        let r = EffectiveRole::resolve(Role::Assistant, &file.roles.assistant, &RoleFlags::default(), None);
         assert_eq!(r.api_key_env, None);
         assert!(toml::from_str::<ConfigFile>("[assistant]\nmodle = \"x\"\n").is_err());
     }

@@ -198,9 +198,9 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
         Some(_) => None,
     };
     let mut models = flags.clone();
-    models.assistant.model = models.assistant.model.or_else(|| recorded("assistant"));
-    models.attacker.model = models.attacker.model.or(recorded_attacker);
-    models.judge.model = models.judge.model.or_else(|| recorded("judge"));
+    models.roles.assistant.model = models.roles.assistant.model.or_else(|| recorded("assistant"));
+    models.roles.attacker.model = models.roles.attacker.model.or(recorded_attacker);
+    models.roles.judge.model = models.roles.judge.model.or_else(|| recorded("judge"));
     RunArgs {
         source: TaskSelection { data_dir, ..TaskSelection::default() },
         models,
@@ -262,7 +262,11 @@ mod tests {
     #[test]
     fn a_fork_runs_with_its_parents_models_and_limits() {
         let args = fork_args(&header("llm"), &ModelFlags::default(), Some("data".into()));
-        let models = [&args.models.assistant.model, &args.models.attacker.model, &args.models.judge.model];
+        let models = [
+            &args.models.roles.assistant.model,
+            &args.models.roles.attacker.model,
+            &args.models.roles.judge.model,
+        ];
         assert_eq!(models.map(|m| m.as_deref()), [Some("asst-m"), Some("att-m"), Some("judge-m")]);
         assert_eq!((args.settings.max_turns, args.settings.max_tool_calls), (Some(4), Some(3)));
         assert_eq!(args.source.data_dir, Some(PathBuf::from("data")));
@@ -271,9 +275,9 @@ mod tests {
     #[test]
     fn flags_override_the_recorded_models_and_a_human_attacker_is_no_model() {
         let mut flags = ModelFlags::default();
-        flags.assistant.model = Some("other".into());
+        flags.roles.assistant.model = Some("other".into());
         let args = fork_args(&header("human"), &flags, None);
-        assert_eq!(args.models.assistant.model.as_deref(), Some("other"));
-        assert_eq!(args.models.attacker.model, None, "\"human\" is not a model name");
+        assert_eq!(args.models.roles.assistant.model.as_deref(), Some("other"));
+        assert_eq!(args.models.roles.attacker.model, None, "\"human\" is not a model name");
     }
 }
