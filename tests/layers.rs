@@ -75,17 +75,12 @@ fn source(path: &str, text: &str) -> Source {
 /// The library's files; `main.rs` and `cli.rs` belong to the binary.
 fn read_sources(root: &Path) -> Vec<Source> {
     let mut out = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                if rel != "main.rs" && rel != "cli.rs" {
-                    out.push(Source { text: std::fs::read_to_string(&path).unwrap(), path: rel });
-                }
+    for entry in walkdir::WalkDir::new(root) {
+        let path = entry.unwrap().into_path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            if rel != "main.rs" && rel != "cli.rs" {
+                out.push(Source { text: std::fs::read_to_string(&path).unwrap(), path: rel });
             }
         }
     }
