@@ -1,9 +1,13 @@
 //! `converse-tui judge` from the binary: rule judges over the real logs, the
 //! sidecar the inspector merges, LLM judges against a server on 127.0.0.1.
 
+#[path = "support/files.rs"]
+mod files;
+
 #[path = "support/openai_server.rs"]
 mod openai_server;
 
+use files::copy_dir;
 use std::path::Path;
 use std::process::Output;
 
@@ -25,18 +29,6 @@ async fn converse_tui(home: &Path, args: Vec<String>) -> Output {
     })
     .await
     .unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,6 +1,8 @@
 //! `converse-tui run --headless` and `config show` from the binary, against a
 //! scripted server on 127.0.0.1; and the API key never written anywhere.
 
+#[path = "support/batch_cli.rs"]
+mod batch_cli;
 #[path = "support/openai_server.rs"]
 mod openai_server;
 
@@ -16,19 +18,8 @@ const KEY: &str = "sk-test-7f3a9c1e5b2d4068-never-write-me";
 async fn converse_tui(home: &Path, args: Vec<String>) -> Output {
     let home = home.to_path_buf();
     tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_converse-tui"))
-            .args(&args)
-            .env("HOME", &home)
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_STATE_HOME", home.join("state"))
-            .env("XDG_CACHE_HOME", home.join("cache"))
-            .env_remove("CONVERSE_TUI_CONFIG")
-            .env_remove("CONVERSE_TUI_DATA")
-            .env_remove("OPENAI_BASE_URL")
-            .env("OPENAI_API_KEY", KEY)
-            .output()
-            .unwrap()
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_converse-tui"));
+        batch_cli::isolated(&mut cmd, &home).args(&args).env("OPENAI_API_KEY", KEY).output().unwrap()
     })
     .await
     .unwrap()

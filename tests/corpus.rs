@@ -1,11 +1,15 @@
 //! The corpus commands (`ls`, `summary --by`, `agreement`) on real benchmark runs,
 //! and their statistics against values computed independently.
 
+#[path = "support/files.rs"]
+mod files;
+
 #[path = "support/bin.rs"]
 mod bin;
 #[path = "support/corpus.rs"]
 mod generated;
 
+use files::copy_dir;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -280,19 +284,6 @@ fn fixture_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture(), dir.path());
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 const IFSC: &str =

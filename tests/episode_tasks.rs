@@ -2,6 +2,10 @@
 //! `summary` look it up in the dataset (`--data-dir`, else the cache) so the
 //! header carries the whole task: the rule judges and redaction need it.
 
+#[path = "support/files.rs"]
+mod files;
+
+use files::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -139,17 +143,5 @@ fn a_repository_root_points_at_its_resources_folder() {
         assert!(stderr.contains(&expected), "{args:?}: {stderr}");
         assert!(!stderr.contains("missing") && out.stdout.is_empty(), "{args:?}: {stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }

@@ -10,12 +10,7 @@ use converse_tui::core::llm::*;
 use openai_server::{OpenAiServer, Reply, chunk};
 
 fn client() -> LlmClient {
-    let http = reqwest::Client::builder().no_proxy().build().unwrap();
-    LlmClient::from_http(http).with_retry_policy(RetryPolicy {
-        base: Duration::from_millis(1),
-        cap: Duration::from_millis(5),
-        retry_after_cap: Duration::from_millis(20),
-    })
+    openai_server::test_client()
 }
 
 fn hello() -> ChatRequest {

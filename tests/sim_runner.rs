@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use converse_tui::core::dataset::{DatasetSource, Task, TaskFilter, load_tasks};
 use converse_tui::core::episode::*;
-use converse_tui::core::llm::{Endpoint, LlmClient, RetryPolicy, Role};
+use converse_tui::core::llm::{Endpoint, LlmClient, Role};
 use converse_tui::core::sim::attacker::{Attacker, HumanAttacker, HumanInput, LlmAttacker, ScriptedAttacker};
 use converse_tui::core::sim::emitter::RunnerUpdate;
 use converse_tui::core::sim::runner::{RunConfig, RunOutcome, RunnerHandle, spawn};
@@ -24,12 +24,7 @@ fn task() -> Task {
 }
 
 fn client() -> LlmClient {
-    let http = reqwest::Client::builder().no_proxy().build().unwrap();
-    LlmClient::from_http(http).with_retry_policy(RetryPolicy {
-        base: Duration::from_millis(1),
-        cap: Duration::from_millis(5),
-        retry_after_cap: Duration::from_millis(20),
-    })
+    openai_server::test_client()
 }
 
 fn endpoint(server: &OpenAiServer, role: Role, model: &str) -> Endpoint {

@@ -140,7 +140,8 @@ pub async fn run(
                 last_tick = now;
                 Action::Tick(dt)
             }
-            _ = frames.next_frame(), if frames.waiting() => continue,
+            // A change waits for the next frame slot.
+            _ = frames.next_frame(), if frames.dirty => continue,
             _ = stop.recv() => break,
         };
         let runner_update = matches!(action, Action::Runner(_));
@@ -191,11 +192,6 @@ impl Frames {
         self.dirty = false;
         self.last = Instant::now();
         Ok(())
-    }
-
-    /// A change waits for the next frame slot.
-    fn waiting(&self) -> bool {
-        self.dirty
     }
 
     async fn next_frame(&self) {

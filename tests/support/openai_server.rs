@@ -23,6 +23,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
+use converse_tui::core::llm::{LlmClient, RetryPolicy};
+
 /// A request as the server received it.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
@@ -473,4 +475,15 @@ fn reason(status: u16) -> &'static str {
         503 => "Service Unavailable",
         _ => "Status",
     }
+}
+
+/// A client for the scripted server: no proxy (a machine's HTTP_PROXY must not capture
+/// 127.0.0.1) and retries a few milliseconds apart.
+pub fn test_client() -> LlmClient {
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    LlmClient::from_http(http).with_retry_policy(RetryPolicy {
+        base: Duration::from_millis(1),
+        cap: Duration::from_millis(5),
+        retry_after_cap: Duration::from_millis(20),
+    })
 }

@@ -242,18 +242,20 @@ fn open_annotate(state: &mut AppState) {
 /// Masks (or unmasks) the persona's private values everywhere on screen,
 /// keeping the cursor where it was.
 fn toggle_redaction(state: &mut AppState) {
-    let redactor = state.view().map(|view| redactor_for(state, &view.episode));
+    // The masker is built only when masking starts (it reads the persona's profile).
+    let masking =
+        state.inspector().filter(|i| i.redaction.is_none()).map(|i| redactor_for(state, &i.view.episode));
     let Some(inspector) = state.inspector_mut() else { return };
     let (cursor, follow) = (inspector.view.cursor, inspector.view.follow_tail);
-    let episode = match inspector.redaction.take() {
-        Some((_, original)) => original,
-        None => {
+    let episode = match (inspector.redaction.take(), masking) {
+        (Some((_, original)), _) => original,
+        (None, Some(redactor)) => {
             let original = inspector.view.episode.clone();
-            let redactor = redactor.expect("an inspector has a view");
             let redacted = redact_episode(&original, &redactor);
             inspector.redaction = Some((redactor, original));
             redacted
         }
+        (None, None) => return,
     };
     let masked = inspector.redaction.is_some();
     inspector.view = EpisodeView::new(episode);
