@@ -433,6 +433,38 @@ fn redaction_masks_private_values_and_unmasks_them() {
     insta::assert_snapshot!("redaction_off_160x48", shown);
 }
 
+/// Masking on a live episode: events that arrive while masked are masked as they are shown, a
+/// reply streaming in is held back (a value cut between deltas could not be seen whole), and
+/// unmasking shows everything as it was.
+#[test]
+fn redaction_masks_live_events_and_holds_back_the_stream() {
+    use converse_tui::core::llm::Role;
+    use converse_tui::core::sim::emitter::RunnerUpdate;
+    let demo = demo_episodes().remove(0);
+    let leak = demo
+        .events
+        .iter()
+        .position(|e| matches!(&e.body, EventBody::Message(m) if m.text.contains("Hollybrook")))
+        .unwrap();
+    let mut state = live_state(true);
+    assert!(leak >= 11, "the leak arrives after masking starts");
+    state.picker = picker_state().picker;
+    press(&mut state, "R");
+    for event in &demo.events[11..=leak] {
+        update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
+    }
+    let masked = render(&mut state, 160, 48);
+    assert!(masked.contains("REDACTED") && !masked.contains("Hollybrook"), "{masked}");
+    let text = "Your appointment is at Hollybrook".to_string();
+    update(&mut state, Action::Runner(RunnerUpdate::Delta { role: Role::Assistant, text }));
+    let streaming = render(&mut state, 160, 48);
+    assert!(!streaming.contains("Hollybrook"), "{streaming}");
+    assert!(streaming.contains("33 characters, held back (masked)"), "{streaming}");
+    press(&mut state, "R");
+    let shown = render(&mut state, 160, 48);
+    assert!(shown.contains("Hollybrook") && !shown.contains("REDACTED"), "{shown}");
+}
+
 /// Snapshots of episodes in a temporary directory: its random name, and the time notes were made, are masked.
 fn stable_paths(check: impl FnOnce()) {
     let filters = vec![(r"/tmp/\.tmp[A-Za-z0-9]+/", "/tmp/[dir]/"), (r"\d{4}-\d\d-\d\dT\d\d:\d\d", "[time]")];

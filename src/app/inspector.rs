@@ -1,11 +1,10 @@
-//! One episode on the inspector: its view (cursor, panes, verdicts), the focused pane, its notes
-//! and its redaction. A screen may hold several (side by side); `AppState` keeps them in a list.
+//! One episode on the inspector: its view (cursor, panes, verdicts, redaction), the focused pane
+//! and its notes. A screen may hold several (side by side); `AppState` keeps them in a list.
 
 use std::path::PathBuf;
 
 use crate::core::annotate::notes_path;
 use crate::core::episode::Episode;
-use crate::core::redact::Redactor;
 
 use super::layout::PaneId;
 use super::notes::Notes;
@@ -15,18 +14,11 @@ pub struct Inspector {
     pub view: EpisodeView,
     pub focus: PaneId,
     pub notes: Notes,
-    /// While redaction is on: the masker, and the episode as it really is.
-    pub redaction: Option<(Redactor, Episode)>,
 }
 
 impl Inspector {
     pub fn new(episode: Episode) -> Self {
-        Inspector {
-            view: EpisodeView::new(episode),
-            focus: PaneId::Assistant,
-            notes: Notes::default(),
-            redaction: None,
-        }
+        Inspector { view: EpisodeView::new(episode), focus: PaneId::Assistant, notes: Notes::default() }
     }
 
     /// The notes file of an episode that has a file (the bundled demos have none).

@@ -35,6 +35,8 @@ pub struct Streaming {
     /// `text` wrapped at the width of the pane it shows in.
     pub lines: Vec<Range<usize>>,
     width: usize,
+    /// Characters of `text` so far.
+    pub chars: usize,
 }
 
 impl Streaming {
@@ -44,6 +46,7 @@ impl Streaming {
     fn append(&mut self, delta: &str) {
         let start = self.lines.pop().map_or(0, |last| last.start);
         self.text.push_str(delta);
+        self.chars += delta.chars().count();
         let tail = wrap(&self.text[start..], self.width);
         self.lines.extend(tail.into_iter().map(|line| line.start + start..line.end + start));
     }
@@ -143,6 +146,7 @@ impl LiveState {
                     text: String::new(),
                     lines: Vec::new(),
                     width: stream_width,
+                    chars: 0,
                 });
                 if streaming.role != *role {
                     *streaming = Streaming {
@@ -150,6 +154,7 @@ impl LiveState {
                         text: String::new(),
                         lines: Vec::new(),
                         width: stream_width,
+                        chars: 0,
                     };
                 }
                 streaming.append(&crate::core::sanitize::inert(text));

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::core::episode::{Episode, Event, EventBody, Outcome, Party, Verdict, VerdictMethod};
 use crate::core::judge::standing::supersedes;
-use crate::core::sanitize::inert;
+use crate::core::redact::Redactor;
+use crate::core::redact_episode::redact_event;
+use crate::core::sanitize::{inert, single_line};
 use crate::core::text::byte_of_char;
 
 use super::layout::PaneId;
@@ -27,6 +29,8 @@ pub struct VerdictRow {
     pub disagrees: bool,
     /// A reviewer's label (from the notes file) rather than a verdict event.
     pub human: Option<Verdict>,
+    /// The verdict's summary on one inert line, masked while redaction is on.
+    pub summary: String,
 }
 
 /// Where a search landed: event index, and which match of how many.
@@ -73,10 +77,17 @@ pub struct EpisodeView {
     human: Vec<(usize, Verdict)>,
     /// The search whose matches are highlighted (lowercase).
     search: Option<String>,
+    /// While redaction is on: the masker every shown text goes through. The episode itself is
+    /// never changed, so unmasking needs no second copy of it.
+    mask: Option<Redactor>,
 }
 
 impl EpisodeView {
     pub fn new(episode: Episode) -> Self {
+        Self::build(episode, None)
+    }
+
+    fn build(episode: Episode, mask: Option<Redactor>) -> Self {
         let Episode { events, origin, warnings } = episode;
         let mut view = EpisodeView {
             episode: Episode { events: Vec::with_capacity(events.len()), origin, warnings },
@@ -92,12 +103,34 @@ impl EpisodeView {
             follow_tail: false,
             human: Vec::new(),
             search: None,
+            mask,
         };
         for event in events {
             view.index(event);
         }
         view.set_cursor(view.first_cursor());
         view
+    }
+
+    /// Masks (or with `None` unmasks) the persona's private values in every shown text: the
+    /// panes and verdict rows are rebuilt from the same events, and the cursor stays.
+    pub fn set_mask(&mut self, mask: Option<Redactor>) {
+        let episode = std::mem::take(&mut self.episode);
+        let mut view = Self::build(episode, mask);
+        view.follow_tail = self.follow_tail;
+        view.human = std::mem::take(&mut self.human);
+        view.search = self.search.take();
+        view.verdict_selected = self.verdict_selected;
+        view.set_cursor(self.cursor);
+        if let Some(query) = view.search.clone() {
+            view.highlight_matches(&query);
+        }
+        *self = view;
+    }
+
+    /// The masker, while redaction is on.
+    pub fn mask(&self) -> Option<&Redactor> {
+        self.mask.as_ref()
     }
 
     /// Where a replay starts: the first event after the header.
@@ -143,7 +176,7 @@ impl EpisodeView {
         if let EventBody::Verdict(v) = &event.body {
             self.index_verdict(v);
         }
-        if let Some((slot, body)) = pane_body(&event.body) {
+        if let Some((slot, body)) = pane_body(&event.body, self.mask.as_ref()) {
             let pane = &mut self.panes[slot];
             pane.push(i, body);
             if let (Some(query), Some(item)) = (&self.search, pane.items.last_mut()) {
@@ -224,6 +257,7 @@ impl EpisodeView {
                         model: v.model.clone(),
                         disagrees: false,
                         human: None,
+                        summary: String::new(),
                     }),
                 }
             }
@@ -236,6 +270,7 @@ impl EpisodeView {
                 model: verdict.model.clone(),
                 disagrees: false,
                 human: Some(verdict.clone()),
+                summary: String::new(),
             };
             match rows.iter_mut().find(|r| r.human.is_some() && r.judge == verdict.judge) {
                 Some(existing) => *existing = row,
@@ -255,6 +290,13 @@ impl EpisodeView {
                 && (0..rows.len())
                     .any(|j| rows[j].judge == rows[i].judge && held[j].is_some() && held[j] != held[i]);
         }
+        for row in &mut rows {
+            let summary = match (&row.human, &self.episode.events[row.event].body) {
+                (Some(v), _) | (None, EventBody::Verdict(v)) => v.summary.as_deref().unwrap_or(""),
+                _ => "",
+            };
+            row.summary = single_line(&self.masked(summary)).into_owned();
+        }
         self.verdict_rows = rows;
         self.verdict_selected = self.verdict_selected.min(self.verdict_rows.len().saturating_sub(1));
         self.refresh_highlights();
@@ -266,6 +308,10 @@ impl EpisodeView {
             for item in &mut pane.items {
                 item.highlights.clear();
             }
+        }
+        // Evidence spans index the real text; the masks shift it.
+        if self.mask.is_some() {
+            return;
         }
         for row in &self.verdict_rows {
             let EventBody::Verdict(v) = &self.episode.events[row.event].body else {
@@ -283,7 +329,7 @@ impl EpisodeView {
             let Some(text) = self.episode.events.get(target).and_then(|e| e.body.text()) else {
                 continue;
             };
-            let Some((slot, _)) = pane_body(&self.episode.events[target].body) else {
+            let Some((slot, _)) = pane_body(&self.episode.events[target].body, None) else {
                 continue;
             };
             let pane = &mut self.panes[slot];
@@ -342,11 +388,7 @@ impl EpisodeView {
     /// wrapping around; and highlights the matches in the panes.
     pub fn search(&mut self, query: &str) -> Option<SearchHit> {
         let needle = query.to_lowercase();
-        for pane in &mut self.panes {
-            for item in &mut pane.items {
-                item.matches = find_ignoring_case(&item.body, &needle);
-            }
-        }
+        self.highlight_matches(&needle);
         self.search = Some(needle.clone());
         let hits: Vec<usize> = (0..self.episode.events.len())
             .filter(|&i| event_search_text(&self.episode.events[i].body).to_lowercase().contains(&needle))
@@ -355,6 +397,36 @@ impl EpisodeView {
         let index = after.unwrap_or(0);
         let &event = hits.get(index)?;
         Some(SearchHit { event, nth: index + 1, of: hits.len(), wrapped: after.is_none() })
+    }
+
+    fn highlight_matches(&mut self, needle: &str) {
+        for pane in &mut self.panes {
+            for item in &mut pane.items {
+                item.matches = find_ignoring_case(&item.body, needle);
+            }
+        }
+    }
+
+    /// `text` as the screen may show it: masked while redaction is on.
+    pub fn masked<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        match &self.mask {
+            Some(mask) => mask.redact(text),
+            None => std::borrow::Cow::Borrowed(text),
+        }
+    }
+
+    /// Event `index` as the screen may show it: a masked copy of that one event while redaction
+    /// is on.
+    pub fn shown_event(&self, index: usize) -> Option<std::borrow::Cow<'_, Event>> {
+        let event = self.episode.events.get(index)?;
+        Some(match &self.mask {
+            Some(mask) => {
+                let mut masked = event.clone();
+                redact_event(&mut masked, mask);
+                std::borrow::Cow::Owned(masked)
+            }
+            None => std::borrow::Cow::Borrowed(event),
+        })
     }
 
     /// The worst outcome among the verdict rows at the cursor.
@@ -375,8 +447,12 @@ fn pane_slot(id: PaneId) -> Option<usize> {
     }
 }
 
-/// Which pane shows an event, and the (sanitized) text it shows.
-fn pane_body(body: &EventBody) -> Option<(usize, String)> {
+/// Which pane shows an event, and the (masked, sanitized) text it shows.
+fn pane_body(body: &EventBody, mask: Option<&Redactor>) -> Option<(usize, String)> {
+    let shown = |text: &str| match mask {
+        Some(mask) => inert(&mask.redact(text)).into_owned(),
+        None => inert(text).into_owned(),
+    };
     match body {
         EventBody::Message(m) => {
             let slot = match m.from {
@@ -384,17 +460,17 @@ fn pane_body(body: &EventBody) -> Option<(usize, String)> {
                 Party::Assistant => 1,
                 Party::Environment => 2,
             };
-            Some((slot, inert(&m.text).into_owned()))
+            Some((slot, shown(&m.text)))
         }
         EventBody::ToolCall(c) => {
             let args = match &c.raw_args {
                 Some(raw) => format!("unparsable arguments: {raw}"),
                 None => readable_args(&c.args),
             };
-            Some((2, inert(&args).into_owned()))
+            Some((2, shown(&args)))
         }
-        EventBody::ToolResult(r) => Some((2, inert(&r.output).into_owned())),
-        EventBody::Error(e) => Some((2, inert(&e.message).into_owned())),
+        EventBody::ToolResult(r) => Some((2, shown(&r.output))),
+        EventBody::Error(e) => Some((2, shown(&e.message))),
         EventBody::Control(c) => Some((2, format!("{:?}", c.action).to_lowercase())),
         EventBody::End(end) => Some((2, format!("{} after {} turns", end.reason.as_str(), end.turns))),
         EventBody::Episode(_) | EventBody::Verdict(_) => None,

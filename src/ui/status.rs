@@ -64,7 +64,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         single_line(view.episode.id()).into_owned(),
         single_line(&view.episode.origin).into_owned(),
     ];
-    let masked = if inspector.redaction.is_some() { "│ REDACTED " } else { "" };
+    let masked = if inspector.view.mask().is_some() { "│ REDACTED " } else { "" };
     let left = format!("{mode}{masked}│ {} ", parts.join(" │ "));
     let right = match message(state) {
         // Too long for the line: drawn in full above it (see `draw_long_message`).

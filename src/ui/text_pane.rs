@@ -37,7 +37,7 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
         let rows = (stream.lines.len() as u16 + 1).min(text.height / 2).max(2).min(text.height);
         let stream_area = Rect { y: text.y + text.height - rows, height: rows, ..text };
         text.height -= rows;
-        draw_stream(frame, stream_area, stream, theme);
+        draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
     }
     if pane.visible == 0 {
         let empty = Paragraph::new(Span::styled(empty_text(id), theme.dim()));
@@ -55,8 +55,10 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
     }
 }
 
-/// A reply as it streams in: its last lines under a "writing" header.
-fn draw_stream(frame: &mut Frame, area: Rect, stream: &Streaming, theme: &Theme) {
+/// A reply as it streams in: its last lines under a "writing" header. While redaction is on, a
+/// private value may be cut between deltas where no masker can see it whole: the text is held
+/// back until the message is complete, and only its length shows.
+fn draw_stream(frame: &mut Frame, area: Rect, stream: &Streaming, masked: bool, theme: &Theme) {
     let party = match stream.role {
         Role::Attacker => Party::Attacker,
         _ => Party::Assistant,
@@ -65,6 +67,12 @@ fn draw_stream(frame: &mut Frame, area: Rect, stream: &Streaming, theme: &Theme)
         Span::styled(format!("{} ", party.as_str()), theme.party(party)),
         Span::styled("is writing…", theme.dim()),
     ])];
+    if masked {
+        let held = format!("  {} characters, held back (masked)", stream.chars);
+        lines.push(Line::from(held));
+        frame.render_widget(Paragraph::new(lines).style(theme.dim()), area);
+        return;
+    }
     let shown = (area.height as usize).saturating_sub(1);
     let skip = stream.lines.len().saturating_sub(shown);
     lines.extend(stream.lines[skip..].iter().map(|r| Line::from(format!("  {}", &stream.text[r.clone()]))));

@@ -25,7 +25,6 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
         let v = view.row_verdict(row)?;
         let score = v.score.map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
         let turn = v.turn.map(|t| format!("T{t}")).unwrap_or_else(|| "end".into());
-        let summary = v.summary.as_deref().map(single_line).unwrap_or_default().into_owned();
         let judge = match &v.model {
             Some(model) => format!("{} · {}", single_line(&v.judge), single_line(model)),
             None => single_line(&v.judge).into_owned(),
@@ -40,7 +39,7 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
             Cell::from(score),
             Cell::from(turn),
             Cell::from(Span::styled(v.method.as_str(), theme.dim())),
-            Cell::from(summary),
+            Cell::from(row.summary.as_str()),
         ]))
     });
     let widths = [

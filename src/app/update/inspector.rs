@@ -3,7 +3,7 @@
 use crate::config::keymap::Command;
 use crate::core::episode::{Episode, EventBody};
 use crate::core::redact::Redactor;
-use crate::core::redact_episode::{redact_episode, redactor_from_episode};
+use crate::core::redact_episode::redactor_from_episode;
 
 use super::super::action::Effect;
 use super::super::detail::Detail;
@@ -190,13 +190,14 @@ fn selected_event(state: &AppState) -> Option<usize> {
 /// Opens the selected item of the focused pane, or the verdict row.
 fn open_detail(state: &mut AppState) {
     let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
-    let detail = Detail::of_event(&view.events()[event], view.events());
+    let Some(shown) = view.shown_event(event) else { return };
+    let detail = Detail::of_event(&shown, view.events());
     state.overlays.push(Overlay::Detail(detail));
 }
 
 fn open_episode_info(state: &mut AppState) {
     let Some(view) = state.view() else { return };
-    match view.events().first().and_then(episode_info) {
+    match view.shown_event(0).and_then(|header| episode_info(&header)) {
         Some(detail) => state.overlays.push(Overlay::Detail(detail)),
         None => state.message = Some("no episode header yet".into()),
     }
@@ -243,24 +244,15 @@ fn open_annotate(state: &mut AppState) {
 /// keeping the cursor where it was.
 fn toggle_redaction(state: &mut AppState) {
     // The masker is built only when masking starts (it reads the persona's profile).
-    let masking =
-        state.inspector().filter(|i| i.redaction.is_none()).map(|i| redactor_for(state, &i.view.episode));
-    let Some(inspector) = state.inspector_mut() else { return };
-    let (cursor, follow) = (inspector.view.cursor, inspector.view.follow_tail);
-    let episode = match (inspector.redaction.take(), masking) {
-        (Some((_, original)), _) => original,
-        (None, Some(redactor)) => {
-            let original = inspector.view.episode.clone();
-            let redacted = redact_episode(&original, &redactor);
-            inspector.redaction = Some((redactor, original));
-            redacted
-        }
-        (None, None) => return,
+    let mask = match state.view() {
+        Some(view) if view.mask().is_none() => Some(redactor_for(state, &view.episode)),
+        Some(_) => None,
+        None => return,
     };
-    let masked = inspector.redaction.is_some();
-    inspector.view = EpisodeView::new(episode);
-    inspector.view.follow_tail = follow;
-    inspector.view.set_cursor(cursor);
+    let masked = mask.is_some();
+    if let Some(view) = state.view_mut() {
+        view.set_mask(mask);
+    }
     state.message = Some(if masked { "private values masked (R shows them)" } else { "unmasked" }.into());
 }
 

@@ -3,7 +3,6 @@
 use std::time::Duration;
 
 use crate::core::episode::{Episode, EventBody};
-use crate::core::redact_episode::redact_event;
 use crate::core::sim::emitter::{Phase, RunnerUpdate};
 
 use super::super::action::Effect;
@@ -26,17 +25,7 @@ pub(super) fn fold(state: &mut AppState, update: RunnerUpdate) {
     }
     match state.inspector_mut() {
         Some(inspector) => {
-            // While masked, the screen gets the masked event and the original is kept aside.
-            let event = match &mut inspector.redaction {
-                Some((redactor, original)) => {
-                    original.events.push((*event).clone());
-                    let mut masked = *event;
-                    redact_event(&mut masked, redactor);
-                    masked
-                }
-                None => *event,
-            };
-            inspector.view.push(event);
+            inspector.view.push(*event);
         }
         None => {
             let origin = state.live.as_ref().map(|l| l.journal.clone()).unwrap_or_default();

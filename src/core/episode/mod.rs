@@ -14,7 +14,7 @@ pub use journal::{
 
 /// A whole episode in memory: its events in display order (`seq` order, but
 /// for merged sidecar verdicts), the first being the header.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Episode {
     pub events: Vec<Event>,
     /// Where it came from, for the status line (a path, or `demo:<name>`).
