@@ -230,7 +230,7 @@ impl AppState {
         self.layout = InspectorLayout::new(self.area, composer_rows);
         let layout = self.layout;
         for inspector in &mut self.inspectors {
-            for (id, pane) in inspector.view.panes_mut() {
+            for (id, mut pane) in inspector.view.panes_mut() {
                 let text = text_area(layout.pane(id));
                 // Two columns of indent under each item header.
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
