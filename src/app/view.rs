@@ -88,9 +88,10 @@ impl EpisodeView {
     }
 
     fn build(episode: Episode, mask: Option<Redactor>) -> Self {
-        let Episode { events, origin, warnings } = episode;
+        let count = episode.events.len();
         let mut view = EpisodeView {
-            episode: Episode { events: Vec::with_capacity(events.len()), origin, warnings },
+            // The events stay where they are (no second array of them while indexing).
+            episode,
             cursor: 0,
             panes: [Pane::new(), Pane::new(), Pane::new()],
             turn_of: Vec::new(),
@@ -105,8 +106,8 @@ impl EpisodeView {
             search: None,
             mask,
         };
-        for event in events {
-            view.index(event);
+        for i in 0..count {
+            view.index(i);
         }
         view.set_cursor(view.first_cursor());
         view
@@ -172,24 +173,26 @@ impl EpisodeView {
 
     /// Appends an event that arrived live; the cursor follows when asked to.
     pub fn push(&mut self, event: Event) {
-        self.index(event);
+        self.episode.events.push(event);
+        self.index(self.episode.events.len() - 1);
         if self.follow_tail {
             self.set_cursor(self.last());
         }
     }
 
-    fn index(&mut self, event: Event) {
-        let i = self.episode.events.len();
+    /// Indexes event `i`, the newest one indexed so far.
+    fn index(&mut self, i: usize) {
+        let event = &self.episode.events[i];
         let turn = event.body.turn().unwrap_or_else(|| self.turn_of.last().copied().unwrap_or(0));
         self.turn_of.push(turn);
         if turn >= 1 {
             self.turns.entry(turn).or_default().last_event = i;
         }
-        if let EventBody::Verdict(v) = &event.body {
-            self.index_verdict(v);
-        }
         let shown = pane_body(&event.body, self.mask.as_ref());
-        self.episode.events.push(event);
+        if let EventBody::Verdict(v) = &self.episode.events[i].body {
+            let key = (v.judge.clone(), v.method);
+            self.index_verdict(key, v.turn, v.outcome);
+        }
         if let Some((slot, own)) = shown {
             let events = &self.episode.events;
             let pane = &mut self.panes[slot];
@@ -200,23 +203,22 @@ impl EpisodeView {
         }
     }
 
-    fn index_verdict(&mut self, v: &Verdict) {
-        let whole_episode = !v.turn.is_some_and(|t| t >= 1 && (t as usize) <= self.turns.len());
+    fn index_verdict(&mut self, key: (String, VerdictMethod), turn: Option<u32>, outcome: Outcome) {
+        let whole_episode = !turn.is_some_and(|t| t >= 1 && (t as usize) <= self.turns.len());
         self.has_end_verdicts |= whole_episode;
-        let key = (v.judge.clone(), v.method);
-        let previous = self.last_outcome.insert(key, v.outcome);
+        let previous = self.last_outcome.insert(key, outcome);
         let changed = match previous {
-            Some(p) => p != v.outcome,
-            None => v.outcome != Outcome::Pass && v.outcome != Outcome::Skipped,
+            Some(p) => p != outcome,
+            None => outcome != Outcome::Pass && outcome != Outcome::Skipped,
         };
         if !changed {
             return;
         }
-        let mark = match v.turn.and_then(|t| self.turns.get_mut(&t)) {
+        let mark = match turn.and_then(|t| self.turns.get_mut(&t)) {
             Some(turn) => &mut turn.changed,
             None => &mut self.end_mark,
         };
-        *mark = Some(worse(*mark, v.outcome));
+        *mark = Some(worse(*mark, outcome));
     }
 
     pub fn turn_at(&self, event: usize) -> u32 {
