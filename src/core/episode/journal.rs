@@ -261,7 +261,8 @@ impl<R: BufRead> JournalReader<R> {
                     }
                 }
                 self.line_no = huge_line;
-                (bytes.clear(), lines.clear());
+                bytes.clear();
+                lines.clear();
                 if huge && !end {
                     let decoded = self.decode_buf();
                     match self.accept(decoded)? {
@@ -341,6 +342,8 @@ const HUGE_LINE: usize = 1 << 20;
 const BATCH_BYTES: usize = 4 << 20;
 
 /// One line, decoded on its own (in any order, on any thread).
+// Mostly events, moved on into the episode: boxing them would allocate once more per event.
+#[allow(clippy::large_enum_variant)]
 enum Decoded {
     Blank,
     Event(Event),
@@ -349,6 +352,7 @@ enum Decoded {
     Bad(String),
 }
 
+#[allow(clippy::large_enum_variant)]
 enum Step {
     Next,
     Event(Event),
