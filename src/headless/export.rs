@@ -127,7 +127,8 @@ fn stream_journal(
     let mut reader = JournalReader::open(path)?;
     let header = reader.next().transpose()?.context("no episode to export")?;
     let mut head = Episode::new(vec![header], path.to_string_lossy().into_owned());
-    enrich_noting(tasks, std::iter::once(&mut head), &mut std::io::stderr());
+    // Notes after the events: a bad line is the only thing said about a bad file.
+    let notes = crate::headless::episode_tasks::enrich(tasks, std::iter::once(&mut head));
     let header = head.events.pop().context("no episode to export")?;
     let write = |w: &mut dyn Write, cannot: &str| -> anyhow::Result<()> {
         for event in std::iter::once(Ok(header)).chain(reader.by_ref()) {
@@ -137,7 +138,7 @@ fn stream_journal(
         }
         Ok(())
     };
-    match out {
+    let written = match out {
         Some(file) => {
             let source = Episode { origin: path.to_string_lossy().into_owned(), ..Episode::default() };
             InputFiles::of(std::slice::from_ref(&source)).refuse(file)?;
@@ -156,7 +157,13 @@ fn stream_journal(
             write(&mut buffered, "cannot write to stdout")?;
             buffered.flush().context("cannot write to stdout")
         }
+    };
+    if written.is_ok() {
+        for note in notes {
+            eprintln!("note: {note}");
+        }
     }
+    written
 }
 
 /// Every file an export read: the episode files and the sidecars beside them.
