@@ -18,6 +18,10 @@ use super::wrap::LazyWrap;
 /// Bytes of a text the JSON section shows; the rest is named, not repeated.
 pub const JSON_TEXT_LIMIT: usize = 4096;
 
+/// Bodies up to this many bytes are wrapped whole when the overlay is laid out; longer ones as
+/// far as they are shown.
+const EAGER_WRAP: usize = 256 * 1024;
+
 pub struct Detail {
     pub title: String,
     pub body: String,
@@ -91,7 +95,9 @@ impl Detail {
             self.wrap = LazyWrap::new(width);
         }
         self.viewport = viewport;
-        self.wrap.ensure(&self.body, self.scroll + viewport);
+        // A body of ordinary size is wrapped whole at once: its scrollbar is exact from the start.
+        let rows = if self.body.len() <= EAGER_WRAP { usize::MAX } else { self.scroll + viewport };
+        self.wrap.ensure(&self.body, rows);
     }
 
     /// Scrolls, wrapping as far as the new position shows (to the end once, for the end).
