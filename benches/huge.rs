@@ -96,6 +96,9 @@ fn huge(c: &mut Criterion) {
     group.sample_size(10).measurement_time(Duration::from_secs(20));
     for (name, path) in [("50MB_journal", many_events(&dir)), ("50MB_message", one_message(&dir))] {
         let mut terminal = Terminal::new(TestBackend::new(160, 48)).unwrap();
+        group.bench_function(format!("read_journal/{name}"), |b| {
+            b.iter(|| converse_tui::core::episode::read_journal(&path).unwrap());
+        });
         group.bench_function(format!("open_to_first_frame/{name}"), |b| {
             b.iter(|| open(&path, &mut terminal, &theme));
         });
@@ -112,6 +115,14 @@ fn huge(c: &mut Criterion) {
                     terminal.resize(ratatui::layout::Rect::new(0, 0, width, 48)).unwrap();
                     terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
                 }
+            });
+        });
+        group.bench_function(format!("detail_open_close/{name}"), |b| {
+            b.iter(|| {
+                // Enter opens the newest item of the Assistant pane (the huge message), Esc closes.
+                handle(&mut state, key(KeyCode::Enter));
+                terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).unwrap();
+                handle(&mut state, key(KeyCode::Esc));
             });
         });
         group.bench_function(format!("key_to_frame/{name}"), |b| {

@@ -5,6 +5,7 @@
 set -eu
 bin=${BIN:-target/release/converse-tui}
 dir=target/huge
+sock=${TMUX_SOCKET:-measure}
 for f in many-events one-message; do
     file=$dir/$f.jsonl
     echo "$f.jsonl: $(($(stat -c %s "$file") / 1048576)) MiB"
@@ -14,12 +15,12 @@ for f in many-events one-message; do
     for viewer in "$bin replay" "less"; do
         rm -f "$dir/time.out"
         start=$(date +%s.%N)
-        tmux -L measure new-session -d -x 160 -y 48 -s huge14 "/usr/bin/time -f '%M' -o $dir/time.out $viewer $file"
+        tmux -L "$sock" new-session -d -x 160 -y 48 -s huge14 "/usr/bin/time -f '%M' -o $dir/time.out $viewer $file"
         case $viewer in less) ready='episode|seq' ;; *) ready='REPLAY' ;; esac
-        until tmux -L measure capture-pane -p -t huge14 2>/dev/null | grep -Eq "$ready"; do sleep 0.01; done
+        until tmux -L "$sock" capture-pane -p -t huge14 2>/dev/null | grep -Eq "$ready"; do sleep 0.01; done
         shown=$(date +%s.%N)
-        tmux -L measure send-keys -t huge14 q
-        while tmux -L measure has-session -t huge14 2>/dev/null; do sleep 0.05; done
+        tmux -L "$sock" send-keys -t huge14 q
+        while tmux -L "$sock" has-session -t huge14 2>/dev/null; do sleep 0.05; done
         echo "  $viewer: first screen $(echo "$shown - $start" | bc) s, peak RSS $(tail -1 "$dir/time.out") KiB"
     done
 done

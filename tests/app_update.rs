@@ -289,8 +289,9 @@ fn search_says_which_match_of_how_many_and_when_it_wraps() {
     // The matches are marked in the panes, in any case.
     let view = s.view().unwrap();
     let tools = view.pane(PaneId::Tools).unwrap();
-    let result = tools.items.iter().find(|i| i.body.contains("ana@example.com")).unwrap();
-    assert_eq!(result.matches.iter().map(|r| &result.body[r.clone()]).collect::<Vec<_>>(), ["example"]);
+    let result = tools.items.iter().find(|i| i.text(view.events()).contains("ana@example.com")).unwrap();
+    let text = result.text(view.events());
+    assert_eq!(result.matches.iter().map(|r| &text[r.clone()]).collect::<Vec<_>>(), ["example"]);
 }
 
 #[test]

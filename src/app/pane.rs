@@ -8,38 +8,70 @@
 //! above never moves what is on screen. Every `&mut` method leaves the shown
 //! lines wrapped, so drawing only reads.
 
-use std::ops::Range;
+use std::ops::{Deref, DerefMut, Range};
 
 use super::wrap::LazyWrap;
+use crate::core::episode::{Event, EventBody};
 
 /// One event shown in a pane.
+///
+/// Its text is held once: an item borrows its event's text (resolved through the episode's
+/// events, see [`PaneItem::text`]) unless the shown text differs from it (sanitized, masked, or
+/// made up like a tool call's arguments), and only then owns a copy.
 #[derive(Debug, Clone)]
 pub struct PaneItem {
     /// Index of the event in the episode.
     pub event: usize,
-    /// The sanitized text shown under the header.
-    pub body: String,
+    /// The shown text where it is not the event's own text as it is.
+    own: Option<Box<str>>,
     /// `body` wrapped at the pane's width, as far as it was shown.
     wrap: LazyWrap,
-    /// Line breaks in `body`, for estimating its height before it is wrapped.
+    /// Line breaks in the text and its length in bytes, for estimating its height before it is wrapped.
     newlines: usize,
+    len: usize,
     /// Byte ranges of `body` to highlight (evidence of a verdict).
     pub highlights: Vec<Range<usize>>,
     /// Byte ranges of `body` that match the search.
     pub matches: Vec<Range<usize>>,
 }
 
+/// The text of an event that a pane shows as it is (when sanitizing and masking leave it alone).
+pub fn event_text(body: &EventBody) -> Option<&str> {
+    match body {
+        EventBody::Message(m) => Some(&m.text),
+        EventBody::ToolResult(r) => Some(&r.output),
+        EventBody::Error(e) => Some(&e.message),
+        _ => None,
+    }
+}
+
 impl PaneItem {
-    fn new(event: usize, body: String, width: usize) -> Self {
-        let newlines = body.bytes().filter(|&b| b == b'\n').count();
-        PaneItem {
+    fn new(event: usize, own: Option<String>, events: &[Event], width: usize) -> Self {
+        let mut item = PaneItem {
             event,
-            body,
+            own: own.map(String::into_boxed_str),
             wrap: LazyWrap::new(width),
-            newlines,
+            newlines: 0,
+            len: 0,
             highlights: Vec::new(),
             matches: Vec::new(),
+        };
+        let text = item.text(events);
+        (item.newlines, item.len) = (text.bytes().filter(|&b| b == b'\n').count(), text.len());
+        item
+    }
+
+    /// The text shown under the header: the item's own copy, or else its event's text.
+    pub fn text<'a>(&'a self, events: &'a [Event]) -> &'a str {
+        match &self.own {
+            Some(own) => own,
+            None => events.get(self.event).and_then(|e| event_text(&e.body)).unwrap_or(""),
         }
+    }
+
+    /// Whether the item holds a copy of its text (it differs from the event's).
+    pub fn owns_text(&self) -> bool {
+        self.own.is_some()
     }
 
     /// Header + body lines + separator: exact once the body is wrapped to its end, estimated before.
@@ -48,9 +80,9 @@ impl PaneItem {
         let body = if self.wrap.complete() {
             known
         } else if known == 0 {
-            self.newlines + 1 + self.body.len() / self.wrap.width()
+            self.newlines + 1 + self.len / self.wrap.width()
         } else {
-            known + self.wrap.remaining(&self.body).div_ceil(self.wrap.width())
+            known + self.wrap.remaining_of(self.len).div_ceil(self.wrap.width())
         };
         body.max(known) + 2
     }
@@ -61,8 +93,12 @@ impl PaneItem {
     }
 
     /// Wraps until the item's first `rows` rows are known (or all are); returns its height.
-    fn ensure_rows(&mut self, rows: usize) -> usize {
-        self.wrap.ensure(&self.body, rows.saturating_sub(1));
+    fn ensure_rows(&mut self, events: &[Event], rows: usize) -> usize {
+        let text = match &self.own {
+            Some(own) => own,
+            None => events.get(self.event).and_then(|e| event_text(&e.body)).unwrap_or(""),
+        };
+        self.wrap.ensure(text, rows.saturating_sub(1));
         self.height()
     }
 }
@@ -105,8 +141,9 @@ impl Pane {
     }
 
     /// Adds an item; it is wrapped when it is shown.
-    pub fn push(&mut self, event: usize, body: String) {
-        let item = PaneItem::new(event, body, self.width);
+    /// Adds an item for event `event` of `ev`, with its own text when it differs from the event's.
+    pub fn push(&mut self, ev: &[Event], event: usize, own: Option<String>) {
+        let item = PaneItem::new(event, own, ev, self.width);
         self.refresh_offsets();
         let end = self.offsets.last().copied().unwrap_or(0);
         self.offsets.push(end + item.height());
@@ -114,7 +151,7 @@ impl Pane {
     }
 
     /// A new text width forgets every wrap (only when it changed); what is shown is rewrapped.
-    pub fn set_size(&mut self, width: usize, viewport: usize) {
+    pub fn set_size(&mut self, ev: &[Event], width: usize, viewport: usize) {
         self.viewport = viewport;
         let width = width.max(1);
         if width != self.width {
@@ -125,7 +162,7 @@ impl Pane {
             self.mark_stale(0);
             self.refined = 0;
         }
-        self.settle();
+        self.settle(ev);
     }
 
     pub fn width(&self) -> usize {
@@ -133,14 +170,14 @@ impl Pane {
     }
 
     /// Reveals the items whose event index is at most `cursor`.
-    pub fn reveal(&mut self, cursor: usize) {
+    pub fn reveal(&mut self, ev: &[Event], cursor: usize) {
         self.visible = self.items.partition_point(|item| item.event <= cursor);
         if let Some(sel) = self.selected
             && sel >= self.visible
         {
             self.selected = None;
         }
-        self.settle();
+        self.settle(ev);
     }
 
     /// Screen lines of the revealed items (estimated for items not seen yet).
@@ -154,15 +191,15 @@ impl Pane {
         self.offsets[self.shown.0.min(self.visible)] + self.shown.1
     }
 
-    pub fn scroll_by(&mut self, delta: isize) {
+    pub fn scroll_by(&mut self, ev: &[Event], delta: isize) {
         let from = self.shown;
         self.anchor = if delta < 0 {
-            self.walk_up(from, delta.unsigned_abs())
+            self.walk_up(ev, from, delta.unsigned_abs())
         } else {
-            self.walk_down(from, delta as usize)
+            self.walk_down(ev, from, delta as usize)
         };
         self.follow = false;
-        self.settle();
+        self.settle(ev);
     }
 
     /// The item under a screen line, and the line within it.
@@ -184,17 +221,17 @@ impl Pane {
     }
 
     /// Moves the selection by `delta` items and scrolls it into view.
-    pub fn select_by(&mut self, delta: isize) {
+    pub fn select_by(&mut self, ev: &[Event], delta: isize) {
         let Some(current) = self.selected_item() else {
             return;
         };
         let next = (current as isize + delta).clamp(0, self.visible as isize - 1) as usize;
         self.selected = Some(next);
-        self.scroll_to_item(next);
+        self.scroll_to_item(ev, next);
     }
 
     /// Scrolls as little as needed to show item `item`, from its header where it is taller than the pane.
-    pub fn scroll_to_item(&mut self, item: usize) {
+    pub fn scroll_to_item(&mut self, ev: &[Event], item: usize) {
         if item >= self.visible {
             return;
         }
@@ -202,7 +239,7 @@ impl Pane {
         self.anchor = if (item, 0) < top {
             (item, 0)
         } else {
-            let height = self.items[item].ensure_rows(self.viewport + 1);
+            let height = self.items[item].ensure_rows(ev, self.viewport + 1);
             self.mark_stale(item);
             let rows_above = self.rows_between(top, item);
             if rows_above + height <= self.viewport {
@@ -210,22 +247,22 @@ impl Pane {
             } else if height >= self.viewport {
                 (item, 0)
             } else {
-                self.walk_up((item, 0), self.viewport - height)
+                self.walk_up(ev, (item, 0), self.viewport - height)
             }
         };
         self.follow = false;
-        let at_tail = self.settle();
+        let at_tail = self.settle(ev);
         self.follow = at_tail && self.selected.is_none_or(|s| s + 1 == self.visible);
         if self.follow {
-            self.settle();
+            self.settle(ev);
         }
     }
 
     /// Back to following the newest item.
-    pub fn reset_view(&mut self) {
+    pub fn reset_view(&mut self, ev: &[Event]) {
         self.follow = true;
         self.selected = None;
-        self.settle();
+        self.settle(ev);
     }
 
     /// Finds the item showing event `event`.
@@ -235,35 +272,35 @@ impl Pane {
 
     /// Wraps what the pane shows from its top row and refreshes the line offsets;
     /// returns whether the shown rows reach the end (nothing further to scroll).
-    fn settle(&mut self) -> bool {
+    fn settle(&mut self, ev: &[Event]) -> bool {
         let mut at_tail = true;
         if self.visible > 0 && self.viewport > 0 {
             // Following starts at the newest item's header; `fill_from` falls back to the tail
             // when that item is shorter than the pane.
             let top = if self.follow { (self.visible - 1, 0) } else { self.anchor };
-            let (top, reaches_end) = self.fill_from(top);
+            let (top, reaches_end) = self.fill_from(ev, top);
             at_tail = reaches_end;
-            self.shown = if reaches_end { self.tail_top() } else { top };
+            self.shown = if reaches_end { self.tail_top(ev) } else { top };
             if !self.follow {
                 self.anchor = self.shown;
             }
         } else {
             self.shown = (0, 0);
         }
-        self.refine_ahead();
+        self.refine_ahead(ev);
         self.refresh_offsets();
         at_tail
     }
 
     /// Wraps not-yet-shown items within the budget; an item larger than what is left stays estimated.
-    fn refine_ahead(&mut self) {
+    fn refine_ahead(&mut self, ev: &[Event]) {
         let mut budget = REFINE_BUDGET;
         while self.refined < self.items.len() && budget > 0 {
             let item = &mut self.items[self.refined];
-            let remaining = item.wrap.remaining(&item.body);
+            let remaining = item.wrap.remaining_of(item.len);
             if !item.wrap.complete() && remaining <= budget {
                 budget -= remaining.max(1);
-                item.ensure_rows(usize::MAX);
+                item.ensure_rows(ev, usize::MAX);
                 self.mark_stale(self.refined);
             }
             self.refined += 1;
@@ -272,18 +309,18 @@ impl Pane {
 
     /// Wraps the rows from `top` down to the bottom of the pane; the top (clamped to its item)
     /// and whether the revealed items end before the pane is full.
-    fn fill_from(&mut self, top: Position) -> (Position, bool) {
+    fn fill_from(&mut self, ev: &[Event], top: Position) -> (Position, bool) {
         let (mut item, mut row) = top;
         if item >= self.visible {
             return (top, true);
         }
-        let height = self.items[item].ensure_rows(row + 1);
+        let height = self.items[item].ensure_rows(ev, row + 1);
         row = row.min(height - 1);
         let start = (item, row);
         let mut filled = 0;
         while item < self.visible {
             let wanted = row + (self.viewport - filled);
-            let height = self.items[item].ensure_rows(wanted);
+            let height = self.items[item].ensure_rows(ev, wanted);
             self.mark_stale(item);
             filled += height - row;
             if filled >= self.viewport {
@@ -300,12 +337,12 @@ impl Pane {
     }
 
     /// The top row that shows the last `viewport` rows of the revealed items exactly.
-    fn tail_top(&mut self) -> Position {
-        self.walk_up((self.visible, 0), self.viewport)
+    fn tail_top(&mut self, ev: &[Event]) -> Position {
+        self.walk_up(ev, (self.visible, 0), self.viewport)
     }
 
     /// `rows` rows above `from`, wrapping the items passed over completely (their ends are shown).
-    fn walk_up(&mut self, from: Position, rows: usize) -> Position {
+    fn walk_up(&mut self, ev: &[Event], from: Position, rows: usize) -> Position {
         let (mut item, mut row) = from;
         let mut up = rows;
         loop {
@@ -317,17 +354,17 @@ impl Pane {
                 return (0, 0);
             }
             item -= 1;
-            row = self.items[item].ensure_rows(usize::MAX);
+            row = self.items[item].ensure_rows(ev, usize::MAX);
             self.mark_stale(item);
         }
     }
 
     /// `rows` rows below `from`, wrapping only as far as it goes.
-    fn walk_down(&mut self, from: Position, rows: usize) -> Position {
+    fn walk_down(&mut self, ev: &[Event], from: Position, rows: usize) -> Position {
         let (mut item, mut row) = from;
         let mut down = rows;
         while item < self.visible {
-            let height = self.items[item].ensure_rows(row + down + 1);
+            let height = self.items[item].ensure_rows(ev, row + down + 1);
             self.mark_stale(item);
             if row + down < height {
                 return (item, row + down);
@@ -360,15 +397,62 @@ impl Pane {
     }
 }
 
+/// A pane with the episode's events its items' texts come from: what the app changes a pane
+/// through (scrolling, selecting, resizing). Reading goes through to the [`Pane`].
+pub struct PaneMut<'a> {
+    pub pane: &'a mut Pane,
+    pub events: &'a [Event],
+}
+
+impl PaneMut<'_> {
+    pub fn set_size(&mut self, width: usize, viewport: usize) {
+        self.pane.set_size(self.events, width, viewport);
+    }
+
+    pub fn reveal(&mut self, cursor: usize) {
+        self.pane.reveal(self.events, cursor);
+    }
+
+    pub fn scroll_by(&mut self, delta: isize) {
+        self.pane.scroll_by(self.events, delta);
+    }
+
+    pub fn select_by(&mut self, delta: isize) {
+        self.pane.select_by(self.events, delta);
+    }
+
+    pub fn scroll_to_item(&mut self, item: usize) {
+        self.pane.scroll_to_item(self.events, item);
+    }
+
+    pub fn reset_view(&mut self) {
+        self.pane.reset_view(self.events);
+    }
+}
+
+impl Deref for PaneMut<'_> {
+    type Target = Pane;
+
+    fn deref(&self) -> &Pane {
+        self.pane
+    }
+}
+
+impl DerefMut for PaneMut<'_> {
+    fn deref_mut(&mut self) -> &mut Pane {
+        self.pane
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn pane(bodies: &[&str]) -> Pane {
         let mut pane = Pane::new();
-        pane.set_size(10, 5);
+        pane.set_size(&[], 10, 5);
         for (i, body) in bodies.iter().enumerate() {
-            pane.push(i * 2, body.to_string());
+            pane.push(&[], i * 2, Some(body.to_string()));
         }
         pane
     }
@@ -376,40 +460,40 @@ mod tests {
     #[test]
     fn reveal_counts_items_up_to_the_cursor() {
         let mut p = pane(&["a", "b", "c"]);
-        p.reveal(2);
+        p.reveal(&[], 2);
         assert_eq!(p.visible, 2);
         assert_eq!(p.total_lines(), 6);
-        p.reveal(100);
+        p.reveal(&[], 100);
         assert_eq!(p.locate(7), Some((2, 1)));
     }
 
     #[test]
     fn follow_keeps_the_tail_in_view_and_scrolling_up_stops_it() {
         let mut p = pane(&["a", "b", "c"]);
-        p.reveal(4);
+        p.reveal(&[], 4);
         assert_eq!(p.top(), 4);
-        p.scroll_by(-2);
+        p.scroll_by(&[], -2);
         assert!(!p.follow);
         assert_eq!(p.top(), 2);
-        p.scroll_by(100);
+        p.scroll_by(&[], 100);
         assert_eq!(p.top(), 4, "clamped to the end");
-        p.reset_view();
+        p.reset_view(&[]);
         assert!(p.follow);
     }
 
     #[test]
     fn following_shows_a_tall_newest_item_from_its_header() {
         let mut p = pane(&["a", "one two three four five six seven eight nine ten eleven twelve"]);
-        p.reveal(2);
+        p.reveal(&[], 2);
         assert_eq!(p.top(), 3, "the second item starts at line 3");
     }
 
     #[test]
     fn resizing_rewraps() {
         let mut p = pane(&["aaaa bbbb cccc"]);
-        p.reveal(0);
+        p.reveal(&[], 0);
         assert_eq!(p.total_lines(), 4);
-        p.set_size(4, 5);
+        p.set_size(&[], 4, 5);
         assert_eq!(p.total_lines(), 5);
     }
 
@@ -418,15 +502,15 @@ mod tests {
     fn a_huge_item_is_wrapped_only_as_far_as_it_is_shown() {
         let body = "lorem ipsum dolor sit amet ".repeat(800_000);
         let mut p = Pane::new();
-        p.push(0, body);
-        p.set_size(80, 40);
-        p.reveal(0);
+        p.push(&[], 0, Some(body));
+        p.set_size(&[], 80, 40);
+        p.reveal(&[], 0);
         assert!(p.items[0].wrap.lines().len() < 100, "opening wraps one screen");
-        p.scroll_by(1000);
+        p.scroll_by(&[], 1000);
         assert!(p.items[0].wrap.lines().len() < 1100);
-        p.set_size(60, 40);
+        p.set_size(&[], 60, 40);
         assert!(p.items[0].wrap.lines().len() < 1100, "a resize rewraps what is shown");
-        p.scroll_by(isize::MAX);
+        p.scroll_by(&[], isize::MAX);
         assert!(p.items[0].wrap.complete(), "the end was shown");
         assert_eq!(p.top() + 40, p.total_lines(), "the end fills the pane");
     }
@@ -437,17 +521,17 @@ mod tests {
         let bodies: Vec<String> = (0..50).map(|i| format!("item {i} ").repeat(i % 7 + 1)).collect();
         let refs: Vec<&str> = bodies.iter().map(String::as_str).collect();
         let mut lazy = pane(&refs);
-        lazy.reveal(usize::MAX);
+        lazy.reveal(&[], usize::MAX);
         let mut eager = pane(&refs);
-        eager.reveal(usize::MAX);
+        eager.reveal(&[], usize::MAX);
         for item in &mut eager.items {
-            item.ensure_rows(usize::MAX);
+            item.ensure_rows(&[], usize::MAX);
         }
         eager.mark_stale(0);
-        eager.settle();
+        eager.settle(&[]);
         for _ in 0..200 {
-            lazy.scroll_by(-3);
-            eager.scroll_by(-3);
+            lazy.scroll_by(&[], -3);
+            eager.scroll_by(&[], -3);
             assert_eq!(lazy.top_row(), eager.top_row());
         }
         assert_eq!(lazy.top(), 0);

@@ -230,7 +230,7 @@ impl AppState {
         self.layout = InspectorLayout::new(self.area, composer_rows);
         let layout = self.layout;
         for inspector in &mut self.inspectors {
-            for (id, pane) in inspector.view.panes_mut() {
+            for (id, mut pane) in inspector.view.panes_mut() {
                 let text = text_area(layout.pane(id));
                 // Two columns of indent under each item header.
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
@@ -243,10 +243,12 @@ impl AppState {
         if let Some(picker) = &mut self.picker {
             picker.set_detail_width(task_detail_area(self.area).width.saturating_sub(3) as usize);
         }
-        let detail_width = self.detail_area().width.saturating_sub(3) as usize;
+        let detail = self.detail_area();
+        let (detail_width, detail_rows) =
+            (detail.width.saturating_sub(3) as usize, detail.height.saturating_sub(2));
         for overlay in &mut self.overlays {
             if let Overlay::Detail(detail) = overlay {
-                detail.set_width(detail_width);
+                detail.set_size(detail_width, detail_rows as usize);
             }
         }
     }

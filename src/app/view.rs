@@ -14,7 +14,7 @@ use crate::core::sanitize::{inert, single_line};
 use crate::core::text::byte_of_char;
 
 use super::layout::PaneId;
-use super::pane::Pane;
+use super::pane::{Pane, PaneMut};
 
 /// The latest verdict of one judge (and method) at the cursor.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,9 +88,10 @@ impl EpisodeView {
     }
 
     fn build(episode: Episode, mask: Option<Redactor>) -> Self {
-        let Episode { events, origin, warnings } = episode;
+        let count = episode.events.len();
         let mut view = EpisodeView {
-            episode: Episode { events: Vec::with_capacity(events.len()), origin, warnings },
+            // The events stay where they are (no second array of them while indexing).
+            episode,
             cursor: 0,
             panes: [Pane::new(), Pane::new(), Pane::new()],
             turn_of: Vec::new(),
@@ -105,8 +106,8 @@ impl EpisodeView {
             search: None,
             mask,
         };
-        for event in events {
-            view.index(event);
+        for i in 0..count {
+            view.index(i);
         }
         view.set_cursor(view.first_cursor());
         view
@@ -150,59 +151,74 @@ impl EpisodeView {
         pane_slot(id).map(|i| &self.panes[i])
     }
 
-    pub fn pane_mut(&mut self, id: PaneId) -> Option<&mut Pane> {
-        pane_slot(id).map(|i| &mut self.panes[i])
+    /// Pane `id`, to scroll, select or resize (its items' texts resolve through the events).
+    pub fn pane_mut(&mut self, id: PaneId) -> Option<PaneMut<'_>> {
+        let events = &self.episode.events;
+        pane_slot(id).map(|i| PaneMut { pane: &mut self.panes[i], events })
     }
 
-    pub fn panes_mut(&mut self) -> impl Iterator<Item = (PaneId, &mut Pane)> {
-        [PaneId::Attacker, PaneId::Assistant, PaneId::Tools].into_iter().zip(self.panes.iter_mut())
+    pub fn panes_mut(&mut self) -> impl Iterator<Item = (PaneId, PaneMut<'_>)> {
+        let events = &self.episode.events;
+        [PaneId::Attacker, PaneId::Assistant, PaneId::Tools]
+            .into_iter()
+            .zip(self.panes.iter_mut())
+            .map(move |(id, pane)| (id, PaneMut { pane, events }))
+    }
+
+    /// The text item `item` of pane `id` shows (sanitized, masked while redaction is on).
+    pub fn item_text(&self, id: PaneId, item: usize) -> Option<&str> {
+        let pane = self.pane(id)?;
+        Some(pane.items.get(item)?.text(&self.episode.events))
     }
 
     /// Appends an event that arrived live; the cursor follows when asked to.
     pub fn push(&mut self, event: Event) {
-        self.index(event);
+        self.episode.events.push(event);
+        self.index(self.episode.events.len() - 1);
         if self.follow_tail {
             self.set_cursor(self.last());
         }
     }
 
-    fn index(&mut self, event: Event) {
-        let i = self.episode.events.len();
+    /// Indexes event `i`, the newest one indexed so far.
+    fn index(&mut self, i: usize) {
+        let event = &self.episode.events[i];
         let turn = event.body.turn().unwrap_or_else(|| self.turn_of.last().copied().unwrap_or(0));
         self.turn_of.push(turn);
         if turn >= 1 {
             self.turns.entry(turn).or_default().last_event = i;
         }
-        if let EventBody::Verdict(v) = &event.body {
-            self.index_verdict(v);
+        let shown = pane_body(&event.body, self.mask.as_ref());
+        if let EventBody::Verdict(v) = &self.episode.events[i].body {
+            let key = (v.judge.clone(), v.method);
+            self.index_verdict(key, v.turn, v.outcome);
         }
-        if let Some((slot, body)) = pane_body(&event.body, self.mask.as_ref()) {
+        if let Some((slot, own)) = shown {
+            let events = &self.episode.events;
             let pane = &mut self.panes[slot];
-            pane.push(i, body);
+            pane.push(events, i, own);
             if let (Some(query), Some(item)) = (&self.search, pane.items.last_mut()) {
-                item.matches = find_ignoring_case(&item.body, query);
+                item.matches = find_ignoring_case(item.text(events), query);
             }
         }
-        self.episode.events.push(event);
     }
 
-    fn index_verdict(&mut self, v: &Verdict) {
-        let whole_episode = !v.turn.is_some_and(|t| t >= 1 && (t as usize) <= self.turns.len());
+    fn index_verdict(&mut self, key: (String, VerdictMethod), turn: Option<u32>, outcome: Outcome) {
+        let whole_episode = !turn.is_some_and(|t| t >= 1 && (t as usize) <= self.turns.len());
         self.has_end_verdicts |= whole_episode;
-        let key = (v.judge.clone(), v.method);
-        let previous = self.last_outcome.insert(key, v.outcome);
+        let previous = self.last_outcome.insert(key, outcome);
         let changed = match previous {
-            Some(p) => p != v.outcome,
-            None => v.outcome != Outcome::Pass && v.outcome != Outcome::Skipped,
+            Some(p) => p != outcome,
+            None => outcome != Outcome::Pass && outcome != Outcome::Skipped,
         };
         if !changed {
             return;
         }
-        let mark = match v.turn.and_then(|t| self.turns.get_mut(&t)) {
+        let mark = match turn.and_then(|t| self.turns.get_mut(&t)) {
             Some(turn) => &mut turn.changed,
             None => &mut self.end_mark,
         };
-        *mark = Some(worse(*mark, v.outcome));
+        *mark = Some(worse(*mark, outcome));
     }
 
     pub fn turn_at(&self, event: usize) -> u32 {
@@ -224,10 +240,11 @@ impl EpisodeView {
         let cursor = cursor.min(self.last());
         let moved = cursor != self.cursor;
         self.cursor = cursor;
+        let events = &self.episode.events;
         for pane in &mut self.panes {
-            pane.reveal(cursor);
+            pane.reveal(events, cursor);
             if moved {
-                pane.reset_view();
+                pane.reset_view(events);
             }
         }
         self.refresh_verdicts();
@@ -400,9 +417,10 @@ impl EpisodeView {
     }
 
     fn highlight_matches(&mut self, needle: &str) {
+        let events = &self.episode.events;
         for pane in &mut self.panes {
             for item in &mut pane.items {
-                item.matches = find_ignoring_case(&item.body, needle);
+                item.matches = find_ignoring_case(item.text(events), needle);
             }
         }
     }
@@ -447,11 +465,21 @@ fn pane_slot(id: PaneId) -> Option<usize> {
     }
 }
 
-/// Which pane shows an event, and the (masked, sanitized) text it shows.
-fn pane_body(body: &EventBody, mask: Option<&Redactor>) -> Option<(usize, String)> {
-    let shown = |text: &str| match mask {
-        Some(mask) => inert(&mask.redact(text)).into_owned(),
-        None => inert(text).into_owned(),
+/// Which pane shows an event, and the (masked, sanitized) text it shows where that is not the
+/// event's own text as it is (`None`: the pane borrows the event's text, see [`super::pane::event_text`]).
+fn pane_body(body: &EventBody, mask: Option<&Redactor>) -> Option<(usize, Option<String>)> {
+    use std::borrow::Cow;
+    // Own a copy only where masking or sanitizing changed the text.
+    let shown = |text: &str| match mask.map(|mask| mask.redact(text)) {
+        Some(Cow::Owned(masked)) => Some(inert(&masked).into_owned()),
+        _ => match inert(text) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(sanitized) => Some(sanitized),
+        },
+    };
+    let made = |text: String| match mask {
+        Some(mask) => Some(inert(&mask.redact(&text)).into_owned()),
+        None => Some(inert(&text).into_owned()),
     };
     match body {
         EventBody::Message(m) => {
@@ -467,12 +495,12 @@ fn pane_body(body: &EventBody, mask: Option<&Redactor>) -> Option<(usize, String
                 Some(raw) => format!("unparsable arguments: {raw}"),
                 None => readable_args(&c.args),
             };
-            Some((2, shown(&args)))
+            Some((2, made(args)))
         }
         EventBody::ToolResult(r) => Some((2, shown(&r.output))),
         EventBody::Error(e) => Some((2, shown(&e.message))),
-        EventBody::Control(c) => Some((2, format!("{:?}", c.action).to_lowercase())),
-        EventBody::End(end) => Some((2, format!("{} after {} turns", end.reason.as_str(), end.turns))),
+        EventBody::Control(c) => Some((2, Some(format!("{:?}", c.action).to_lowercase()))),
+        EventBody::End(end) => Some((2, Some(format!("{} after {} turns", end.reason.as_str(), end.turns)))),
         EventBody::Episode(_) | EventBody::Verdict(_) => None,
     }
 }
@@ -552,5 +580,74 @@ fn worse(a: Option<Outcome>, b: Outcome) -> Outcome {
     match a {
         Some(a) if severity(a) >= severity(b) => a,
         _ => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, EpisodeHeader, Message, TaskInfo, stamp_events};
+
+    fn message(turn: u32, from: Party, to: Party, text: &str) -> EventBody {
+        EventBody::Message(Message {
+            turn,
+            from,
+            to,
+            text: text.to_string(),
+            raw: None,
+            model: None,
+            usage: None,
+            by: None,
+        })
+    }
+
+    fn view() -> EpisodeView {
+        let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
+        let bodies = vec![
+            EventBody::Episode(Box::new(header)),
+            message(1, Party::Attacker, Party::Assistant, "my card is 4111 and I live here"),
+            message(1, Party::Assistant, Party::Attacker, "plain\nreply"),
+            message(2, Party::Attacker, Party::Assistant, "bell \u{7} and\tescape \u{1b}[31m"),
+        ];
+        let mut view = EpisodeView::new(Episode::new(stamp_events(bodies, "2026-11-22T00:00:00Z"), "test"));
+        view.set_cursor(usize::MAX);
+        view
+    }
+
+    /// Issue 14: an item whose text needs no sanitizing borrows its event's text; only a
+    /// changed (sanitized or masked) text is a copy.
+    #[test]
+    fn pane_items_borrow_unchanged_texts_and_own_changed_ones() {
+        let mut view = view();
+        let attacker = view.pane(PaneId::Attacker).unwrap();
+        let assistant = view.pane(PaneId::Assistant).unwrap();
+        assert!(!attacker.items[0].owns_text());
+        assert!(!assistant.items[0].owns_text());
+        assert!(attacker.items[1].owns_text(), "controls are made inert in a copy");
+        let events = view.events();
+        let clean = attacker.items[0].text(events);
+        let EventBody::Message(m) = &events[1].body else { panic!() };
+        assert_eq!(clean.as_ptr(), m.text.as_ptr(), "the very same bytes, not a copy");
+        assert_eq!(view.item_text(PaneId::Assistant, 0), Some("plain\nreply"));
+        assert_eq!(view.item_text(PaneId::Attacker, 1), Some("bell ␇ and    escape ␛[31m"));
+
+        view.set_mask(Some(Redactor::from_texts(["4111"])));
+        let attacker = view.pane(PaneId::Attacker).unwrap();
+        assert!(attacker.items[0].owns_text(), "a masked text is a copy");
+        assert!(!view.pane(PaneId::Assistant).unwrap().items[0].owns_text(), "nothing to mask: borrowed");
+        assert!(!view.item_text(PaneId::Attacker, 0).unwrap().contains("4111"));
+        view.set_mask(None);
+        assert!(!view.pane(PaneId::Attacker).unwrap().items[0].owns_text());
+        assert_eq!(view.item_text(PaneId::Attacker, 0), Some("my card is 4111 and I live here"));
+    }
+
+    /// Search matches index the shown text, borrowed or not.
+    #[test]
+    fn search_highlights_borrowed_texts() {
+        let mut view = view();
+        let hit = view.search("REPLY").unwrap();
+        assert_eq!(hit.event, 2);
+        let matches = &view.pane(PaneId::Assistant).unwrap().items[0].matches;
+        assert_eq!((matches.len(), matches[0].clone()), (1, 6..11));
     }
 }

@@ -137,7 +137,12 @@ impl LazyWrap {
 
     /// Bytes of the text not wrapped yet.
     pub fn remaining(&self, text: &str) -> usize {
-        text.len() - self.cursor.pos.min(text.len())
+        self.remaining_of(text.len())
+    }
+
+    /// Bytes not wrapped yet of a text `len` bytes long.
+    pub fn remaining_of(&self, len: usize) -> usize {
+        len - self.cursor.pos.min(len)
     }
 }
 

@@ -14,10 +14,10 @@ use anyhow::{Context, bail};
 
 use crate::core::annotate::annotation_views;
 use crate::core::annotate::file::notes_path;
-use crate::core::atomic_file::write_atomic;
+use crate::core::atomic_file::{temp_beside, write_atomic};
 use crate::core::dataset::TaskLookup;
-use crate::core::episode::Episode;
 use crate::core::episode::sidecar::sidecar_path;
+use crate::core::episode::{Episode, Event, JournalReader, is_journal};
 pub use crate::core::export::Format;
 use crate::core::export::{to_html, to_json_lines, to_markdown_with, to_maseval_line_with};
 use crate::core::import::{load_dir, load_path};
@@ -48,6 +48,14 @@ pub fn export_to(
     tasks: &TaskLookup,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    // Masking needs the whole episode first (its tool results name the private values).
+    if let (Format::Json, [path], false) = (format, paths, redact)
+        && path.is_file()
+        && is_journal(path)
+        && !sidecar_path(path).exists()
+    {
+        return stream_journal(path, out, tasks, stdout);
+    }
     let mut episodes = Vec::new();
     let mut any_dir = false;
     for path in paths {
@@ -104,6 +112,58 @@ pub fn export_to(
         }),
         None => stdout.write_all(text.as_bytes()).context("cannot write to stdout"),
     }
+}
+
+/// One journal (no verdict sidecar to merge, no masking) as journal JSON lines, event by event:
+/// memory does not grow with the file. Its header is enriched as a loaded episode's; the output
+/// is the same. A bad line met on the way ends the export with its error (on stdout, after the
+/// events before it; a file is only written whole).
+fn stream_journal(
+    path: &Path,
+    out: Option<&Path>,
+    tasks: &TaskLookup,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let mut reader = JournalReader::open(path)?;
+    let header = reader.next().transpose()?.context("no episode to export")?;
+    let mut head = Episode::new(vec![header], path.to_string_lossy().into_owned());
+    // Notes after the events: a bad line is the only thing said about a bad file.
+    let notes = crate::headless::episode_tasks::enrich(tasks, std::iter::once(&mut head));
+    let header = head.events.pop().context("no episode to export")?;
+    let write = |w: &mut dyn Write, cannot: &str| -> anyhow::Result<()> {
+        for event in std::iter::once(Ok(header)).chain(reader.by_ref()) {
+            let event: Event = event?;
+            crate::core::safe_json::to_writer(&mut *w, &event).context(cannot.to_string())?;
+            w.write_all(b"\n").context(cannot.to_string())?;
+        }
+        Ok(())
+    };
+    let written = match out {
+        Some(file) => {
+            let source = Episode { origin: path.to_string_lossy().into_owned(), ..Episode::default() };
+            InputFiles::of(std::slice::from_ref(&source)).refuse(file)?;
+            let cannot = || format!("{}: cannot write", file.display());
+            let mut temp = temp_beside(file).with_context(cannot)?;
+            let mut buffered = std::io::BufWriter::new(temp.as_file_mut());
+            write(&mut buffered, &cannot())?;
+            buffered.flush().with_context(cannot)?;
+            drop(buffered);
+            temp.as_file().sync_all().with_context(cannot)?;
+            temp.persist(file).map_err(|e| e.error).with_context(cannot)?;
+            Ok(())
+        }
+        None => {
+            let mut buffered = std::io::BufWriter::new(stdout);
+            write(&mut buffered, "cannot write to stdout")?;
+            buffered.flush().context("cannot write to stdout")
+        }
+    };
+    if written.is_ok() {
+        for note in notes {
+            eprintln!("note: {note}");
+        }
+    }
+    written
 }
 
 /// Every file an export read: the episode files and the sidecars beside them.
@@ -191,6 +251,42 @@ fn unique_name(stem: &str, ext: &str, used: &mut HashSet<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 14: a journal's json export is streamed event by event, with the same output as the
+    /// whole episode loaded, enriched and masked.
+    #[test]
+    fn a_streamed_json_export_equals_the_loaded_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = TaskLookup::from_tasks([]);
+        for episode in crate::core::demo::demo_episodes() {
+            let path = dir.path().join(format!("{}.jsonl", file_stem(episode.id())));
+            crate::core::episode::write_journal(&path, &episode.events).unwrap();
+            for redact in [false, true] {
+                let mut streamed = Vec::new();
+                export_to(std::slice::from_ref(&path), Format::Json, None, redact, &tasks, &mut streamed)
+                    .unwrap();
+                let mut loaded = crate::core::import::load_path(&path).unwrap().remove(0);
+                enrich_noting(&tasks, std::iter::once(&mut loaded), &mut std::io::sink());
+                if redact {
+                    loaded = redact_episode(&loaded, &redactor_from_episode(&loaded));
+                }
+                assert_eq!(String::from_utf8(streamed).unwrap(), to_json_lines(&loaded), "{}", episode.id());
+            }
+            let out = dir.path().join("out.jsonl");
+            export_to(std::slice::from_ref(&path), Format::Json, Some(&out), false, &tasks, &mut Vec::new())
+                .unwrap();
+            assert_eq!(std::fs::read_to_string(&out).unwrap(), to_json_lines(&episode));
+            let refused = export_to(
+                std::slice::from_ref(&path),
+                Format::Json,
+                Some(&path),
+                false,
+                &tasks,
+                &mut Vec::new(),
+            );
+            assert!(refused.unwrap_err().to_string().contains("is an input of this export"));
+        }
+    }
 
     #[test]
     fn file_names_are_safe_and_unique() {

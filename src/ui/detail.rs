@@ -16,7 +16,8 @@ pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, theme: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let height = inner.height as usize;
-    let lines: Vec<Line> = detail.lines[detail.scroll.min(detail.lines.len())..]
+    let wrapped = detail.lines();
+    let lines: Vec<Line> = wrapped[detail.scroll.min(wrapped.len())..]
         .iter()
         .take(height)
         .map(|r| {
@@ -30,8 +31,9 @@ pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, theme: &Theme) {
         .collect();
     let text_area = Rect { width: inner.width.saturating_sub(1), ..inner };
     frame.render_widget(Paragraph::new(lines), text_area);
-    if detail.lines.len() > height {
-        let mut state = ScrollbarState::new(detail.lines.len().saturating_sub(height))
+    let total = detail.total_lines();
+    if total > height {
+        let mut state = ScrollbarState::new(total.saturating_sub(height))
             .position(detail.scroll)
             .viewport_content_length(height);
         let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);

@@ -125,7 +125,7 @@ fn visible_lines<'a>(
             }
             out.push(line);
         } else if let Some(range) = it.line(line - 1) {
-            out.push(body_line(&it.body, range, &it.highlights, &it.matches, theme));
+            out.push(body_line(it.text(events), range, &it.highlights, &it.matches, theme));
         } else {
             out.push(Line::default());
         }

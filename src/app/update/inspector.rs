@@ -83,7 +83,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::SelectNext | Command::SelectPrev => {
             let delta = if command == Command::SelectNext { 1 } else { -1 };
             match view.pane_mut(focus) {
-                Some(pane) => pane.select_by(delta),
+                Some(mut pane) => pane.select_by(delta),
                 None => select_verdict(view, delta),
             }
         }
@@ -130,7 +130,7 @@ fn select_verdict(view: &mut EpisodeView, delta: isize) {
 
 pub(super) fn scroll_pane(view: &mut EpisodeView, id: PaneId, delta: isize) {
     match view.pane_mut(id) {
-        Some(pane) => pane.scroll_by(delta),
+        Some(mut pane) => pane.scroll_by(delta),
         None => select_verdict(view, delta),
     }
 }
@@ -155,7 +155,7 @@ pub(super) fn jump_to_event(state: &mut AppState, event: usize) {
         view.follow_tail = false;
     }
     for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
-        if let Some(pane) = view.pane_mut(id)
+        if let Some(mut pane) = view.pane_mut(id)
             && let Some(item) = pane.item_of_event(event)
         {
             pane.selected = Some(item);

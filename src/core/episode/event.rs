@@ -10,7 +10,10 @@ use serde_json::{Map, Value};
 pub const FORMAT_V1: &str = "converse-tui/1";
 
 /// One line of a journal.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Read by [`super::event_de`]: straight into the body when `seq` and `at` come before `kind`
+/// (as every writer puts them), through a buffered map otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {
     pub seq: u64,
     /// RFC 3339 timestamp. Kept as text: imported timestamps are not always UTC.

@@ -112,6 +112,10 @@ pub struct JournalReader<R> {
     next_seq: u64,
     done: bool,
     warnings: Vec<JournalWarning>,
+    /// Lines this long are read by [`decode_huge`] (a constant but for tests).
+    huge_line: usize,
+    /// Bytes of lines [`Self::read_all`] decodes together.
+    batch_bytes: usize,
 }
 
 impl JournalReader<BufReader<File>> {
@@ -136,7 +140,16 @@ impl<R: BufRead> JournalReader<R> {
             next_seq: 0,
             done: false,
             warnings: Vec::new(),
+            huge_line: HUGE_LINE,
+            batch_bytes: BATCH_BYTES,
         }
+    }
+
+    /// Tests: smaller batches and a lower "huge line" threshold, to exercise both on small files.
+    #[cfg(test)]
+    fn with_limits(mut self, huge_line: usize, batch_bytes: usize) -> Self {
+        (self.huge_line, self.batch_bytes) = (huge_line, batch_bytes);
+        self
     }
 
     /// What was forgiven so far (a truncated last line).
@@ -154,47 +167,115 @@ impl<R: BufRead> JournalReader<R> {
         JournalError { path: self.path.clone(), line: self.line_no, problem }
     }
 
-    fn read_event(&mut self) -> Result<Option<Event>, JournalError> {
-        loop {
-            self.buf.clear();
-            let n = self
-                .input
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| self.error(format!("read failed: {e}")))?;
-            if n == 0 {
-                if self.line_no == 0 {
-                    return Err(self.error("empty file: no episode event"));
-                }
-                return Ok(None);
+    /// Reads the next line into `self.buf`; `false` at the end of the file.
+    fn read_line(&mut self) -> Result<bool, JournalError> {
+        self.buf.clear();
+        let n = self
+            .input
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| self.error(format!("read failed: {e}")))?;
+        if n == 0 {
+            if self.line_no == 0 {
+                return Err(self.error("empty file: no episode event"));
             }
-            self.line_no += 1;
-            let complete = self.buf.last() == Some(&b'\n');
-            let text = match std::str::from_utf8(&self.buf) {
-                // Editors on Windows start a file with a byte-order mark.
-                Ok(text) if self.line_no == 1 => text.trim_start_matches('\u{FEFF}').trim(),
-                Ok(text) => text.trim(),
-                Err(e) if !complete => {
-                    self.truncated(format!("not UTF-8 ({e})"));
-                    return Ok(None);
-                }
-                Err(e) => return Err(self.error(format!("not UTF-8 text ({e})"))),
-            };
-            if text.is_empty() {
-                continue;
-            }
-            let event: Event = match serde_json::from_str(text) {
-                Ok(event) => event,
-                // A crash mid-write leaves a last line without its newline.
-                Err(e) if !complete && e.is_eof() => {
-                    self.truncated(format!("truncated last line ignored ({e})"));
-                    return Ok(None);
-                }
-                Err(e) => return Err(self.error(describe_json_error(&e))),
-            };
-            self.check(&event)?;
-            self.next_seq += 1;
-            return Ok(Some(event));
+            return Ok(false);
         }
+        self.line_no += 1;
+        Ok(true)
+    }
+
+    /// The line in `self.buf`, decoded (a huge one without a copy of its text).
+    fn decode_buf(&mut self) -> Decoded {
+        if self.buf.len() >= self.huge_line
+            && self.line_no > 1
+            && let Some(event) = decode_huge(&mut self.buf)
+        {
+            return Decoded::Event(event);
+        }
+        decode(&self.buf, self.line_no == 1)
+    }
+
+    /// Takes a decoded line in order: `Some(event)`, `None` to read on (a blank line), or the end.
+    fn accept(&mut self, decoded: Decoded) -> Result<Step, JournalError> {
+        match decoded {
+            Decoded::Blank => Ok(Step::Next),
+            Decoded::Truncated(message) => {
+                self.truncated(message);
+                Ok(Step::End)
+            }
+            Decoded::Bad(problem) => Err(self.error(problem)),
+            Decoded::Event(event) => {
+                self.check(&event)?;
+                self.next_seq += 1;
+                Ok(Step::Event(event))
+            }
+        }
+    }
+
+    fn read_event(&mut self) -> Result<Option<Event>, JournalError> {
+        while self.read_line()? {
+            let decoded = self.decode_buf();
+            match self.accept(decoded)? {
+                Step::Next => {}
+                Step::End => return Ok(None),
+                Step::Event(event) => return Ok(Some(event)),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every event left, the lines decoded in parallel (rayon) in batches of a few megabytes:
+    /// the same events, checks, warnings and first error as reading them one by one.
+    pub fn read_all(&mut self) -> Result<Vec<Event>, JournalError> {
+        use rayon::prelude::*;
+        let mut events = Vec::new();
+        // The batch: its lines' bytes one after another, and each line's end and number.
+        let (mut bytes, mut lines) = (Vec::new(), Vec::<(usize, usize)>::new());
+        let mut end = self.done;
+        while !end {
+            let more = self.read_line()?;
+            let huge = more && self.buf.len() >= self.huge_line;
+            if more && !huge {
+                bytes.extend_from_slice(&self.buf);
+                lines.push((bytes.len(), self.line_no));
+            }
+            if !more || huge || bytes.len() >= self.batch_bytes {
+                let decoded: Vec<Decoded> = lines
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, &(stop, line_no))| {
+                        let start = if i == 0 { 0 } else { lines[i - 1].0 };
+                        decode(&bytes[start..stop], line_no == 1)
+                    })
+                    .collect();
+                let huge_line = self.line_no;
+                for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
+                    self.line_no = line_no;
+                    match self.accept(decoded)? {
+                        Step::Next => {}
+                        Step::End => end = true,
+                        Step::Event(event) => events.push(event),
+                    }
+                    if end {
+                        break;
+                    }
+                }
+                self.line_no = huge_line;
+                bytes.clear();
+                lines.clear();
+                if huge && !end {
+                    let decoded = self.decode_buf();
+                    match self.accept(decoded)? {
+                        Step::Next => {}
+                        Step::End => end = true,
+                        Step::Event(event) => events.push(event),
+                    }
+                }
+                end |= !more;
+            }
+        }
+        self.done = true;
+        Ok(events)
     }
 
     fn truncated(&mut self, message: String) {
@@ -254,6 +335,144 @@ impl<R: BufRead> Iterator for JournalReader<R> {
     }
 }
 
+/// Lines at least this long are read without a second copy of their text (see [`decode_huge`]).
+const HUGE_LINE: usize = 1 << 20;
+
+/// Bytes of lines decoded together by [`JournalReader::read_all`].
+const BATCH_BYTES: usize = 4 << 20;
+
+/// One line, decoded on its own (in any order, on any thread).
+// Mostly events, moved on into the episode: boxing them would allocate once more per event.
+#[allow(clippy::large_enum_variant)]
+enum Decoded {
+    Blank,
+    Event(Event),
+    /// The last line, cut short by a crash: a warning, and the end.
+    Truncated(String),
+    Bad(String),
+}
+
+#[allow(clippy::large_enum_variant)]
+enum Step {
+    Next,
+    Event(Event),
+    End,
+}
+
+/// Decodes one line (with its `\n`, if it has one).
+fn decode(line: &[u8], first: bool) -> Decoded {
+    let complete = line.last() == Some(&b'\n');
+    let text = match std::str::from_utf8(line) {
+        // Editors on Windows start a file with a byte-order mark.
+        Ok(text) if first => text.trim_start_matches('\u{FEFF}').trim(),
+        Ok(text) => text.trim(),
+        Err(e) if !complete => return Decoded::Truncated(format!("not UTF-8 ({e})")),
+        Err(e) => return Decoded::Bad(format!("not UTF-8 text ({e})")),
+    };
+    if text.is_empty() {
+        return Decoded::Blank;
+    }
+    match serde_json::from_str(text) {
+        Ok(event) => Decoded::Event(event),
+        // A crash mid-write leaves a last line without its newline.
+        Err(e) if !complete && e.is_eof() => Decoded::Truncated(format!("truncated last line ignored ({e})")),
+        Err(e) => Decoded::Bad(describe_json_error(&e)),
+    }
+}
+
+/// A complete line whose text is most of it (a 50 MB tool output), decoded with the line's own
+/// buffer becoming the text: the rest of the event is read with that string left empty, then
+/// the string is unescaped in place. `None` (the buffer untouched) for anything unusual, which
+/// [`decode`] then reads as every other line, with the same result or message.
+fn decode_huge(line: &mut Vec<u8>) -> Option<Event> {
+    use serde_json::value::RawValue;
+    if line.last() != Some(&b'\n') {
+        return None;
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let fields: Vec<(&str, &RawValue)> =
+        serde_json::from_str::<std::collections::BTreeMap<&str, &RawValue>>(text)
+            .ok()
+            .filter(|map| map.len() < 64)?
+            .into_iter()
+            .collect();
+    let (key, raw) =
+        fields.iter().filter(|(_, raw)| raw.get().starts_with('"')).max_by_key(|(_, raw)| raw.get().len())?;
+    let raw = raw.get();
+    if raw.len() < line.len() / 2 || has_surrogate_escape(raw.as_bytes()) {
+        return None;
+    }
+    let start = raw.as_ptr() as usize - line.as_ptr() as usize;
+    let stop = start + raw.len();
+    let mut rest = Vec::with_capacity(line.len() - raw.len() + 2);
+    rest.extend_from_slice(&line[..start]);
+    rest.extend_from_slice(b"\"\"");
+    rest.extend_from_slice(&line[stop..]);
+    let mut event: Event = serde_json::from_slice(&rest).ok()?;
+    let slot: &mut String = match (&mut event.body, *key) {
+        (EventBody::Message(m), "text") => &mut m.text,
+        (EventBody::ToolResult(r), "output") => &mut r.output,
+        (EventBody::Error(e), "message") => &mut e.message,
+        _ => return None,
+    };
+    let len = unescape_in_place(line, start + 1, stop - 1);
+    line.truncate(len);
+    line.shrink_to_fit();
+    // Valid JSON unescaped without surrogates is UTF-8; should it not be, nothing is lost.
+    *slot = String::from_utf8(std::mem::take(line))
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Some(event)
+}
+
+/// Whether a JSON string's escapes include a UTF-16 surrogate (`\ud83d`), which
+/// [`unescape_in_place`] leaves to serde_json (a lone one is an error). Errs on the side of yes.
+fn has_surrogate_escape(raw: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', raw).any(|i| match raw.get(i + 1..i + 4) {
+        Some([b'u', d, x]) => {
+            matches!(d, b'd' | b'D') && matches!(x, b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+        }
+        _ => false,
+    })
+}
+
+/// Unescapes the JSON string body `buf[from..to]` (valid JSON, no surrogate escapes) into the
+/// start of `buf`; returns its length. Unescaping only shortens, so writing never overtakes reading.
+fn unescape_in_place(buf: &mut [u8], from: usize, to: usize) -> usize {
+    let (mut read, mut write) = (from, 0);
+    while read < to {
+        let Some(slash) = memchr::memchr(b'\\', &buf[read..to]) else {
+            buf.copy_within(read..to, write);
+            return write + (to - read);
+        };
+        buf.copy_within(read..read + slash, write);
+        write += slash;
+        read += slash;
+        let escaped = buf[read + 1];
+        read += 2;
+        let byte = match escaped {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'u' => {
+                let hex = std::str::from_utf8(&buf[read..read + 4]).unwrap_or("fffd");
+                let c = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).unwrap_or('\u{FFFD}');
+                read += 4;
+                let mut utf8 = [0; 4];
+                let encoded = c.encode_utf8(&mut utf8).as_bytes();
+                buf[write..write + encoded.len()].copy_from_slice(encoded);
+                write += encoded.len();
+                continue;
+            }
+            other => other,
+        };
+        buf[write] = byte;
+        write += 1;
+    }
+    write
+}
+
 /// serde_json's message without its own "at line 1 column N" suffix, which
 /// would mislead next to our file line number; the column is kept.
 pub fn describe_json_error(e: &serde_json::Error) -> String {
@@ -273,7 +492,7 @@ pub fn describe_json_error(e: &serde_json::Error) -> String {
 /// Reads a whole journal into memory.
 pub fn read_journal(path: impl AsRef<Path>) -> Result<(Vec<Event>, Vec<JournalWarning>), JournalError> {
     let mut reader = JournalReader::open(path)?;
-    let events = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
+    let events = reader.read_all()?;
     Ok((events, reader.into_warnings()))
 }
 
@@ -283,7 +502,7 @@ pub fn read_journal_from(
     path: impl AsRef<Path>,
 ) -> Result<(Vec<Event>, Vec<JournalWarning>), JournalError> {
     let mut reader = JournalReader::new(BufReader::new(input), path);
-    let events = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
+    let events = reader.read_all()?;
     Ok((events, reader.into_warnings()))
 }
 
@@ -301,4 +520,109 @@ pub fn is_journal(path: impl AsRef<Path>) -> bool {
         kind: Option<String>,
     }
     serde_json::from_slice::<Kind>(&first).is_ok_and(|k| k.kind.as_deref() == Some("episode"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Read = Result<(Vec<Event>, Vec<JournalWarning>), String>;
+
+    fn sequential(bytes: &[u8]) -> Read {
+        let mut reader = JournalReader::new(bytes, "j.jsonl").with_limits(usize::MAX, 0);
+        let events = reader.by_ref().collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+        Ok((events, reader.into_warnings()))
+    }
+
+    fn batched(bytes: &[u8], huge_line: usize, batch_bytes: usize) -> Read {
+        let mut reader = JournalReader::new(bytes, "j.jsonl").with_limits(huge_line, batch_bytes);
+        let events = reader.read_all().map_err(|e| e.to_string())?;
+        Ok((events, reader.into_warnings()))
+    }
+
+    /// Every journal among the fixtures (the hostile ones too) reads the same in parallel
+    /// batches, with huge lines read in place, as line by line: same events, warnings, first error.
+    #[test]
+    fn parallel_batches_and_huge_lines_read_every_fixture_the_same() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut checked = 0;
+        for entry in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "jsonl")
+                || entry.metadata().map_or(true, |m| m.len() > 8 << 20)
+            {
+                continue;
+            }
+            let bytes = std::fs::read(path).unwrap();
+            let expected = sequential(&bytes);
+            for (huge, batch) in [(usize::MAX, BATCH_BYTES), (64, 0), (200, 1000), (1 << 20, 64)] {
+                assert_eq!(
+                    batched(&bytes, huge, batch),
+                    expected,
+                    "{} (huge {huge}, batch {batch})",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} journals found");
+    }
+
+    fn journal(lines: &[&str]) -> Vec<u8> {
+        let header = r#"{"seq":0,"at":"t","kind":"episode","format":"converse-tui/1","id":"e"}"#;
+        let mut out = format!("{header}\n");
+        for line in lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+
+    #[test]
+    fn a_huge_text_is_unescaped_in_place_exactly_as_serde_json_does() {
+        let text = r#"line \"one\"\n\ttab \\ slash \/ é \u00e9 \u2028 \u0000 \b\f\r "#.repeat(40);
+        let cases = [
+            format!(
+                r#"{{"seq":1,"at":"t","kind":"message","turn":1,"from":"user","to":"assistant","text":"{text}"}}"#
+            ),
+            format!(
+                r#"{{"seq":1,"at":"t","kind":"tool_result","turn":1,"call_id":"c","tool":"x","output":"{text}","ok":true}}"#
+            ),
+            format!(r#"{{"seq":1,"at":"t","kind":"error","source":"s","message":"{text}"}}"#),
+            // Surrogate pairs and a lone one are left to serde_json.
+            format!(
+                r#"{{"seq":1,"at":"t","kind":"message","turn":1,"from":"user","to":"assistant","text":"{text}\ud83d\ude00"}}"#
+            ),
+            format!(
+                r#"{{"seq":1,"at":"t","kind":"message","turn":1,"from":"user","to":"assistant","text":"{text}\ud83d"}}"#
+            ),
+            // A duplicate text and a wrong type are errors either way.
+            format!(
+                r#"{{"seq":1,"at":"t","kind":"message","turn":1,"from":"user","to":"assistant","text":"{text}","text":"x"}}"#
+            ),
+            format!(
+                r#"{{"seq":1,"at":"t","kind":"message","turn":"1","from":"user","to":"assistant","text":"{text}"}}"#
+            ),
+            format!(
+                r#"{{"seq":2,"at":"t","kind":"message","turn":1,"from":"user","to":"assistant","text":"{text}"}}"#
+            ),
+        ];
+        for line in &cases {
+            let bytes = journal(&[line]);
+            let expected = sequential(&bytes);
+            assert_eq!(batched(&bytes, 100, 0), expected, "{line}");
+            let mut buf = format!("{line}\n").into_bytes();
+            if let Some(event) = decode_huge(&mut buf) {
+                let Decoded::Event(read) = decode(format!("{line}\n").as_bytes(), false) else {
+                    panic!("read in place, refused otherwise: {line}")
+                };
+                assert_eq!(event, read);
+            }
+        }
+        let mut buf = format!("{}\n", cases[0]).into_bytes();
+        let event = decode_huge(&mut buf).expect("read in place");
+        let EventBody::Message(m) = &event.body else { panic!() };
+        assert!(m.text.starts_with("line \"one\"\n\ttab \\ slash / é é \u{2028} \0"));
+        assert!(decode_huge(&mut format!("{}\n", cases[3]).into_bytes()).is_none());
+    }
 }

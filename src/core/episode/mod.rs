@@ -1,6 +1,7 @@
 //! Episodes: the event model, the journal file format, and the in-memory episode.
 
 pub mod event;
+mod event_de;
 pub mod index;
 pub mod journal;
 pub mod sidecar;
