@@ -43,12 +43,13 @@ fn corpus(c: &mut Criterion) {
         })
     });
     group.bench_function("ls 10k episodes (table)", |b| {
-        let args = LsArgs { paths: paths.clone(), json: false, filter: None, width: Some(160) };
+        let args = LsArgs { paths: paths.clone(), json: false, filter: None, width: Some(160), cache: None };
         b.iter(|| ls(&args, &mut std::io::sink(), &mut std::io::sink()).expect("ls"))
     });
     group.bench_function("summary --by model,defence,domain 10k episodes", |b| {
         let by = ["model", "defence", "domain"].map(String::from).to_vec();
-        let args = GroupedArgs { paths: paths.clone(), by, judge_model: None, format: Format::Table };
+        let args =
+            GroupedArgs { paths: paths.clone(), by, judge_model: None, format: Format::Table, cache: None };
         b.iter(|| grouped(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
     });
     group.finish();

@@ -233,6 +233,7 @@ fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
         turns: 3,
         events: 9,
         verdicts,
+        parent: None,
     }
 }
 

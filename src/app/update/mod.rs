@@ -41,7 +41,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::NotesLoaded { path, result } => notes::loaded(state, path, result),
         Action::EpisodeLoaded(Ok(episode)) => show_episode(state, *episode),
-        Action::EpisodeLoaded(Err(problem)) => state.message = Some(format!("cannot open: {problem}")),
+        Action::EpisodeLoaded(Err(problem)) => {
+            if let Some(browser) = &mut state.browser {
+                browser.after_open = None;
+            }
+            state.message = Some(format!("cannot open: {problem}"));
+        }
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) => state.message = Some(problem),
     }
@@ -94,6 +99,17 @@ fn show_episode(state: &mut AppState, mut episode: Episode) {
     // Re-opened: back where it was left.
     if let (Some(cursor), Some(view)) = (left_at, state.view_mut()) {
         view.set_cursor(cursor);
+    }
+    // Opened from the agreement review: at the disputed turn, maybe to label it.
+    if let Some(after) = state.browser.as_mut().and_then(|b| b.after_open.take()) {
+        if let (Some(turn), Some(view)) = (after.turn, state.view_mut())
+            && let Some(at) = view.end_of_turn(turn)
+        {
+            view.set_cursor(at);
+        }
+        if after.annotate {
+            inspector::open_annotate(state);
+        }
     }
 }
 
