@@ -383,10 +383,11 @@ impl Browser {
         self.resort();
     }
 
+    /// A new order starts at the top (the leaks first, when sorted so).
     fn resort(&mut self) {
-        let current = self.current_line();
         self.sort_shown();
-        self.rebuild(current);
+        self.rebuild(None);
+        self.offset = 0;
     }
 
     fn sort_shown(&mut self) {
@@ -581,7 +582,9 @@ impl Browser {
         self.columns
             .iter()
             .map(|&column| {
-                let header = self.header(column).width() + 2;
+                // Room for the sort arrow on the sorted column.
+                let arrow = if self.sort.is_some_and(|(c, _)| c == column) { 2 } else { 0 };
+                let header = self.header(column).width() + arrow;
                 let rows = self.lines.iter().map(|line| match line {
                     ListLine::Row(i) => self.entries[*i].cell(column, &self.judges).width(),
                     ListLine::Group(g) => self.group_cell(&self.groups[*g], column).width(),

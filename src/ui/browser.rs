@@ -149,14 +149,21 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
         |cols: &[(Column, usize)]| cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1);
     let naturals: Vec<(Column, usize)> = columns.clone();
     let natural_of = |c: Column| naturals.iter().find(|(x, _)| *x == c).map_or(0, |(_, w)| *w);
-    // Shrink the widest shrinkable column, one cell at a time.
+    // Shrink one cell at a time: the path down to a comfortable width, then the widest
+    // other column, then the path down to its minimum (its end tells runs apart).
+    const COMFORTABLE_PATH: usize = 48;
     while total(&columns) > width {
-        let widest = columns
-            .iter_mut()
-            .filter(|(c, w)| *w > min_width(*c, natural_of(*c)))
-            .max_by_key(|(c, w)| (*w, matches!(c, Column::Path)));
-        match widest {
-            Some((_, w)) => *w -= 1,
+        let path = columns.iter().position(|(c, _)| *c == Column::Path);
+        let path_above = |floor: usize| path.filter(|&i| columns[i].1 > floor.min(natural_of(Column::Path)));
+        let other = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, w))| *c != Column::Path && *w > min_width(*c, natural_of(*c)))
+            .max_by_key(|(_, (_, w))| *w)
+            .map(|(i, _)| i);
+        let path_min = min_width(Column::Path, natural_of(Column::Path));
+        match path_above(COMFORTABLE_PATH).or(other).or_else(|| path_above(path_min)) {
+            Some(i) => columns[i].1 -= 1,
             None => break,
         }
     }
@@ -166,8 +173,7 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
         }
         columns.retain(|(c, _)| *c != drop);
     }
-    // What is left widens the path (up to its content) then the attack.
-    let spare = width.saturating_sub(total(&columns));
+    // What is left widens the path (up to its content), then the attack, defence and model.
     for grow in [Column::Path, Column::Attack, Column::Defence, Column::Model] {
         let spare_now = width.saturating_sub(total(&columns));
         if spare_now == 0 {
@@ -178,7 +184,6 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
             *w += more;
         }
     }
-    let _ = spare;
     columns
 }
 
@@ -244,38 +249,54 @@ fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review
     let height = area.height.saturating_sub(CHROME) as usize;
     let offset = visible_offset(review.offset, review.selected, height);
     let inner = area.width.saturating_sub(4) as usize;
-    let rows = review.items.iter().skip(offset).take(height).map(|d| {
-        let entry = &browser.entries[d.row];
-        let side = |v: &crate::core::corpus::SourceVerdict| {
-            let who = match &v.model {
-                Some(m) => format!("{} {m}", v.method.as_str()),
-                None => v.method.as_str().to_string(),
-            };
-            Span::styled(
-                format!("{} {} {}", outcome_symbol(v.outcome), v.outcome.as_str(), single_line(&who)),
-                theme.outcome(v.outcome),
-            )
+    // Who said what: the outcome's symbol and the source (the judge model for a judge file).
+    let side = |v: &crate::core::corpus::SourceVerdict| {
+        let who = match (&v.model, v.method) {
+            (Some(m), crate::core::episode::VerdictMethod::Imported) => m.clone(),
+            (Some(m), method) => format!("{} {m}", method.as_str()),
+            (None, method) => method.as_str().to_string(),
         };
+        format!("{} {} {}", outcome_symbol(v.outcome), v.outcome.as_str(), single_line(&who))
+    };
+    let visible: Vec<_> = review.items.iter().skip(offset).take(height).collect();
+    let side_width =
+        |pick: fn(&crate::core::corpus::agreement::Disagreement) -> &crate::core::corpus::SourceVerdict| {
+            review.items.iter().map(|d| side(pick(d)).width()).max().unwrap_or(1).max(1)
+        };
+    let (a_width, b_width) = (side_width(|d| &d.a), side_width(|d| &d.b));
+    let fixed = 8 + 1 + a_width + 1 + b_width + 1 + 4 + 1;
+    let model_width = if inner >= fixed + 18 + 1 + 30 { 18 } else { 0 };
+    let path_width = inner.saturating_sub(fixed + model_width + usize::from(model_width > 0));
+    let rows = visible.into_iter().map(|d| {
+        let entry = &browser.entries[d.row];
         let turn = d.turn().map_or("-".to_string(), |t| t.to_string());
-        Row::new(vec![
+        let mut cells = vec![
             Cell::from(single_line(&d.judge).into_owned()),
-            Cell::from(side(&d.a)),
-            Cell::from(side(&d.b)),
+            Cell::from(Span::styled(side(&d.a), theme.outcome(d.a.outcome))),
+            Cell::from(Span::styled(side(&d.b), theme.outcome(d.b.outcome))),
             Cell::from(format!("{turn:>4}")),
-            Cell::from(truncate(&entry.cell(Column::Model, &browser.judges), 18)),
-            Cell::from(truncate_left(&entry.path, inner.saturating_sub(8 + 28 + 28 + 4 + 18 + 5))),
-        ])
+        ];
+        if model_width > 0 {
+            cells.push(Cell::from(truncate(&entry.cell(Column::Model, &browser.judges), model_width)));
+        }
+        cells.push(Cell::from(truncate_left(&entry.path, path_width)));
+        Row::new(cells)
     });
-    let widths = [
+    let mut widths = vec![
         Constraint::Length(8),
-        Constraint::Length(28),
-        Constraint::Length(28),
+        Constraint::Length(a_width as u16),
+        Constraint::Length(b_width as u16),
         Constraint::Length(4),
-        Constraint::Length(18),
-        Constraint::Fill(1),
     ];
+    let mut header = vec!["judge", "a", "b", "turn"];
+    if model_width > 0 {
+        widths.push(Constraint::Length(model_width as u16));
+        header.push("model");
+    }
+    widths.push(Constraint::Length(path_width as u16));
+    header.push("path");
     let table = Table::new(rows, widths)
-        .header(Row::new(["judge", "a", "b", "turn", "model", "path"]).style(theme.dim()))
+        .header(Row::new(header).style(theme.dim()))
         .block(block)
         .column_spacing(1)
         .row_highlight_style(theme.selection())
