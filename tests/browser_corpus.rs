@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use converse_tui::app::browser::{AfterOpen, Browser, Column, ListLine};
 use converse_tui::app::input::handle;
-use converse_tui::app::state::Screen;
+use converse_tui::app::state::{Overlay, Screen};
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::corpus::{CorpusRow, index};
@@ -213,7 +213,27 @@ fn the_review_opens_the_episode_at_the_disputed_turn_and_can_label_it() {
         s.browser.as_ref().unwrap().after_open,
         Some(AfterOpen { turn: first.turn(), annotate: true })
     );
-    // Esc leaves the review for the list.
+    // Loaded: at the disputed turn (the end, where the verdicts are, when no turn is named);
+    // the annotate form opens once the notes file is read.
+    let id = s.browser.as_ref().unwrap().entries[first.row].row.id.clone();
+    let episode = converse_tui::core::import::load_episode(path, &id).unwrap();
+    let effects = update(&mut s, Action::EpisodeLoaded(Ok(Box::new(episode))));
+    let notes = converse_tui::core::annotate::notes_path(path);
+    assert_eq!(effects, vec![Effect::LoadNotes(notes.clone())]);
+    let view = s.view().unwrap();
+    let expected = match first.turn() {
+        Some(t) => view.end_of_turn(t).unwrap(),
+        None => view.events().len() - 1,
+    };
+    assert_eq!(view.cursor, expected);
+    assert!(s.overlays.is_empty(), "not before the notes are read");
+    update(&mut s, Action::NotesLoaded { path: notes, result: Ok(vec![]) });
+    assert!(matches!(s.overlays.last(), Some(Overlay::Annotate(_))), "the annotate form is open");
+    // Back in the browser, still in the review; Esc leaves it for the list.
+    press(&mut s, "\x1b\x1b");
+    press(&mut s, "b");
+    assert_eq!(s.screen, Screen::Browser);
+    assert!(s.browser.as_ref().unwrap().review.is_some());
     press(&mut s, "\x1b");
     assert!(s.browser.as_ref().unwrap().review.is_none());
 }

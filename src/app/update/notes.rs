@@ -27,10 +27,23 @@ pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Ann
                 })
                 .collect();
             view.set_human_verdicts(human);
+            annotate_if_asked(state);
         }
         Err(problem) => {
             inspector.notes.path = Some(path);
             state.message = Some(problem);
+            annotate_if_asked(state);
         }
+    }
+}
+
+/// Opened from the agreement review with `a`: the annotate form, now that the notes are known.
+fn annotate_if_asked(state: &mut AppState) {
+    let asked = state.browser.as_ref().and_then(|b| b.after_open).is_some_and(|a| a.annotate);
+    if asked && state.inspector().is_some_and(|i| i.notes.path.is_some()) {
+        if let Some(browser) = &mut state.browser {
+            browser.after_open = None;
+        }
+        super::inspector::open_annotate(state);
     }
 }
