@@ -55,7 +55,7 @@ pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
     let stamp_of =
         |file: &Path| stamps.get(file.parent().unwrap_or(Path::new(""))).and_then(|s| s.stamp(file));
     // Hits are taken out of the cache; misses are read in parallel.
-    let mut slots: Vec<(Option<u64>, Option<Result<FileRows, LoadError>>)> = files
+    let mut slots: Vec<(Option<u64>, Option<FileResult>)> = files
         .iter()
         .map(|file| {
             let stamp = stamp_of(file);
@@ -69,7 +69,7 @@ pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
             *slot = Some(index_file(file));
         }
     });
-    let results: Vec<(Option<u64>, Result<FileRows, LoadError>)> =
+    let results: Vec<(Option<u64>, FileResult)> =
         slots.into_iter().map(|(stamp, result)| (stamp, result.expect("every slot read"))).collect();
     // Rewritten when a file was read or one went away.
     if misses > 0 || !cached.is_empty() {
@@ -106,6 +106,9 @@ fn collect(corpus: &mut Corpus, results: Vec<Result<FileRows, LoadError>>) {
 
 /// The rows of one file and the warnings reading it.
 pub type FileRows = (Vec<CorpusRow>, Vec<String>);
+
+/// One file indexed, or why it could not be.
+type FileResult = Result<FileRows, LoadError>;
 
 /// The rows of one file, with the human labels of its notes sidecar.
 pub fn index_file(path: &Path) -> Result<FileRows, LoadError> {
