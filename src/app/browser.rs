@@ -205,7 +205,8 @@ pub struct Browser {
     pub judges: Vec<String>,
     /// Columns in order of display.
     pub columns: Vec<Column>,
-    /// The widest cell of each column over the shown rows (and groups), header included.
+    /// The widest cell of each column over the shown rows (and groups), header included;
+    /// 0 for a column no line fills.
     pub widths: Vec<usize>,
     /// Column and descending.
     pub sort: Option<(Column, bool)>,
@@ -589,7 +590,11 @@ impl Browser {
                     ListLine::Row(i) => self.entries[*i].cell(column, &self.judges).width(),
                     ListLine::Group(g) => self.group_cell(&self.groups[*g], column).width(),
                 });
-                rows.chain(std::iter::once(header)).max().unwrap_or(header)
+                // A column no line fills (the grouped view with every group folded) is left out.
+                match rows.max() {
+                    Some(0) => 0,
+                    widest => widest.unwrap_or(0).max(header),
+                }
             })
             .collect()
     }

@@ -131,7 +131,8 @@ const DROP_ORDER: [Column; 7] = [
 /// The narrowest a column gets before it is dropped.
 fn min_width(column: Column, natural: usize) -> usize {
     let min = match column {
-        Column::Model | Column::Defence | Column::Domain | Column::Category => 8,
+        Column::Model => 12,
+        Column::Defence | Column::Domain | Column::Category => 8,
         Column::Attack => 10,
         Column::Path => 16,
         Column::Persona | Column::Turns | Column::Events | Column::Judge(_) => natural,
@@ -144,7 +145,7 @@ fn min_width(column: Column, natural: usize) -> usize {
 /// minimum), then the least needed are dropped. The path column takes what is left.
 pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
     let mut columns: Vec<(Column, usize)> =
-        browser.columns.iter().copied().zip(browser.widths.iter().copied()).collect();
+        browser.columns.iter().copied().zip(browser.widths.iter().copied()).filter(|&(_, w)| w > 0).collect();
     let total =
         |cols: &[(Column, usize)]| cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1);
     let naturals: Vec<(Column, usize)> = columns.clone();
