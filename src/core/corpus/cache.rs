@@ -41,9 +41,12 @@ struct CacheFile {
 /// The cache file for a set of opened paths, under `cache_dir`.
 pub fn cache_file(cache_dir: &Path, paths: &[PathBuf]) -> PathBuf {
     let mut hash = Fnv::default();
+    // The rows hold the paths as given: `logs` and `/abs/logs` get a file each.
     for path in paths {
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         hash.write(absolute.as_os_str().as_encoded_bytes());
+        hash.write(&[0]);
+        hash.write(path.as_os_str().as_encoded_bytes());
         hash.write(&[0]);
     }
     cache_dir.join("corpus").join(format!("index-{:016x}.json", hash.0))
@@ -160,6 +163,17 @@ mod tests {
         std::fs::write(dir.path().join("output_1.notes.jsonl"), "{}").unwrap();
         assert_ne!(FolderStamp::of(dir.path()).stamp(&episode), Some(before));
         assert_eq!(FolderStamp::of(dir.path()).stamp(&dir.path().join("gone.json")), None);
+    }
+
+    #[test]
+    fn each_spelling_of_the_opened_paths_has_its_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let absolute = dir.path().to_path_buf();
+        let dotted = absolute.join(".");
+        let a = cache_file(Path::new("/c"), std::slice::from_ref(&absolute));
+        assert_eq!(a, cache_file(Path::new("/c"), std::slice::from_ref(&absolute)), "stable");
+        assert_ne!(a, cache_file(Path::new("/c"), &[dotted]), "rows hold the paths as given");
+        assert!(a.starts_with("/c/corpus"));
     }
 
     #[test]
