@@ -14,8 +14,9 @@ use converse_tui::app::input::handle;
 use converse_tui::app::state::{Overlay, Screen};
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::{Keymap, Theme};
+use converse_tui::core::annotate::{Annotation, Label};
 use converse_tui::core::corpus::{CorpusRow, index};
-use converse_tui::core::episode::Outcome;
+use converse_tui::core::episode::{Outcome, VerdictMethod};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::Event as TermEvent;
@@ -229,8 +230,39 @@ fn the_review_opens_the_episode_at_the_disputed_turn_and_can_label_it() {
     assert!(s.overlays.is_empty(), "not before the notes are read");
     update(&mut s, Action::NotesLoaded { path: notes, result: Ok(vec![]) });
     assert!(matches!(s.overlays.last(), Some(Overlay::Annotate(_))), "the annotate form is open");
+    // A label saved (the loop answers a save with the notes as written): the row and the
+    // review count it as a `human` source at once, as the next index would.
+    let view = s.view().unwrap();
+    let label = match first.judge.as_str() {
+        "privacy" => Label::Leak,
+        "security" => Label::UnauthorizedAction,
+        _ => Label::FalseRefusal,
+    };
+    let annotation = Annotation {
+        id: "n-1".into(),
+        episode: id.clone(),
+        target_seq: view.events()[view.cursor].seq,
+        span: None,
+        label,
+        note: "checked by hand".into(),
+        author: "tester".into(),
+        created: "2025-01-01T00:00:00Z".into(),
+        at: "2025-01-01T00:00:00Z".into(),
+    };
+    let notes = converse_tui::core::annotate::notes_path(path);
+    press(&mut s, "\x1b");
+    update(&mut s, Action::NotesLoaded { path: notes, result: Ok(vec![annotation]) });
+    let b = s.browser.as_ref().unwrap();
+    let human = b.entries[first.row].row.verdicts_of(&first.judge).find(|v| v.method == VerdictMethod::Human);
+    assert_eq!(human.map(|v| v.outcome), Some(Outcome::Fail));
+    let review = b.review.as_ref().unwrap();
+    assert!(
+        review.items.iter().any(|d| d.row == first.row && d.b.method == VerdictMethod::Human
+            || d.row == first.row && d.a.method == VerdictMethod::Human),
+        "the label disagrees with the judge that said it held"
+    );
     // Back in the browser, still in the review; Esc leaves it for the list.
-    press(&mut s, "\x1b\x1b");
+    press(&mut s, "\x1b");
     press(&mut s, "b");
     assert_eq!(s.screen, Screen::Browser);
     assert!(s.browser.as_ref().unwrap().review.is_some());

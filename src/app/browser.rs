@@ -23,7 +23,7 @@ use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
 use crate::core::corpus::row::severity as attack_severity;
 use crate::core::corpus::{CorpusRow, SourceVerdict};
-use crate::core::episode::{Episode, Outcome};
+use crate::core::episode::{Episode, Outcome, VerdictMethod};
 use crate::core::sanitize::single_line;
 
 use super::view::severity;
@@ -463,6 +463,28 @@ impl Browser {
         if let Some(review) = &mut self.review {
             review.offset = visible_offset(review.offset, review.selected, height);
         }
+    }
+
+    /// Replaces the reviewer's verdicts of the episode `id` of `file` (its notes changed): the
+    /// row's cells and text, and the review when it is open (the selection keeps its place).
+    pub fn set_human_verdicts(&mut self, file: &Path, id: &str, human: Vec<SourceVerdict>) {
+        let found = self.sources.iter().position(|s| match s {
+            EntrySource::File { path, id: i } => path == file && i == id,
+            EntrySource::Loaded(e) => e.id() == id && Path::new(&e.origin) == file,
+        });
+        let Some(i) = found else { return };
+        let row = &mut self.entries[i].row;
+        row.verdicts.retain(|v| v.method != VerdictMethod::Human);
+        row.verdicts.extend(human);
+        self.entries[i].haystack = haystack(&self.entries[i].row);
+        if let Some(selected) = self.review.as_ref().map(|r| r.selected) {
+            self.open_review();
+            if let Some(review) = &mut self.review {
+                review.selected = selected.min(review.items.len().saturating_sub(1));
+            }
+        }
+        let current = self.current_line();
+        self.rebuild(current);
     }
 
     /// Opens the agreement review over the shown rows.

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use crate::core::annotate::{Annotation, human_verdict};
+use crate::core::corpus::CorpusRow;
+use crate::core::episode::VerdictMethod;
 
 use super::super::state::AppState;
 
@@ -27,6 +29,19 @@ pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Ann
                 })
                 .collect();
             view.set_human_verdicts(human);
+            // The browser's row (and the review) count the labels as the index would.
+            let labels: Vec<&Annotation> = inspector.notes.list.iter().collect();
+            let episode = &inspector.view.episode;
+            let file = PathBuf::from(&episode.origin);
+            let row = CorpusRow::of(episode, file.clone(), &labels);
+            let id = episode.id().to_string();
+            if let Some(browser) = &mut state.browser {
+                browser.set_human_verdicts(
+                    &file,
+                    &id,
+                    row.verdicts.into_iter().filter(|v| v.method == VerdictMethod::Human).collect(),
+                );
+            }
             annotate_if_asked(state);
         }
         Err(problem) => {
