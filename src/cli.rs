@@ -158,6 +158,10 @@ pub enum Command {
         /// One JSON object per judge and pair of sources.
         #[arg(long)]
         json: bool,
+        /// Open the browser on the review list of the disagreeing episodes instead (Enter opens one at
+        /// the disputed turn, a labels it).
+        #[arg(long, conflicts_with = "json")]
+        review: bool,
         #[command(flatten)]
         cache: IndexCache,
     },

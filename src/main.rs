@@ -157,7 +157,17 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 converse_tui::headless::ls::ls(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
-        Some(Command::Agreement { paths: inputs, json, cache }) => {
+        Some(Command::Agreement { paths: inputs, review: true, cache, .. }) => {
+            // The browser over the same episodes, opened on its agreement review.
+            let tasks = episode_tasks::open(None, paths)?;
+            let mut state = open_inputs(&inputs, tasks, load_keymap(paths)?, cache.dir(paths).as_deref())?;
+            if let Some(browser) = &mut state.browser {
+                browser.open_review();
+                state.screen = converse_tui::app::state::Screen::Browser;
+            }
+            run_tui(state, &cli.theme, paths, ForkFlags::default())
+        }
+        Some(Command::Agreement { paths: inputs, json, cache, .. }) => {
             let args = converse_tui::headless::agreement::AgreementArgs {
                 paths: inputs,
                 json,
