@@ -142,7 +142,8 @@ fn min_width(column: Column, natural: usize) -> usize {
 
 /// The columns shown and their widths in `width` cells: each as wide as its
 /// widest cell; when they do not fit, the widest text columns shrink (to their
-/// minimum), then the least needed are dropped. The path column takes what is left.
+/// minimum), then the least needed are dropped, then the path shrinks. Spare
+/// cells widen the path, the attack, the defence and the model, in that order.
 pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
     let mut columns: Vec<(Column, usize)> =
         browser.columns.iter().copied().zip(browser.widths.iter().copied()).filter(|&(_, w)| w > 0).collect();
@@ -150,30 +151,40 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
         |cols: &[(Column, usize)]| cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1);
     let naturals: Vec<(Column, usize)> = columns.clone();
     let natural_of = |c: Column| naturals.iter().find(|(x, _)| *x == c).map_or(0, |(_, w)| *w);
-    // Shrink one cell at a time: the path down to a comfortable width, then the widest
-    // other column, then the path down to its minimum (its end tells runs apart).
-    const COMFORTABLE_PATH: usize = 48;
-    while total(&columns) > width {
-        let path = columns.iter().position(|(c, _)| *c == Column::Path);
-        let path_above = |floor: usize| path.filter(|&i| columns[i].1 > floor.min(natural_of(Column::Path)));
-        let other = columns
-            .iter()
-            .enumerate()
-            .filter(|(_, (c, w))| *c != Column::Path && *w > min_width(*c, natural_of(*c)))
-            .max_by_key(|(_, (_, w))| *w)
-            .map(|(i, _)| i);
-        let path_min = min_width(Column::Path, natural_of(Column::Path));
-        match path_above(COMFORTABLE_PATH).or(other).or_else(|| path_above(path_min)) {
-            Some(i) => columns[i].1 -= 1,
-            None => break,
+    // Shrink one cell at a time: the path down to a comfortable width (a third of the screen,
+    // at most 48), then the widest other column to its minimum; then drop the least needed
+    // columns; only then the path down to its minimum (its end tells runs apart).
+    let comfortable = (width / 3).min(48);
+    let path_min = min_width(Column::Path, natural_of(Column::Path));
+    let shrink = |columns: &mut Vec<(Column, usize)>, path_floor: Option<usize>| {
+        while total(columns) > width {
+            let path = columns.iter().position(|(c, _)| *c == Column::Path);
+            let path_above =
+                |floor: usize| path.filter(|&i| columns[i].1 > floor.min(natural_of(Column::Path)));
+            let other = columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (c, w))| *c != Column::Path && *w > min_width(*c, natural_of(*c)))
+                .max_by_key(|(_, (_, w))| *w)
+                .map(|(i, _)| i);
+            let pick = match path_floor {
+                None => path_above(comfortable).or(other),
+                Some(floor) => path_above(floor),
+            };
+            match pick {
+                Some(i) => columns[i].1 -= 1,
+                None => break,
+            }
         }
-    }
+    };
+    shrink(&mut columns, None);
     for drop in DROP_ORDER {
         if total(&columns) <= width {
             break;
         }
         columns.retain(|(c, _)| *c != drop);
     }
+    shrink(&mut columns, Some(path_min));
     // What is left widens the path (up to its content), then the attack, defence and model.
     for grow in [Column::Path, Column::Attack, Column::Defence, Column::Model] {
         let spare_now = width.saturating_sub(total(&columns));
