@@ -257,8 +257,8 @@ fn the_review_opens_the_episode_at_the_disputed_turn_and_can_label_it() {
     assert_eq!(human.map(|v| v.outcome), Some(Outcome::Fail));
     let review = b.review.as_ref().unwrap();
     assert!(
-        review.items.iter().any(|d| d.row == first.row && d.b.method == VerdictMethod::Human
-            || d.row == first.row && d.a.method == VerdictMethod::Human),
+        review.items.iter().any(|d| d.row == first.row
+            && (d.a.method == VerdictMethod::Human || d.b.method == VerdictMethod::Human)),
         "the label disagrees with the judge that said it held"
     );
     // Back in the browser, still in the review; Esc leaves it for the list.
