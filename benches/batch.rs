@@ -26,6 +26,7 @@ fn overhead(c: &mut Criterion) {
         dataset_dir: home.path().join("dataset"),
         episodes_dir: home.path().join("episodes"),
         log_dir: home.path().join("log"),
+        cache_dir: home.path().join("index-cache"),
     };
     let run = RunArgs {
         source: TaskSelection { limit: Some(EPISODES), ..TaskSelection::default() },

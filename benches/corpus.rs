@@ -12,9 +12,14 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use converse_tui::core::corpus::index;
+use converse_tui::app::browser::Browser;
+use converse_tui::app::{Action, AppState, update};
+use converse_tui::config::{Keymap, Theme};
+use converse_tui::core::corpus::{index, index_cached};
 use converse_tui::headless::ls::{LsArgs, ls};
 use converse_tui::headless::summary::{Format, GroupedArgs, grouped};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
 const EPISODES: usize = 10_000;
 
@@ -42,13 +47,39 @@ fn corpus(c: &mut Criterion) {
             corpus
         })
     });
+    // The index cache as a second run finds it: every folder stamped, no episode read.
+    let cache = tempfile::tempdir().expect("cache dir");
+    let warm = index_cached(&paths, Some(cache.path()));
+    assert_eq!((warm.rows.len(), warm.errors.len()), (EPISODES, 0));
+    group.bench_function("index 10k episodes, warm index cache", |b| {
+        b.iter(|| {
+            let corpus = index_cached(&paths, Some(cache.path()));
+            assert_eq!(corpus.rows.len(), EPISODES);
+            corpus
+        })
+    });
+    // What `replay …/logs` does before its first frame (the terminal set-up aside).
+    group.bench_function("browser first frame 10k episodes, warm index cache", |b| {
+        let theme = Theme::builtin("default");
+        b.iter(|| {
+            let corpus = index_cached(&paths, Some(cache.path()));
+            let errors = corpus.errors.iter().map(ToString::to_string).collect();
+            let browser = Browser::from_rows("logs", corpus.rows, errors);
+            let mut state = AppState::with_browser(browser, Keymap::default(), false);
+            update(&mut state, Action::Resize(160, 48));
+            let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+            terminal.draw(|frame| converse_tui::ui::draw(frame, &state, &theme)).expect("draw");
+            state
+        })
+    });
     group.bench_function("ls 10k episodes (table)", |b| {
-        let args = LsArgs { paths: paths.clone(), json: false, filter: None, width: Some(160) };
+        let args = LsArgs { paths: paths.clone(), json: false, filter: None, width: Some(160), cache: None };
         b.iter(|| ls(&args, &mut std::io::sink(), &mut std::io::sink()).expect("ls"))
     });
     group.bench_function("summary --by model,defence,domain 10k episodes", |b| {
         let by = ["model", "defence", "domain"].map(String::from).to_vec();
-        let args = GroupedArgs { paths: paths.clone(), by, judge_model: None, format: Format::Table };
+        let args =
+            GroupedArgs { paths: paths.clone(), by, judge_model: None, format: Format::Table, cache: None };
         b.iter(|| grouped(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
     });
     group.finish();

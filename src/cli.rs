@@ -133,6 +133,8 @@ pub enum Command {
         /// table, markdown, csv or json (one object per row).
         #[arg(long)]
         format: Option<converse_tui::headless::summary::Format>,
+        #[command(flatten)]
+        cache: IndexCache,
     },
     /// One line per episode of a corpus: model, defence, domain, persona, category, attack, verdicts.
     Ls {
@@ -145,6 +147,8 @@ pub enum Command {
         /// Only the episodes matching this filter, e.g. 'model=gemini* privacy=fail turns>5'.
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
+        #[command(flatten)]
+        cache: IndexCache,
     },
     /// How verdict sources agree on the same question: confusion matrix and Cohen's kappa per pair.
     Agreement {
@@ -154,6 +158,12 @@ pub enum Command {
         /// One JSON object per judge and pair of sources.
         #[arg(long)]
         json: bool,
+        /// Open the browser on the review list of the disagreeing episodes instead (Enter opens one at
+        /// the disputed turn, a labels it).
+        #[arg(long, conflicts_with = "json")]
+        review: bool,
+        #[command(flatten)]
+        cache: IndexCache,
     },
     /// Print shell completions.
     Completions {
@@ -434,5 +444,20 @@ mod tests {
         for headless in ["dump", "judge", "export", "summary", "tasks"] {
             assert!(!args(headless).contains(&"theme".to_string()), "{headless}");
         }
+    }
+}
+
+/// Whether the corpus commands use the index cache (in the cache dir, keyed by path, size and mtime).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct IndexCache {
+    /// Read every episode file, neither using nor refreshing the index cache.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl IndexCache {
+    /// The cache directory to use, unless `--no-cache`.
+    pub fn dir(self, paths: &converse_tui::config::paths::Paths) -> Option<PathBuf> {
+        (!self.no_cache).then(|| paths.cache_dir.clone())
     }
 }

@@ -58,7 +58,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Replay { paths: inputs, models, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            let state = open_inputs(&inputs, tasks, load_keymap(paths)?)?;
+            let state = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
             let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir };
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks)
         }
@@ -103,7 +103,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
-        Some(Command::Summary { dirs, json, dataset: _, by, judge_model, format })
+        Some(Command::Summary { dirs, json, dataset: _, by, judge_model, format, cache })
             if by.is_some() || judge_model.is_some() || format.is_some() =>
         {
             let by = match by {
@@ -113,7 +113,13 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             };
             use converse_tui::headless::summary::Format;
             let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
-            let args = converse_tui::headless::summary::GroupedArgs { paths: dirs, by, judge_model, format };
+            let args = converse_tui::headless::summary::GroupedArgs {
+                paths: dirs,
+                by,
+                judge_model,
+                format,
+                cache: cache.dir(paths),
+            };
             let clean = converse_tui::headless::summary::grouped(
                 &args,
                 &mut std::io::stdout().lock(),
@@ -136,17 +142,37 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Ls { paths: inputs, json, filter }) => {
+        Some(Command::Ls { paths: inputs, json, filter, cache }) => {
             let width = std::io::IsTerminal::is_terminal(&std::io::stdout())
                 .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| usize::from(w)))
                 .flatten();
-            let args = converse_tui::headless::ls::LsArgs { paths: inputs, json, filter, width };
+            let args = converse_tui::headless::ls::LsArgs {
+                paths: inputs,
+                json,
+                filter,
+                width,
+                cache: cache.dir(paths),
+            };
             let clean =
                 converse_tui::headless::ls::ls(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
-        Some(Command::Agreement { paths: inputs, json }) => {
-            let args = converse_tui::headless::agreement::AgreementArgs { paths: inputs, json };
+        Some(Command::Agreement { paths: inputs, review: true, cache, .. }) => {
+            // The browser over the same episodes, opened on its agreement review.
+            let tasks = episode_tasks::open(None, paths)?;
+            let mut state = open_inputs(&inputs, tasks, load_keymap(paths)?, cache.dir(paths).as_deref())?;
+            if let Some(browser) = &mut state.browser {
+                browser.open_review();
+                state.screen = converse_tui::app::state::Screen::Browser;
+            }
+            run_tui(state, &cli.theme, paths, ForkFlags::default())
+        }
+        Some(Command::Agreement { paths: inputs, json, cache, .. }) => {
+            let args = converse_tui::headless::agreement::AgreementArgs {
+                paths: inputs,
+                json,
+                cache: cache.dir(paths),
+            };
             let clean = converse_tui::headless::agreement::run(
                 &args,
                 &mut std::io::stdout().lock(),
@@ -483,17 +509,26 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> converse_tui::tui::event_l
 /// are indexed (episodes load when opened); files are loaded whole.
 /// Imported episodes get their task from `tasks`, those loaded later from the
 /// browser too.
-fn open_inputs(inputs: &[PathBuf], tasks: TaskLookup, keymap: Keymap) -> anyhow::Result<AppState> {
+fn open_inputs(
+    inputs: &[PathBuf],
+    tasks: TaskLookup,
+    keymap: Keymap,
+    cache_dir: Option<&std::path::Path>,
+) -> anyhow::Result<AppState> {
     let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            let (found, failed) = converse_tui::core::import::index_dir(input);
-            items.extend(found.into_iter().map(|s| {
-                let entry = BrowserEntry::from_summary(&s);
-                (entry, EntrySource::File { path: s.path, id: s.id })
+            // The corpus index, as `ls` reads it (and from the same cache).
+            let corpus = converse_tui::core::corpus::index_cached(std::slice::from_ref(input), cache_dir);
+            for warning in &corpus.warnings {
+                tracing::warn!("{warning}");
+            }
+            items.extend(corpus.rows.into_iter().map(|row| {
+                let source = EntrySource::File { path: row.path.clone(), id: row.id.clone() };
+                (BrowserEntry::from_row(row), source)
             }));
-            errors.extend(failed.into_iter().map(|e| e.to_string()));
+            errors.extend(corpus.errors.into_iter().map(|e| e.to_string()));
         } else {
             let mut episodes = converse_tui::core::import::load_path(input)?;
             for note in episode_tasks::enrich(&tasks, &mut episodes) {

@@ -9,8 +9,8 @@ use converse_tui::app::input::handle;
 use converse_tui::app::state::Screen;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
+use converse_tui::core::corpus::CorpusRow;
 use converse_tui::core::episode::Episode;
-use converse_tui::core::episode::index::EpisodeSummary;
 use ratatui::crossterm::event::Event;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -24,9 +24,13 @@ fn episode(i: usize) -> Episode {
 
 /// Three indexed rows; nothing loaded.
 fn state() -> AppState {
-    let summaries = (0..3).map(|i| EpisodeSummary::of(&episode(i))).collect();
-    let mut s =
-        AppState::with_browser(Browser::from_summaries("runs", summaries, vec![]), Keymap::default(), false);
+    let rows = (0..3)
+        .map(|i| {
+            let e = episode(i);
+            CorpusRow::of(&e, e.origin.clone().into(), &[])
+        })
+        .collect();
+    let mut s = AppState::with_browser(Browser::from_rows("runs", rows, vec![]), Keymap::default(), false);
     update(&mut s, Action::Resize(100, 30));
     s
 }

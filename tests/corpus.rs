@@ -233,6 +233,7 @@ fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
         turns: 3,
         events: 9,
         verdicts,
+        parent: None,
     }
 }
 
@@ -464,4 +465,84 @@ fn a_log_the_full_loader_refuses_is_refused_by_the_index_too() {
     assert!(e.to_string().contains("'short_answer' is not a string"), "{e}");
     std::fs::write(&file, r#"[{"from": "assistant", "to": "nobody"}]"#).unwrap();
     assert!(load_path_without_texts(&file).unwrap_err().to_string().contains("unknown party 'nobody'"));
+}
+
+#[test]
+fn the_coverage_interval_stays_within_zero_and_one() {
+    // Coverage 1, 1, 0: the raw t-interval is 2/3 ± 1.434218 = [-0.77, 2.10]; a share cannot leave [0, 1].
+    let rows: Vec<CorpusRow> = [1.0, 1.0, 0.0]
+        .into_iter()
+        .map(|score| {
+            let mut v = verdict("utility", VerdictMethod::Imported, Some("gpt-5"), Outcome::Pass, None);
+            v.score = Some(score);
+            row(vec![v])
+        })
+        .collect();
+    let groups = converse_tui::core::corpus::table::group_rows(&rows, &[], None);
+    let utility = groups.iter().find(|g| g.judge == "utility").unwrap();
+    let coverage = utility.coverage.unwrap();
+    assert!(close(coverage.mean, 2.0 / 3.0));
+    assert_eq!(coverage.ci95, Some((0.0, 1.0)));
+}
+
+/// The security outcome `ls --json` gives the episode whose path contains `needle`.
+fn security_outcome(home: &Path, root: &Path, needle: &str) -> String {
+    let out = run_in(home, &["ls", root.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["path"].as_str().unwrap().contains(needle))
+        .unwrap();
+    let verdicts = row["verdicts"].as_array().unwrap();
+    verdicts.iter().find(|v| v["judge"] == "security").unwrap()["outcome"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_index_cache_is_reused_refreshed_when_a_judge_file_changes_and_survives_corruption() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = fixture_copy();
+    let root = corpus.path().join("logs");
+    let folder = root.join(
+        "insurance/gpt_5_chat/firewalls_data_abstraction_language_converter/persona3/security/adventure_activity_exploitation_attack_4",
+    );
+    let needle = "adventure_activity_exploitation_attack_4";
+    let first = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    let caches: Vec<PathBuf> =
+        std::fs::read_dir(home.path().join("cache/corpus")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(caches.len(), 1, "one cache file for the corpus: {caches:?}");
+    // A second run gives the same rows (from the cache).
+    let second = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    assert_eq!(first.stdout, second.stdout);
+    // The rows come from the cache: a model name edited in it shows.
+    let cached = std::fs::read_to_string(&caches[0]).unwrap();
+    assert!(cached.contains(needle));
+    std::fs::write(&caches[0], cached.replace("\"gpt_5_chat\"", "\"gpt_5_from_cache\"")).unwrap();
+    let edited =
+        run_in(home.path(), &["ls", root.to_str().unwrap(), "--json", "--where", "model=gpt_5_from_cache"]);
+    assert!(!edited.stdout.is_empty(), "the cached rows are used");
+    // A judge file rewritten beside the episode: that folder is read again.
+    let judge = folder.join("security_judge_gpt-5-chat-latest_20260117_011704_rep1.json");
+    assert_eq!(security_outcome(home.path(), &root, needle), "partial");
+    let text = std::fs::read_to_string(&judge).unwrap();
+    let flipped = text.replace("\"attack_success\": \"Partial\"", "\"attack_success\": \"Successful\"");
+    assert_ne!(flipped, text);
+    std::fs::write(&judge, flipped).unwrap();
+    let after = security_outcome(home.path(), &root, needle);
+    assert_eq!(after, "fail");
+    let refreshed = run_in(
+        home.path(),
+        &["ls", root.to_str().unwrap(), "--json", "--where", "path=*adventure_activity*"],
+    );
+    assert!(!String::from_utf8_lossy(&refreshed.stdout).contains("gpt_5_from_cache"), "that folder re-read");
+    // A corrupt cache is ignored and rebuilt, never an error.
+    std::fs::write(&caches[0], b"{\"format\": 1, \"entries\": [trunc").unwrap();
+    let third = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    assert!(third.status.success() && third.stderr.is_empty(), "{}", String::from_utf8_lossy(&third.stderr));
+    assert_eq!(security_outcome(home.path(), &root, needle), after);
+    assert!(std::fs::read_to_string(&caches[0]).unwrap().contains(needle), "rebuilt");
+    // --no-cache reads the files and gives the same rows.
+    let uncached = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json", "--no-cache"]);
+    assert_eq!(uncached.stdout, third.stdout);
 }

@@ -268,6 +268,7 @@ async fn headless_fetch_path_and_verify() {
         dataset_dir: dir.path().join("cache"),
         episodes_dir: dir.path().join("episodes"),
         log_dir: dir.path().join("log"),
+        cache_dir: dir.path().join("index-cache"),
     };
     let mut out = Vec::new();
     let missing = DataFetchArgs { base_url: Some(server.base.clone()), ..DataFetchArgs::default() };

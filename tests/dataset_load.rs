@@ -366,6 +366,7 @@ fn paths_with_cache(dir: &Path) -> Paths {
         dataset_dir: dir.join("cache"),
         episodes_dir: dir.join("episodes"),
         log_dir: dir.join("log"),
+        cache_dir: dir.join("index-cache"),
     }
 }
 

@@ -124,6 +124,7 @@ fn listing_says_it_is_the_sample() {
         dataset_dir: dir.path().join("empty-cache"),
         episodes_dir: dir.path().join("e"),
         log_dir: dir.path().join("l"),
+        cache_dir: dir.path().join("ic"),
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     tasks(&TasksArgs::default(), &paths, &mut out, &mut err).unwrap();

@@ -1,87 +1,130 @@
-//! The episode browser: every episode of a directory or multi-episode file,
-//! with a one-line summary each, filtered by typing.
+//! The episode browser: every episode of a corpus, one row each with its model,
+//! defence, domain, persona, category, attack and one verdict column per judge.
 //!
-//! Rows are built from summaries; an episode read from a directory index is
-//! loaded only when opened (through an effect, as `update` does no I/O).
+//! - **Filter** (`/`): the syntax of [`crate::core::corpus::filter`]: fields
+//!   (`model=gemini* privacy=fail turns>5`) and free words, every term must hold.
+//! - **Sort** (`s` next column, `S` reverse): by any column; unsorted, rows keep
+//!   the index order with forks under their parents.
+//! - **Grouped view** (`z`): model → defence → domain, with counts and the
+//!   rate of `fail` per judge per group; Enter folds and unfolds a group.
+//! - **Agreement review** (`A`): the questions two verdict sources answered
+//!   differently; Enter opens the episode at the disputed turn, `a` opens it
+//!   with the annotate form there (the label becomes a `human` verdict).
+//!
+//! Rows are built from corpus rows; an episode indexed from a file is loaded
+//! only when opened (through an effect, as `update` does no I/O).
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
-use crate::core::episode::index::EpisodeSummary;
-use crate::core::episode::{Episode, Outcome};
+use unicode_width::UnicodeWidthStr;
+
+use crate::core::corpus::agreement::{Disagreement, disagreements};
+use crate::core::corpus::filter::{Filter, JUDGES, haystack};
+use crate::core::corpus::row::severity as attack_severity;
+use crate::core::corpus::{CorpusRow, SourceVerdict};
+use crate::core::episode::{Episode, Outcome, VerdictMethod};
 use crate::core::sanitize::single_line;
 
 use super::view::severity;
 
+/// Rows of the list area that are not lines: its two borders and the header.
+pub const LIST_CHROME: u16 = 3;
+
+/// A column of the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Column {
+    Model,
+    Defence,
+    Domain,
+    Persona,
+    Category,
+    Attack,
+    Turns,
+    Events,
+    /// One judge's verdicts (index into [`Browser::judges`]).
+    Judge(usize),
+    /// The file (relative to the folder all share), or the id of an episode in memory.
+    Path,
+}
+
 /// What one browser row shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrowserEntry {
+    pub row: CorpusRow,
+    /// The episode's id, one line.
     pub id: String,
-    pub domain: String,
-    pub attack: String,
-    pub turns: u32,
-    /// Events after the header, as the inspector's `event k/N` counts them;
-    /// `None` when the index could not count them cheaply.
-    pub events: Option<usize>,
-    /// Latest verdict per judge: (judge, outcome, score).
-    pub verdicts: Vec<(String, Outcome, Option<f64>)>,
-    pub origin: String,
-    /// The episode this one was forked from, if any.
-    pub parent: Option<String>,
+    /// The path shown: relative to the folder every row shares; the id for episodes in memory.
+    pub path: String,
     /// How deep in a fork tree (0 for an original episode).
     pub depth: usize,
-    /// Lower-cased text the filter matches against.
+    /// Lower-cased text free words match against ([`haystack`]).
     haystack: String,
 }
 
 impl BrowserEntry {
     pub fn of(episode: &Episode) -> Self {
-        Self::from_summary(&EpisodeSummary::of(episode))
+        Self::from_row(CorpusRow::of(episode, PathBuf::from(&episode.origin), &[]))
     }
 
-    pub fn from_summary(summary: &EpisodeSummary) -> Self {
-        let attack =
-            [summary.attack_type.as_deref(), summary.category.as_deref(), summary.data_item.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" · ");
-        let id = single_line(&summary.id).into_owned();
-        let domain = single_line(summary.domain.as_deref().unwrap_or("-")).into_owned();
-        let attack = single_line(&attack).into_owned();
-        let origin = single_line(&summary.path.to_string_lossy()).into_owned();
-        // "privacy fail" and "privacy:fail" both find a judge's outcome.
-        let verdict_text: Vec<String> =
-            summary.verdicts.iter().map(|(j, o, _)| format!("{j} {o} {j}:{o}", o = o.as_str())).collect();
-        let haystack = format!(
-            "{id} {domain} {attack} {} {} {} {}",
-            summary.task_id.as_deref().unwrap_or(""),
-            verdict_text.join(" "),
-            summary.end_reason.map(|r| r.as_str()).unwrap_or(""),
-            origin
-        )
-        .to_lowercase();
-        BrowserEntry {
-            id,
-            domain,
-            attack,
-            turns: summary.turns,
-            events: summary.events.map(|n| n.saturating_sub(1)),
-            verdicts: summary.verdicts.clone(),
-            origin,
-            parent: summary.parent.clone(),
-            depth: 0,
-            haystack,
+    pub fn from_row(row: CorpusRow) -> Self {
+        let id = single_line(&row.id).into_owned();
+        let path = single_line(&row.path.to_string_lossy()).into_owned();
+        let haystack = haystack(&row);
+        BrowserEntry { id, path, depth: 0, haystack, row }
+    }
+
+    /// The cell of `column` (one line, inert).
+    pub fn cell(&self, column: Column, judges: &[String]) -> String {
+        let text = |v: &Option<String>| single_line(v.as_deref().unwrap_or("-")).into_owned();
+        let r = &self.row;
+        match column {
+            Column::Model => text(&r.model),
+            Column::Defence => text(&r.defence),
+            Column::Domain => text(&r.domain),
+            Column::Persona => text(&r.persona),
+            Column::Category => text(&r.category.clone().or_else(|| r.attack_type.clone())),
+            Column::Attack => text(&r.attack.clone().or_else(|| r.task_id.clone())),
+            Column::Turns => r.turns.to_string(),
+            Column::Events => r.events.saturating_sub(1).to_string(),
+            Column::Judge(j) => verdict_cell(r.verdicts_of(&judges[j])),
+            Column::Path => self.path.clone(),
         }
     }
 
-    /// Every word of the filter must occur somewhere in the entry.
-    pub fn matches(&self, filter: &str) -> bool {
-        filter.to_lowercase().split_whitespace().all(|word| self.haystack.contains(word))
+    /// The worst outcome of one judge's verdicts (for the colour of its cell).
+    pub fn judge_outcome(&self, judge: &str) -> Option<Outcome> {
+        self.row.verdicts_of(judge).map(|v| v.outcome).max_by_key(|o| severity(*o))
     }
 
     pub fn worst(&self) -> Option<Outcome> {
-        self.verdicts.iter().map(|(_, o, _)| *o).max_by_key(|o| severity(*o))
+        self.row.verdicts.iter().map(|v| v.outcome).max_by_key(|o| severity(*o))
+    }
+}
+
+/// One symbol per source (two judge models: `✗✓`), then the first score.
+fn verdict_cell<'a>(verdicts: impl Iterator<Item = &'a SourceVerdict>) -> String {
+    let mut symbols = String::new();
+    let mut score = None;
+    for v in verdicts {
+        symbols.push_str(outcome_symbol(v.outcome));
+        score = score.or(v.score);
+    }
+    match (symbols.is_empty(), score) {
+        (true, _) => "-".into(),
+        (false, Some(s)) => format!("{symbols} {s:.2}"),
+        (false, None) => symbols,
+    }
+}
+
+/// A one-character outcome, so a row's verdicts fit a narrow screen.
+pub fn outcome_symbol(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "✓",
+        Outcome::Fail => "✗",
+        Outcome::Partial => "◐",
+        Outcome::Error => "⚠",
+        Outcome::Skipped => "·",
     }
 }
 
@@ -94,6 +137,50 @@ pub enum EntrySource {
     File { path: PathBuf, id: String },
 }
 
+/// One line of the list: an episode, or a group of the grouped view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListLine {
+    Row(usize),
+    Group(usize),
+}
+
+/// The fields of the grouped view, outermost first.
+pub const GROUP_BY: [Column; 3] = [Column::Model, Column::Defence, Column::Domain];
+
+/// A group of the grouped view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The values of [`GROUP_BY`] down to this level (its depth is `key.len() - 1`).
+    pub key: Vec<String>,
+    pub episodes: usize,
+    /// Per judge (as [`Browser::judges`]): episodes where some source says `fail`, episodes judged.
+    pub rates: Vec<(usize, usize)>,
+}
+
+impl Group {
+    pub fn depth(&self) -> usize {
+        self.key.len() - 1
+    }
+}
+
+/// The agreement review list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Review {
+    /// Rows index [`Browser::entries`].
+    pub items: Vec<Disagreement>,
+    pub selected: usize,
+    pub offset: usize,
+}
+
+/// What to do once an episode opened from the browser is loaded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AfterOpen {
+    /// Put the cursor at the end of this turn.
+    pub turn: Option<u32>,
+    /// Open the annotate form there.
+    pub annotate: bool,
+}
+
 pub struct Browser {
     /// Parallel to `entries`.
     pub sources: Vec<EntrySource>,
@@ -101,12 +188,34 @@ pub struct Browser {
     /// Files that could not be read, shown under the list.
     pub errors: Vec<String>,
     pub filter: String,
-    /// Indices into `entries` that pass the filter.
+    /// Why the filter as typed does not parse (the list keeps the last one that did).
+    pub filter_error: Option<String>,
+    /// Indices into `entries` that pass the filter, in the sort order.
     pub shown: Vec<usize>,
-    /// Position in `shown`.
+    /// What the list shows: `shown`, or groups and the rows of unfolded groups.
+    pub lines: Vec<ListLine>,
+    pub groups: Vec<Group>,
+    /// Position in `lines`.
     pub selected: usize,
+    /// First line on screen.
+    pub offset: usize,
     /// What was opened, to describe the list (a directory, a file, "demo episodes").
     pub title: String,
+    /// Judge names, one column each: privacy, security, utility first, then the others found.
+    pub judges: Vec<String>,
+    /// Columns in order of display.
+    pub columns: Vec<Column>,
+    /// The widest cell of each column over the shown rows (and groups), header included;
+    /// 0 for a column no line fills.
+    pub widths: Vec<usize>,
+    /// Column and descending.
+    pub sort: Option<(Column, bool)>,
+    pub grouped: bool,
+    /// Keys of the unfolded groups.
+    pub unfolded: HashSet<Vec<String>>,
+    pub review: Option<Review>,
+    /// Set when a row is opened from the review, used when it is loaded.
+    pub after_open: Option<AfterOpen>,
 }
 
 impl Browser {
@@ -117,17 +226,13 @@ impl Browser {
         Self::from_items(title, items, errors)
     }
 
-    /// A browser over indexed episodes, each loaded from its file when opened.
-    pub fn from_summaries(
-        title: impl Into<String>,
-        summaries: Vec<EpisodeSummary>,
-        errors: Vec<String>,
-    ) -> Self {
-        let items = summaries
+    /// A browser over indexed rows, each episode loaded from its file when opened.
+    pub fn from_rows(title: impl Into<String>, rows: Vec<CorpusRow>, errors: Vec<String>) -> Self {
+        let items = rows
             .into_iter()
-            .map(|s| {
-                let entry = BrowserEntry::from_summary(&s);
-                (entry, EntrySource::File { path: s.path, id: s.id })
+            .map(|row| {
+                let source = EntrySource::File { path: row.path.clone(), id: row.id.clone() };
+                (BrowserEntry::from_row(row), source)
             })
             .collect();
         Self::from_items(title, items, errors)
@@ -139,35 +244,443 @@ impl Browser {
         items: Vec<(BrowserEntry, EntrySource)>,
         errors: Vec<String>,
     ) -> Self {
-        let ordered = forks_under_parents(items, |(entry, _)| (entry.id.as_str(), entry.parent.as_deref()));
+        let ordered =
+            forks_under_parents(items, |(entry, _)| (entry.row.id.as_str(), entry.row.parent.as_deref()));
         let mut entries = Vec::with_capacity(ordered.len());
         let mut sources = Vec::with_capacity(ordered.len());
         for ((entry, source), depth) in ordered {
             entries.push(BrowserEntry { depth, ..entry });
             sources.push(source);
         }
-        let shown = (0..entries.len()).collect();
-        Browser { sources, entries, errors, filter: String::new(), shown, selected: 0, title: title.into() }
+        // Paths relative to the folder all files share, so runs of one file name stay apart.
+        let files: Vec<&Path> = sources
+            .iter()
+            .filter_map(|s| match s {
+                EntrySource::File { path, .. } => Some(path.as_path()),
+                EntrySource::Loaded(_) => None,
+            })
+            .collect();
+        let prefix = common_dir(files.iter().copied());
+        for (entry, source) in entries.iter_mut().zip(&sources) {
+            entry.path = match source {
+                EntrySource::File { path, .. } => {
+                    single_line(&path.strip_prefix(&prefix).unwrap_or(path).to_string_lossy()).into_owned()
+                }
+                EntrySource::Loaded(_) => entry.id.clone(),
+            };
+        }
+        let mut judges: Vec<String> = JUDGES
+            .iter()
+            .filter(|j| entries.iter().any(|e| e.row.verdicts_of(j).next().is_some()))
+            .map(|j| j.to_string())
+            .collect();
+        let mut others: Vec<String> = entries
+            .iter()
+            .flat_map(|e| e.row.verdicts.iter().map(|v| v.judge.clone()))
+            .filter(|j| !JUDGES.contains(&j.as_str()))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        others.sort();
+        judges.extend(others.into_iter().map(|j| single_line(&j).into_owned()));
+        let mut columns = vec![
+            Column::Model,
+            Column::Defence,
+            Column::Domain,
+            Column::Persona,
+            Column::Category,
+            Column::Attack,
+            Column::Turns,
+            Column::Events,
+        ];
+        columns.extend((0..judges.len()).map(Column::Judge));
+        columns.push(Column::Path);
+        let mut browser = Browser {
+            sources,
+            shown: (0..entries.len()).collect(),
+            entries,
+            errors,
+            filter: String::new(),
+            filter_error: None,
+            lines: Vec::new(),
+            groups: Vec::new(),
+            selected: 0,
+            offset: 0,
+            title: title.into(),
+            judges,
+            columns,
+            widths: Vec::new(),
+            sort: None,
+            grouped: false,
+            unfolded: HashSet::new(),
+            review: None,
+            after_open: None,
+        };
+        browser.rebuild(None);
+        browser
     }
 
+    /// The header of a column.
+    pub fn header(&self, column: Column) -> String {
+        match column {
+            Column::Model => "model".into(),
+            Column::Defence => "defence".into(),
+            Column::Domain => "domain".into(),
+            Column::Persona => "persona".into(),
+            Column::Category => "category".into(),
+            Column::Attack => "attack".into(),
+            Column::Turns => "turns".into(),
+            Column::Events => "events".into(),
+            Column::Judge(j) => self.judges[j].clone(),
+            Column::Path => if self.sources.iter().any(|s| matches!(s, EntrySource::File { .. })) {
+                "path"
+            } else {
+                "episode"
+            }
+            .into(),
+        }
+    }
+
+    /// Filters by `filter` (fields and free words); a filter that does not parse
+    /// keeps the list as it was and says why in `filter_error`.
     pub fn set_filter(&mut self, filter: String) {
-        let current = self.shown.get(self.selected).copied();
+        let current = self.current_line();
         self.filter = filter;
-        self.shown = (0..self.entries.len()).filter(|&i| self.entries[i].matches(&self.filter)).collect();
-        self.selected = current.and_then(|c| self.shown.iter().position(|&i| i == c)).unwrap_or(0);
+        match Filter::parse(&self.filter, &self.judges) {
+            Ok(parsed) => {
+                self.filter_error = None;
+                self.shown = (0..self.entries.len())
+                    .filter(|&i| parsed.matches_with(&self.entries[i].row, &self.entries[i].haystack))
+                    .collect();
+                self.sort_shown();
+                self.rebuild(current);
+            }
+            Err(problem) => self.filter_error = Some(problem),
+        }
+    }
+
+    /// Sorts by the next column (unsorted after the last), ascending.
+    pub fn sort_next(&mut self) {
+        let at = self.sort.and_then(|(c, _)| self.columns.iter().position(|&x| x == c));
+        self.sort = match at {
+            None => self.columns.first().map(|&c| (c, false)),
+            Some(i) => self.columns.get(i + 1).map(|&c| (c, false)),
+        };
+        self.resort();
+    }
+
+    /// Reverses the sort (sorting by the first column if unsorted).
+    pub fn sort_reverse(&mut self) {
+        self.sort = match self.sort {
+            Some((c, descending)) => Some((c, !descending)),
+            None => self.columns.first().map(|&c| (c, true)),
+        };
+        self.resort();
+    }
+
+    /// Sorts by `column`.
+    pub fn sort_by(&mut self, column: Column, descending: bool) {
+        self.sort = Some((column, descending));
+        self.resort();
+    }
+
+    /// A new order starts at the top (the leaks first, when sorted so).
+    fn resort(&mut self) {
+        self.sort_shown();
+        self.rebuild(None);
+        self.offset = 0;
+    }
+
+    fn sort_shown(&mut self) {
+        let Some((column, descending)) = self.sort else {
+            self.shown.sort_unstable();
+            return;
+        };
+        let entries = &self.entries;
+        let judges = &self.judges;
+        let key = |i: usize| sort_key(&entries[i], column, judges);
+        let mut keyed: Vec<(SortKey, usize)> = self.shown.iter().map(|&i| (key(i), i)).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        if descending {
+            // Reversed keys, equal keys still in index order.
+            keyed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        }
+        self.shown = keyed.into_iter().map(|(_, i)| i).collect();
+    }
+
+    /// Shows or leaves the grouped view (groups folded at first).
+    pub fn toggle_grouped(&mut self) {
+        let current = self.current_line();
+        self.grouped = !self.grouped;
+        self.rebuild(current);
+    }
+
+    /// Folds or unfolds the selected group; on a row, folds the group it is in.
+    pub fn toggle_fold(&mut self) {
+        let key = match self.lines.get(self.selected) {
+            Some(ListLine::Group(g)) => self.groups[*g].key.clone(),
+            Some(ListLine::Row(i)) if self.grouped => {
+                group_key(&self.entries[*i], GROUP_BY.len(), &self.judges)
+            }
+            _ => return,
+        };
+        let target = if self.unfolded.remove(&key) {
+            Some(ListLine::Group(usize::MAX))
+        } else if matches!(self.lines.get(self.selected), Some(ListLine::Group(_))) {
+            self.unfolded.insert(key.clone());
+            Some(ListLine::Group(usize::MAX))
+        } else {
+            None
+        };
+        self.rebuild(None);
+        if target.is_some() {
+            self.selected = self
+                .lines
+                .iter()
+                .position(|l| matches!(l, ListLine::Group(g) if self.groups[*g].key == key))
+                .unwrap_or(0);
+        }
     }
 
     pub fn select_by(&mut self, delta: isize) {
-        if self.shown.is_empty() {
+        if self.lines.is_empty() {
             return;
         }
-        self.selected = (self.selected as isize + delta).clamp(0, self.shown.len() as isize - 1) as usize;
+        self.selected = (self.selected as isize + delta).clamp(0, self.lines.len() as isize - 1) as usize;
     }
 
-    /// Index into `entries` and `sources` of the selected row.
+    /// Index into `entries` and `sources` of the selected row (none on a group).
     pub fn selected_episode(&self) -> Option<usize> {
-        self.shown.get(self.selected).copied()
+        match self.lines.get(self.selected)? {
+            ListLine::Row(i) => Some(*i),
+            ListLine::Group(_) => None,
+        }
     }
+
+    /// Keeps the selection within `height` lines from `offset`.
+    pub fn scroll_into_view(&mut self, height: usize) {
+        self.offset = visible_offset(self.offset, self.selected, height);
+        if let Some(review) = &mut self.review {
+            review.offset = visible_offset(review.offset, review.selected, height);
+        }
+    }
+
+    /// Replaces the reviewer's verdicts of the episode `id` of `file` (its notes changed): the
+    /// row's cells and text, and the review when it is open (the selection keeps its place).
+    pub fn set_human_verdicts(&mut self, file: &Path, id: &str, human: Vec<SourceVerdict>) {
+        let found = self.sources.iter().position(|s| match s {
+            EntrySource::File { path, id: i } => path == file && i == id,
+            EntrySource::Loaded(e) => e.id() == id && Path::new(&e.origin) == file,
+        });
+        let Some(i) = found else { return };
+        let row = &mut self.entries[i].row;
+        row.verdicts.retain(|v| v.method != VerdictMethod::Human);
+        row.verdicts.extend(human);
+        self.entries[i].haystack = haystack(&self.entries[i].row);
+        if let Some(selected) = self.review.as_ref().map(|r| r.selected) {
+            self.open_review();
+            if let Some(review) = &mut self.review {
+                review.selected = selected.min(review.items.len().saturating_sub(1));
+            }
+        }
+        let current = self.current_line();
+        self.rebuild(current);
+    }
+
+    /// Opens the agreement review over the shown rows.
+    pub fn open_review(&mut self) {
+        let rows: Vec<CorpusRow> = self.shown.iter().map(|&i| self.entries[i].row.clone()).collect();
+        let items =
+            disagreements(&rows).into_iter().map(|d| Disagreement { row: self.shown[d.row], ..d }).collect();
+        self.review = Some(Review { items, selected: 0, offset: 0 });
+    }
+
+    fn current_line(&self) -> Option<Current> {
+        match self.lines.get(self.selected)? {
+            ListLine::Row(i) => Some(Current::Row(*i)),
+            ListLine::Group(g) => Some(Current::Group(self.groups[*g].key.clone())),
+        }
+    }
+
+    /// Lines, groups and widths again after the shown rows, their order or the view changed;
+    /// the selection stays on `current` when it is still listed.
+    fn rebuild(&mut self, current: Option<Current>) {
+        self.groups.clear();
+        self.lines.clear();
+        if self.grouped {
+            self.build_groups();
+        } else {
+            self.lines.extend(self.shown.iter().map(|&i| ListLine::Row(i)));
+        }
+        self.selected = current
+            .and_then(|c| {
+                self.lines.iter().position(|l| match (l, &c) {
+                    (ListLine::Row(i), Current::Row(j)) => i == j,
+                    (ListLine::Group(g), Current::Group(key)) => &self.groups[*g].key == key,
+                    _ => false,
+                })
+            })
+            .unwrap_or(0);
+        self.widths = self.natural_widths();
+    }
+
+    fn build_groups(&mut self) {
+        // Each group's rows, in the shown order; groups in the order of their first row
+        // when sorted, by name otherwise.
+        let depth = GROUP_BY.len();
+        let mut members: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+        let mut first_seen: HashMap<Vec<String>, usize> = HashMap::new();
+        for (position, &i) in self.shown.iter().enumerate() {
+            let full = group_key(&self.entries[i], depth, &self.judges);
+            for level in 1..=depth {
+                let key = full[..level].to_vec();
+                first_seen.entry(key.clone()).or_insert(position);
+                members.entry(key).or_default().push(i);
+            }
+        }
+        let mut children: BTreeMap<Vec<String>, Vec<Vec<String>>> = BTreeMap::new();
+        for key in members.keys() {
+            children.entry(key[..key.len() - 1].to_vec()).or_default().push(key.clone());
+        }
+        if self.sort.is_some() {
+            for list in children.values_mut() {
+                list.sort_by_key(|k| first_seen[k]);
+            }
+        }
+        let mut stack: Vec<Vec<String>> = children.get(&Vec::new()).cloned().unwrap_or_default();
+        stack.reverse();
+        while let Some(key) = stack.pop() {
+            let rows = &members[&key];
+            let rates = (0..self.judges.len())
+                .map(|j| {
+                    let judge = &self.judges[j];
+                    let judged = rows
+                        .iter()
+                        .filter(|&&i| {
+                            self.entries[i].row.verdicts_of(judge).any(|v| attack_severity(v.outcome) > 0)
+                        })
+                        .count();
+                    let failed = rows
+                        .iter()
+                        .filter(|&&i| {
+                            self.entries[i].row.verdicts_of(judge).any(|v| v.outcome == Outcome::Fail)
+                        })
+                        .count();
+                    (failed, judged)
+                })
+                .collect();
+            self.lines.push(ListLine::Group(self.groups.len()));
+            self.groups.push(Group { key: key.clone(), episodes: rows.len(), rates });
+            if !self.unfolded.contains(&key) {
+                continue;
+            }
+            if key.len() == depth {
+                self.lines.extend(rows.iter().map(|&i| ListLine::Row(i)));
+            } else if let Some(kids) = children.get(&key) {
+                stack.extend(kids.iter().rev().cloned());
+            }
+        }
+    }
+
+    /// The text of a group's cell in `column`: its name in the column of its level,
+    /// the count in the path column, the rate in each judge's.
+    pub fn group_cell(&self, group: &Group, column: Column) -> String {
+        match column {
+            Column::Path => format!("{} episodes", group.episodes),
+            Column::Judge(j) => match group.rates[j] {
+                (_, 0) => "-".into(),
+                (k, n) => format!("{k}/{n} {:.0}%", 100.0 * k as f64 / n as f64),
+            },
+            c => match GROUP_BY.iter().position(|&g| g == c) {
+                Some(level) if level == group.depth() => {
+                    let fold = if self.unfolded.contains(&group.key) { "▾" } else { "▸" };
+                    format!("{fold} {}", group.key[level])
+                }
+                _ => String::new(),
+            },
+        }
+    }
+
+    fn natural_widths(&self) -> Vec<usize> {
+        self.columns
+            .iter()
+            .map(|&column| {
+                // Room for the sort arrow on the sorted column.
+                let arrow = if self.sort.is_some_and(|(c, _)| c == column) { 2 } else { 0 };
+                let header = self.header(column).width() + arrow;
+                let rows = self.lines.iter().map(|line| match line {
+                    ListLine::Row(i) => self.entries[*i].cell(column, &self.judges).width(),
+                    ListLine::Group(g) => self.group_cell(&self.groups[*g], column).width(),
+                });
+                // A column no line fills (the grouped view with every group folded) is left out.
+                match rows.max() {
+                    Some(0) => 0,
+                    widest => widest.unwrap_or(0).max(header),
+                }
+            })
+            .collect()
+    }
+}
+
+enum Current {
+    Row(usize),
+    Group(Vec<String>),
+}
+
+/// The first line shown so that `selected` is within `height` lines, moving as little as possible.
+pub fn visible_offset(offset: usize, selected: usize, height: usize) -> usize {
+    let height = height.max(1);
+    if selected < offset {
+        selected
+    } else if selected >= offset + height {
+        selected + 1 - height
+    } else {
+        offset
+    }
+}
+
+/// The values of the first `depth` fields of [`GROUP_BY`].
+fn group_key(entry: &BrowserEntry, depth: usize, judges: &[String]) -> Vec<String> {
+    GROUP_BY[..depth].iter().map(|&c| entry.cell(c, judges)).collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum SortKey {
+    Text(String),
+    Number(u64),
+    /// Severity of the worst outcome, then the score in thousandths.
+    Verdict(u8, i64),
+}
+
+fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey {
+    match column {
+        Column::Turns => SortKey::Number(u64::from(entry.row.turns)),
+        Column::Events => SortKey::Number(entry.row.events as u64),
+        Column::Judge(j) => {
+            let verdicts: Vec<&SourceVerdict> = entry.row.verdicts_of(&judges[j]).collect();
+            let worst = verdicts
+                .iter()
+                .map(|v| attack_severity(v.outcome) + u8::from(v.outcome == Outcome::Error))
+                .max();
+            let score = verdicts.iter().find_map(|v| v.score).map_or(-1, |s| (s * 1000.0) as i64);
+            SortKey::Verdict(worst.unwrap_or(0), score)
+        }
+        column => SortKey::Text(entry.cell(column, judges).to_lowercase()),
+    }
+}
+
+/// The longest folder all paths are in (empty when they share none).
+fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let Some(first) = paths.next() else { return PathBuf::new() };
+    let mut common = first.parent().map(Path::to_path_buf).unwrap_or_default();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
 }
 
 /// Orders items so that each fork follows its parent (depth-first, in the

@@ -1,7 +1,8 @@
 //! Where things live on disk: config (themes, keymap), dataset cache, episodes, log.
 //!
 //! `directories` gives the platform defaults; `CONVERSE_TUI_CONFIG` replaces
-//! the config directory and `CONVERSE_TUI_DATA` the dataset cache, so tests
+//! the config directory, `CONVERSE_TUI_DATA` the dataset cache and
+//! `CONVERSE_TUI_CACHE` the other caches (the corpus index), so tests
 //! and CI never touch the real home directory.
 
 use std::path::PathBuf;
@@ -10,6 +11,7 @@ use directories::ProjectDirs;
 
 pub const CONFIG_ENV: &str = "CONVERSE_TUI_CONFIG";
 pub const DATA_ENV: &str = "CONVERSE_TUI_DATA";
+pub const CACHE_ENV: &str = "CONVERSE_TUI_CACHE";
 
 #[derive(Debug, Clone)]
 pub struct Paths {
@@ -21,6 +23,8 @@ pub struct Paths {
     pub episodes_dir: PathBuf,
     /// The log file (never the terminal while the TUI is up).
     pub log_dir: PathBuf,
+    /// Caches that can be rebuilt at any time (the corpus index).
+    pub cache_dir: PathBuf,
 }
 
 impl Paths {
@@ -36,13 +40,16 @@ impl Paths {
         let dataset_dir = env_dir(DATA_ENV)
             .or_else(|| dirs.as_ref().map(|d| d.cache_dir().join("dataset")))
             .unwrap_or_else(|| fallback().join("dataset"));
+        let cache_dir = env_dir(CACHE_ENV)
+            .or_else(|| dirs.as_ref().map(|d| d.cache_dir().to_path_buf()))
+            .unwrap_or_else(|| fallback().join("cache"));
         let data_dir =
             dirs.as_ref().map(|d| d.data_dir().to_path_buf()).unwrap_or_else(|| fallback().join("data"));
         let log_dir = dirs
             .as_ref()
             .and_then(|d| d.state_dir().map(|p| p.to_path_buf()))
             .unwrap_or_else(|| data_dir.join("log"));
-        Paths { config_dir, dataset_dir, episodes_dir: data_dir.join("episodes"), log_dir }
+        Paths { config_dir, dataset_dir, episodes_dir: data_dir.join("episodes"), log_dir, cache_dir }
     }
 
     pub fn config_file(&self) -> PathBuf {

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::core::corpus::agreement::{LABELS, PairAgreement, agreement};
-use crate::core::corpus::index;
+use crate::core::corpus::index_cached;
 use crate::core::sanitize::single_line;
 
 use super::ls::report_problems;
@@ -14,12 +14,14 @@ use super::text_table::Table;
 pub struct AgreementArgs {
     pub paths: Vec<PathBuf>,
     pub json: bool,
+    /// Where the index cache lives (`None`: every file is read).
+    pub cache: Option<PathBuf>,
 }
 
 /// Prints one row (or JSON object) per judge and pair of sources; `Ok(false)`
 /// when some file could not be read.
 pub fn run(args: &AgreementArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
-    let corpus = index(&args.paths);
+    let corpus = index_cached(&args.paths, args.cache.as_deref());
     let pairs = agreement(&corpus.rows);
     if args.json {
         for pair in &pairs {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::corpus::{Corpus, CorpusRow, Filter, index};
+use crate::core::corpus::{Corpus, CorpusRow, Filter, index_cached};
 use crate::core::sanitize::single_line;
 
 use super::text_table::Table;
@@ -17,12 +17,14 @@ pub struct LsArgs {
     pub filter: Option<String>,
     /// Columns the table may take (`None`: as wide as the content).
     pub width: Option<usize>,
+    /// Where the index cache lives (`None`: every file is read).
+    pub cache: Option<PathBuf>,
 }
 
 /// Lists the episodes; `Ok(false)` when some file could not be read (each
 /// named on `err` as `path:line: problem`; the rest is listed).
 pub fn ls(args: &LsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
-    let corpus = index(&args.paths);
+    let corpus = index_cached(&args.paths, args.cache.as_deref());
     let rows = filtered(&corpus, args.filter.as_deref())?;
     if args.json {
         for row in &rows {

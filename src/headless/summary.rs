@@ -429,12 +429,14 @@ pub struct GroupedArgs {
     pub by: Vec<String>,
     pub judge_model: Option<String>,
     pub format: Format,
+    /// Where the index cache lives (`None`: every file is read).
+    pub cache: Option<PathBuf>,
 }
 
 /// Prints one row per group × judge × judge model; `Ok(false)` when some
 /// file could not be read (named on `err`; the rest is counted).
 pub fn grouped(args: &GroupedArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
-    let corpus = crate::core::corpus::index(&args.paths);
+    let corpus = crate::core::corpus::index_cached(&args.paths, args.cache.as_deref());
     let rows = group_rows(&corpus.rows, &args.by, args.judge_model.as_deref());
     if args.format == Format::Json {
         for row in &rows {

@@ -1,11 +1,16 @@
-//! The episode browser screen.
+//! The episode browser screen: the episodes (or their groups) in columns fitted
+//! to the content and the terminal, and the agreement review list.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::app::browser::Browser;
+use crate::app::browser::{
+    Browser, Column, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol, visible_offset,
+};
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
 use crate::config::keymap::Command;
@@ -17,62 +22,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
     let [list, errors, status] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(errors_height), Constraint::Length(1)])
             .areas(area);
-    let title = Line::from(vec![
-        Span::styled(format!(" Episodes — {} ", single_line(&browser.title)), theme.title()),
-        Span::styled(format!("{} of {} ", browser.shown.len(), browser.entries.len()), theme.dim()),
-    ]);
-    let block = Block::bordered().border_style(theme.border(true)).title(title);
-    let rows = browser.shown.iter().map(|&i| {
-        let e = &browser.entries[i];
-        let mut verdicts = Vec::new();
-        for (judge, outcome, score) in &e.verdicts {
-            let score = score.map(|s| format!("{s:.2}")).unwrap_or_default();
-            let chip = format!("{} {}{score}", single_line(judge), outcome_symbol(*outcome));
-            verdicts.push(Span::styled(chip, theme.outcome(*outcome)));
-            verdicts.push(Span::raw(" "));
-        }
-        Row::new(vec![
-            Cell::from(if e.depth == 0 {
-                Line::from(e.id.clone())
-            } else {
-                Line::from(vec![
-                    Span::styled(format!("{}└ fork ", "  ".repeat(e.depth - 1)), theme.dim()),
-                    Span::raw(e.id.clone()),
-                ])
-            }),
-            Cell::from(e.domain.clone()),
-            Cell::from(e.attack.clone()),
-            Cell::from(format!("{:>3}", e.turns)),
-            Cell::from(match e.events {
-                Some(n) => format!("{n:>5}"),
-                None => format!("{:>5}", "-"),
-            }),
-            Cell::from(Line::from(verdicts)),
-        ])
-    });
-    let widths = [
-        Constraint::Fill(3),
-        Constraint::Length(15),
-        Constraint::Fill(3),
-        Constraint::Length(5),
-        Constraint::Length(6),
-        Constraint::Fill(4),
-    ];
-    let table = Table::new(rows, widths)
-        .header(Row::new(["episode", "domain", "attack", "turns", "events", "verdicts"]).style(theme.dim()))
-        .block(block)
-        .column_spacing(1)
-        .row_highlight_style(theme.selection())
-        .highlight_symbol("▶ ");
-    let mut table_state = TableState::default();
-    if !browser.shown.is_empty() {
-        table_state.select(Some(browser.selected));
-    }
-    frame.render_stateful_widget(table, list, &mut table_state);
-    if browser.shown.is_empty() {
-        let inner = Rect { y: list.y + 2, height: 1, x: list.x + 2, width: list.width.saturating_sub(4) };
-        let why = if browser.entries.is_empty() { "no episodes found" } else { "nothing matches the filter" };
-        frame.render_widget(Paragraph::new(Span::styled(why, theme.dim())), inner);
+    match &browser.review {
+        Some(review) => draw_review(frame, list, browser, review, theme),
+        None => draw_list(frame, list, browser, theme),
     }
     let error_lines: Vec<Line> = browser
         .errors
@@ -84,24 +36,333 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
     draw_status(frame, status, state, browser, theme);
 }
 
+fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
+    let mut title = vec![
+        Span::styled(format!(" Episodes — {} ", single_line(&browser.title)), theme.title()),
+        Span::styled(format!("{} of {} ", browser.shown.len(), browser.entries.len()), theme.dim()),
+    ];
+    if let Some((column, descending)) = browser.sort {
+        let arrow = if descending { "↓" } else { "↑" };
+        title.push(Span::styled(format!("· sorted by {} {arrow} ", browser.header(column)), theme.dim()));
+    }
+    if browser.grouped {
+        title.push(Span::styled("· grouped by model › defence › domain ", theme.dim()));
+    }
+    let block = Block::bordered().border_style(theme.border(true)).title(Line::from(title));
+    let inner_width = area.width.saturating_sub(2 + 2) as usize;
+    let fitted = fit(browser, inner_width);
+    let height = area.height.saturating_sub(CHROME) as usize;
+    let offset = visible_offset(browser.offset, browser.selected, height);
+    let rows = browser.lines.iter().skip(offset).take(height).map(|line| match line {
+        ListLine::Row(i) => {
+            let e = &browser.entries[*i];
+            Row::new(fitted.iter().map(|&(column, width)| {
+                let text = e.cell(column, &browser.judges);
+                let style = match column {
+                    Column::Judge(j) => {
+                        e.judge_outcome(&browser.judges[j]).map_or(theme.dim(), |o| theme.outcome(o))
+                    }
+                    _ => Style::default(),
+                };
+                if column == Column::Path && e.depth > 0 {
+                    let fork = format!("{}└ ", "  ".repeat(e.depth - 1));
+                    let rest = width.saturating_sub(fork.width());
+                    Cell::from(Line::from(vec![
+                        Span::styled(fork, theme.dim()),
+                        Span::raw(truncate_left(&text, rest)),
+                    ]))
+                } else {
+                    Cell::from(Span::styled(fit_text(column, &text, width), style))
+                }
+            }))
+        }
+        ListLine::Group(g) => {
+            let group = &browser.groups[*g];
+            Row::new(fitted.iter().map(|&(column, width)| {
+                let text = browser.group_cell(group, column);
+                let style = match column {
+                    Column::Judge(_) | Column::Path => theme.dim(),
+                    _ => theme.title(),
+                };
+                Cell::from(Span::styled(fit_text(column, &text, width), style))
+            }))
+        }
+    });
+    let header = Row::new(fitted.iter().map(|&(column, width)| {
+        let mut name = browser.header(column);
+        if let Some((sorted, descending)) = browser.sort
+            && sorted == column
+        {
+            name.push_str(if descending { " ↓" } else { " ↑" });
+        }
+        Cell::from(truncate(&name, width))
+    }))
+    .style(theme.dim());
+    let widths: Vec<Constraint> = fitted.iter().map(|&(_, w)| Constraint::Length(w as u16)).collect();
+    let table = Table::new(rows, widths)
+        .header(header)
+        .block(block)
+        .column_spacing(1)
+        .row_highlight_style(theme.selection())
+        .highlight_symbol("▶ ");
+    let mut table_state = TableState::default();
+    if !browser.lines.is_empty() {
+        table_state.select(Some(browser.selected - offset));
+    }
+    frame.render_stateful_widget(table, area, &mut table_state);
+    if browser.lines.is_empty() {
+        let inner = Rect { y: area.y + 2, height: 1, x: area.x + 2, width: area.width.saturating_sub(4) };
+        let why = if browser.entries.is_empty() { "no episodes found" } else { "nothing matches the filter" };
+        frame.render_widget(Paragraph::new(Span::styled(why, theme.dim())), inner);
+    }
+}
+
+/// Columns least needed first: dropped in this order when the screen is too narrow.
+const DROP_ORDER: [Column; 7] = [
+    Column::Events,
+    Column::Persona,
+    Column::Turns,
+    Column::Category,
+    Column::Domain,
+    Column::Attack,
+    Column::Defence,
+];
+
+/// The narrowest a column gets before it is dropped.
+fn min_width(column: Column, natural: usize) -> usize {
+    let min = match column {
+        Column::Model => 12,
+        Column::Defence | Column::Domain | Column::Category => 8,
+        Column::Attack => 10,
+        Column::Path => 16,
+        Column::Persona | Column::Turns | Column::Events | Column::Judge(_) => natural,
+    };
+    min.min(natural)
+}
+
+/// The columns shown and their widths in `width` cells: each as wide as its
+/// widest cell; when they do not fit, the widest text columns shrink (to their
+/// minimum), then the least needed are dropped, then the path shrinks. Spare
+/// cells widen the path, the attack, the defence and the model, in that order.
+pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
+    let mut columns: Vec<(Column, usize)> =
+        browser.columns.iter().copied().zip(browser.widths.iter().copied()).filter(|&(_, w)| w > 0).collect();
+    let total =
+        |cols: &[(Column, usize)]| cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1);
+    let naturals: Vec<(Column, usize)> = columns.clone();
+    let natural_of = |c: Column| naturals.iter().find(|(x, _)| *x == c).map_or(0, |(_, w)| *w);
+    // Shrink one cell at a time: the path down to a comfortable width (a third of the screen,
+    // at most 48), then the widest other column to its minimum; then drop the least needed
+    // columns; only then the path down to its minimum (its end tells runs apart).
+    let comfortable = (width / 3).min(48);
+    let path_min = min_width(Column::Path, natural_of(Column::Path));
+    let shrink = |columns: &mut Vec<(Column, usize)>, path_floor: Option<usize>| {
+        while total(columns) > width {
+            let path = columns.iter().position(|(c, _)| *c == Column::Path);
+            let path_above =
+                |floor: usize| path.filter(|&i| columns[i].1 > floor.min(natural_of(Column::Path)));
+            let other = columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (c, w))| *c != Column::Path && *w > min_width(*c, natural_of(*c)))
+                .max_by_key(|(_, (_, w))| *w)
+                .map(|(i, _)| i);
+            let pick = match path_floor {
+                None => path_above(comfortable).or(other),
+                Some(floor) => path_above(floor),
+            };
+            match pick {
+                Some(i) => columns[i].1 -= 1,
+                None => break,
+            }
+        }
+    };
+    shrink(&mut columns, None);
+    for drop in DROP_ORDER {
+        if total(&columns) <= width {
+            break;
+        }
+        columns.retain(|(c, _)| *c != drop);
+    }
+    shrink(&mut columns, Some(path_min));
+    // What is left widens the path (up to its content), then the attack, defence and model.
+    for grow in [Column::Path, Column::Attack, Column::Defence, Column::Model] {
+        let spare_now = width.saturating_sub(total(&columns));
+        if spare_now == 0 {
+            break;
+        }
+        if let Some((c, w)) = columns.iter_mut().find(|(c, _)| *c == grow) {
+            let more = natural_of(*c).saturating_sub(*w).min(spare_now);
+            *w += more;
+        }
+    }
+    columns
+}
+
+fn fit_text(column: Column, text: &str, width: usize) -> String {
+    match column {
+        // The end of a path (the run's folder and file) is what tells rows apart.
+        Column::Path => truncate_left(text, width),
+        Column::Turns | Column::Events => format!("{text:>width$}"),
+        _ => truncate(text, width),
+    }
+}
+
+/// `text` in at most `width` cells, ending with `…` when cut.
+pub fn truncate(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` in at most `width` cells, starting with `…` when cut.
+pub fn truncate_left(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        tail.push(c);
+        used += w;
+    }
+    let mut out = String::from(if width > 0 { "…" } else { "" });
+    out.extend(tail.into_iter().rev());
+    out
+}
+
+fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review, theme: &Theme) {
+    let title = Line::from(vec![
+        Span::styled(" Agreement review — verdict sources that disagree ", theme.title()),
+        Span::styled(
+            format!("{} on {} shown episodes ", review.items.len(), browser.shown.len()),
+            theme.dim(),
+        ),
+    ]);
+    let block = Block::bordered().border_style(theme.border(true)).title(title);
+    let height = area.height.saturating_sub(CHROME) as usize;
+    let offset = visible_offset(review.offset, review.selected, height);
+    let inner = area.width.saturating_sub(4) as usize;
+    // Who said what: the outcome's symbol and the source (the judge model for a judge file).
+    let side = |v: &crate::core::corpus::SourceVerdict| {
+        let who = match (&v.model, v.method) {
+            (Some(m), crate::core::episode::VerdictMethod::Imported) => m.clone(),
+            (Some(m), method) => format!("{} {m}", method.as_str()),
+            (None, method) => method.as_str().to_string(),
+        };
+        format!("{} {} {}", outcome_symbol(v.outcome), v.outcome.as_str(), single_line(&who))
+    };
+    let visible: Vec<_> = review.items.iter().skip(offset).take(height).collect();
+    let side_width =
+        |pick: fn(&crate::core::corpus::agreement::Disagreement) -> &crate::core::corpus::SourceVerdict| {
+            review.items.iter().map(|d| side(pick(d)).width()).max().unwrap_or(1).max(1)
+        };
+    let (a_width, b_width) = (side_width(|d| &d.a), side_width(|d| &d.b));
+    let fixed = 8 + 1 + a_width + 1 + b_width + 1 + 4 + 1;
+    let model_width = if inner >= fixed + 18 + 1 + 30 { 18 } else { 0 };
+    let path_width = inner.saturating_sub(fixed + model_width + usize::from(model_width > 0));
+    let rows = visible.into_iter().map(|d| {
+        let entry = &browser.entries[d.row];
+        let turn = d.turn().map_or("-".to_string(), |t| t.to_string());
+        let mut cells = vec![
+            Cell::from(single_line(&d.judge).into_owned()),
+            Cell::from(Span::styled(side(&d.a), theme.outcome(d.a.outcome))),
+            Cell::from(Span::styled(side(&d.b), theme.outcome(d.b.outcome))),
+            Cell::from(format!("{turn:>4}")),
+        ];
+        if model_width > 0 {
+            cells.push(Cell::from(truncate(&entry.cell(Column::Model, &browser.judges), model_width)));
+        }
+        cells.push(Cell::from(truncate_left(&entry.path, path_width)));
+        Row::new(cells)
+    });
+    let mut widths = vec![
+        Constraint::Length(8),
+        Constraint::Length(a_width as u16),
+        Constraint::Length(b_width as u16),
+        Constraint::Length(4),
+    ];
+    let mut header = vec!["judge", "a", "b", "turn"];
+    if model_width > 0 {
+        widths.push(Constraint::Length(model_width as u16));
+        header.push("model");
+    }
+    widths.push(Constraint::Length(path_width as u16));
+    header.push("path");
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme.dim()))
+        .block(block)
+        .column_spacing(1)
+        .row_highlight_style(theme.selection())
+        .highlight_symbol("▶ ");
+    let mut table_state = TableState::default();
+    if !review.items.is_empty() {
+        table_state.select(Some(review.selected - offset));
+    }
+    frame.render_stateful_widget(table, area, &mut table_state);
+    if review.items.is_empty() {
+        let inner = Rect { y: area.y + 2, height: 1, x: area.x + 2, width: area.width.saturating_sub(4) };
+        let why = "no two verdict sources disagree on the shown episodes";
+        frame.render_widget(Paragraph::new(Span::styled(why, theme.dim())), inner);
+    }
+}
+
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, theme: &Theme) {
+    let k = |c| state.keymap.keys_label(c);
     let line = match (state.overlay(), &state.message) {
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::Filter => {
-            Line::from(format!(" filter: {}▏  Enter keep · Esc clear", single_line(&p.input)))
+            let problem = browser.filter_error.as_deref().map(|e| format!("  ⚠ {}", single_line(e)));
+            Line::from(format!(
+                " filter: {}▏  {}",
+                single_line(&p.input),
+                problem.unwrap_or_else(|| {
+                    "field=glob, turns>5, privacy=fail, words · Enter keep · Esc clear".into()
+                })
+            ))
         }
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
+        _ if browser.review.is_some() => Line::from(format!(
+            " {} open at the disputed turn · {} label it there · {} back to the episodes · {} help · {} quit",
+            k(Command::OpenDetail),
+            k(Command::Annotate),
+            k(Command::Close),
+            k(Command::Help),
+            k(Command::Quit)
+        )),
         _ => {
-            let k = |c| state.keymap.keys_label(c);
             let filter = if browser.filter.is_empty() {
                 String::new()
             } else {
                 format!("filter '{}' · ", single_line(&browser.filter))
             };
+            let open = if browser.grouped { "open/fold" } else { "open" };
             Line::from(format!(
-                " {filter}{} open · {} filter · {} back · {} help · {} quit",
+                " {filter}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
                 k(Command::OpenDetail),
                 k(Command::Search),
+                k(Command::SortNext),
+                k(Command::SortReverse),
+                k(Command::GroupView),
+                k(Command::Review),
                 k(Command::Close),
                 k(Command::Help),
                 k(Command::Quit)
@@ -109,15 +370,4 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
         }
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
-}
-
-/// A one-character outcome, so a row's verdicts fit a narrow screen.
-pub fn outcome_symbol(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Pass => "✓",
-        Outcome::Fail => "✗",
-        Outcome::Partial => "◐",
-        Outcome::Error => "⚠",
-        Outcome::Skipped => "·",
-    }
 }

@@ -32,6 +32,7 @@ pub fn isolated<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env_remove("CONVERSE_TUI_CONFIG")
         .env_remove("CONVERSE_TUI_DATA")
+        .env_remove("CONVERSE_TUI_CACHE")
         .env_remove("OPENAI_BASE_URL")
         .env("OPENAI_API_KEY", "sk-test")
 }

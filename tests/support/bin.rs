@@ -9,6 +9,7 @@ pub fn run_in(home: &Path, args: &[&str]) -> Output {
         .env("HOME", home)
         .env("CONVERSE_TUI_CONFIG", home.join("config"))
         .env("CONVERSE_TUI_DATA", home.join("data"))
+        .env("CONVERSE_TUI_CACHE", home.join("cache"))
         .output()
         .unwrap()
 }

@@ -16,7 +16,7 @@ impl Session {
         let name = format!("ctui-{}-{}", std::process::id(), rand_suffix());
         let bin = env!("CARGO_BIN_EXE_converse-tui");
         let script = format!(
-            "HOME='{home}' CONVERSE_TUI_CONFIG='{home}/config' CONVERSE_TUI_DATA='{home}/data' \
+            "HOME='{home}' CONVERSE_TUI_CONFIG='{home}/config' CONVERSE_TUI_DATA='{home}/data' CONVERSE_TUI_CACHE='{home}/cache' \
              TERM=xterm-256color '{bin}' {args}; echo EXIT=$?; sleep 30",
             home = home.display()
         );

@@ -1,18 +1,40 @@
-//! Commands on the episode browser, and opening the episode it points at.
+//! Commands on the episode browser (the list, its groups and the agreement
+//! review), and opening the episode a row points at.
 
 use crate::config::keymap::Command;
 use crate::core::sanitize::single_line;
 
 use super::super::action::Effect;
-use super::super::browser::EntrySource;
+use super::super::browser::{AfterOpen, Browser, EntrySource, LIST_CHROME};
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
 use super::{open_picker, request_quit, show_episode};
 
+/// Lines of the list on screen: the area less the list's borders and header, the errors and the status line.
+fn list_height(state: &AppState, browser: &Browser) -> usize {
+    let errors = browser.errors.len().min(3) as u16;
+    state.area.height.saturating_sub(LIST_CHROME + errors + 1).max(1) as usize
+}
+
 pub(super) fn command(state: &mut AppState, command: Command) {
+    let Some(browser) = &state.browser else {
+        return;
+    };
+    let height = list_height(state, browser);
+    if browser.review.is_some() {
+        review_command(state, command, height);
+    } else {
+        list_command(state, command, height);
+    }
+    if let Some(browser) = &mut state.browser {
+        browser.scroll_into_view(height);
+    }
+}
+
+fn list_command(state: &mut AppState, command: Command, height: usize) {
     let Some(browser) = &mut state.browser else {
         return;
     };
-    let page = state.area.height.saturating_sub(6).max(1) as isize;
+    let page = height as isize;
     match command {
         Command::SelectNext | Command::ScrollDown | Command::NextEvent => browser.select_by(1),
         Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => browser.select_by(-1),
@@ -20,19 +42,20 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::PageUp => browser.select_by(-page),
         Command::First => browser.select_by(isize::MIN / 2),
         Command::Last => browser.select_by(isize::MAX / 2),
-        Command::OpenDetail => match browser.selected_episode().and_then(|i| browser.sources.get(i)) {
-            Some(EntrySource::Loaded(episode)) => {
-                let episode = (**episode).clone();
-                show_episode(state, episode);
+        Command::OpenDetail if browser.selected_episode().is_none() => browser.toggle_fold(),
+        Command::OpenDetail => {
+            if let Some(i) = browser.selected_episode() {
+                open(state, i, None);
             }
-            // Loading is I/O: the loop does it and answers with `Action::EpisodeLoaded`.
-            Some(EntrySource::File { path, id }) => {
-                let effect = Effect::OpenEpisode { path: path.clone(), id: id.clone() };
-                state.message = Some(format!("loading {}…", single_line(id)));
-                state.effects.push(effect);
-            }
-            None => {}
-        },
+        }
+        Command::SortNext => browser.sort_next(),
+        Command::SortReverse => browser.sort_reverse(),
+        Command::GroupView => browser.toggle_grouped(),
+        Command::Review => {
+            browser.open_review();
+            let n = browser.review.as_ref().map_or(0, |r| r.items.len());
+            state.message = Some(format!("{n} disagreements between verdict sources on the shown episodes"));
+        }
         Command::Search => {
             let input = browser.filter.clone();
             state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
@@ -43,5 +66,55 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
         Command::Quit => request_quit(state),
         _ => {}
+    }
+}
+
+fn review_command(state: &mut AppState, command: Command, height: usize) {
+    let Some(review) = state.browser.as_mut().and_then(|b| b.review.as_mut()) else {
+        return;
+    };
+    let last = review.items.len().saturating_sub(1) as isize;
+    let mut select = |delta: isize| {
+        review.selected = (review.selected as isize + delta).clamp(0, last.max(0)) as usize;
+    };
+    match command {
+        Command::SelectNext | Command::ScrollDown | Command::NextEvent => select(1),
+        Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => select(-1),
+        Command::PageDown => select(height as isize),
+        Command::PageUp => select(-(height as isize)),
+        Command::First => select(isize::MIN / 2),
+        Command::Last => select(isize::MAX / 2),
+        Command::OpenDetail | Command::Annotate => {
+            let Some(d) = review.items.get(review.selected) else { return };
+            let (row, turn) = (d.row, d.turn());
+            open(state, row, Some(AfterOpen { turn, annotate: command == Command::Annotate }));
+        }
+        Command::Close | Command::Review => {
+            if let Some(browser) = &mut state.browser {
+                browser.review = None;
+            }
+        }
+        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
+        Command::Quit => request_quit(state),
+        _ => {}
+    }
+}
+
+/// Opens entry `i`: at once when it is in memory, else through the loop (I/O),
+/// which answers with `Action::EpisodeLoaded`; `after` is applied once shown.
+fn open(state: &mut AppState, i: usize, after: Option<AfterOpen>) {
+    let Some(browser) = &mut state.browser else { return };
+    browser.after_open = after;
+    match browser.sources.get(i) {
+        Some(EntrySource::Loaded(episode)) => {
+            let episode = (**episode).clone();
+            show_episode(state, episode);
+        }
+        Some(EntrySource::File { path, id }) => {
+            let effect = Effect::OpenEpisode { path: path.clone(), id: id.clone() };
+            state.message = Some(format!("loading {}…", single_line(id)));
+            state.effects.push(effect);
+        }
+        None => {}
     }
 }

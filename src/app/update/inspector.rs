@@ -229,7 +229,7 @@ fn go_to_evidence(state: &mut AppState) {
     }
 }
 
-fn open_annotate(state: &mut AppState) {
+pub(super) fn open_annotate(state: &mut AppState) {
     if state.inspector().is_none_or(|i| i.notes.path.is_none()) {
         state.message =
             Some("this episode has no file to keep notes beside (the bundled demos are read-only)".into());

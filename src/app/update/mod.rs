@@ -14,6 +14,7 @@ use crate::config::keymap::{Command, Layer};
 use crate::core::episode::Episode;
 
 use super::action::{Action, Effect};
+use super::browser::AfterOpen;
 use super::input::layer;
 use super::state::{AppState, Overlay, Screen};
 
@@ -41,7 +42,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::NotesLoaded { path, result } => notes::loaded(state, path, result),
         Action::EpisodeLoaded(Ok(episode)) => show_episode(state, *episode),
-        Action::EpisodeLoaded(Err(problem)) => state.message = Some(format!("cannot open: {problem}")),
+        Action::EpisodeLoaded(Err(problem)) => {
+            if let Some(browser) = &mut state.browser {
+                browser.after_open = None;
+            }
+            state.message = Some(format!("cannot open: {problem}"));
+        }
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) => state.message = Some(problem),
     }
@@ -94,6 +100,24 @@ fn show_episode(state: &mut AppState, mut episode: Episode) {
     // Re-opened: back where it was left.
     if let (Some(cursor), Some(view)) = (left_at, state.view_mut()) {
         view.set_cursor(cursor);
+    }
+    // Opened from the agreement review: at the disputed turn, maybe to label it.
+    // Without a turn named, at the end, where the verdicts are.
+    if let Some(after) = state.browser.as_mut().and_then(|b| b.after_open.take()) {
+        if let Some(view) = state.view_mut() {
+            let last = view.events().len().saturating_sub(1);
+            let at = after.turn.and_then(|t| view.end_of_turn(t)).unwrap_or(last);
+            view.set_cursor(at);
+        }
+        // The form needs the notes file read first (an effect): it opens when they are.
+        let has_notes_file = state.inspector().is_some_and(|i| i.notes_file().is_some());
+        if after.annotate && has_notes_file {
+            if let Some(browser) = &mut state.browser {
+                browser.after_open = Some(AfterOpen { turn: None, annotate: true });
+            }
+        } else if after.annotate {
+            inspector::open_annotate(state);
+        }
     }
 }
 

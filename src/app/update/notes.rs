@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use crate::core::annotate::{Annotation, human_verdict};
+use crate::core::corpus::CorpusRow;
+use crate::core::episode::VerdictMethod;
 
 use super::super::state::AppState;
 
@@ -27,10 +29,36 @@ pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Ann
                 })
                 .collect();
             view.set_human_verdicts(human);
+            // The browser's row (and the review) count the labels as the index would.
+            let labels: Vec<&Annotation> = inspector.notes.list.iter().collect();
+            let episode = &inspector.view.episode;
+            let file = PathBuf::from(&episode.origin);
+            let row = CorpusRow::of(episode, file.clone(), &labels);
+            let id = episode.id().to_string();
+            if let Some(browser) = &mut state.browser {
+                browser.set_human_verdicts(
+                    &file,
+                    &id,
+                    row.verdicts.into_iter().filter(|v| v.method == VerdictMethod::Human).collect(),
+                );
+            }
+            annotate_if_asked(state);
         }
         Err(problem) => {
             inspector.notes.path = Some(path);
             state.message = Some(problem);
+            annotate_if_asked(state);
         }
+    }
+}
+
+/// Opened from the agreement review with `a`: the annotate form, now that the notes are known.
+fn annotate_if_asked(state: &mut AppState) {
+    let asked = state.browser.as_ref().and_then(|b| b.after_open).is_some_and(|a| a.annotate);
+    if asked && state.inspector().is_some_and(|i| i.notes.path.is_some()) {
+        if let Some(browser) = &mut state.browser {
+            browser.after_open = None;
+        }
+        super::inspector::open_annotate(state);
     }
 }

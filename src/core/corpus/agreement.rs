@@ -134,3 +134,50 @@ pub fn agreement(rows: &[CorpusRow]) -> Vec<PairAgreement> {
         })
         .collect()
 }
+
+/// One question two verdict sources answered differently on one episode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disagreement {
+    /// Index of the row in the slice given to [`disagreements`].
+    pub row: usize,
+    pub judge: String,
+    pub a: SourceVerdict,
+    pub b: SourceVerdict,
+}
+
+impl Disagreement {
+    /// The turn in dispute: the earliest either side names (the leak's turn), if any.
+    pub fn turn(&self) -> Option<u32> {
+        match (self.a.turn, self.b.turn) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        }
+    }
+}
+
+/// Every pair of sources on the same question of the same episode whose outcomes
+/// differ (pass, partial, fail; `error` and `skipped` are left out as in
+/// [`agreement`]), in row order, pairs ordered as [`agreement`] orders them.
+pub fn disagreements(rows: &[CorpusRow]) -> Vec<Disagreement> {
+    let mut found = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let mut by_judge: BTreeMap<&str, Vec<&SourceVerdict>> = BTreeMap::new();
+        for v in &row.verdicts {
+            if category(v.outcome).is_some() {
+                by_judge.entry(v.judge.as_str()).or_default().push(v);
+            }
+        }
+        for (judge, mut verdicts) in by_judge {
+            verdicts.sort_by_key(|v| Source::of(v));
+            for (k, a) in verdicts.iter().enumerate() {
+                for b in &verdicts[k + 1..] {
+                    if a.outcome != b.outcome {
+                        let (a, b) = ((*a).clone(), (*b).clone());
+                        found.push(Disagreement { row: i, judge: judge.to_string(), a, b });
+                    }
+                }
+            }
+        }
+    }
+    found
+}

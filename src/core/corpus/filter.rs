@@ -104,6 +104,11 @@ impl Filter {
         };
         words_match && self.terms.iter().all(|t| t.matches(row))
     }
+
+    /// [`Filter::matches`] with the row's [`haystack`] already made (the browser keeps one per row).
+    pub fn matches_with(&self, row: &CorpusRow, haystack: &str) -> bool {
+        self.words.iter().all(|w| haystack.contains(w.as_str())) && self.terms.iter().all(|t| t.matches(row))
+    }
 }
 
 /// `field<op>value`, when the token starts with a field name and an operator.
@@ -273,6 +278,7 @@ mod tests {
                 verdict("privacy", Outcome::Fail, None),
                 verdict("utility", Outcome::Partial, Some(0.6)),
             ],
+            parent: None,
         }
     }
 

@@ -1,9 +1,11 @@
 //! Indexing every episode under some paths into [`CorpusRow`]s, both cores at work.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::cache::{self, FolderStamp};
 use super::row::CorpusRow;
 use crate::core::annotate::{NotesFile, notes_path};
 use crate::core::import::{LoadError, episode_files, load_path_without_texts};
@@ -22,6 +24,12 @@ pub struct Corpus {
 /// Every episode file under `paths` (files, or directories walked as the
 /// browser walks them), indexed in parallel.
 pub fn index(paths: &[PathBuf]) -> Corpus {
+    index_cached(paths, None)
+}
+
+/// [`index`], reusing and then refreshing the rows cached under `cache_dir`
+/// (see [`cache`]): only files that changed, or whose folder changed, are read.
+pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
     let mut corpus = Corpus::default();
     let mut files = Vec::new();
     for path in paths {
@@ -31,7 +39,60 @@ pub fn index(paths: &[PathBuf]) -> Corpus {
             files.push(path.clone());
         }
     }
-    let results: Vec<Result<FileRows, LoadError>> = files.par_iter().map(|file| index_file(file)).collect();
+    let Some(cache_dir) = cache_dir else {
+        let results: Vec<Result<FileRows, LoadError>> =
+            files.par_iter().map(|file| index_file(file)).collect();
+        collect(&mut corpus, results);
+        return corpus;
+    };
+    let cache_file = cache::cache_file(cache_dir, paths);
+    let mut cached = cache::read(&cache_file);
+    // One listing per folder: the stamps of every file in it.
+    let mut folders: Vec<&Path> = files.iter().map(|f| f.parent().unwrap_or(Path::new(""))).collect();
+    folders.sort_unstable();
+    folders.dedup();
+    let stamps: HashMap<&Path, FolderStamp> = folders.par_iter().map(|d| (*d, FolderStamp::of(d))).collect();
+    let stamp_of =
+        |file: &Path| stamps.get(file.parent().unwrap_or(Path::new(""))).and_then(|s| s.stamp(file));
+    // Hits are taken out of the cache; misses are read in parallel.
+    let mut slots: Vec<(Option<u64>, Option<FileResult>)> = files
+        .iter()
+        .map(|file| {
+            let stamp = stamp_of(file);
+            let hit = stamp.and_then(|s| cached.remove(file).filter(|e| e.stamp == s));
+            (stamp, hit.map(|e| Ok((e.rows, e.warnings))))
+        })
+        .collect();
+    let misses = slots.iter().filter(|(_, hit)| hit.is_none()).count();
+    slots.par_iter_mut().zip(files.par_iter()).for_each(|((_, slot), file)| {
+        if slot.is_none() {
+            *slot = Some(index_file(file));
+        }
+    });
+    let results: Vec<(Option<u64>, FileResult)> =
+        slots.into_iter().map(|(stamp, result)| (stamp, result.expect("every slot read"))).collect();
+    // Rewritten when a file was read or one went away.
+    if misses > 0 || !cached.is_empty() {
+        let entries = results
+            .iter()
+            .zip(&files)
+            .filter_map(|((stamp, result), path)| match (stamp, result) {
+                (Some(stamp), Ok((rows, warnings))) => Some(cache::Entry {
+                    path: path.clone(),
+                    stamp: *stamp,
+                    rows: rows.clone(),
+                    warnings: warnings.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        cache::write(&cache_file, entries);
+    }
+    collect(&mut corpus, results.into_iter().map(|(_, r)| r).collect());
+    corpus
+}
+
+fn collect(corpus: &mut Corpus, results: Vec<Result<FileRows, LoadError>>) {
     for result in results {
         match result {
             Ok((mut rows, mut warnings)) => {
@@ -41,11 +102,13 @@ pub fn index(paths: &[PathBuf]) -> Corpus {
             Err(e) => corpus.errors.push(e),
         }
     }
-    corpus
 }
 
 /// The rows of one file and the warnings reading it.
 pub type FileRows = (Vec<CorpusRow>, Vec<String>);
+
+/// One file indexed, or why it could not be.
+type FileResult = Result<FileRows, LoadError>;
 
 /// The rows of one file, with the human labels of its notes sidecar.
 pub fn index_file(path: &Path) -> Result<FileRows, LoadError> {

@@ -2,6 +2,7 @@
 //! `agreement`, and the browser at corpus scale), its filter and its tables.
 
 pub mod agreement;
+pub mod cache;
 pub mod filter;
 pub mod index;
 pub mod row;
@@ -9,5 +10,5 @@ pub mod stats;
 pub mod table;
 
 pub use filter::Filter;
-pub use index::{Corpus, index, index_file};
+pub use index::{Corpus, index, index_cached, index_file};
 pub use row::{CorpusRow, SourceVerdict};

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::annotate::{Annotation, human_verdict};
@@ -12,7 +12,7 @@ use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod};
 use crate::core::judge::standing::supersedes;
 
 /// One episode of a corpus.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CorpusRow {
     /// The file the episode is in.
     pub path: PathBuf,
@@ -36,11 +36,14 @@ pub struct CorpusRow {
     pub events: usize,
     /// The final say of every verdict source: one per (judge, method, model).
     pub verdicts: Vec<SourceVerdict>,
+    /// The episode this one was forked from, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 /// The final verdict of one source (a judge file, a judge model, the rule judge, a reviewer)
 /// on one question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceVerdict {
     pub judge: String,
     pub method: VerdictMethod,
@@ -48,10 +51,10 @@ pub struct SourceVerdict {
     pub outcome: Outcome,
     pub score: Option<f64>,
     /// The utility judge's average rating, when it rated something.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
     /// The turn the verdict names (the leak's turn for privacy), when it names one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
 }
 
@@ -102,6 +105,7 @@ impl CorpusRow {
             turns,
             events: episode.events.len(),
             verdicts,
+            parent: header.parent.as_ref().map(|p| p.episode.clone()),
         }
     }
 

@@ -32,6 +32,14 @@ pub struct MeanInterval {
     pub ci95: Option<(f64, f64)>,
 }
 
+impl MeanInterval {
+    /// The interval cut to `[lo, hi]`, for a quantity that cannot leave it (a
+    /// coverage in 0–1): the t-interval of a few values near a bound reaches past it.
+    pub fn clamped(self, lo: f64, hi: f64) -> Self {
+        MeanInterval { ci95: self.ci95.map(|(a, b)| (a.clamp(lo, hi), b.clamp(lo, hi))), ..self }
+    }
+}
+
 pub fn mean_interval(values: &[f64]) -> Option<MeanInterval> {
     let n = values.len();
     if n == 0 {
@@ -92,6 +100,20 @@ mod tests {
     fn kappa_undefined_when_everyone_agrees_on_one_category() {
         assert_eq!(kappa(&[vec![5, 0], vec![0, 0]], false), None);
         assert_eq!(kappa(&[vec![5, 0], vec![0, 5]], false), Some(1.0));
+    }
+
+    #[test]
+    fn a_bounded_mean_keeps_its_interval_within_the_bounds() {
+        // Coverage 1, 1, 0: mean 2/3, sd 0.57735, t(2) = 4.302653 → 2/3 ± 1.434218 = [-0.7676, 2.1009].
+        let raw = mean_interval(&[1.0, 1.0, 0.0]).unwrap();
+        let (lo, hi) = raw.ci95.unwrap();
+        assert!((lo + 0.767551).abs() < 1e-5 && (hi - 2.100884).abs() < 1e-5, "{lo} {hi}");
+        let clamped = raw.clamped(0.0, 1.0);
+        assert_eq!(clamped.ci95, Some((0.0, 1.0)));
+        assert_eq!(clamped.mean, raw.mean);
+        // Inside the bounds nothing moves.
+        let inside = mean_interval(&[0.4, 0.5, 0.6]).unwrap();
+        assert_eq!(inside.clamped(0.0, 1.0), inside);
     }
 
     #[test]

@@ -147,7 +147,12 @@ pub fn group_rows(rows: &[CorpusRow], by: &[String], judge_model: Option<&str>) 
                 ci95_with_partial: interval(c.failed + c.partial),
                 judge_errors: c.errors,
                 skipped: c.skipped,
-                coverage: if utility { mean_interval(&c.scores).map(Into::into) } else { None },
+                // Coverage is a share of items (0–1): its interval stays within.
+                coverage: if utility {
+                    mean_interval(&c.scores).map(|m| m.clamped(0.0, 1.0).into())
+                } else {
+                    None
+                },
                 rating: if utility { mean_interval(&c.ratings).map(Into::into) } else { None },
                 judge,
             }
