@@ -257,7 +257,7 @@ fn toggle_redaction(state: &mut AppState) {
 }
 
 /// The persona's whole profile when the task is in the dataset, else what the journal's task says.
-fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
+pub(super) fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
     let task_id = episode.header().task.id.as_deref();
     let task = state.picker.as_ref().and_then(|p| p.tasks.iter().find(|t| Some(t.id.as_str()) == task_id));
     match task {
