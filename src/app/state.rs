@@ -207,6 +207,13 @@ impl AppState {
         }
     }
 
+    /// Two episodes side by side on the compare screen.
+    pub fn comparing(a: Episode, b: Episode, keymap: Keymap) -> Self {
+        let mut state = AppState::empty(keymap);
+        super::update::open_compare(&mut state, a, b);
+        state
+    }
+
     /// A live episode: the view appears with the runner's first event.
     pub fn live(keymap: Keymap, journal: impl Into<String>, paused: bool) -> Self {
         let mut state = AppState::empty(keymap);
@@ -317,7 +324,7 @@ pub fn load_warnings(episode: &Episode) -> Option<String> {
 
 /// Rows a streaming reply of `lines` lines takes at the bottom of a text area `height` rows high.
 pub fn stream_rows(lines: usize, height: u16) -> u16 {
-    (lines as u16 + 1).min(height / 2).max(2).min(height)
+    (lines.min(usize::from(u16::MAX) - 1) as u16 + 1).min(height / 2).max(2).min(height)
 }
 
 /// Warnings (of a load or a launch) as one status-line message: the first, and how many more.

@@ -13,10 +13,11 @@ use std::collections::{HashMap, HashSet};
 use crate::core::episode::{EventBody, Outcome, Party, VerdictMethod};
 
 use super::layout::PaneId;
+use super::pane::PaneItem;
 use super::view::EpisodeView;
 use super::wrap::LazyWrap;
 
-/// Columns before a body line (`│ `).
+/// Columns before a body line (`▎ `).
 pub const GUTTER: usize = 2;
 
 /// What an entry is, which decides how it is drawn and whether it folds.
@@ -105,14 +106,20 @@ impl Default for Transcript {
     }
 }
 
-/// The text the panes show for event `event` (sanitized, masked while redaction is on), and
+/// The pane item showing event `event` (its text, evidence highlights and search matches), and
 /// the pane it is in. Every item is searched, revealed or not.
-pub fn event_text(view: &EpisodeView, event: usize) -> Option<(PaneId, &str)> {
+pub fn event_item(view: &EpisodeView, event: usize) -> Option<(PaneId, &PaneItem)> {
     [PaneId::Attacker, PaneId::Assistant, PaneId::Tools].into_iter().find_map(|id| {
         let pane = view.pane(id)?;
         let item = pane.items.binary_search_by_key(&event, |i| i.event).ok()?;
-        Some((id, pane.items[item].body.as_str()))
+        Some((id, &pane.items[item]))
     })
+}
+
+/// The text the panes show for event `event` (sanitized, masked while redaction is on), and
+/// the pane it is in. Every item is searched, revealed or not.
+pub fn event_text(view: &EpisodeView, event: usize) -> Option<(PaneId, &str)> {
+    event_item(view, event).map(|(id, item)| (id, item.body.as_str()))
 }
 
 impl Transcript {

@@ -31,15 +31,20 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
             verdicts.push(Span::styled(chip, theme.outcome(*outcome)));
             verdicts.push(Span::raw(" "));
         }
+        let mut id = if e.depth == 0 {
+            Line::from(e.id.clone())
+        } else {
+            Line::from(vec![
+                Span::styled(format!("{}└ fork ", "  ".repeat(e.depth - 1)), theme.dim()),
+                Span::raw(e.id.clone()),
+            ])
+        };
+        // Marked for comparing: first in the row, so a narrow screen still shows it.
+        if let Some(mark) = browser.mark_of(i) {
+            id.spans.insert(0, Span::styled(format!("◆{mark} "), theme.timeline_current()));
+        }
         Row::new(vec![
-            Cell::from(if e.depth == 0 {
-                Line::from(e.id.clone())
-            } else {
-                Line::from(vec![
-                    Span::styled(format!("{}└ fork ", "  ".repeat(e.depth - 1)), theme.dim()),
-                    Span::raw(e.id.clone()),
-                ])
-            }),
+            Cell::from(id),
             Cell::from(e.domain.clone()),
             Cell::from(e.attack.clone()),
             Cell::from(format!("{:>3}", e.turns)),

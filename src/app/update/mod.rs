@@ -78,6 +78,11 @@ fn on_command(state: &mut AppState, command: Command) {
     }
 }
 
+/// Puts two episodes side by side on the compare screen.
+pub fn open_compare(state: &mut AppState, a: Episode, b: Episode) {
+    compare::open(state, a, b);
+}
+
 /// Quit, or ask first while an episode still runs.
 fn request_quit(state: &mut AppState) {
     if state.live.as_ref().is_some_and(|l| !l.finished) {
