@@ -75,8 +75,8 @@ impl SideTitle {
             .collect()
         };
         let detail: Vec<String> = [
-            row.task_id.clone().or(row.attack.clone()),
             episode.header().parent.as_ref().map(|p| format!("fork of {} at #{}", p.episode, p.seq)),
+            row.task_id.clone().or(row.attack.clone()),
             std::path::Path::new(&episode.origin).file_name().map(|f| f.to_string_lossy().into_owned()),
         ]
         .into_iter()
@@ -281,8 +281,9 @@ impl Compare {
 
     /// Text width of one column (the whole body for a shared row), two columns of indent off.
     fn width(&self, row: usize) -> usize {
-        let column = if self.is_shared(row) { self.layout.body } else { self.layout.columns[0] };
-        (column.width as usize).saturating_sub(2).max(1)
+        let [a, b] = self.layout.columns;
+        let column = if self.is_shared(row) { self.layout.body.width } else { a.width.min(b.width) };
+        (column as usize).saturating_sub(2).max(1)
     }
 
     /// Wraps row `row` at its width (kept until the width or the masking changes).

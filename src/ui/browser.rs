@@ -103,8 +103,12 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
             } else {
                 format!("filter '{}' · ", single_line(&browser.filter))
             };
+            let marked = match browser.marked.len() {
+                0 => String::new(),
+                n => format!("◆ {n} marked ({} compares two) · ", k(Command::CompareMarked)),
+            };
             Line::from(format!(
-                " {filter}{} open · {} filter · {} back · {} help · {} quit",
+                " {marked}{filter}{} open · {} filter · {} back · {} help · {} quit",
                 k(Command::OpenDetail),
                 k(Command::Search),
                 k(Command::Close),

@@ -29,9 +29,13 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         // Each judge's final say first (the views stand at their last event), then the task.
         let mut second = vec![Span::raw(" ")];
         let mut used = 1;
-        for row in &views[side].verdict_rows {
+        let rows = &views[side].verdict_rows;
+        for row in rows {
             let Some(v) = views[side].row_verdict(row) else { continue };
-            let chip = format!("{} {} ", single_line(&v.judge), v.outcome.as_str().to_uppercase());
+            // One judge asked twice (a rule and a model): which one says what.
+            let twice = rows.iter().filter(|r| r.judge == row.judge).count() > 1;
+            let method = if twice { format!("·{}", v.method.as_str()) } else { String::new() };
+            let chip = format!("{}{method} {} ", single_line(&v.judge), v.outcome.as_str().to_uppercase());
             used += chip.width();
             second.push(Span::styled(chip, theme.outcome(v.outcome)));
         }
