@@ -85,6 +85,34 @@ fn transcript_steps_with_the_cursor() {
     assert!(marked[0].contains(&format!("#{seq} ")), "{marked:?}");
 }
 
+/// `V` in the transcript selects the verdict's evidence there, and `a` would annotate it.
+#[test]
+fn evidence_is_selected_in_the_transcript() {
+    let mut state = demo_state();
+    update(&mut state, Action::Resize(160, 48));
+    press(&mut state, "vG");
+    // The evidence the rule judge names, read from the events directly.
+    let view = state.view().unwrap();
+    let named: Vec<u64> = view
+        .events()
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Verdict(v) => v.evidence.as_ref().map(|ev| ev.seq),
+            _ => None,
+        })
+        .collect();
+    assert!(!named.is_empty(), "the demo's rule verdicts name their evidence");
+    press(&mut state, "V");
+    let inspector = state.inspector().unwrap();
+    let t = &inspector.transcript;
+    let selected = t.entries[t.selected_entry().unwrap()].event;
+    let seq = inspector.view.events()[selected].seq;
+    assert!(named.contains(&seq), "{seq} not in {named:?}");
+    assert!(!matches!(inspector.view.events()[selected].body, EventBody::Verdict(_)));
+    let screen = render(&mut state, 160, 48);
+    assert!(screen.contains(&format!("#{seq} ")), "the evidence is on screen:\n{screen}");
+}
+
 /// A live episode fed update by update, as the runner would, with a reply streaming in.
 fn live_state() -> AppState {
     use converse_tui::core::llm::Role;

@@ -185,8 +185,11 @@ fn signature(body: &EventBody) -> Option<(String, String)> {
     }
 }
 
-/// Per turn: the events shown, and the latest verdict per judge.
-type Turns = BTreeMap<Option<u32>, (Vec<usize>, BTreeMap<String, SideVerdict>)>;
+/// A verdict source: judge, method and model.
+type JudgeKey = (String, &'static str, Option<String>);
+
+/// Per turn: the events shown, and the latest verdict of each source.
+type Turns = BTreeMap<Option<u32>, (Vec<usize>, BTreeMap<JudgeKey, SideVerdict>)>;
 
 fn turns_of(view: &EpisodeView) -> Turns {
     let mut turns: Turns = BTreeMap::new();
@@ -196,7 +199,8 @@ fn turns_of(view: &EpisodeView) -> Turns {
             EventBody::Verdict(v) => {
                 let turn = v.turn.filter(|t| (1..=max_turn).contains(t));
                 let side = SideVerdict { outcome: v.outcome, score: v.score, model: v.model.clone() };
-                turns.entry(turn).or_default().1.insert(v.judge.clone(), side);
+                let key = (v.judge.clone(), v.method.as_str(), v.model.clone());
+                turns.entry(turn).or_default().1.insert(key, side);
             }
             body if signature(body).is_some() => {
                 turns.entry(Some(view.turn_at(i))).or_default().0.push(i);
@@ -205,6 +209,35 @@ fn turns_of(view: &EpisodeView) -> Turns {
         }
     }
     turns
+}
+
+/// Pairs the two sides' verdicts of one turn: the same judge, method and model first, then what is
+/// left of the same judge in order (a baseline judged by gpt-5 against a firewall run judged by
+/// gpt-5-chat), then the rest alone.
+fn pair_verdicts(a: &BTreeMap<JudgeKey, SideVerdict>, b: &BTreeMap<JudgeKey, SideVerdict>) -> Vec<VerdictPair> {
+    let mut rest_b: Vec<(&JudgeKey, &SideVerdict)> = b.iter().collect();
+    let mut pairs: Vec<VerdictPair> = Vec::new();
+    let mut unpaired: Vec<(&JudgeKey, &SideVerdict)> = Vec::new();
+    let pair = |judge: &str, a: Option<&SideVerdict>, b: Option<&SideVerdict>| VerdictPair {
+        judge: single_line(judge).into_owned(),
+        sides: [a.cloned(), b.cloned()],
+    };
+    for (key, va) in a {
+        match rest_b.iter().position(|(k, _)| *k == key) {
+            Some(at) => pairs.push(pair(&key.0, Some(va), Some(rest_b.remove(at).1))),
+            None => unpaired.push((key, va)),
+        }
+    }
+    for (key, va) in unpaired {
+        match rest_b.iter().position(|(k, _)| k.0 == key.0) {
+            Some(at) => pairs.push(pair(&key.0, Some(va), Some(rest_b.remove(at).1))),
+            None => pairs.push(pair(&key.0, Some(va), None)),
+        }
+    }
+    pairs.extend(rest_b.into_iter().map(|(key, vb)| pair(&key.0, None, Some(vb))));
+    let model = |p: &VerdictPair| p.sides.iter().flatten().find_map(|v| v.model.clone());
+    pairs.sort_by_cached_key(|p| (p.judge.clone(), model(p)));
+    pairs
 }
 
 impl Compare {
@@ -228,14 +261,7 @@ impl Compare {
                 let sig = |side: usize, events: &[usize]| -> Vec<(String, String)> {
                     events.iter().filter_map(|&i| signature(&views[side].events()[i].body)).collect()
                 };
-                let judges: BTreeSet<&String> = sa.1.keys().chain(sb.1.keys()).collect();
-                let verdicts: Vec<VerdictPair> = judges
-                    .into_iter()
-                    .map(|judge| VerdictPair {
-                        judge: single_line(judge).into_owned(),
-                        sides: [sa.1.get(judge).cloned(), sb.1.get(judge).cloned()],
-                    })
-                    .collect();
+                let verdicts = pair_verdicts(&sa.1, &sb.1);
                 let same = sig(0, &sa.0) == sig(1, &sb.0) && !verdicts.iter().any(VerdictPair::differs);
                 TurnRow { turn, events: [sa.0.clone(), sb.0.clone()], same, verdicts }
             })
@@ -414,11 +440,15 @@ mod tests {
     }
 
     fn verdict(turn: Option<u32>, outcome: Outcome) -> EventBody {
+        verdict_by(turn, outcome, None)
+    }
+
+    fn verdict_by(turn: Option<u32>, outcome: Outcome, model: Option<&str>) -> EventBody {
         EventBody::Verdict(Verdict {
             turn,
             judge: "privacy".into(),
-            method: VerdictMethod::Rule,
-            model: None,
+            method: if model.is_some() { VerdictMethod::Imported } else { VerdictMethod::Rule },
+            model: model.map(String::from),
             outcome,
             score: None,
             summary: None,
@@ -483,6 +513,33 @@ mod tests {
         assert!(turn2.verdicts[0].differs());
         assert_eq!(c.first_divergence, Some(1), "the same messages with another verdict diverge");
         assert!(!c.rows[2].verdicts[0].differs());
+    }
+
+    #[test]
+    fn two_judge_models_pair_with_the_same_model_first() {
+        let a = episode(
+            "a",
+            1,
+            None,
+            vec![verdict_by(None, Outcome::Pass, Some("claude")), verdict_by(None, Outcome::Fail, Some("gpt-5"))],
+        );
+        let b = episode("b", 1, None, vec![verdict_by(None, Outcome::Fail, Some("gpt-5"))]);
+        let c = Compare::new(&a, &b);
+        let end = c.rows.last().unwrap();
+        let models: Vec<[Option<&str>; 2]> = end
+            .verdicts
+            .iter()
+            .map(|p| [0, 1].map(|s| p.sides[s].as_ref().and_then(|v| v.model.as_deref())))
+            .collect();
+        assert_eq!(models, [[Some("claude"), None], [Some("gpt-5"), Some("gpt-5")]]);
+        assert!(end.verdicts[0].differs() && !end.verdicts[1].differs());
+        // Another judge model on each side is still paired (by judge name).
+        let b = episode("b", 1, None, vec![verdict_by(None, Outcome::Pass, Some("gpt-5-chat"))]);
+        let a = episode("a", 1, None, vec![verdict_by(None, Outcome::Fail, Some("gpt-5"))]);
+        let c = Compare::new(&a, &b);
+        let end = c.rows.last().unwrap();
+        assert_eq!(end.verdicts.len(), 1);
+        assert!(end.verdicts[0].differs());
     }
 
     #[test]

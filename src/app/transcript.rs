@@ -476,11 +476,16 @@ mod tests {
         let mut t = Transcript::new();
         t.set_size(40, 8);
         t.settle(&view);
-        let tail = t.top_row_index;
-        assert_eq!(tail + 8, t.total_rows);
+        let tail = t.top_row().unwrap();
+        assert_eq!(t.top_row_index + 8, t.total_rows);
         t.scroll_by(&view, -5);
-        assert_eq!(t.top_row_index, tail - 5);
+        // Five rows up: counted over the entries' exact heights (wrapped as they were passed).
+        let (entry, row) = t.top_row().unwrap();
+        let above: usize = (entry..tail.0).map(|e| t.height(&view, e)).sum::<usize>() - row + tail.1;
+        assert_eq!(above, 5, "from {tail:?} to {:?}", (entry, row));
+        assert!(!t.follow);
         t.scroll_by(&view, 100);
-        assert_eq!(t.top_row_index, tail);
+        assert_eq!(t.top_row(), Some(tail), "clamped at the tail");
+        assert_eq!(t.top_row_index + 8, t.total_rows);
     }
 }

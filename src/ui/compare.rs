@@ -34,7 +34,13 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             let Some(v) = views[side].row_verdict(row) else { continue };
             // One judge asked twice (a rule and a model): which one says what.
             let twice = rows.iter().filter(|r| r.judge == row.judge).count() > 1;
-            let method = if twice { format!("·{}", v.method.as_str()) } else { String::new() };
+            let method = match (twice, &v.model) {
+                (false, _) => String::new(),
+                (true, Some(model)) if rows.iter().filter(|r| r.judge == row.judge && r.method == row.method).count() > 1 => {
+                    format!("·{}", single_line(model))
+                }
+                (true, _) => format!("·{}", v.method.as_str()),
+            };
             let chip = format!("{}{method} {} ", single_line(&v.judge), v.outcome.as_str().to_uppercase());
             used += chip.width();
             second.push(Span::styled(chip, theme.outcome(v.outcome)));
@@ -54,38 +60,48 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
 fn draw_rows(frame: &mut Frame, compare: &Compare, views: [&EpisodeView; 2], theme: &Theme) {
     let layout = &compare.layout;
     let body = layout.body;
+    // Four paragraphs, not one per screen line: row headers and shared rows across the width,
+    // each column, and the separator; a line left empty in one is drawn by another.
+    let rows = body.height as usize;
+    let mut across: Vec<Line> = Vec::with_capacity(rows);
+    let mut columns: [Vec<Line>; 2] = [Vec::with_capacity(rows), Vec::with_capacity(rows)];
+    let mut separator: Vec<Line> = Vec::with_capacity(rows);
     let (mut row, mut line) = compare.top();
-    for y in body.y..body.y + body.height {
-        if row >= compare.rows.len() {
-            break;
-        }
+    while across.len() < rows && row < compare.rows.len() {
         let height = compare.height(row);
-        let full = Rect { y, height: 1, ..body };
-        if line == 0 {
-            frame.render_widget(Paragraph::new(row_header(compare, row, body.width as usize, theme)), full);
-        } else if line + 1 < height
-            && let Some(cells) = compare.cells(row)
-        {
-            let i = line - 1;
-            if compare.is_shared(row) {
-                let text = cell_line(compare, row, 0, cells[0].get(i), views[0], theme);
-                frame.render_widget(Paragraph::new(text), full);
-            } else {
-                for side in 0..2 {
-                    let column = layout.columns[side];
-                    let text = cell_line(compare, row, side, cells[side].get(i), views[side], theme);
-                    frame.render_widget(Paragraph::new(text), Rect { y, height: 1, ..column });
-                }
-                let separator = Rect { x: layout.columns[0].right(), y, width: 1, height: 1 };
-                frame.render_widget(Paragraph::new(Span::styled("│", theme.dim())), separator);
+        let cells = compare.cells(row);
+        let i = line.wrapping_sub(1);
+        match cells {
+            _ if line == 0 => across.push(row_header(compare, row, body.width as usize, theme)),
+            Some(cells) if line + 1 < height && compare.is_shared(row) => {
+                across.push(cell_line(compare, row, 0, cells[0].get(i), views[0], theme));
             }
+            Some(cells) if line + 1 < height => {
+                across.push(Line::default());
+                for side in 0..2 {
+                    let text = cell_line(compare, row, side, cells[side].get(i), views[side], theme);
+                    columns[side].push(text);
+                }
+                separator.push(Line::from(Span::styled("│", theme.dim())));
+            }
+            _ => across.push(Line::default()),
         }
+        for column in &mut columns {
+            column.resize(across.len(), Line::default());
+        }
+        separator.resize(across.len(), Line::default());
         line += 1;
         if line >= height {
             row += 1;
             line = 0;
         }
     }
+    frame.render_widget(Paragraph::new(across), body);
+    for (side, lines) in columns.into_iter().enumerate() {
+        frame.render_widget(Paragraph::new(lines), layout.columns[side]);
+    }
+    let bar = Rect { x: layout.columns[0].right(), width: 1, ..body };
+    frame.render_widget(Paragraph::new(separator), bar);
 }
 
 /// `▶ turn 3 ── first divergence ──…`
