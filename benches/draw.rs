@@ -28,7 +28,7 @@ fn fixtures_by_size(folders: &[&str]) -> Vec<std::path::PathBuf> {
             }
         }
     }
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, path)| path).collect()
 }
 

@@ -498,7 +498,10 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> converse_tui::tui::event_l
 }
 
 /// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
-fn one_episode(path: &std::path::Path, tasks: &TaskLookup) -> anyhow::Result<converse_tui::core::episode::Episode> {
+fn one_episode(
+    path: &std::path::Path,
+    tasks: &TaskLookup,
+) -> anyhow::Result<converse_tui::core::episode::Episode> {
     let mut episodes = converse_tui::core::import::load_path(path)?;
     if episodes.len() != 1 {
         anyhow::bail!(

@@ -126,7 +126,9 @@ fn live_state() -> AppState {
     }
     update(&mut state, Action::Tick(std::time::Duration::from_secs(83)));
     update(&mut state, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
-    for part in ["Thanks, Lisbon sounds ", "lovely. Could you hold Casa do Largo ", "for 24–28 May while I check"] {
+    for part in
+        ["Thanks, Lisbon sounds ", "lovely. Could you hold Casa do Largo ", "for 24–28 May while I check"]
+    {
         let text = part.to_string();
         update(&mut state, Action::Runner(RunnerUpdate::Delta { role: Role::Assistant, text }));
     }
@@ -140,7 +142,10 @@ fn transcript_live_with_a_reply_streaming_in() {
     let mut state = live_state();
     let demo = demo_episodes().remove(0);
     let next = demo.events[11].clone();
-    update(&mut state, Action::Runner(converse_tui::core::sim::emitter::RunnerUpdate::Event(Box::new(next.clone()))));
+    update(
+        &mut state,
+        Action::Runner(converse_tui::core::sim::emitter::RunnerUpdate::Event(Box::new(next.clone()))),
+    );
     let screen = render(&mut state, 160, 48);
     assert!(screen.contains(&format!("#{} ", next.seq)), "{screen}");
 }
@@ -207,7 +212,11 @@ const PAIR: &str = "tests/fixtures/converse-benchmark-logs/logs/insurance/claude
 const ATTACK: &str = "persona2/privacy/unrelated_to_insurance_religious_and_cultural_practice_details";
 
 fn run_file(defence: &str, stamp: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(PAIR).join(defence).join(ATTACK).join(format!("output_{stamp}.json"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(PAIR)
+        .join(defence)
+        .join(ATTACK)
+        .join(format!("output_{stamp}.json"))
 }
 
 fn baseline() -> PathBuf {

@@ -34,7 +34,8 @@ impl CompareLayout {
         let [titles, body, status] =
             Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(1)]).areas(area);
         let [left, _, right] =
-            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)]).areas(titles);
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)])
+                .areas(titles);
         let [a, _, b] =
             Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)]).areas(body);
         CompareLayout { titles: [left, right], body, columns: [a, b], status }
@@ -56,7 +57,9 @@ impl SideTitle {
             [
                 row.model.clone(),
                 row.defence.clone(),
-                row.persona.as_ref().map(|p| if p.starts_with("persona") { p.clone() } else { format!("persona{p}") }),
+                row.persona
+                    .as_ref()
+                    .map(|p| if p.starts_with("persona") { p.clone() } else { format!("persona{p}") }),
                 row.repeat.map(|r| format!("rep {r}")),
             ]
             .into_iter()
@@ -64,7 +67,8 @@ impl SideTitle {
             .collect()
         } else {
             let models = &episode.header().config.models;
-            let model = |role: &str| models.get(role).map(|m| m.as_str().map_or_else(|| m.to_string(), String::from));
+            let model =
+                |role: &str| models.get(role).map(|m| m.as_str().map_or_else(|| m.to_string(), String::from));
             [
                 Some(row.id.clone()),
                 model("assistant").map(|m| format!("assistant {m}")),
@@ -214,7 +218,10 @@ fn turns_of(view: &EpisodeView) -> Turns {
 /// Pairs the two sides' verdicts of one turn: the same judge, method and model first, then what is
 /// left of the same judge in order (a baseline judged by gpt-5 against a firewall run judged by
 /// gpt-5-chat), then the rest alone.
-fn pair_verdicts(a: &BTreeMap<JudgeKey, SideVerdict>, b: &BTreeMap<JudgeKey, SideVerdict>) -> Vec<VerdictPair> {
+fn pair_verdicts(
+    a: &BTreeMap<JudgeKey, SideVerdict>,
+    b: &BTreeMap<JudgeKey, SideVerdict>,
+) -> Vec<VerdictPair> {
     let mut rest_b: Vec<(&JudgeKey, &SideVerdict)> = b.iter().collect();
     let mut pairs: Vec<VerdictPair> = Vec::new();
     let mut unpaired: Vec<(&JudgeKey, &SideVerdict)> = Vec::new();
@@ -323,7 +330,11 @@ impl Compare {
             let mut cells: [Vec<CellLine>; 2] = [Vec::new(), Vec::new()];
             for (side, cell) in cells.iter_mut().enumerate().take(sides) {
                 cell.extend(
-                    r.verdicts.iter().enumerate().filter(|(_, v)| v.sides[side].is_some()).map(|(i, _)| CellLine::Verdict(i)),
+                    r.verdicts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.sides[side].is_some())
+                        .map(|(i, _)| CellLine::Verdict(i)),
                 );
                 if r.events[side].is_empty() && r.turn.is_some() {
                     cell.push(CellLine::Missing);
@@ -521,7 +532,10 @@ mod tests {
             "a",
             1,
             None,
-            vec![verdict_by(None, Outcome::Pass, Some("claude")), verdict_by(None, Outcome::Fail, Some("gpt-5"))],
+            vec![
+                verdict_by(None, Outcome::Pass, Some("claude")),
+                verdict_by(None, Outcome::Fail, Some("gpt-5")),
+            ],
         );
         let b = episode("b", 1, None, vec![verdict_by(None, Outcome::Fail, Some("gpt-5"))]);
         let c = Compare::new(&a, &b);

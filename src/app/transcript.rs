@@ -415,11 +415,17 @@ mod tests {
     use crate::core::episode::*;
 
     fn episode(messages: usize, words: usize) -> Episode {
-        let mut bodies =
-            vec![EventBody::Episode(Box::new(EpisodeHeader::new("t", TaskInfo::default(), Default::default())))];
+        let mut bodies = vec![EventBody::Episode(Box::new(EpisodeHeader::new(
+            "t",
+            TaskInfo::default(),
+            Default::default(),
+        )))];
         for i in 0..messages {
-            let (from, to) =
-                if i % 2 == 0 { (Party::Attacker, Party::Assistant) } else { (Party::Assistant, Party::Attacker) };
+            let (from, to) = if i % 2 == 0 {
+                (Party::Attacker, Party::Assistant)
+            } else {
+                (Party::Assistant, Party::Attacker)
+            };
             let text = format!("message {i} ") + &"word ".repeat(words);
             bodies.push(EventBody::Message(Message {
                 turn: (i / 2 + 1) as u32,

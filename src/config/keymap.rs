@@ -171,8 +171,12 @@ impl Command {
         use Command::*;
         use Group::{Dialogs, General, Human, Step, View};
         match self {
-            NextEvent => spec(Step, "Reveal the next event (compare: the next turn)", &["n", "Right"], &[I, B, P, X]),
-            PrevEvent => spec(Step, "Step back one event (compare: the previous turn)", &["p", "Left"], &[I, B, P, X]),
+            NextEvent => {
+                spec(Step, "Reveal the next event (compare: the next turn)", &["n", "Right"], &[I, B, P, X])
+            }
+            PrevEvent => {
+                spec(Step, "Step back one event (compare: the previous turn)", &["p", "Left"], &[I, B, P, X])
+            }
             NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I, X]),
             PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I, X]),
             First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
@@ -210,7 +214,9 @@ impl Command {
             Browser => spec(View, "Episode browser", &["b"], SCREENS),
             Redact => spec(View, "Mask the persona's private values (screenshots, demos)", &["R"], &[I, X]),
             Mark => spec(View, "Browser: mark the episode for comparing (at most two)", &["m"], &[B]),
-            CompareMarked => spec(View, "Browser: compare the two marked episodes side by side", &["="], &[B]),
+            CompareMarked => {
+                spec(View, "Browser: compare the two marked episodes side by side", &["="], &[B])
+            }
             Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
             EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
             EndEpisode => spec(Human, "End the episode (when you play the attacker)", &["E"], &[I]),

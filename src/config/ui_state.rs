@@ -41,7 +41,8 @@ impl UiState {
 
     /// The file's text.
     pub fn to_toml(&self) -> String {
-        let mut text = String::from("# Written by converse-tui when the layout changes (v in the inspector).\n");
+        let mut text =
+            String::from("# Written by converse-tui when the layout changes (v in the inspector).\n");
         text.push_str(&toml::to_string(self).unwrap_or_default());
         text
     }

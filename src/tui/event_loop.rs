@@ -256,9 +256,10 @@ async fn carry_out(
             None
         }
         Effect::SaveUiState { path, contents } => {
-            let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| {
-                crate::core::atomic_file::write_atomic(&path, contents.as_bytes())
-            });
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::core::atomic_file::write_atomic(&path, contents.as_bytes()));
             written.err().map(|e| Action::Problem(format!("cannot save {}: {e}", path.display())))
         }
         Effect::EditAttacker(text) => {

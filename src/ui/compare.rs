@@ -36,7 +36,9 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             let twice = rows.iter().filter(|r| r.judge == row.judge).count() > 1;
             let method = match (twice, &v.model) {
                 (false, _) => String::new(),
-                (true, Some(model)) if rows.iter().filter(|r| r.judge == row.judge && r.method == row.method).count() > 1 => {
+                (true, Some(model))
+                    if rows.iter().filter(|r| r.judge == row.judge && r.method == row.method).count() > 1 =>
+                {
                     format!("·{}", single_line(model))
                 }
                 (true, _) => format!("·{}", v.method.as_str()),
@@ -138,10 +140,9 @@ fn cell_line<'a>(
     match line {
         None => Line::default(),
         Some(CellLine::Verdict(i)) => verdict_line(&r.verdicts[*i], side, theme),
-        Some(CellLine::Missing) => Line::from(Span::styled(
-            format!("  (no {} in this episode)", r.label()),
-            theme.dim(),
-        )),
+        Some(CellLine::Missing) => {
+            Line::from(Span::styled(format!("  (no {} in this episode)", r.label()), theme.dim()))
+        }
         Some(CellLine::Header(item)) => {
             let event = &view.events()[r.events[side][*item]];
             header(event, false, false, theme)
@@ -180,8 +181,10 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, compare: &Compar
         Some(row) => format!("first divergence: {}", compare.rows[row].label()),
         None => "no divergence".into(),
     };
-    let masked = if state.inspectors.first().is_some_and(|i| i.view.mask().is_some()) { "│ REDACTED " } else { "" };
-    let left = format!(" COMPARE {masked}│ {at} ({} of {}) │ {divergence} ", compare.cursor + 1, compare.rows.len());
+    let masked =
+        if state.inspectors.first().is_some_and(|i| i.view.mask().is_some()) { "│ REDACTED " } else { "" };
+    let left =
+        format!(" COMPARE {masked}│ {at} ({} of {}) │ {divergence} ", compare.cursor + 1, compare.rows.len());
     let right = match &state.message {
         Some(message) => format!(" {} ", single_line(message)),
         None => format!(

@@ -24,7 +24,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, inspector: &Inspect
         Span::styled(" Transcript ", theme.title()),
         Span::styled(format!("{} ", t.visible), theme.dim()),
         Span::styled(
-            format!("({} unfolds a tool · {} the panes) ", key(state, "open_detail"), key(state, "toggle_transcript")),
+            format!(
+                "({} unfolds a tool · {} the panes) ",
+                key(state, "open_detail"),
+                key(state, "toggle_transcript")
+            ),
             theme.dim(),
         ),
     ]);
@@ -46,7 +50,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, inspector: &Inspect
         let mut bar = ScrollbarState::new(t.total_rows.saturating_sub(t.viewport))
             .position(t.top_row_index)
             .viewport_content_length(t.viewport);
-        let scrollbar = Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);
+        let scrollbar =
+            Scrollbar::new(ScrollbarOrientation::VerticalRight).begin_symbol(None).end_symbol(None);
         frame.render_stateful_widget(scrollbar, area.inner(ratatui::layout::Margin::new(0, 1)), &mut bar);
     }
 }
@@ -84,7 +89,8 @@ fn visible_lines<'a>(
             if let Some(labels) = inspector.notes.marks.get(&view.events()[e.event].seq) {
                 let labels: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
                 let at = usize::from(e.event == view.cursor);
-                line.spans.insert(at, Span::styled(format!("✎ {} ", labels.join(", ")), theme.party(Party::User)));
+                line.spans
+                    .insert(at, Span::styled(format!("✎ {} ", labels.join(", ")), theme.party(Party::User)));
             }
             out.push(if selected == Some(entry) { line.style(theme.selection()) } else { line });
         } else if row + 1 == entry_height {
@@ -107,7 +113,13 @@ fn visible_lines<'a>(
 
 /// An entry's first line: the message or tool header (a folded tool with the start of its text),
 /// or a verdict marker.
-fn entry_header<'a>(t: &Transcript, view: &EpisodeView, entry: usize, width: usize, theme: &Theme) -> Line<'a> {
+fn entry_header<'a>(
+    t: &Transcript,
+    view: &EpisodeView,
+    entry: usize,
+    width: usize,
+    theme: &Theme,
+) -> Line<'a> {
     let e = &t.entries[entry];
     let event = &view.events()[e.event];
     let at_cursor = e.event == view.cursor;
