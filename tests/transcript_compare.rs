@@ -353,3 +353,44 @@ fn the_browser_marks_two_episodes_and_compares_them() {
     assert!(state.compare.is_none());
     assert_eq!(state.browser.as_ref().unwrap().marked.len(), 2);
 }
+
+/// `compare` with a file it cannot use: one line naming the file and the problem, exit code 1.
+#[test]
+fn compare_refuses_bad_input_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |a: &Path, b: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_converse-tui"))
+            .arg("compare")
+            .arg(a)
+            .arg(b)
+            .env("CONVERSE_TUI_CONFIG", home.path().join("config"))
+            .env("CONVERSE_TUI_DATA", home.path().join("data"))
+            .output()
+            .unwrap()
+    };
+    let missing = home.path().join("missing.json");
+    let out = run(&missing, &baseline());
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("missing.json") && err.contains("cannot read"), "{err}");
+    // A file of several episodes: compare takes one per side.
+    let reports = home.path().join("reports.jsonl");
+    let one = load(&baseline());
+    let mut lines = String::new();
+    for id in ["first", "second"] {
+        let mut episode = one.clone();
+        if let EventBody::Episode(header) = &mut episode.events[0].body {
+            header.id = id.into();
+        }
+        for event in &episode.events {
+            lines.push_str(&serde_json::to_string(event).unwrap());
+            lines.push('\n');
+        }
+    }
+    std::fs::write(&reports, lines).unwrap();
+    let out = run(&baseline(), &reports);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("reports.jsonl") && err.lines().count() == 1, "{err}");
+}
