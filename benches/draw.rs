@@ -63,7 +63,7 @@ fn load(path: &std::path::Path) -> converse_tui::core::episode::Episode {
 fn draw_transcript_and_compare(c: &mut Criterion) {
     use converse_tui::config::ui_state::LayoutMode;
     // The largest of every fixture episode (a 230 KB benchmark run), and the second largest.
-    let paths = fixtures_by_size(&["converse-logs", "converse-benchmark-logs"]);
+    let paths = fixtures_by_size(&["converse-logs", "converse-benchmark-logs", "compare-pair"]);
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
 

@@ -30,7 +30,7 @@ fn cpu_time() -> Duration {
 fn fixtures_by_size() -> Vec<std::path::PathBuf> {
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut found = Vec::new();
-    for dir in ["converse-logs", "converse-benchmark-logs"] {
+    for dir in ["converse-logs", "converse-benchmark-logs", "compare-pair"] {
         for entry in walkdir::WalkDir::new(fixtures.join(dir)).into_iter().flatten() {
             if entry.file_name().to_string_lossy().starts_with("output_") {
                 found.push((entry.metadata().map(|m| m.len()).unwrap_or(0), entry.into_path()));

@@ -208,7 +208,7 @@ fn a_huge_message_in_the_transcript_opens_and_scrolls() {
 
 // ---------------------------------------------------------------- compare
 
-const PAIR: &str = "tests/fixtures/converse-benchmark-logs/logs/insurance/claude_sonnet_4_0";
+const PAIR: &str = "tests/fixtures/compare-pair/logs/insurance/claude_sonnet_4_0";
 const ATTACK: &str = "persona2/privacy/unrelated_to_insurance_religious_and_cultural_practice_details";
 
 fn run_file(defence: &str, stamp: &str) -> PathBuf {

@@ -356,7 +356,8 @@ impl Compare {
     pub fn settle(&mut self, area: Rect, views: [&EpisodeView; 2]) {
         self.area = area;
         self.layout = CompareLayout::new(area);
-        if self.rows.is_empty() {
+        // Before the first resize there is no width to wrap at.
+        if self.rows.is_empty() || self.layout.body.is_empty() || self.layout.columns[1].is_empty() {
             return;
         }
         let (mut row, line) = self.top;
@@ -382,7 +383,7 @@ impl Compare {
 
     /// Scrolls by `delta` lines (rows are wrapped as they come into view).
     pub fn scroll_by(&mut self, delta: isize, views: [&EpisodeView; 2]) {
-        if self.rows.is_empty() {
+        if self.rows.is_empty() || self.layout.body.is_empty() {
             return;
         }
         let (mut row, mut line) = self.top;
