@@ -394,3 +394,39 @@ fn compare_refuses_bad_input_in_one_line() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("reports.jsonl") && err.lines().count() == 1, "{err}");
 }
+
+/// An annotation shows as `✎ label` on the entry it annotates, in the transcript as in the panes.
+#[test]
+fn annotations_are_inline_markers_in_the_transcript() {
+    use converse_tui::core::annotate::{Draft, Label, NotesFile, notes_path};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ep-travel.jsonl");
+    let mut demo = demo_episodes().remove(0);
+    write_journal(&path, &demo.events).unwrap();
+    demo.origin = path.display().to_string();
+    let leak = demo
+        .events
+        .iter()
+        .find(|e| matches!(&e.body, EventBody::Message(m) if m.turn == 3 && m.from == Party::Assistant))
+        .unwrap()
+        .seq;
+    let mut notes = NotesFile::open(notes_path(&path)).unwrap();
+    let draft = Draft {
+        episode: demo.id().into(),
+        target_seq: leak,
+        span: None,
+        label: Label::Leak,
+        note: "x".into(),
+    };
+    notes.add(draft, "reviewer").unwrap();
+    let list = notes.current().into_iter().cloned().collect();
+    let mut state = AppState::with_episode(demo, Keymap::default());
+    state.layout_mode = LayoutMode::Transcript;
+    update(&mut state, Action::Resize(160, 48));
+    update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(list) });
+    press(&mut state, ":3\n");
+    let screen = render(&mut state, 160, 48);
+    let marked: Vec<&str> = screen.lines().filter(|l| l.contains("✎ leak")).collect();
+    assert_eq!(marked.len(), 1, "{screen}");
+    assert!(marked[0].contains(&format!("#{leak} ")), "{marked:?}");
+}
