@@ -39,6 +39,19 @@ pub enum Command {
         #[arg(long)]
         theme: Option<String>,
     },
+    /// Two episodes side by side, turn by turn: where they diverge, and their verdicts per turn.
+    Compare {
+        /// The first episode (a file of any supported format holding one episode).
+        a: PathBuf,
+        /// The second episode.
+        b: PathBuf,
+        /// Where imported episodes' tasks are looked up.
+        #[command(flatten)]
+        dataset: DatasetDir,
+        /// Colour theme: default, light, high-contrast, or a file in <config dir>/themes/.
+        #[arg(long)]
+        theme: Option<String>,
+    },
     /// Print the normalized events of any supported input.
     Dump {
         /// Episode files or directories of them.

@@ -12,6 +12,7 @@ use clap::{CommandFactory, Parser};
 use converse_tui::app::AppState;
 use converse_tui::app::browser::{Browser, BrowserEntry, EntrySource};
 use converse_tui::app::task_picker::TaskPicker;
+use converse_tui::config::ui_state::UiState;
 use converse_tui::config::{Keymap, Paths, Theme};
 use converse_tui::core::sanitize::single_line;
 
@@ -61,6 +62,13 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let state = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
             let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir };
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks)
+        }
+        Some(Command::Compare { a, b, dataset, theme }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let [a, b] = [one_episode(&a, &tasks)?, one_episode(&b, &tasks)?];
+            let mut state = AppState::comparing(a, b, load_keymap(paths)?);
+            state.tasks = std::sync::Arc::new(tasks);
+            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default())
         }
         Some(Command::Dump { paths: inputs, json, dataset }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
@@ -349,6 +357,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
         };
         state.picker = Some(picker);
         state.author = author(paths);
+        remember_layout(&mut state, paths)?;
         if handle.is_none() {
             state.open_picker(None);
         }
@@ -458,6 +467,14 @@ fn author(paths: &Paths) -> String {
     converse_tui::core::annotate::default_author(configured.as_deref())
 }
 
+/// The layout chosen last time (`v`), written back when it changes.
+fn remember_layout(state: &mut AppState, paths: &Paths) -> anyhow::Result<()> {
+    let file = paths.ui_state_file();
+    state.layout_mode = UiState::load(&file)?.layout;
+    state.ui_state_file = Some(file);
+    Ok(())
+}
+
 /// What `replay` knows about the episodes it may fork (`T`): model flags, and where the tasks are.
 #[derive(Default)]
 struct ForkFlags {
@@ -467,6 +484,7 @@ struct ForkFlags {
 
 fn run_tui(mut state: AppState, theme: &str, paths: &Paths, forks: ForkFlags) -> anyhow::Result<ExitCode> {
     converse_tui::tui::terminal::ensure_terminal()?;
+    remember_layout(&mut state, paths)?;
     state.picker = task_picker(paths);
     state.author = author(paths);
     let theme = load_theme(theme, paths)?;
@@ -503,6 +521,25 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> converse_tui::tui::event_l
         };
         launch.start_with(id, start)
     })
+}
+
+/// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
+fn one_episode(
+    path: &std::path::Path,
+    tasks: &TaskLookup,
+) -> anyhow::Result<converse_tui::core::episode::Episode> {
+    let mut episodes = converse_tui::core::import::load_path(path)?;
+    if episodes.len() != 1 {
+        anyhow::bail!(
+            "{}: holds {} episodes; compare takes a file of one episode per side (`dump` lists them)",
+            path.display(),
+            episodes.len()
+        );
+    }
+    for note in episode_tasks::enrich(tasks, &mut episodes) {
+        tracing::info!("{note}");
+    }
+    Ok(episodes.remove(0))
 }
 
 /// One episode opens on the inspector; several open the browser. Directories

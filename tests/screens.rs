@@ -636,7 +636,7 @@ fn a_recorded_judges_reasoning_reads_as_text() {
     assert!(!screen.contains("\\n"), "no escaped JSON string in the reasoning:\n{screen}");
 }
 
-/// `v` selects the event a verdict names as its evidence; a verdict without evidence says why.
+/// `V` selects the event a verdict names as its evidence; a verdict without evidence says why.
 #[test]
 fn go_to_evidence_selects_the_leaking_message() {
     let with_rule_verdict = || {
@@ -653,7 +653,7 @@ fn go_to_evidence_selects_the_leaking_message() {
         AppState::with_episode(episode, Keymap::default())
     };
     let mut state = with_rule_verdict();
-    press(&mut state, "Gv");
+    press(&mut state, "GV");
     let view = state.view().unwrap();
     assert_eq!(state.focus(), converse_tui::app::layout::PaneId::Assistant);
     let pane = view.pane(state.focus()).unwrap();
@@ -662,7 +662,7 @@ fn go_to_evidence_selects_the_leaking_message() {
 
     // The recorded judges name no evidence.
     let mut state = benchmark_state();
-    press(&mut state, "G\t\t\tv");
+    press(&mut state, "G\t\t\tV");
     let screen = render(&mut state, 160, 48);
     assert!(screen.contains("names no evidence"), "{screen}");
 }

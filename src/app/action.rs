@@ -41,6 +41,8 @@ pub enum Action {
     Problem(String),
     /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
     EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
+    /// The two episodes asked for by [`Effect::OpenCompare`], or why they could not be loaded.
+    CompareLoaded(Result<Box<[crate::core::episode::Episode; 2]>, String>),
 }
 
 /// What `update` cannot do itself because it does no I/O.
@@ -76,6 +78,13 @@ pub enum Effect {
         path: std::path::PathBuf,
         id: String,
     },
+    /// Write what the screen remembers between runs (`state.toml`), atomically.
+    SaveUiState {
+        path: std::path::PathBuf,
+        contents: String,
+    },
+    /// Load two browser rows and answer with [`Action::CompareLoaded`].
+    OpenCompare(Box<[super::browser::EntrySource; 2]>),
     /// Start a new episode from the prefix of the one on screen.
     Fork {
         task_id: String,

@@ -216,6 +216,8 @@ pub struct Browser {
     pub review: Option<Review>,
     /// Set when a row is opened from the review, used when it is loaded.
     pub after_open: Option<AfterOpen>,
+    /// Rows marked for comparing (indices into `entries`, at most two, in marking order).
+    pub marked: Vec<usize>,
 }
 
 impl Browser {
@@ -315,6 +317,7 @@ impl Browser {
             unfolded: HashSet::new(),
             review: None,
             after_open: None,
+            marked: Vec::new(),
         };
         browser.rebuild(None);
         browser
@@ -447,6 +450,31 @@ impl Browser {
             return;
         }
         self.selected = (self.selected as isize + delta).clamp(0, self.lines.len() as isize - 1) as usize;
+    }
+
+    /// Marks (or unmarks) the selected row for comparing; a third mark replaces the oldest.
+    /// Returns what happened, for the status line.
+    pub fn toggle_mark(&mut self) -> Option<String> {
+        let row = self.selected_episode()?;
+        let id = &self.entries[row].id;
+        Some(if let Some(at) = self.marked.iter().position(|&m| m == row) {
+            self.marked.remove(at);
+            format!("unmarked {id}")
+        } else {
+            if self.marked.len() == 2 {
+                self.marked.remove(0);
+            }
+            self.marked.push(row);
+            match self.marked.len() {
+                1 => format!("marked {id}: mark another with m, then = compares them"),
+                _ => format!("marked {id}: = compares the two marked episodes"),
+            }
+        })
+    }
+
+    /// The mark of row `entry` (1 or 2), if marked.
+    pub fn mark_of(&self, entry: usize) -> Option<usize> {
+        self.marked.iter().position(|&m| m == entry).map(|i| i + 1)
     }
 
     /// Index into `entries` and `sources` of the selected row (none on a group).

@@ -8,17 +8,25 @@ use crate::core::episode::Episode;
 
 use super::layout::PaneId;
 use super::notes::Notes;
+use super::transcript::Transcript;
 use super::view::EpisodeView;
 
 pub struct Inspector {
     pub view: EpisodeView,
     pub focus: PaneId,
     pub notes: Notes,
+    /// The transcript layout's column (entries name events; the text stays in the view).
+    pub transcript: Transcript,
 }
 
 impl Inspector {
     pub fn new(episode: Episode) -> Self {
-        Inspector { view: EpisodeView::new(episode), focus: PaneId::Assistant, notes: Notes::default() }
+        Inspector {
+            view: EpisodeView::new(episode),
+            focus: PaneId::Assistant,
+            notes: Notes::default(),
+            transcript: Transcript::new(),
+        }
     }
 
     /// The notes file of an episode that has a file (the bundled demos have none).

@@ -42,6 +42,8 @@ pub struct InspectorLayout {
     pub assistant: Rect,
     pub tools: Rect,
     pub verdicts: Rect,
+    /// Everything above the composer and the timeline: the transcript layout's column.
+    pub main: Rect,
     pub timeline: Rect,
     pub status: Rect,
     /// The composer, when it is open.
@@ -71,7 +73,7 @@ impl InspectorLayout {
                 Constraint::Ratio(1, 3),
             ])
             .areas(top);
-            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status, composer }
+            InspectorLayout { attacker, assistant, tools, verdicts, main, timeline, status, composer }
         } else {
             let [top, bottom] =
                 Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(main);
@@ -79,7 +81,7 @@ impl InspectorLayout {
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(top);
             let [tools, verdicts] =
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(bottom);
-            InspectorLayout { attacker, assistant, tools, verdicts, timeline, status, composer }
+            InspectorLayout { attacker, assistant, tools, verdicts, main, timeline, status, composer }
         }
     }
 

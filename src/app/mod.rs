@@ -4,6 +4,7 @@
 pub mod action;
 pub mod autoplay;
 pub mod browser;
+pub mod compare;
 pub mod composer;
 pub mod detail;
 pub mod episode_info;
@@ -15,6 +16,7 @@ pub mod notes;
 pub mod pane;
 pub mod state;
 pub mod task_picker;
+pub mod transcript;
 pub mod update;
 pub mod view;
 pub mod wrap;

@@ -3,6 +3,7 @@
 use ratatui::layout::Rect;
 
 use crate::config::Keymap;
+use crate::config::ui_state::LayoutMode;
 use crate::core::episode::Episode;
 
 use super::action::Effect;
@@ -22,6 +23,8 @@ pub enum Screen {
     Inspector,
     Browser,
     Tasks,
+    /// Two episodes side by side, turn by turn (`inspectors[0]` and `[1]`).
+    Compare,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +102,14 @@ pub struct AppState {
     pub effects: Vec<Effect>,
     /// The dataset in which an imported episode's task is looked up when it is opened.
     pub tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
+    /// Panes or transcript (`v`), remembered in `ui_state_file`.
+    pub layout_mode: LayoutMode,
+    /// Where the layout choice is written (none in tests and demos that should not write).
+    pub ui_state_file: Option<std::path::PathBuf>,
+    /// The comparison on the compare screen.
+    pub compare: Option<super::compare::Compare>,
+    /// The inspectors (and the active one) the compare screen replaced, restored when it closes.
+    pub compared_from: Option<(Vec<Inspector>, usize)>,
 }
 
 impl AppState {
@@ -123,6 +134,10 @@ impl AppState {
             quit: false,
             effects: Vec::new(),
             tasks: std::sync::Arc::default(),
+            layout_mode: LayoutMode::Panes,
+            ui_state_file: None,
+            compare: None,
+            compared_from: None,
         }
     }
 
@@ -192,6 +207,13 @@ impl AppState {
         }
     }
 
+    /// Two episodes side by side on the compare screen.
+    pub fn comparing(a: Episode, b: Episode, keymap: Keymap) -> Self {
+        let mut state = AppState::empty(keymap);
+        super::update::open_compare(&mut state, a, b);
+        state
+    }
+
     /// A live episode: the view appears with the runner's first event.
     pub fn live(keymap: Keymap, journal: impl Into<String>, paused: bool) -> Self {
         let mut state = AppState::empty(keymap);
@@ -204,9 +226,20 @@ impl AppState {
         self.autoplay.playing || self.live.as_ref().is_some_and(LiveState::clock_runs)
     }
 
-    /// Width of the pane a streamed reply shows in.
+    /// Width of the pane (or the transcript column) a streamed reply shows in.
     pub fn stream_width(&self) -> usize {
-        text_area(self.layout.assistant).width.saturating_sub(2) as usize
+        match self.layout_mode {
+            LayoutMode::Panes => text_area(self.layout.assistant).width.saturating_sub(2) as usize,
+            LayoutMode::Transcript => text_area(self.layout.main).width.saturating_sub(2) as usize,
+        }
+    }
+
+    /// Rows a streaming reply takes at the bottom of a text area `height` rows high.
+    pub fn stream_rows(&self, height: u16) -> u16 {
+        match self.live.as_ref().and_then(|l| l.streaming.as_ref()) {
+            Some(stream) => stream_rows(stream.lines.len(), height),
+            None => 0,
+        }
     }
 
     /// A browser over several episodes; `open_first` also opens the first on the inspector.
@@ -229,12 +262,24 @@ impl AppState {
         let composer_rows = if self.composer.is_open() { (height / 5).clamp(5, 9) } else { 0 };
         self.layout = InspectorLayout::new(self.area, composer_rows);
         let layout = self.layout;
+        let transcript = text_area(layout.main);
+        let transcript_rows = transcript.height.saturating_sub(self.stream_rows(transcript.height));
         for inspector in &mut self.inspectors {
             for (id, mut pane) in inspector.view.panes_mut() {
                 let text = text_area(layout.pane(id));
                 // Two columns of indent under each item header.
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
             }
+            // Wrapped only while shown: the panes layout never pays for it.
+            if self.layout_mode == LayoutMode::Transcript && self.screen != Screen::Compare {
+                inspector.transcript.set_size(transcript.width as usize, transcript_rows as usize);
+                inspector.transcript.settle(&inspector.view);
+            }
+        }
+        if self.screen == Screen::Compare
+            && let (Some(compare), [a, b, ..]) = (&mut self.compare, self.inspectors.as_slice())
+        {
+            compare.settle(self.area, [&a.view, &b.view]);
         }
         let stream_width = self.stream_width();
         if let Some(live) = &mut self.live {
@@ -277,6 +322,11 @@ impl AppState {
 /// What loading the episode warned about (a truncated last line…), for the status line.
 pub fn load_warnings(episode: &Episode) -> Option<String> {
     warning_line(&episode.warnings)
+}
+
+/// Rows a streaming reply of `lines` lines takes at the bottom of a text area `height` rows high.
+pub fn stream_rows(lines: usize, height: u16) -> u16 {
+    (lines.min(usize::from(u16::MAX) - 1) as u16 + 1).min(height / 2).max(2).min(height)
 }
 
 /// Warnings (of a load or a launch) as one status-line message: the first, and how many more.

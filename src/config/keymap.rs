@@ -52,6 +52,7 @@ pub enum Command {
     OpenDetail,
     EpisodeInfo,
     GoToEvidence,
+    ToggleTranscript,
     Search,
     Browser,
     SortNext,
@@ -67,6 +68,8 @@ pub enum Command {
     Annotate,
     Annotations,
     DeleteNote,
+    Mark,
+    CompareMarked,
     CycleDomain,
     CyclePersona,
     CycleSplit,
@@ -101,6 +104,8 @@ pub enum Layer {
     Confirm,
     /// "Take over: you or a model?": any key not bound here cancels.
     TakeOver,
+    /// Two episodes side by side (`compare A B`, or `=` in the browser).
+    Compare,
 }
 
 impl Layer {
@@ -135,12 +140,13 @@ impl Group {
 }
 
 use Layer::{
-    Browser as B, Composer as C, Confirm as Y, Form as F, Inspector as I, Overlay as O, Picker as P,
+    Browser as B, Compare as X, Composer as C, Confirm as Y, Form as F, Inspector as I, Overlay as O,
+    Picker as P,
 };
 
-const LISTS: &[Layer] = &[I, B, P, O];
+const LISTS: &[Layer] = &[I, B, P, O, X];
 const SCREENS: &[Layer] = &[I, B, P];
-const EVERYWHERE: &[Layer] = &[I, B, P, O, C, F, Y, Layer::TakeOver];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, C, F, Y, Layer::TakeOver, X];
 
 /// One command's help entry and default keys.
 pub struct Spec {
@@ -169,10 +175,14 @@ impl Command {
         use Command::*;
         use Group::{Dialogs, General, Human, Step, View};
         match self {
-            NextEvent => spec(Step, "Reveal the next event", &["n", "Right"], &[I, B, P]),
-            PrevEvent => spec(Step, "Step back one event", &["p", "Left"], &[I, B, P]),
-            NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I]),
-            PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I]),
+            NextEvent => {
+                spec(Step, "Reveal the next event (compare: the next turn)", &["n", "Right"], &[I, B, P, X])
+            }
+            PrevEvent => {
+                spec(Step, "Step back one event (compare: the previous turn)", &["p", "Left"], &[I, B, P, X])
+            }
+            NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I, X]),
+            PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I, X]),
             First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
             Last => spec(Step, "Go to the last event (follows the live tail)", &["G", "End"], LISTS),
             JumpToTurn => spec(Step, "Jump to turn N", &[":"], &[I]),
@@ -195,6 +205,12 @@ impl Command {
             GoToEvidence => spec(
                 View,
                 "Go to the selected verdict's evidence (the leak, the offending call)",
+                &["V"],
+                &[I],
+            ),
+            ToggleTranscript => spec(
+                View,
+                "Transcript layout: one chronological column (again: the three panes)",
                 &["v"],
                 &[I],
             ),
@@ -214,7 +230,11 @@ impl Command {
                 &["A"],
                 &[B],
             ),
-            Redact => spec(View, "Mask the persona's private values (screenshots, demos)", &["R"], &[I]),
+            Redact => spec(View, "Mask the persona's private values (screenshots, demos)", &["R"], &[I, X]),
+            Mark => spec(View, "Browser: mark the episode for comparing (at most two)", &["m"], &[B]),
+            CompareMarked => {
+                spec(View, "Browser: compare the two marked episodes side by side", &["="], &[B])
+            }
             Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
             EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
             EndEpisode => spec(Human, "End the episode (when you play the attacker)", &["E"], &[I]),

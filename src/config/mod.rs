@@ -5,6 +5,7 @@ pub mod paths;
 pub mod settings;
 pub mod theme;
 pub mod toml_file;
+pub mod ui_state;
 
 pub use keymap::Keymap;
 pub use paths::Paths;

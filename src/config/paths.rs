@@ -60,6 +60,11 @@ impl Paths {
         self.config_dir.join("keymap.toml")
     }
 
+    /// What the screen remembers between runs (the inspector's layout).
+    pub fn ui_state_file(&self) -> PathBuf {
+        self.config_dir.join("state.toml")
+    }
+
     pub fn themes_dir(&self) -> PathBuf {
         self.config_dir.join("themes")
     }

@@ -251,6 +251,17 @@ async fn carry_out(
             open_episode(answers.clone(), path, id);
             None
         }
+        Effect::OpenCompare(sources) => {
+            open_compare(answers.clone(), *sources);
+            None
+        }
+        Effect::SaveUiState { path, contents } => {
+            let written = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| crate::core::atomic_file::write_atomic(&path, contents.as_bytes()));
+            written.err().map(|e| Action::Problem(format!("cannot save {}: {e}", path.display())))
+        }
         Effect::EditAttacker(text) => {
             if let Some(l) = live {
                 let _ = l.edits.send(text).await;
@@ -304,6 +315,22 @@ fn open_episode(tx: mpsc::Sender<Action>, path: std::path::PathBuf, id: String) 
     tokio::task::spawn_blocking(move || {
         let loaded = crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
         let _ = tx.blocking_send(Action::EpisodeLoaded(loaded));
+    });
+}
+
+/// Loads two browser rows off the UI thread (those in memory are taken as they are).
+fn open_compare(tx: mpsc::Sender<Action>, sources: [crate::app::browser::EntrySource; 2]) {
+    use crate::app::browser::EntrySource;
+    tokio::task::spawn_blocking(move || {
+        let load = |source: EntrySource| match source {
+            EntrySource::Loaded(episode) => Ok(*episode),
+            EntrySource::File { path, id } => {
+                crate::core::import::load_episode(&path, &id).map_err(|e| e.to_string())
+            }
+        };
+        let [a, b] = sources;
+        let loaded = load(a).and_then(|a| Ok(Box::new([a, load(b)?])));
+        let _ = tx.blocking_send(Action::CompareLoaded(loaded));
     });
 }
 

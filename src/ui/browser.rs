@@ -56,8 +56,17 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
     let rows = browser.lines.iter().skip(offset).take(height).map(|line| match line {
         ListLine::Row(i) => {
             let e = &browser.entries[*i];
-            Row::new(fitted.iter().map(|&(column, width)| {
+            // Marked for comparing: first in the row, so a narrow screen still shows it.
+            let mark = browser.mark_of(*i).map(|n| format!("◆{n} "));
+            Row::new(fitted.iter().enumerate().map(move |(at, &(column, width))| {
                 let text = e.cell(column, &browser.judges);
+                if let (0, Some(mark)) = (at, &mark) {
+                    let rest = width.saturating_sub(mark.width());
+                    return Cell::from(Line::from(vec![
+                        Span::styled(mark.clone(), theme.timeline_current()),
+                        Span::raw(fit_text(column, &text, rest)),
+                    ]));
+                }
                 let style = match column {
                     Column::Judge(j) => {
                         e.judge_outcome(&browser.judges[j]).map_or(theme.dim(), |o| theme.outcome(o))
@@ -355,8 +364,12 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
                 format!("filter '{}' · ", single_line(&browser.filter))
             };
             let open = if browser.grouped { "open/fold" } else { "open" };
+            let marked = match browser.marked.len() {
+                0 => String::new(),
+                n => format!("◆ {n} marked ({} compares two) · ", k(Command::CompareMarked)),
+            };
             Line::from(format!(
-                " {filter}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
+                " {marked}{filter}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
                 k(Command::OpenDetail),
                 k(Command::Search),
                 k(Command::SortNext),

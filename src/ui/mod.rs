@@ -1,6 +1,7 @@
 //! `draw(frame, &AppState, &Theme)`: reads state, never changes it, never does I/O.
 
 mod browser;
+mod compare;
 mod composer;
 mod detail;
 mod help;
@@ -9,6 +10,7 @@ mod status;
 mod tasks;
 mod text_pane;
 mod timeline;
+mod transcript;
 mod verdicts;
 
 use ratatui::Frame;
@@ -18,6 +20,7 @@ use ratatui::widgets::Paragraph;
 use crate::app::layout::PaneId;
 use crate::app::state::{AppState, Overlay, Screen};
 use crate::config::Theme;
+use crate::config::ui_state::LayoutMode;
 
 pub use crate::core::text::truncate_cells as truncate;
 
@@ -29,13 +32,18 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             let picker = state.picker.as_ref().expect("checked");
             tasks::draw(frame, area, state, picker, theme)
         }
+        (Screen::Compare, ..) if state.compare.is_some() => compare::draw(frame, state, theme),
         (_, _, Some(inspector)) => {
             let view = &inspector.view;
             let layout = &state.layout;
-            for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
-                text_pane::draw(frame, layout.pane(id), id, state, theme);
+            if state.layout_mode == LayoutMode::Transcript {
+                transcript::draw(frame, layout.main, state, inspector, theme);
+            } else {
+                for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
+                    text_pane::draw(frame, layout.pane(id), id, state, theme);
+                }
+                verdicts::draw(frame, layout.verdicts, view, inspector.focus == PaneId::Verdicts, theme);
             }
-            verdicts::draw(frame, layout.verdicts, view, inspector.focus == PaneId::Verdicts, theme);
             timeline::draw(frame, layout.timeline, view, theme);
             if let Some(area) = layout.composer {
                 composer::draw(frame, area, state, theme);

@@ -34,7 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
     frame.render_widget(block, area);
     let mut text = text_area(area);
     if let Some(stream) = streaming {
-        let rows = (stream.lines.len() as u16 + 1).min(text.height / 2).max(2).min(text.height);
+        let rows = crate::app::state::stream_rows(stream.lines.len(), text.height);
         let stream_area = Rect { y: text.y + text.height - rows, height: rows, ..text };
         text.height -= rows;
         draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
@@ -58,7 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
 /// A reply as it streams in: its last lines under a "writing" header. While redaction is on, a
 /// private value may be cut between deltas where no masker can see it whole: the text is held
 /// back until the message is complete, and only its length shows.
-fn draw_stream(frame: &mut Frame, area: Rect, stream: &Streaming, masked: bool, theme: &Theme) {
+pub(super) fn draw_stream(frame: &mut Frame, area: Rect, stream: &Streaming, masked: bool, theme: &Theme) {
     let party = match stream.role {
         Role::Attacker => Party::Attacker,
         _ => Party::Assistant,
@@ -139,7 +139,7 @@ fn visible_lines<'a>(
 }
 
 /// One line of a body, evidence and search matches marked (where they overlap, the first to start wins).
-fn body_line<'a>(
+pub(super) fn body_line<'a>(
     body: &'a str,
     range: Range<usize>,
     highlights: &[Range<usize>],
@@ -173,7 +173,7 @@ fn body_line<'a>(
 }
 
 /// `T3 #12 attacker → assistant · 10:02:41 · gpt-4o`; `▶` marks the event at the cursor.
-fn header(event: &Event, selected: bool, at_cursor: bool, theme: &Theme) -> Line<'static> {
+pub(super) fn header(event: &Event, selected: bool, at_cursor: bool, theme: &Theme) -> Line<'static> {
     let turn = event.body.turn().map(|t| format!("T{t} ")).unwrap_or_default();
     let mut spans = Vec::new();
     if at_cursor {

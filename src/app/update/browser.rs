@@ -7,7 +7,31 @@ use crate::core::sanitize::single_line;
 use super::super::action::Effect;
 use super::super::browser::{AfterOpen, Browser, EntrySource, LIST_CHROME};
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::{open_picker, request_quit, show_episode};
+use super::{compare, open_picker, request_quit, show_episode};
+
+/// Compares the two marked rows (loading them first when they are files), or says what is missing.
+fn compare_marked(state: &mut AppState) {
+    let Some(browser) = &state.browser else { return };
+    let [a, b] = match browser.marked.as_slice() {
+        &[a, b] => [a, b],
+        marked => {
+            let missing = 2 - marked.len();
+            state.message = Some(format!(
+                "mark {missing} more episode{} with m to compare two",
+                if missing == 1 { "" } else { "s" }
+            ));
+            return;
+        }
+    };
+    let sources = [browser.sources[a].clone(), browser.sources[b].clone()];
+    match sources {
+        [EntrySource::Loaded(a), EntrySource::Loaded(b)] => compare::open(state, *a, *b),
+        sources => {
+            state.message = Some("loading the two marked episodes…".into());
+            state.effects.push(Effect::OpenCompare(Box::new(sources)));
+        }
+    }
+}
 
 /// Lines of the list on screen: the area less the list's borders and header, the errors and the status line.
 fn list_height(state: &AppState, browser: &Browser) -> usize {
@@ -56,6 +80,8 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
             let n = browser.review.as_ref().map_or(0, |r| r.items.len());
             state.message = Some(format!("{n} disagreements between verdict sources on the shown episodes"));
         }
+        Command::Mark => state.message = browser.toggle_mark(),
+        Command::CompareMarked => compare_marked(state),
         Command::Search => {
             let input = browser.filter.clone();
             state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));

@@ -1,6 +1,7 @@
 //! Commands on the inspector: stepping, panes, detail, redaction, annotations, the live runner.
 
 use crate::config::keymap::Command;
+use crate::config::ui_state::{LayoutMode, UiState};
 use crate::core::episode::{Episode, EventBody};
 use crate::core::redact::Redactor;
 use crate::core::redact_episode::redactor_from_episode;
@@ -16,6 +17,9 @@ use super::super::view::{EpisodeView, VerdictRow};
 use super::{open_picker, request_quit, scroll_delta};
 
 pub(super) fn command(state: &mut AppState, command: Command) {
+    if state.layout_mode == LayoutMode::Transcript && transcript_command(state, command) {
+        return;
+    }
     let active = state.active;
     let Some(inspector) = state.inspectors.get_mut(active) else {
         match command {
@@ -90,6 +94,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::OpenDetail => open_detail(state),
         Command::EpisodeInfo => open_episode_info(state),
         Command::GoToEvidence => go_to_evidence(state),
+        Command::ToggleTranscript => toggle_layout(state),
         Command::Compose if human => state.composer.open_attack(),
         Command::EditPending => match state.live.as_ref().and_then(|l| l.pending.clone()) {
             Some(text) => state.composer.open_edit(&text),
@@ -120,6 +125,44 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
         Command::Quit => request_quit(state),
         _ => {}
+    }
+}
+
+/// Scrolling, selecting and Enter in the transcript layout; whether `command` was one of them.
+fn transcript_command(state: &mut AppState, command: Command) -> bool {
+    let Some(inspector) = state.inspectors.get_mut(state.active) else { return false };
+    let (transcript, view) = (&mut inspector.transcript, &inspector.view);
+    match command {
+        Command::ScrollDown | Command::ScrollUp | Command::PageDown | Command::PageUp => {
+            if let Some(delta) = scroll_delta(command, transcript.viewport) {
+                transcript.scroll_by(view, delta);
+            }
+        }
+        Command::SelectNext => transcript.select_by(view, 1),
+        Command::SelectPrev => transcript.select_by(view, -1),
+        // Enter unfolds (or folds) a tool call or result, and opens anything else.
+        Command::OpenDetail => match transcript.selected_entry() {
+            Some(entry) if transcript.toggle_fold(view, entry) => {}
+            _ => return false,
+        },
+        _ => return false,
+    }
+    true
+}
+
+/// Switches between the three panes and the transcript, and remembers the choice.
+fn toggle_layout(state: &mut AppState) {
+    state.layout_mode = match state.layout_mode {
+        LayoutMode::Panes => LayoutMode::Transcript,
+        LayoutMode::Transcript => LayoutMode::Panes,
+    };
+    state.message = Some(match state.layout_mode {
+        LayoutMode::Transcript => "transcript layout (v: the three panes)".into(),
+        LayoutMode::Panes => "three panes (v: the transcript)".into(),
+    });
+    if let Some(path) = &state.ui_state_file {
+        let contents = UiState { layout: state.layout_mode }.to_toml();
+        state.effects.push(Effect::SaveUiState { path: path.clone(), contents });
     }
 }
 
@@ -154,6 +197,13 @@ pub(super) fn jump_to_event(state: &mut AppState, event: usize) {
         view.set_cursor(event);
         view.follow_tail = false;
     }
+    // The transcript too, when it has been laid out (it is settled again after the action).
+    if inspector.transcript.viewport > 0 {
+        inspector.transcript.settle(view);
+        if let Some(entry) = inspector.transcript.entry_of_event(event) {
+            inspector.transcript.select(view, entry);
+        }
+    }
     for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
         if let Some(mut pane) = view.pane_mut(id)
             && let Some(item) = pane.item_of_event(event)
@@ -180,6 +230,10 @@ fn open_prompt(state: &mut AppState, kind: PromptKind) {
 fn selected_event(state: &AppState) -> Option<usize> {
     let inspector = state.inspector()?;
     let view = &inspector.view;
+    if state.layout_mode == LayoutMode::Transcript {
+        let t = &inspector.transcript;
+        return Some(t.selected_entry().map_or(view.cursor, |e| t.entries[e].event));
+    }
     let event = match view.pane(inspector.focus) {
         Some(pane) => pane.selected_item().map(|i| pane.items[i].event),
         None => view.verdict_rows.get(view.verdict_selected).map(|r| r.event),
@@ -257,7 +311,7 @@ fn toggle_redaction(state: &mut AppState) {
 }
 
 /// The persona's whole profile when the task is in the dataset, else what the journal's task says.
-fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
+pub(super) fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
     let task_id = episode.header().task.id.as_deref();
     let task = state.picker.as_ref().and_then(|p| p.tasks.iter().find(|t| Some(t.id.as_str()) == task_id));
     match task {

@@ -2,6 +2,7 @@
 //! each screen, the modal stack, the composer and the live runner fold in their own module.
 
 mod browser;
+mod compare;
 mod composer;
 mod inspector;
 mod modal;
@@ -48,6 +49,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
             state.message = Some(format!("cannot open: {problem}"));
         }
+        Action::CompareLoaded(Ok(pair)) => {
+            let [a, b] = *pair;
+            compare::open(state, a, b);
+        }
+        Action::CompareLoaded(Err(problem)) => state.message = Some(format!("cannot compare: {problem}")),
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) => state.message = Some(problem),
     }
@@ -62,7 +68,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_command(state: &mut AppState, command: Command) {
     let layer = layer(state);
     // A new command replaces the last note on the status line (not while answering a question).
-    if matches!(layer, Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay) {
+    if matches!(layer, Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay | Layer::Compare) {
         state.message = None;
     }
     match layer {
@@ -74,7 +80,13 @@ fn on_command(state: &mut AppState, command: Command) {
         Layer::Browser => browser::command(state, command),
         Layer::Picker => picker::command(state, command),
         Layer::Inspector => inspector::command(state, command),
+        Layer::Compare => compare::command(state, command),
     }
+}
+
+/// Puts two episodes side by side on the compare screen.
+pub fn open_compare(state: &mut AppState, a: Episode, b: Episode) {
+    compare::open(state, a, b);
 }
 
 /// Quit, or ask first while an episode still runs.

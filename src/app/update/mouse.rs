@@ -31,6 +31,18 @@ pub(super) fn wheel(state: &mut AppState, column: u16, row: u16, lines: isize) {
                 }
             }
         }
+        None if state.screen == Screen::Compare => {
+            if let (Some(compare), [a, b, ..]) = (&mut state.compare, state.inspectors.as_slice()) {
+                compare.scroll_by(lines, [&a.view, &b.view]);
+            }
+        }
+        None if state.layout_mode == crate::config::ui_state::LayoutMode::Transcript => {
+            if state.layout.main.contains((column, row).into())
+                && let Some(inspector) = state.inspector_mut()
+            {
+                inspector.transcript.scroll_by(&inspector.view, lines);
+            }
+        }
         None => {
             let Some(id) = state.layout.pane_at(column, row) else {
                 return;

@@ -1,0 +1,591 @@
+//! Two episodes side by side, turn by turn: the attacker's and the assistant's messages of turn k
+//! of A next to those of B, the verdicts of each turn side by side with differences flagged, the
+//! first turn where they diverge marked, and the turns both share (a fork and its parent) shown once.
+//!
+//! Built from the two views' events; the text shown is the text their panes hold (sanitized,
+//! masked while redaction is on), never copied. Rows are wrapped when shown, once per width.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::PathBuf;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+
+use crate::core::corpus::row::CorpusRow;
+use crate::core::episode::{Episode, EventBody, Outcome, Party};
+use crate::core::sanitize::single_line;
+
+use super::transcript::event_text;
+use super::view::EpisodeView;
+use super::wrap::wrap;
+
+/// Where the parts of the compare screen go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CompareLayout {
+    pub titles: [Rect; 2],
+    /// The turn rows, both columns and the separator between them.
+    pub body: Rect,
+    pub columns: [Rect; 2],
+    pub status: Rect,
+}
+
+impl CompareLayout {
+    pub fn new(area: Rect) -> Self {
+        let [titles, body, status] =
+            Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        let [left, _, right] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)])
+                .areas(titles);
+        let [a, _, b] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)]).areas(body);
+        CompareLayout { titles: [left, right], body, columns: [a, b], status }
+    }
+}
+
+/// What a side's title says: the run (model, defence, persona, repeat) or the journal (id, models).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideTitle {
+    pub name: String,
+    pub detail: String,
+}
+
+impl SideTitle {
+    pub fn of(episode: &Episode) -> Self {
+        let row = CorpusRow::of(episode, PathBuf::from(&episode.origin), &[]);
+        let benchmark = row.defence.is_some() || row.repeat.is_some();
+        let name: Vec<String> = if benchmark {
+            [
+                row.model.clone(),
+                row.defence.clone(),
+                row.persona
+                    .as_ref()
+                    .map(|p| if p.starts_with("persona") { p.clone() } else { format!("persona{p}") }),
+                row.repeat.map(|r| format!("rep {r}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
+        } else {
+            let models = &episode.header().config.models;
+            let model =
+                |role: &str| models.get(role).map(|m| m.as_str().map_or_else(|| m.to_string(), String::from));
+            [
+                Some(row.id.clone()),
+                model("assistant").map(|m| format!("assistant {m}")),
+                model("attacker").map(|m| format!("attacker {m}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
+        };
+        let detail: Vec<String> = [
+            episode.header().parent.as_ref().map(|p| format!("fork of {} at #{}", p.episode, p.seq)),
+            row.task_id.clone().or(row.attack.clone()),
+            std::path::Path::new(&episode.origin).file_name().map(|f| f.to_string_lossy().into_owned()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        SideTitle {
+            name: single_line(&name.join(" · ")).into_owned(),
+            detail: single_line(&detail.join(" · ")).into_owned(),
+        }
+    }
+}
+
+/// One judge's verdict on one side: outcome, score, and the judge's model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideVerdict {
+    pub outcome: Outcome,
+    pub score: Option<f64>,
+    pub model: Option<String>,
+}
+
+/// A judge's verdicts in one turn, on each side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictPair {
+    /// The judge's name (verdicts of two judge models of one judge are paired).
+    pub judge: String,
+    pub sides: [Option<SideVerdict>; 2],
+}
+
+impl VerdictPair {
+    /// The two sides do not say the same (one has no verdict, or another outcome).
+    pub fn differs(&self) -> bool {
+        let [a, b] = &self.sides;
+        a.as_ref().map(|v| v.outcome) != b.as_ref().map(|v| v.outcome)
+    }
+}
+
+/// One aligned turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnRow {
+    /// The turn number; `None` is the row of whole-episode verdicts (after the last turn).
+    pub turn: Option<u32>,
+    /// Event indices of the turn's messages and tool events, per side (empty: that side has no
+    /// such turn).
+    pub events: [Vec<usize>; 2],
+    /// Both sides hold the same messages and calls in this turn.
+    pub same: bool,
+    pub verdicts: Vec<VerdictPair>,
+}
+
+impl TurnRow {
+    pub fn label(&self) -> String {
+        match self.turn {
+            Some(0) => "before turn 1".into(),
+            Some(t) => format!("turn {t}"),
+            None => "end".into(),
+        }
+    }
+}
+
+/// One screen line of a row's column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellLine {
+    /// A verdict of the row: index into `verdicts`.
+    Verdict(usize),
+    /// The header of an event (party and direction, or the tool's one-line summary).
+    Header(usize),
+    /// A body line of an event: the byte range of its text.
+    Body(usize, Range<usize>),
+    /// "no turn k".
+    Missing,
+}
+
+/// A row's lines at one width: per side, or once (`shared`) for a row both hold.
+#[derive(Debug, Clone, PartialEq)]
+struct RowWrap {
+    width: usize,
+    masked: bool,
+    cells: [Vec<CellLine>; 2],
+}
+
+pub struct Compare {
+    pub titles: [SideTitle; 2],
+    pub rows: Vec<TurnRow>,
+    /// The first row where the sides differ (messages, calls or verdicts).
+    pub first_divergence: Option<usize>,
+    /// Leading rows that are the same on both sides: drawn once, across both columns.
+    pub shared: usize,
+    /// The row at the cursor: both sides step together.
+    pub cursor: usize,
+    pub layout: CompareLayout,
+    /// The screen area the layout was made for.
+    area: Rect,
+    wraps: Vec<Option<RowWrap>>,
+    /// The top line shown: a row and a line within it (0 = its header).
+    top: (usize, usize),
+}
+
+/// What a turn holds, for comparing the two sides: (party or tool tag, text).
+fn signature(body: &EventBody) -> Option<(String, String)> {
+    match body {
+        EventBody::Message(m) => Some((format!("{}>{}", m.from.as_str(), m.to.as_str()), m.text.clone())),
+        EventBody::ToolCall(c) => Some((format!("call {}", c.tool), c.args.to_string())),
+        EventBody::ToolResult(r) => Some((format!("result {}", r.tool), r.output.clone())),
+        EventBody::Error(e) => Some(("error".into(), e.message.clone())),
+        _ => None,
+    }
+}
+
+/// A verdict source: judge, method and model.
+type JudgeKey = (String, &'static str, Option<String>);
+
+/// Per turn: the events shown, and the latest verdict of each source.
+type Turns = BTreeMap<Option<u32>, (Vec<usize>, BTreeMap<JudgeKey, SideVerdict>)>;
+
+fn turns_of(view: &EpisodeView) -> Turns {
+    let mut turns: Turns = BTreeMap::new();
+    let max_turn = view.max_turn();
+    for (i, event) in view.events().iter().enumerate() {
+        match &event.body {
+            EventBody::Verdict(v) => {
+                let turn = v.turn.filter(|t| (1..=max_turn).contains(t));
+                let side = SideVerdict { outcome: v.outcome, score: v.score, model: v.model.clone() };
+                let key = (v.judge.clone(), v.method.as_str(), v.model.clone());
+                turns.entry(turn).or_default().1.insert(key, side);
+            }
+            body if signature(body).is_some() => {
+                turns.entry(Some(view.turn_at(i))).or_default().0.push(i);
+            }
+            _ => {}
+        }
+    }
+    turns
+}
+
+/// Pairs the two sides' verdicts of one turn: the same judge, method and model first, then what is
+/// left of the same judge in order (a baseline judged by gpt-5 against a firewall run judged by
+/// gpt-5-chat), then the rest alone.
+fn pair_verdicts(
+    a: &BTreeMap<JudgeKey, SideVerdict>,
+    b: &BTreeMap<JudgeKey, SideVerdict>,
+) -> Vec<VerdictPair> {
+    let mut rest_b: Vec<(&JudgeKey, &SideVerdict)> = b.iter().collect();
+    let mut pairs: Vec<VerdictPair> = Vec::new();
+    let mut unpaired: Vec<(&JudgeKey, &SideVerdict)> = Vec::new();
+    let pair = |judge: &str, a: Option<&SideVerdict>, b: Option<&SideVerdict>| VerdictPair {
+        judge: single_line(judge).into_owned(),
+        sides: [a.cloned(), b.cloned()],
+    };
+    for (key, va) in a {
+        match rest_b.iter().position(|(k, _)| *k == key) {
+            Some(at) => pairs.push(pair(&key.0, Some(va), Some(rest_b.remove(at).1))),
+            None => unpaired.push((key, va)),
+        }
+    }
+    for (key, va) in unpaired {
+        match rest_b.iter().position(|(k, _)| k.0 == key.0) {
+            Some(at) => pairs.push(pair(&key.0, Some(va), Some(rest_b.remove(at).1))),
+            None => pairs.push(pair(&key.0, Some(va), None)),
+        }
+    }
+    pairs.extend(rest_b.into_iter().map(|(key, vb)| pair(&key.0, None, Some(vb))));
+    let model = |p: &VerdictPair| p.sides.iter().flatten().find_map(|v| v.model.clone());
+    pairs.sort_by_cached_key(|p| (p.judge.clone(), model(p)));
+    pairs
+}
+
+impl Compare {
+    /// Aligns two episodes turn by turn. `Some(k)` rows come in turn order, the `None` row of
+    /// whole-episode verdicts last.
+    pub fn new(a: &EpisodeView, b: &EpisodeView) -> Self {
+        let sides = [turns_of(a), turns_of(b)];
+        let views = [a, b];
+        let mut keys: BTreeSet<Option<u32>> = sides.iter().flat_map(|s| s.keys().copied()).collect();
+        // Whole-episode verdicts after every turn (`None` sorts first).
+        let end = keys.remove(&None);
+        let mut order: Vec<Option<u32>> = keys.into_iter().collect();
+        if end {
+            order.push(None);
+        }
+        let rows: Vec<TurnRow> = order
+            .into_iter()
+            .map(|turn| {
+                let empty = (Vec::new(), BTreeMap::new());
+                let [sa, sb] = [sides[0].get(&turn).unwrap_or(&empty), sides[1].get(&turn).unwrap_or(&empty)];
+                let sig = |side: usize, events: &[usize]| -> Vec<(String, String)> {
+                    events.iter().filter_map(|&i| signature(&views[side].events()[i].body)).collect()
+                };
+                let verdicts = pair_verdicts(&sa.1, &sb.1);
+                let same = sig(0, &sa.0) == sig(1, &sb.0) && !verdicts.iter().any(VerdictPair::differs);
+                TurnRow { turn, events: [sa.0.clone(), sb.0.clone()], same, verdicts }
+            })
+            .collect();
+        let first_divergence = rows.iter().position(|r| !r.same);
+        // Shown once: the same turns that open both (a fork's copied prefix), not a whole pair of
+        // identical episodes' rows (still shown once: nothing differs).
+        let shared = first_divergence.unwrap_or(rows.len());
+        let cursor = first_divergence.unwrap_or(0);
+        let count = rows.len();
+        Compare {
+            titles: [SideTitle::of(&a.episode), SideTitle::of(&b.episode)],
+            rows,
+            first_divergence,
+            shared,
+            cursor,
+            layout: CompareLayout::default(),
+            area: Rect::default(),
+            wraps: vec![None; count],
+            top: (cursor, 0),
+        }
+    }
+
+    /// Whether row `row` is drawn once across both columns.
+    pub fn is_shared(&self, row: usize) -> bool {
+        row < self.shared
+    }
+
+    /// The lines of row `row`'s columns, if wrapped (drawing reads only what `settle` wrapped).
+    pub fn cells(&self, row: usize) -> Option<&[Vec<CellLine>; 2]> {
+        self.wraps.get(row)?.as_ref().map(|w| &w.cells)
+    }
+
+    /// The top line shown: a row and a line within it.
+    pub fn top(&self) -> (usize, usize) {
+        self.top
+    }
+
+    /// Rows of screen a turn row takes: its header, its tallest column, a blank line.
+    pub fn height(&self, row: usize) -> usize {
+        self.cells(row).map_or(2, |[a, b]| 2 + a.len().max(b.len()))
+    }
+
+    /// Text width of one column (the whole body for a shared row), two columns of indent off.
+    fn width(&self, row: usize) -> usize {
+        let [a, b] = self.layout.columns;
+        let column = if self.is_shared(row) { self.layout.body.width } else { a.width.min(b.width) };
+        (column as usize).saturating_sub(2).max(1)
+    }
+
+    /// Wraps row `row` at its width (kept until the width or the masking changes).
+    fn ensure(&mut self, row: usize, views: [&EpisodeView; 2]) -> usize {
+        let width = self.width(row);
+        let masked = views[0].mask().is_some() || views[1].mask().is_some();
+        let fresh = self.wraps[row].as_ref().is_some_and(|w| w.width == width && w.masked == masked);
+        if !fresh {
+            let r = &self.rows[row];
+            let sides = if self.is_shared(row) { 1 } else { 2 };
+            let mut cells: [Vec<CellLine>; 2] = [Vec::new(), Vec::new()];
+            for (side, cell) in cells.iter_mut().enumerate().take(sides) {
+                cell.extend(
+                    r.verdicts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.sides[side].is_some())
+                        .map(|(i, _)| CellLine::Verdict(i)),
+                );
+                if r.events[side].is_empty() && r.turn.is_some() {
+                    cell.push(CellLine::Missing);
+                }
+                for (item, &event) in r.events[side].iter().enumerate() {
+                    cell.push(CellLine::Header(item));
+                    if let EventBody::Message(_) = &views[side].events()[event].body {
+                        let text = event_text(views[side], event).map_or("", |(_, t)| t);
+                        cell.extend(wrap(text, width).into_iter().map(|range| CellLine::Body(item, range)));
+                    }
+                }
+            }
+            self.wraps[row] = Some(RowWrap { width, masked, cells });
+        }
+        self.height(row)
+    }
+
+    /// Lays the screen out in `area` and wraps the rows shown from the top.
+    pub fn settle(&mut self, area: Rect, views: [&EpisodeView; 2]) {
+        self.area = area;
+        self.layout = CompareLayout::new(area);
+        // Before the first resize there is no width to wrap at.
+        if self.rows.is_empty() || self.layout.body.is_empty() || self.layout.columns[1].is_empty() {
+            return;
+        }
+        let (mut row, line) = self.top;
+        row = row.min(self.rows.len() - 1);
+        let height = self.ensure(row, views);
+        self.top = (row, line.min(height - 1));
+        let mut filled = height - self.top.1;
+        while filled < self.layout.body.height as usize && row + 1 < self.rows.len() {
+            row += 1;
+            filled += self.ensure(row, views);
+        }
+    }
+
+    /// Moves the cursor to row `row` and shows it from its header.
+    pub fn go_to(&mut self, row: usize, views: [&EpisodeView; 2]) {
+        if self.rows.is_empty() {
+            return;
+        }
+        self.cursor = row.min(self.rows.len() - 1);
+        self.top = (self.cursor, 0);
+        self.settle(self.area, views);
+    }
+
+    /// Scrolls by `delta` lines (rows are wrapped as they come into view).
+    pub fn scroll_by(&mut self, delta: isize, views: [&EpisodeView; 2]) {
+        if self.rows.is_empty() || self.layout.body.is_empty() {
+            return;
+        }
+        let (mut row, mut line) = self.top;
+        if delta < 0 {
+            let mut up = delta.unsigned_abs();
+            while up > 0 {
+                if line >= up {
+                    line -= up;
+                    break;
+                }
+                up -= line;
+                if row == 0 {
+                    line = 0;
+                    break;
+                }
+                row -= 1;
+                line = self.ensure(row, views);
+            }
+        } else {
+            let mut down = delta as usize;
+            loop {
+                let height = self.ensure(row, views);
+                if line + down < height {
+                    line += down;
+                    break;
+                }
+                if row + 1 == self.rows.len() {
+                    line = height - 1;
+                    break;
+                }
+                down -= height - line;
+                row += 1;
+                line = 0;
+            }
+        }
+        self.top = (row, line);
+        self.settle(self.area, views);
+    }
+}
+
+/// The party whose message an event is (for colours), if a message.
+pub fn party_of(view: &EpisodeView, event: usize) -> Option<Party> {
+    match &view.events().get(event)?.body {
+        EventBody::Message(m) => Some(m.from),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::*;
+
+    fn message(turn: u32, from: Party, text: &str) -> EventBody {
+        let to = if from == Party::Assistant { Party::Attacker } else { Party::Assistant };
+        EventBody::Message(Message {
+            turn,
+            from,
+            to,
+            text: text.into(),
+            raw: None,
+            model: None,
+            usage: None,
+            by: None,
+        })
+    }
+
+    fn verdict(turn: Option<u32>, outcome: Outcome) -> EventBody {
+        verdict_by(turn, outcome, None)
+    }
+
+    fn verdict_by(turn: Option<u32>, outcome: Outcome, model: Option<&str>) -> EventBody {
+        EventBody::Verdict(Verdict {
+            turn,
+            judge: "privacy".into(),
+            method: if model.is_some() { VerdictMethod::Imported } else { VerdictMethod::Rule },
+            model: model.map(String::from),
+            outcome,
+            score: None,
+            summary: None,
+            details: serde_json::Value::Null,
+            evidence: None,
+            usage: None,
+        })
+    }
+
+    /// An episode of `turns` turns; the assistant's reply in turn `leak` (if any) differs.
+    fn episode(id: &str, turns: u32, leak: Option<u32>, extra: Vec<EventBody>) -> EpisodeView {
+        let mut bodies = vec![EventBody::Episode(Box::new(EpisodeHeader::new(
+            id,
+            TaskInfo::default(),
+            EpisodeConfig::default(),
+        )))];
+        for t in 1..=turns {
+            bodies.push(message(t, Party::Attacker, &format!("ask {t}")));
+            let reply = if leak == Some(t) { "the passport is X123" } else { "I cannot share that" };
+            bodies.push(message(t, Party::Assistant, reply));
+        }
+        bodies.extend(extra);
+        let mut view = EpisodeView::new(Episode::new(stamp_events(bodies, "2026-01-01T00:00:00Z"), id));
+        view.set_cursor(view.last());
+        view
+    }
+
+    #[test]
+    fn episodes_of_different_lengths_align_by_turn_and_a_missing_turn_is_empty() {
+        let a = episode("a", 3, None, vec![]);
+        let b = episode("b", 5, None, vec![]);
+        let c = Compare::new(&a, &b);
+        let turns: Vec<Option<u32>> = c.rows.iter().map(|r| r.turn).collect();
+        assert_eq!(turns, [Some(1), Some(2), Some(3), Some(4), Some(5)]);
+        assert_eq!(c.rows[3].events[0], Vec::<usize>::new(), "A has no turn 4");
+        assert_eq!(c.rows[3].events[1].len(), 2);
+        assert_eq!(c.first_divergence, Some(3));
+        assert_eq!(c.shared, 3, "the three common turns are shown once");
+        assert_eq!(c.cursor, 3, "the compare opens at the first divergent turn");
+    }
+
+    #[test]
+    fn the_first_divergent_turn_is_the_first_whose_messages_differ() {
+        let a = episode("a", 4, None, vec![]);
+        let b = episode("b", 4, Some(2), vec![]);
+        let c = Compare::new(&a, &b);
+        assert_eq!(c.first_divergence, Some(1));
+        assert_eq!(c.rows[c.first_divergence.unwrap()].turn, Some(2));
+        assert!(c.rows[0].same && !c.rows[1].same);
+        // Turns 3 and 4 are the same again, but after a divergence they are not "shared".
+        assert!(c.rows[2].same && !c.is_shared(2));
+    }
+
+    #[test]
+    fn verdicts_are_paired_per_turn_and_differences_flagged() {
+        let a = episode("a", 2, None, vec![verdict(Some(2), Outcome::Pass), verdict(None, Outcome::Pass)]);
+        let b = episode("b", 2, None, vec![verdict(Some(2), Outcome::Fail), verdict(None, Outcome::Pass)]);
+        let c = Compare::new(&a, &b);
+        assert_eq!(c.rows.last().unwrap().turn, None, "whole-episode verdicts come last");
+        let turn2 = &c.rows[1];
+        assert_eq!(turn2.verdicts.len(), 1);
+        assert!(turn2.verdicts[0].differs());
+        assert_eq!(c.first_divergence, Some(1), "the same messages with another verdict diverge");
+        assert!(!c.rows[2].verdicts[0].differs());
+    }
+
+    #[test]
+    fn two_judge_models_pair_with_the_same_model_first() {
+        let a = episode(
+            "a",
+            1,
+            None,
+            vec![
+                verdict_by(None, Outcome::Pass, Some("claude")),
+                verdict_by(None, Outcome::Fail, Some("gpt-5")),
+            ],
+        );
+        let b = episode("b", 1, None, vec![verdict_by(None, Outcome::Fail, Some("gpt-5"))]);
+        let c = Compare::new(&a, &b);
+        let end = c.rows.last().unwrap();
+        let models: Vec<[Option<&str>; 2]> = end
+            .verdicts
+            .iter()
+            .map(|p| [0, 1].map(|s| p.sides[s].as_ref().and_then(|v| v.model.as_deref())))
+            .collect();
+        assert_eq!(models, [[Some("claude"), None], [Some("gpt-5"), Some("gpt-5")]]);
+        assert!(end.verdicts[0].differs() && !end.verdicts[1].differs());
+        // Another judge model on each side is still paired (by judge name).
+        let b = episode("b", 1, None, vec![verdict_by(None, Outcome::Pass, Some("gpt-5-chat"))]);
+        let a = episode("a", 1, None, vec![verdict_by(None, Outcome::Fail, Some("gpt-5"))]);
+        let c = Compare::new(&a, &b);
+        let end = c.rows.last().unwrap();
+        assert_eq!(end.verdicts.len(), 1);
+        assert!(end.verdicts[0].differs());
+    }
+
+    #[test]
+    fn a_fork_and_its_parent_share_their_prefix_once() {
+        let parent = episode("parent", 3, None, vec![]);
+        // The fork copies turns 1–2 and then goes its own way.
+        let mut fork = episode("fork", 2, None, vec![]);
+        let mut bodies: Vec<EventBody> = fork.events().iter().map(|e| e.body.clone()).collect();
+        if let EventBody::Episode(h) = &mut bodies[0] {
+            h.parent = Some(ParentRef { episode: "parent".into(), seq: 4 });
+        }
+        bodies.push(message(3, Party::Attacker, "a new question"));
+        fork = EpisodeView::new(Episode::new(stamp_events(bodies, "2026-01-01T00:00:00Z"), "fork"));
+        let c = Compare::new(&parent, &fork);
+        assert_eq!(c.shared, 2);
+        assert!(c.is_shared(0) && c.is_shared(1) && !c.is_shared(2));
+        assert_eq!(c.first_divergence, Some(2));
+        assert!(c.titles[1].detail.contains("fork of parent at #4"), "{:?}", c.titles[1]);
+    }
+
+    #[test]
+    fn rows_are_wrapped_only_when_shown() {
+        let a = episode("a", 40, None, vec![]);
+        let b = episode("b", 40, Some(1), vec![]);
+        let mut c = Compare::new(&a, &b);
+        c.settle(Rect::new(0, 0, 80, 12), [&a, &b]);
+        let wrapped = c.wraps.iter().filter(|w| w.is_some()).count();
+        assert!(wrapped <= 3, "{wrapped} rows wrapped for a 9-line body");
+        c.go_to(39, [&a, &b]);
+        assert_eq!(c.top(), (39, 0));
+        c.scroll_by(-3, [&a, &b]);
+        assert_eq!(c.top().0, 38);
+    }
+}

@@ -1,0 +1,74 @@
+//! What the screen remembers between runs (`<config dir>/state.toml`): the inspector's layout.
+//! Written by the program (atomically, through an effect) when the choice changes, read at startup.
+//!
+//! ```toml
+//! layout = "transcript"   # or "panes" (the default)
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::toml_file;
+
+/// How the inspector shows an episode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayoutMode {
+    /// Attacker, Assistant and Tools panes over the verdict pane.
+    #[default]
+    Panes,
+    /// One chronological column.
+    Transcript,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiState {
+    #[serde(default)]
+    pub layout: LayoutMode,
+}
+
+impl UiState {
+    /// Reads the file; a missing file is the defaults, a bad one an error naming file, line and problem.
+    pub fn load(path: &Path) -> anyhow::Result<UiState> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => toml_file::parse(&text, path, "state file"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UiState::default()),
+            Err(e) => Err(anyhow::anyhow!("{}: cannot read: {e}", path.display())),
+        }
+    }
+
+    /// The file's text.
+    pub fn to_toml(&self) -> String {
+        let mut text =
+            String::from("# Written by converse-tui when the layout changes (v in the inspector).\n");
+        text.push_str(&toml::to_string(self).unwrap_or_default());
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_a_missing_file_is_the_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.toml");
+        assert_eq!(UiState::load(&path).unwrap(), UiState::default());
+        let state = UiState { layout: LayoutMode::Transcript };
+        std::fs::write(&path, state.to_toml()).unwrap();
+        assert_eq!(UiState::load(&path).unwrap(), state);
+        assert!(state.to_toml().contains("layout = \"transcript\""));
+    }
+
+    #[test]
+    fn a_bad_file_is_one_line_naming_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.toml");
+        std::fs::write(&path, "layout = \"sideways\"\n").unwrap();
+        let err = format!("{:#}", UiState::load(&path).unwrap_err());
+        assert!(err.contains("state.toml:1:") && !err.contains('\n'), "{err}");
+    }
+}
