@@ -95,7 +95,8 @@ impl Matcher {
             .size_limit(64 << 20)
             .build()
             .map_err(|e| format!("bad regex: {}", one_line(&e.to_string())))?;
-        let prefilter = (!query.regex).then(|| Prefilter::new(&query.pattern, query.case_sensitive)).flatten();
+        let prefilter =
+            (!query.regex).then(|| Prefilter::new(&query.pattern, query.case_sensitive)).flatten();
         Ok(Matcher { text, prefilter, parties: query.parties.clone() })
     }
 
@@ -177,7 +178,8 @@ impl Prefilter {
     fn an_escape_spells_a_char(&self, bytes: &[u8]) -> bool {
         for at in memchr::memmem::find_iter(bytes, b"\\u") {
             let Some(hex) = bytes.get(at + 2..at + 6) else { return true };
-            let Some(code) = std::str::from_utf8(hex).ok().and_then(|h| u32::from_str_radix(h, 16).ok()) else {
+            let Some(code) = std::str::from_utf8(hex).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
+            else {
                 // Not four hex digits: not an escape this test understands.
                 return true;
             };
@@ -248,7 +250,8 @@ pub fn only_where(paths: &[PathBuf], expr: &str) -> Result<(Only, Vec<LoadError>
         set.into_iter().map(str::to_string).collect()
     };
     let filter = Filter::parse(expr, &judges)?;
-    let only = corpus.rows.iter().filter(|r| filter.matches(r)).map(|r| (r.path.clone(), r.id.clone())).collect();
+    let only =
+        corpus.rows.iter().filter(|r| filter.matches(r)).map(|r| (r.path.clone(), r.id.clone())).collect();
     Ok((only, corpus.errors))
 }
 
@@ -280,7 +283,11 @@ pub fn search_files(files: &[PathBuf], matcher: &Matcher, only: Option<&Only>) -
 }
 
 /// The hits of one file (only the episodes named in `ids`, when given).
-pub fn search_file(path: &Path, matcher: &Matcher, ids: Option<&HashSet<&str>>) -> Result<Vec<Hit>, LoadError> {
+pub fn search_file(
+    path: &Path,
+    matcher: &Matcher,
+    ids: Option<&HashSet<&str>>,
+) -> Result<Vec<Hit>, LoadError> {
     let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     // MASEval's importer joins content parts: a match may span two JSON strings there.
     let maseval = memchr::memmem::find(&bytes, b"\"task_id\"").is_some();
@@ -313,12 +320,7 @@ pub fn search_file(path: &Path, matcher: &Matcher, ids: Option<&HashSet<&str>>) 
 }
 
 /// The hits of the events of an episode already in memory.
-pub fn search_events(
-    events: &[Event],
-    path: &Path,
-    episode: &str,
-    matcher: &Matcher,
-) -> Vec<Hit> {
+pub fn search_events(events: &[Event], path: &Path, episode: &str, matcher: &Matcher) -> Vec<Hit> {
     let mut hits = Vec::new();
     for event in events {
         event_hits(event, matcher, &mut |party, line, spans| {
@@ -389,7 +391,7 @@ fn string_values<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
 fn line_around(text: &str, at: usize) -> Range<usize> {
     let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let mut end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    if end > start && text.as_bytes()[end - 1] == b'\r' && end - 1 >= at {
+    if end > start && text.as_bytes()[end - 1] == b'\r' && end > at {
         end -= 1;
     }
     start..end
@@ -447,7 +449,7 @@ mod tests {
             turn: None,
             party: Speaker::User,
             line: "été Holter".into(),
-            spans: vec![6..12],
+            spans: std::iter::once(6..12).collect(),
         };
         assert_eq!(hit.char_spans(), vec![4..10]);
     }
