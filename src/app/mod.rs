@@ -7,6 +7,7 @@ pub mod browser;
 pub mod composer;
 pub mod detail;
 pub mod episode_info;
+pub mod hits;
 pub mod input;
 pub mod inspector;
 pub mod layout;

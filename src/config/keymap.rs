@@ -53,6 +53,12 @@ pub enum Command {
     EpisodeInfo,
     GoToEvidence,
     Search,
+    SearchEpisodes,
+    NextHit,
+    PrevHit,
+    Copy,
+    OpenInPager,
+    OpenInEditor,
     Browser,
     Tasks,
     Compose,
@@ -89,6 +95,8 @@ pub enum Layer {
     Picker,
     /// Help, detail and the annotations panel.
     Overlay,
+    /// The results of a search across episodes.
+    Hits,
     /// Writing as the attacker (or editing the attacker's held message).
     Composer,
     /// The annotation form and the one-line prompts (search, filter, jump to turn).
@@ -131,12 +139,13 @@ impl Group {
 }
 
 use Layer::{
-    Browser as B, Composer as C, Confirm as Y, Form as F, Inspector as I, Overlay as O, Picker as P,
+    Browser as B, Composer as C, Confirm as Y, Form as F, Hits as H, Inspector as I, Overlay as O,
+    Picker as P,
 };
 
-const LISTS: &[Layer] = &[I, B, P, O];
+const LISTS: &[Layer] = &[I, B, P, O, H];
 const SCREENS: &[Layer] = &[I, B, P];
-const EVERYWHERE: &[Layer] = &[I, B, P, O, C, F, Y, Layer::TakeOver];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver];
 
 /// One command's help entry and default keys.
 pub struct Spec {
@@ -165,8 +174,8 @@ impl Command {
         use Command::*;
         use Group::{Dialogs, General, Human, Step, View};
         match self {
-            NextEvent => spec(Step, "Reveal the next event", &["n", "Right"], &[I, B, P]),
-            PrevEvent => spec(Step, "Step back one event", &["p", "Left"], &[I, B, P]),
+            NextEvent => spec(Step, "Reveal the next event", &["n", "Right"], &[I, B, P, H]),
+            PrevEvent => spec(Step, "Step back one event", &["p", "Left"], &[I, B, P, H]),
             NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I]),
             PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I]),
             First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
@@ -195,7 +204,20 @@ impl Command {
                 &[I],
             ),
             Search => spec(View, "Search the episode (filter in the browser)", &["/"], SCREENS),
-            Browser => spec(View, "Episode browser", &["b"], SCREENS),
+            SearchEpisodes => spec(
+                View,
+                "Search the text of every episode (the inspector: back to the results)",
+                &["F"],
+                &[I, B, H],
+            ),
+            NextHit => {
+                spec(View, "Search results: open the next hit (across episodes)", &["Ctrl-n"], &[I, H])
+            }
+            PrevHit => spec(View, "Search results: open the previous hit", &["Ctrl-p"], &[I, H]),
+            Copy => spec(View, "Copy the selected event's text (OSC 52 clipboard)", &["y"], &[I]),
+            OpenInPager => spec(View, "Open the selected event's text in $PAGER", &["o"], &[I]),
+            OpenInEditor => spec(View, "Open the selected event's text in $EDITOR", &["O"], &[I]),
+            Browser => spec(View, "Episode browser", &["b"], &[I, B, P, H]),
             Redact => spec(View, "Mask the persona's private values (screenshots, demos)", &["R"], &[I]),
             Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
             EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),

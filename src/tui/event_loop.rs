@@ -97,6 +97,16 @@ pub async fn run(
                     drop(guard);
                     return Ok(());
                 }
+                Effect::HandOff { text, editor } => {
+                    // The pager reads the keys meanwhile: stop reading them (the stream's reader
+                    // thread leaves its poll when the stream is dropped), then read anew.
+                    drop(std::mem::replace(&mut terminal_events, EventStream::new()));
+                    let problem = super::handoff::hand_off(&mut guard, &text, editor);
+                    if let Some(problem) = problem {
+                        pending.extend(update(&mut state, Action::Problem(problem)));
+                    }
+                    frames.dirty = true;
+                }
                 effect => {
                     let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx).await;
                     if let Some(action) = answer {
@@ -251,6 +261,16 @@ async fn carry_out(
             open_episode(answers.clone(), path, id);
             None
         }
+        Effect::SearchEpisodes { query, files, loaded } => {
+            search_episodes(answers.clone(), query, files, loaded);
+            None
+        }
+        Effect::Copy(text) => match super::handoff::copy(&text) {
+            Ok(()) => None,
+            Err(e) => Some(Action::Problem(format!("cannot copy: {e}"))),
+        },
+        // Carried out in the loop, which owns the terminal.
+        Effect::HandOff { .. } => None,
         Effect::EditAttacker(text) => {
             if let Some(l) = live {
                 let _ = l.edits.send(text).await;
@@ -304,6 +324,29 @@ fn open_episode(tx: mpsc::Sender<Action>, path: std::path::PathBuf, id: String) 
     tokio::task::spawn_blocking(move || {
         let loaded = crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
         let _ = tx.blocking_send(Action::EpisodeLoaded(loaded));
+    });
+}
+
+/// Searches files (in parallel) and episodes in memory off the UI thread; answers with the hits.
+fn search_episodes(
+    tx: mpsc::Sender<Action>,
+    query: crate::core::search::Query,
+    files: Vec<std::path::PathBuf>,
+    loaded: Vec<crate::core::episode::Episode>,
+) {
+    use crate::core::search::{Matcher, search_events, search_files};
+    tokio::task::spawn_blocking(move || {
+        let result = Matcher::new(&query).map(|matcher| {
+            let found = search_files(&files, &matcher, None);
+            let mut hits = found.hits;
+            for episode in &loaded {
+                let path = std::path::Path::new(&episode.origin);
+                hits.extend(search_events(&episode.events, path, episode.id(), &matcher));
+            }
+            let errors = found.errors.iter().map(ToString::to_string).collect();
+            crate::app::action::SearchResult { hits, files: found.files + loaded.len(), errors }
+        });
+        let _ = tx.blocking_send(Action::SearchDone { query, result });
     });
 }
 

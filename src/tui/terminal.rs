@@ -64,6 +64,22 @@ impl TerminalGuard {
     }
 }
 
+impl TerminalGuard {
+    /// Gives the terminal to another program (a pager, an editor): the main screen, raw mode
+    /// off. [`TerminalGuard::resume`] takes it back.
+    pub fn suspend(&mut self) {
+        restore();
+    }
+
+    /// Takes the terminal back after [`TerminalGuard::suspend`]; the next frame redraws all of it.
+    pub fn resume(&mut self) -> std::io::Result<()> {
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        execute!(stdout(), EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste)?;
+        self.terminal.clear()
+    }
+}
+
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();

@@ -37,6 +37,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
             let input = browser.filter.clone();
             state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
         }
+        Command::SearchEpisodes => super::hits::prompt(state),
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
         Command::Close | Command::Browser if state.view().is_some() => state.screen = Screen::Inspector,
         Command::Tasks => open_picker(state),

@@ -3,6 +3,7 @@
 
 mod browser;
 mod composer;
+mod hits;
 mod inspector;
 mod modal;
 mod mouse;
@@ -40,7 +41,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
         }
         Action::NotesLoaded { path, result } => notes::loaded(state, path, result),
-        Action::EpisodeLoaded(Ok(episode)) => show_episode(state, *episode),
+        Action::EpisodeLoaded(Ok(episode)) => {
+            show_episode(state, *episode);
+            hits::episode_loaded(state);
+        }
+        Action::SearchDone { query, result } => hits::done(state, query, result),
         Action::EpisodeLoaded(Err(problem)) => state.message = Some(format!("cannot open: {problem}")),
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) => state.message = Some(problem),
@@ -56,7 +61,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_command(state: &mut AppState, command: Command) {
     let layer = layer(state);
     // A new command replaces the last note on the status line (not while answering a question).
-    if matches!(layer, Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay) {
+    if matches!(layer, Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay | Layer::Hits) {
         state.message = None;
     }
     match layer {
@@ -66,6 +71,7 @@ fn on_command(state: &mut AppState, command: Command) {
         Layer::Overlay => modal::overlay_command(state, command),
         Layer::Composer => composer::command(state, command),
         Layer::Browser => browser::command(state, command),
+        Layer::Hits => hits::command(state, command),
         Layer::Picker => picker::command(state, command),
         Layer::Inspector => inspector::command(state, command),
     }
