@@ -75,8 +75,17 @@ impl TerminalGuard {
     pub fn resume(&mut self) -> std::io::Result<()> {
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
-        execute!(stdout(), EnterAlternateScreen, EnableMouseCapture, EnableBracketedPaste)?;
-        self.terminal.clear()
+        execute!(
+            stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            EnableBracketedPaste,
+            ratatui::crossterm::terminal::Clear(ratatui::crossterm::terminal::ClearType::All)
+        )?;
+        // `Terminal::clear` would ask the terminal where its cursor is (and wait for the answer
+        // on the keys' stream): a blank frame instead makes ratatui's idea of the screen blank,
+        // so the next frame draws every cell.
+        self.terminal.draw(|_| {}).map(|_| ())
     }
 }
 
