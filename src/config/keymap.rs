@@ -204,12 +204,9 @@ impl Command {
                 &[I],
             ),
             Search => spec(View, "Search the episode (filter in the browser)", &["/"], SCREENS),
-            SearchEpisodes => spec(
-                View,
-                "Search the text of every episode (the inspector: back to the results)",
-                &["F"],
-                &[I, B, H],
-            ),
+            SearchEpisodes => {
+                spec(View, "Search every episode's text (inspector: back to the results)", &["F"], &[I, B, H])
+            }
             NextHit => {
                 spec(View, "Search results: open the next hit (across episodes)", &["Ctrl-n"], &[I, H])
             }

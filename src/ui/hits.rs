@@ -79,25 +79,35 @@ fn draw_rows(frame: &mut Frame, area: Rect, list: &HitList, theme: &Theme) {
     let end = (start + height).min(rows.len());
     let prefix_width = 2 + 5 + 10;
     let text_width = (area.width as usize).saturating_sub(prefix_width);
-    let items: Vec<ListItem> = rows[start..end]
+    let mut shown = rows[start..end].to_vec();
+    // The episode of the first row shown stays named above it (a sticky heading).
+    if let Some(first) = shown.first_mut()
+        && !first.1
+        && selected_row > start
+    {
+        first.1 = true;
+    }
+    let items: Vec<ListItem> = shown
         .iter()
         .map(|&(i, heading)| {
             let hit = &list.hits[i];
             if heading {
                 ListItem::new(Line::from(Span::styled(single_line(&hit.episode).into_owned(), theme.title())))
             } else {
-                ListItem::new(hit_line(hit, text_width, theme))
+                ListItem::new(hit_line(hit, text_width, i == list.selected, theme))
             }
         })
         .collect();
-    let widget = List::new(items).highlight_style(theme.selection()).highlight_symbol("▶ ");
+    // The selected row is marked span by span (`hit_line`), so its matches keep their mark.
+    let widget = List::new(items).highlight_symbol("▶ ");
     let mut state = ListState::default();
     state.select(Some(selected_row - start));
     frame.render_stateful_widget(widget, area, &mut state);
 }
 
 /// `T3  assistant  …the line, cut so its first match shows…`
-fn hit_line<'a>(hit: &Hit, width: usize, theme: &Theme) -> Line<'a> {
+fn hit_line<'a>(hit: &Hit, width: usize, selected: bool, theme: &Theme) -> Line<'a> {
+    let row = |style: ratatui::style::Style| if selected { style.patch(theme.selection()) } else { style };
     let turn = hit.turn.map_or_else(|| "-".to_string(), |t| format!("T{t}"));
     let party = match hit.party {
         Speaker::Attacker => Party::Attacker,
@@ -106,8 +116,8 @@ fn hit_line<'a>(hit: &Hit, width: usize, theme: &Theme) -> Line<'a> {
         Speaker::Tool => Party::Environment,
     };
     let mut spans = vec![
-        Span::styled(format!("  {turn:<4} "), theme.dim()),
-        Span::styled(format!("{:<10}", hit.party.as_str()), theme.party(party)),
+        Span::styled(format!("  {turn:<4} "), row(theme.dim())),
+        Span::styled(format!("{:<10}", hit.party.as_str()), row(theme.party(party))),
     ];
     // The line in pieces (between matches, matches), each made inert.
     let mut pieces: Vec<(String, bool)> = Vec::new();
@@ -123,9 +133,10 @@ fn hit_line<'a>(hit: &Hit, width: usize, theme: &Theme) -> Line<'a> {
         *first = first.trim_start().to_string();
     }
     let before: usize = pieces.first().map_or(0, |(p, _)| p.chars().count());
+    let matched: usize = pieces.get(1).map_or(0, |(p, _)| p.chars().count());
     let keep_before = width / 4;
-    let total: usize = pieces.iter().map(|(p, _)| p.chars().count()).sum();
-    if total > width && before > keep_before {
+    // Cut only when the first match would not show whole.
+    if before + matched > width && before > keep_before {
         let (first, _) = &mut pieces[0];
         let skip = before - keep_before;
         *first = format!("…{}", first.chars().skip(skip + 1).collect::<String>());
@@ -134,7 +145,7 @@ fn hit_line<'a>(hit: &Hit, width: usize, theme: &Theme) -> Line<'a> {
         if text.is_empty() {
             continue;
         }
-        spans.push(Span::styled(text, if matched { theme.evidence() } else { theme.text() }));
+        spans.push(Span::styled(text, if matched { theme.evidence() } else { row(theme.text()) }));
     }
     Line::from(spans)
 }
