@@ -291,3 +291,48 @@ fn the_prefilter_never_skips_a_file_with_a_match() {
     .unwrap();
     assert!(search_files(&files, &assistant, None).hits.iter().all(|h| h.party == Speaker::Assistant));
 }
+
+/// A JSON string literal of `text` where each character is written raw or as a `\u` escape, as
+/// `escape` says (characters JSON requires escaped always are).
+fn json_string(text: &str, escape: &[bool]) -> String {
+    let mut out = String::from("\"");
+    for (i, c) in text.chars().enumerate() {
+        let must = c == '"' || c == '\\' || c.is_control();
+        if must || escape.get(i).copied().unwrap_or(false) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// Whatever is escaped, the prefilter never skips a journal the full decode finds a match in.
+    #[test]
+    fn the_prefilter_is_conservative(
+        text in "[HoltrKks\u{212a}\u{17f}é \n\"\\\\/]{0,24}",
+        escape in proptest::collection::vec(proptest::bool::ANY, 24),
+        pattern in "[HoltrKks]{1,3}",
+        case_sensitive in proptest::bool::ANY,
+    ) {
+        let event = message(1, "attacker", &json_string(&text, &escape));
+        let journal = format!(
+            "{}\n{{\"seq\": 1, \"at\": \"2026-11-20T10:00:01Z\", {event}}}\n",
+            HEADER.replace("\"ID\"", "\"p\"")
+        );
+        let episodes = converse_tui::core::import::load_bytes(journal.as_bytes(), Path::new("p.jsonl")).unwrap();
+        let query = Query { pattern: pattern.clone(), case_sensitive, ..Query::default() };
+        let matcher = Matcher::new(&query).unwrap();
+        let hits = converse_tui::core::search::search_events(&episodes[0].events, Path::new("p.jsonl"), "p", &matcher);
+        if !hits.is_empty() {
+            proptest::prop_assert!(matcher.may_match(journal.as_bytes()), "{journal}");
+        }
+    }
+}
