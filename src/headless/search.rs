@@ -80,13 +80,18 @@ pub fn search(args: &SearchArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
         errors.append(&mut found.errors);
     }
     let Found { hits, .. } = found;
+    // One write per many lines, not per line (stdout flushes at every newline).
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    let mut heading = Heading::default();
     for hit in &hits {
         if args.json {
-            write_json(hit, out)?;
+            write_json(hit, &mut out)?;
         } else {
-            write_text(hit, args.color, out)?;
+            write_text(hit, args.color, &mut heading, &mut out)?;
         }
     }
+    out.flush()?;
+    drop(out);
     for e in &errors {
         writeln!(err, "{e}")?;
     }
@@ -123,16 +128,35 @@ const DIM: &str = "\x1b[2m";
 const MAGENTA: &str = "\x1b[35m";
 const RESET: &str = "\x1b[0m";
 
+/// The start of a line, `path [episode]`, made once per episode rather than once per hit.
+#[derive(Default)]
+struct Heading {
+    of: Option<(PathBuf, String)>,
+    text: String,
+}
+
+impl Heading {
+    fn of(&mut self, hit: &Hit, color: bool) -> &str {
+        if self.of.as_ref().is_none_or(|(p, e)| *p != hit.path || *e != hit.episode) {
+            let path = single_line(&hit.path.to_string_lossy()).into_owned();
+            // A benchmark run's id is its path: name the episode only where the path does not.
+            let stem = hit.path.with_extension("");
+            let episode = if stem.to_string_lossy().ends_with(&hit.episode) {
+                String::new()
+            } else {
+                format!(" [{}]", single_line(&hit.episode))
+            };
+            self.text =
+                if color { format!("{MAGENTA}{path}{RESET}{episode}") } else { format!("{path}{episode}") };
+            self.of = Some((hit.path.clone(), hit.episode.clone()));
+        }
+        &self.text
+    }
+}
+
 /// `path [episode] turn 3 assistant: …line…`, every piece of untrusted text made inert.
-fn write_text(hit: &Hit, color: bool, out: &mut dyn Write) -> anyhow::Result<()> {
-    let path = single_line(&hit.path.to_string_lossy()).into_owned();
-    // A benchmark run's id is its path: name the episode only where the path does not.
-    let stem = hit.path.with_extension("");
-    let episode = if stem.to_string_lossy().ends_with(&hit.episode) {
-        String::new()
-    } else {
-        format!(" [{}]", single_line(&hit.episode))
-    };
+fn write_text(hit: &Hit, color: bool, heading: &mut Heading, out: &mut dyn Write) -> anyhow::Result<()> {
+    let head = heading.of(hit, color);
     let turn = hit.turn.map_or_else(|| "-".to_string(), |t| t.to_string());
     let party = hit.party.as_str();
     let mut line = String::new();
@@ -151,9 +175,9 @@ fn write_text(hit: &Hit, color: bool, out: &mut dyn Write) -> anyhow::Result<()>
     }
     line.push_str(&single_line(&hit.line[at..]));
     if color {
-        writeln!(out, "{MAGENTA}{path}{RESET}{episode} {DIM}turn {turn}{RESET} {party}: {line}")?;
+        writeln!(out, "{head} {DIM}turn {turn}{RESET} {party}: {line}")?;
     } else {
-        writeln!(out, "{path}{episode} turn {turn} {party}: {line}")?;
+        writeln!(out, "{head} turn {turn} {party}: {line}")?;
     }
     Ok(())
 }
