@@ -336,3 +336,25 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_hits_seq_is_the_event_the_full_loader_gives() {
+    // The search reads no judge file; the episode opened from the browser does. Same events.
+    let mut errors = Vec::new();
+    let files = files_under(&[fixture()], &mut errors);
+    let matcher = Matcher::new(&Query { pattern: "bank".into(), ..Query::default() }).unwrap();
+    let found = search_files(&files, &matcher, None);
+    assert!(found.hits.len() > 5);
+    for hit in &found.hits {
+        let episodes = converse_tui::core::import::load_path(&hit.path).unwrap();
+        let episode = episodes.iter().find(|e| e.id() == hit.episode).unwrap();
+        let event = &episode.events[episode.position_of(hit.seq).unwrap()];
+        let text = match &event.body {
+            converse_tui::core::episode::EventBody::ToolCall(c) => {
+                c.args["request"].as_str().unwrap().to_string()
+            }
+            other => other.text().unwrap().to_string(),
+        };
+        assert!(text.lines().any(|l| l == hit.line), "{hit:?}");
+    }
+}

@@ -19,7 +19,7 @@ use regex::{Regex, RegexBuilder};
 
 use crate::core::corpus::{Filter, index};
 use crate::core::episode::{Event, EventBody, Party};
-use crate::core::import::{LoadError, episode_files, load_bytes};
+use crate::core::import::{LoadError, episode_files, load_bytes_alone};
 
 /// Which party said it: the `--party` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -294,7 +294,8 @@ pub fn search_file(
     if !maseval && !matcher.may_match(&bytes) {
         return Ok(Vec::new());
     }
-    let episodes = load_bytes(&bytes, path)?;
+    // Only the texts matter: nothing beside the file (judge files, run log) is read.
+    let episodes = load_bytes_alone(&bytes, path)?;
     drop(bytes);
     let mut hits = Vec::new();
     for episode in &episodes {
