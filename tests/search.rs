@@ -358,3 +358,40 @@ fn a_hits_seq_is_the_event_the_full_loader_gives() {
         assert!(text.lines().any(|l| l == hit.line), "{hit:?}");
     }
 }
+
+#[test]
+fn maseval_reports_are_searched_in_their_delivered_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |task: &str| {
+        serde_json::json!({
+            "task_id": task, "repeat_idx": 0, "status": "success", "error": null,
+            "traces": {"agents": {"default_converse_agent": {"name": "default_converse_agent", "messages": [
+                {"role": "user", "content": "Plan a trip"},
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "get_user_info", "arguments": "{\"query\": \"\\u0048olter results\"}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "none"},
+                {"role": "assistant", "content": [{"type": "text", "text": "Your Hol"}, {"type": "text", "text": "ter monitor"}]}
+            ]}}},
+            "eval": []
+        })
+        .to_string()
+    };
+    std::fs::write(dir.path().join("reports.jsonl"), format!("{}\n{}\n", report("t1"), report("t2")))
+        .unwrap();
+    let (hits, code) = json_hits(&dir.path().join("home"), &["holter", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0);
+    // Per report: the call's argument (JSON in a JSON string, escaped twice) and the reply whose
+    // content parts join into the match.
+    let found: Vec<(&str, &str)> =
+        hits.iter().map(|h| (h["party"].as_str().unwrap(), h["line"].as_str().unwrap())).collect();
+    assert_eq!(
+        found,
+        [
+            ("tool", "Holter results"),
+            ("assistant", "Your Holter monitor"),
+            ("tool", "Holter results"),
+            ("assistant", "Your Holter monitor")
+        ]
+    );
+    assert_ne!(hits[0]["episode"], hits[2]["episode"]);
+}
