@@ -163,6 +163,29 @@ pub enum Command {
         #[command(flatten)]
         cache: IndexCache,
     },
+    /// Every line of delivered text that matches, over any number of episodes (all formats).
+    Search {
+        /// A literal (case-insensitive unless --case-sensitive), or a regex with --regex.
+        pattern: String,
+        /// Episode files or directories of them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// PATTERN is a regular expression (Rust regex syntax).
+        #[arg(long)]
+        regex: bool,
+        /// Match case exactly.
+        #[arg(long, short = 's')]
+        case_sensitive: bool,
+        /// Only what this party said: attacker, assistant, tool or user (repeatable).
+        #[arg(long, value_name = "PARTY")]
+        party: Vec<String>,
+        /// Only the episodes matching this filter (as `ls --where`).
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
+        /// One JSON object per match: path, episode, seq, turn, party, line, start, end.
+        #[arg(long)]
+        json: bool,
+    },
     /// How verdict sources agree on the same question: confusion matrix and Cohen's kappa per pair.
     Agreement {
         /// Episode files or directories of them.

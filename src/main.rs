@@ -175,6 +175,9 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             }
             run_tui(state, &cli.theme, paths, ForkFlags::default())
         }
+        Some(Command::Search { pattern, paths: inputs, regex, case_sensitive, party, filter, json }) => {
+            search_command(pattern, inputs, regex, case_sensitive, &party, filter, json)
+        }
         Some(Command::Agreement { paths: inputs, json, cache, .. }) => {
             let args = converse_tui::headless::agreement::AgreementArgs {
                 paths: inputs,
@@ -222,6 +225,37 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn search_command(
+    pattern: String,
+    paths: Vec<std::path::PathBuf>,
+    regex: bool,
+    case_sensitive: bool,
+    party: &[String],
+    filter: Option<String>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    use converse_tui::core::search::{Query, Speaker};
+    use converse_tui::headless::search::{Outcome, SearchArgs, search};
+    let parties = match party.iter().map(|p| Speaker::parse(p)).collect::<Result<Vec<_>, _>>() {
+        Ok(parties) => parties,
+        Err(problem) => {
+            eprintln!("converse-tui: {}", single_line(&problem));
+            return Ok(ExitCode::from(Outcome::BadQuery.code()));
+        }
+    };
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let args = SearchArgs {
+        query: Query { pattern, regex, case_sensitive, parties },
+        paths,
+        filter,
+        json,
+        color: terminal && !no_color && !json,
+    };
+    let outcome = search(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
+    Ok(ExitCode::from(outcome.code()))
 }
 
 fn model_flags(m: ModelArgs) -> ModelFlags {

@@ -43,6 +43,20 @@ pub enum Action {
     EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
     /// The two episodes asked for by [`Effect::OpenCompare`], or why they could not be loaded.
     CompareLoaded(Result<Box<[crate::core::episode::Episode; 2]>, String>),
+    /// What [`Effect::SearchEpisodes`] found (or why the query could not run).
+    SearchDone {
+        query: crate::core::search::Query,
+        result: Result<SearchResult, String>,
+    },
+}
+
+/// The hits of a search across episodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    pub hits: Vec<crate::core::search::Hit>,
+    pub files: usize,
+    /// Files that could not be read, `path:line: problem`.
+    pub errors: Vec<String>,
 }
 
 /// What `update` cannot do itself because it does no I/O.
@@ -85,6 +99,20 @@ pub enum Effect {
     },
     /// Load two browser rows and answer with [`Action::CompareLoaded`].
     OpenCompare(Box<[super::browser::EntrySource; 2]>),
+    /// Search the text of these files and of these episodes in memory, off the UI thread; answer
+    /// with [`Action::SearchDone`].
+    SearchEpisodes {
+        query: crate::core::search::Query,
+        files: Vec<std::path::PathBuf>,
+        loaded: Vec<crate::core::episode::Episode>,
+    },
+    /// Put this text on the clipboard (OSC 52).
+    Copy(String),
+    /// Show this text in `$PAGER` (or `$EDITOR`), the TUI suspended meanwhile.
+    HandOff {
+        text: String,
+        editor: bool,
+    },
     /// Start a new episode from the prefix of the one on screen.
     Fork {
         task_id: String,

@@ -24,6 +24,7 @@ pub fn layer(state: &AppState) -> Layer {
             Screen::Browser if state.browser.is_some() => Layer::Browser,
             Screen::Tasks if state.picker.is_some() => Layer::Picker,
             Screen::Compare if state.compare.is_some() => Layer::Compare,
+            Screen::Hits if state.hits.is_some() => Layer::Hits,
             _ if state.composer.has_focus() => Layer::Composer,
             _ => Layer::Inspector,
         },

@@ -8,6 +8,7 @@ pub mod compare;
 pub mod composer;
 pub mod detail;
 pub mod episode_info;
+pub mod hits;
 pub mod input;
 pub mod inspector;
 pub mod layout;

@@ -25,6 +25,8 @@ pub enum Screen {
     Tasks,
     /// Two episodes side by side, turn by turn (`inspectors[0]` and `[1]`).
     Compare,
+    /// The results of a search across episodes.
+    Hits,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +34,8 @@ pub enum PromptKind {
     JumpToTurn,
     Search,
     Filter,
+    /// A search across every episode (the browser's, or the one on screen).
+    SearchEpisodes,
 }
 
 impl PromptKind {
@@ -40,6 +44,7 @@ impl PromptKind {
             PromptKind::JumpToTurn => "jump to turn",
             PromptKind::Search => "search",
             PromptKind::Filter => "filter",
+            PromptKind::SearchEpisodes => "search all episodes",
         }
     }
 }
@@ -81,6 +86,8 @@ pub struct AppState {
     pub active: usize,
     pub browser: Option<Browser>,
     pub picker: Option<TaskPicker>,
+    /// The last search across episodes, while it runs and after.
+    pub hits: Option<super::hits::HitList>,
     /// Set while a live episode is on screen.
     pub live: Option<LiveState>,
     pub composer: Composer,
@@ -121,6 +128,7 @@ impl AppState {
             active: 0,
             browser: None,
             picker: None,
+            hits: None,
             live: None,
             composer: Composer::new(),
             author: String::from("unknown"),

@@ -54,6 +54,12 @@ pub enum Command {
     GoToEvidence,
     ToggleTranscript,
     Search,
+    SearchEpisodes,
+    NextHit,
+    PrevHit,
+    Copy,
+    OpenInPager,
+    OpenInEditor,
     Browser,
     SortNext,
     SortReverse,
@@ -96,6 +102,8 @@ pub enum Layer {
     Picker,
     /// Help, detail and the annotations panel.
     Overlay,
+    /// The results of a search across episodes.
+    Hits,
     /// Writing as the attacker (or editing the attacker's held message).
     Composer,
     /// The annotation form and the one-line prompts (search, filter, jump to turn).
@@ -140,13 +148,13 @@ impl Group {
 }
 
 use Layer::{
-    Browser as B, Compare as X, Composer as C, Confirm as Y, Form as F, Inspector as I, Overlay as O,
-    Picker as P,
+    Browser as B, Compare as X, Composer as C, Confirm as Y, Form as F, Hits as H, Inspector as I,
+    Overlay as O, Picker as P,
 };
 
-const LISTS: &[Layer] = &[I, B, P, O, X];
+const LISTS: &[Layer] = &[I, B, P, O, X, H];
 const SCREENS: &[Layer] = &[I, B, P];
-const EVERYWHERE: &[Layer] = &[I, B, P, O, C, F, Y, Layer::TakeOver, X];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver, X];
 
 /// One command's help entry and default keys.
 pub struct Spec {
@@ -175,12 +183,18 @@ impl Command {
         use Command::*;
         use Group::{Dialogs, General, Human, Step, View};
         match self {
-            NextEvent => {
-                spec(Step, "Reveal the next event (compare: the next turn)", &["n", "Right"], &[I, B, P, X])
-            }
-            PrevEvent => {
-                spec(Step, "Step back one event (compare: the previous turn)", &["p", "Left"], &[I, B, P, X])
-            }
+            NextEvent => spec(
+                Step,
+                "Reveal the next event (compare: the next turn)",
+                &["n", "Right"],
+                &[I, B, P, X, H],
+            ),
+            PrevEvent => spec(
+                Step,
+                "Step back one event (compare: the previous turn)",
+                &["p", "Left"],
+                &[I, B, P, X, H],
+            ),
             NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I, X]),
             PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I, X]),
             First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
@@ -215,7 +229,17 @@ impl Command {
                 &[I],
             ),
             Search => spec(View, "Search the episode (filter in the browser)", &["/"], SCREENS),
-            Browser => spec(View, "Episode browser", &["b"], SCREENS),
+            SearchEpisodes => {
+                spec(View, "Search every episode's text (inspector: back to the results)", &["F"], &[I, B, H])
+            }
+            NextHit => {
+                spec(View, "Search results: open the next hit (across episodes)", &["Ctrl-n"], &[I, H])
+            }
+            PrevHit => spec(View, "Search results: open the previous hit", &["Ctrl-p"], &[I, H]),
+            Copy => spec(View, "Copy the selected event's text (OSC 52 clipboard)", &["y"], &[I]),
+            OpenInPager => spec(View, "Open the selected event's text in $PAGER", &["o"], &[I]),
+            OpenInEditor => spec(View, "Open the selected event's text in $EDITOR", &["O"], &[I]),
+            Browser => spec(View, "Episode browser", &["b"], &[I, B, P, H]),
             SortNext => spec(View, "Browser: sort by the next column (then unsorted)", &["s"], &[B]),
             SortReverse => spec(View, "Browser: reverse the sort", &["S"], &[B]),
             GroupView => spec(

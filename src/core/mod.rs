@@ -17,6 +17,7 @@ pub mod redact;
 pub mod redact_episode;
 pub mod safe_json;
 pub mod sanitize;
+pub mod search;
 pub mod signals;
 pub mod sim;
 pub mod text;

@@ -12,6 +12,7 @@ pub mod ls;
 pub mod notes;
 pub mod run;
 pub mod runs;
+pub mod search;
 pub mod shard;
 pub mod summary;
 pub mod tasks;

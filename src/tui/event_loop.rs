@@ -97,6 +97,16 @@ pub async fn run(
                     drop(guard);
                     return Ok(());
                 }
+                Effect::HandOff { text, editor } => {
+                    // The pager reads the keys meanwhile: stop reading them (the stream's reader
+                    // thread leaves its poll when the stream is dropped), then read anew.
+                    drop(std::mem::replace(&mut terminal_events, EventStream::new()));
+                    let problem = super::handoff::hand_off(&mut guard, &text, editor);
+                    if let Some(problem) = problem {
+                        pending.extend(update(&mut state, Action::Problem(problem)));
+                    }
+                    frames.dirty = true;
+                }
                 effect => {
                     let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx).await;
                     if let Some(action) = answer {
@@ -262,6 +272,16 @@ async fn carry_out(
                 .and_then(|()| crate::core::atomic_file::write_atomic(&path, contents.as_bytes()));
             written.err().map(|e| Action::Problem(format!("cannot save {}: {e}", path.display())))
         }
+        Effect::SearchEpisodes { query, files, loaded } => {
+            search_episodes(answers.clone(), query, files, loaded);
+            None
+        }
+        Effect::Copy(text) => match super::handoff::copy(&text) {
+            Ok(()) => None,
+            Err(e) => Some(Action::Problem(format!("cannot copy: {e}"))),
+        },
+        // Carried out in the loop, which owns the terminal.
+        Effect::HandOff { .. } => None,
         Effect::EditAttacker(text) => {
             if let Some(l) = live {
                 let _ = l.edits.send(text).await;
@@ -331,6 +351,29 @@ fn open_compare(tx: mpsc::Sender<Action>, sources: [crate::app::browser::EntrySo
         let [a, b] = sources;
         let loaded = load(a).and_then(|a| Ok(Box::new([a, load(b)?])));
         let _ = tx.blocking_send(Action::CompareLoaded(loaded));
+    });
+}
+
+/// Searches files (in parallel) and episodes in memory off the UI thread; answers with the hits.
+fn search_episodes(
+    tx: mpsc::Sender<Action>,
+    query: crate::core::search::Query,
+    files: Vec<std::path::PathBuf>,
+    loaded: Vec<crate::core::episode::Episode>,
+) {
+    use crate::core::search::{Matcher, search_events, search_files};
+    tokio::task::spawn_blocking(move || {
+        let result = Matcher::new(&query).map(|matcher| {
+            let found = search_files(&files, &matcher, None);
+            let mut hits = found.hits;
+            for episode in &loaded {
+                let path = std::path::Path::new(&episode.origin);
+                hits.extend(search_events(&episode.events, path, episode.id(), &matcher));
+            }
+            let errors = found.errors.iter().map(ToString::to_string).collect();
+            crate::app::action::SearchResult { hits, files: found.files + loaded.len(), errors }
+        });
+        let _ = tx.blocking_send(Action::SearchDone { query, result });
     });
 }
 

@@ -1,6 +1,7 @@
 //! The terminal: setup and restore, and the async UI loop.
 
 pub mod event_loop;
+pub mod handoff;
 pub mod terminal;
 
 pub use event_loop::run;

@@ -64,6 +64,31 @@ impl TerminalGuard {
     }
 }
 
+impl TerminalGuard {
+    /// Gives the terminal to another program (a pager, an editor): the main screen, raw mode
+    /// off. [`TerminalGuard::resume`] takes it back.
+    pub fn suspend(&mut self) {
+        restore();
+    }
+
+    /// Takes the terminal back after [`TerminalGuard::suspend`]; the next frame redraws all of it.
+    pub fn resume(&mut self) -> std::io::Result<()> {
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        execute!(
+            stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            EnableBracketedPaste,
+            ratatui::crossterm::terminal::Clear(ratatui::crossterm::terminal::ClearType::All)
+        )?;
+        // `Terminal::clear` would ask the terminal where its cursor is (and wait for the answer
+        // on the keys' stream): a blank frame instead makes ratatui's idea of the screen blank,
+        // so the next frame draws every cell.
+        self.terminal.draw(|_| {}).map(|_| ())
+    }
+}
+
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();

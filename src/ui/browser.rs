@@ -347,6 +347,11 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
                 })
             ))
         }
+        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => Line::from(format!(
+            " {}: {}▏  Enter search · /regex/ · Esc cancel",
+            p.kind.label(),
+            single_line(&p.input)
+        )),
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ if browser.review.is_some() => Line::from(format!(

@@ -5,6 +5,7 @@ mod compare;
 mod composer;
 mod detail;
 mod help;
+mod hits;
 mod notes;
 mod status;
 mod tasks;
@@ -28,6 +29,10 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     let area = frame.area();
     match (&state.screen, &state.browser, state.inspector()) {
         (Screen::Browser, Some(browser), _) => browser::draw(frame, area, state, browser, theme),
+        (Screen::Hits, ..) if state.hits.is_some() => {
+            let list = state.hits.as_ref().expect("checked");
+            hits::draw(frame, area, state, list, theme)
+        }
         (Screen::Tasks, ..) if state.picker.is_some() => {
             let picker = state.picker.as_ref().expect("checked");
             tasks::draw(frame, area, state, picker, theme)

@@ -86,6 +86,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
             let input = browser.filter.clone();
             state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
         }
+        Command::SearchEpisodes => super::hits::prompt(state),
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
         Command::Close | Command::Browser if state.view().is_some() => state.screen = Screen::Inspector,
         Command::Tasks => open_picker(state),

@@ -61,6 +61,12 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         }
         Command::JumpToTurn => open_prompt(state, PromptKind::JumpToTurn),
         Command::Search => open_prompt(state, PromptKind::Search),
+        Command::SearchEpisodes => super::hits::results_or_prompt(state),
+        Command::NextHit => super::hits::step(state, 1),
+        Command::PrevHit => super::hits::step(state, -1),
+        Command::Copy => hand_off(state, None),
+        Command::OpenInPager => hand_off(state, Some(false)),
+        Command::OpenInEditor => hand_off(state, Some(true)),
         Command::PlayPause if live_running => {
             let paused = state.live.as_ref().is_some_and(|l| l.paused());
             control(state, if paused { RunnerControl::Resume } else { RunnerControl::Pause });
@@ -239,6 +245,42 @@ fn selected_event(state: &AppState) -> Option<usize> {
         None => view.verdict_rows.get(view.verdict_selected).map(|r| r.event),
     };
     Some(event.unwrap_or(view.cursor))
+}
+
+/// The selected event's text to the clipboard (`editor` `None`), or to the pager or the editor.
+/// The text is what the event says, masked while redaction is on; what a terminal would obey
+/// (C0 and C1 controls but newline and tab) is left out, as a paste must not carry them.
+fn hand_off(state: &mut AppState, editor: Option<bool>) {
+    let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
+    let Some(shown) = view.shown_event(event) else { return };
+    let Some(text) = handoff_text(&shown.body) else {
+        state.message = Some("nothing to copy in this event".into());
+        return;
+    };
+    let text: String = text.chars().filter(|c| !c.is_control() || matches!(c, '\n' | '\t')).collect();
+    match editor {
+        None => {
+            state.message = Some(format!("copied {} characters (OSC 52)", text.chars().count()));
+            state.effects.push(Effect::Copy(text));
+        }
+        Some(editor) => state.effects.push(Effect::HandOff { text, editor }),
+    }
+}
+
+/// An event's own text: a message, a tool's output, a call's arguments (JSON), an error, a
+/// verdict's summary.
+fn handoff_text(body: &EventBody) -> Option<String> {
+    match body {
+        EventBody::Message(m) => Some(m.text.clone()),
+        EventBody::ToolResult(r) => Some(r.output.clone()),
+        EventBody::ToolCall(c) => Some(match &c.raw_args {
+            Some(raw) => raw.clone(),
+            None => serde_json::to_string_pretty(&c.args).unwrap_or_default(),
+        }),
+        EventBody::Error(e) => Some(e.message.clone()),
+        EventBody::Verdict(v) => v.summary.clone(),
+        _ => None,
+    }
 }
 
 /// Opens the selected item of the focused pane, or the verdict row.

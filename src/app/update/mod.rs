@@ -4,6 +4,7 @@
 mod browser;
 mod compare;
 mod composer;
+mod hits;
 mod inspector;
 mod modal;
 mod mouse;
@@ -42,7 +43,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             }
         }
         Action::NotesLoaded { path, result } => notes::loaded(state, path, result),
-        Action::EpisodeLoaded(Ok(episode)) => show_episode(state, *episode),
+        Action::EpisodeLoaded(Ok(episode)) => {
+            show_episode(state, *episode);
+            hits::episode_loaded(state);
+        }
+        Action::SearchDone { query, result } => hits::done(state, query, result),
         Action::EpisodeLoaded(Err(problem)) => {
             if let Some(browser) = &mut state.browser {
                 browser.after_open = None;
@@ -68,7 +73,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn on_command(state: &mut AppState, command: Command) {
     let layer = layer(state);
     // A new command replaces the last note on the status line (not while answering a question).
-    if matches!(layer, Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay | Layer::Compare) {
+    if matches!(
+        layer,
+        Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay | Layer::Compare | Layer::Hits
+    ) {
         state.message = None;
     }
     match layer {
@@ -78,6 +86,7 @@ fn on_command(state: &mut AppState, command: Command) {
         Layer::Overlay => modal::overlay_command(state, command),
         Layer::Composer => composer::command(state, command),
         Layer::Browser => browser::command(state, command),
+        Layer::Hits => hits::command(state, command),
         Layer::Picker => picker::command(state, command),
         Layer::Inspector => inspector::command(state, command),
         Layer::Compare => compare::command(state, command),

@@ -104,6 +104,7 @@ fn set_list_filter(state: &mut AppState, text: String) {
 fn submit_prompt(state: &mut AppState, prompt: Prompt) {
     match prompt.kind {
         PromptKind::Filter => {}
+        PromptKind::SearchEpisodes => super::hits::start(state, &prompt.input),
         PromptKind::JumpToTurn => {
             let Some(view) = state.view() else { return };
             let max = view.max_turn();

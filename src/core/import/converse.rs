@@ -32,9 +32,19 @@ struct Record<'a> {
 }
 
 pub(super) fn from_log(records: &[Value], path: &Path) -> Result<Episode, LoadError> {
+    from_log_reading(records, path, true)
+}
+
+/// Like [`from_log`], reading nothing beside the log (no judge files, no run log): the same
+/// messages, calls and results with the same `seq`, no verdicts (a search needs only the texts).
+pub(super) fn from_log_alone(records: &[Value], path: &Path) -> Result<Episode, LoadError> {
+    from_log_reading(records, path, false)
+}
+
+fn from_log_reading(records: &[Value], path: &Path, beside: bool) -> Result<Episode, LoadError> {
     let records =
         records.iter().enumerate().map(|(i, r)| record(r, i, path)).collect::<Result<Vec<_>, _>>()?;
-    from_records(&records, path)
+    from_records(&records, path, beside)
 }
 
 /// A record as an index reads it: the texts are checked to be text, never kept.
@@ -100,15 +110,16 @@ pub(super) fn from_log_without_texts(bytes: &[u8], path: &Path) -> Option<Result
             Some(Record { from: party(&p.from)?, to: party(&p.to)?, short, long: None })
         })
         .collect::<Option<Vec<_>>>()?;
-    Some(from_records(&records, path))
+    Some(from_records(&records, path, true))
 }
 
-fn from_records(records: &[Record], path: &Path) -> Result<Episode, LoadError> {
+/// The episode of a log's records; `beside`: with the judge files and run log beside the log.
+fn from_records(records: &[Record], path: &Path, beside: bool) -> Result<Episode, LoadError> {
     let file_name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut warnings = Vec::new();
 
     let layout::PathMeta { id, mut task, mut config, at } = layout::path_meta(path);
-    if let Some(log) = run_log::read_beside(path, &mut warnings) {
+    if let Some(log) = beside.then(|| run_log::read_beside(path, &mut warnings)).flatten() {
         log.apply(&mut task, &mut config);
     }
     let mut header = EpisodeHeader::new(id, task, config);
@@ -171,10 +182,15 @@ fn from_records(records: &[Record], path: &Path) -> Result<Episode, LoadError> {
         r.from == Party::Assistant && r.to == Party::Assistant && r.short.trim_start().starts_with(COMPLETED)
     });
 
-    bodies.extend(
-        converse_judges::verdicts_for(path, &file_name, &mut warnings).into_iter().map(EventBody::Verdict),
-    );
-    bodies.extend(benchmark_judges::verdicts_for(path, &mut warnings).into_iter().map(EventBody::Verdict));
+    if beside {
+        bodies.extend(
+            converse_judges::verdicts_for(path, &file_name, &mut warnings)
+                .into_iter()
+                .map(EventBody::Verdict),
+        );
+        bodies
+            .extend(benchmark_judges::verdicts_for(path, &mut warnings).into_iter().map(EventBody::Verdict));
+    }
     bodies.push(EventBody::End(End {
         reason: if completed { EndReason::AssistantDone } else { EndReason::MaxTurns },
         turns: turn,

@@ -121,6 +121,17 @@ pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
 
 /// Loads every episode in `bytes`, the content of the file at `path` (named in errors).
 pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> {
+    load_bytes_reading(bytes, path, true)
+}
+
+/// Like [`load_bytes`], reading no other file: a ConVerse log's judge files and run log are left
+/// out (its verdicts and task details), its messages, calls and results keep their `seq`. For a
+/// search, which needs only the texts.
+pub fn load_bytes_alone(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> {
+    load_bytes_reading(bytes, path, false)
+}
+
+fn load_bytes_reading(bytes: &[u8], path: &Path, beside: bool) -> Result<Vec<Episode>, LoadError> {
     let origin = path.to_string_lossy().into_owned();
     match detect::detect(bytes, path)? {
         Detected::Journal => {
@@ -133,7 +144,8 @@ pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> 
             episode.warnings = warnings.iter().map(ToString::to_string).collect();
             Ok(vec![episode])
         }
-        Detected::ConverseLog(records) => Ok(vec![converse::from_log(&records, path)?]),
+        Detected::ConverseLog(records) if beside => Ok(vec![converse::from_log(&records, path)?]),
+        Detected::ConverseLog(records) => Ok(vec![converse::from_log_alone(&records, path)?]),
         Detected::Maseval(reports, warnings) => {
             let mut episodes = Vec::with_capacity(reports.len());
             for (index, report) in reports.iter().enumerate() {

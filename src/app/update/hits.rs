@@ -1,0 +1,224 @@
+//! Searching across episodes: the prompt, the search (an effect, off the UI thread), the results
+//! screen, and opening a hit on the inspector with its match highlighted.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::config::keymap::Command;
+use crate::core::episode::Episode;
+use crate::core::sanitize::single_line;
+use crate::core::search::{Hit, Query};
+
+use super::super::action::{Effect, SearchResult};
+use super::super::browser::EntrySource;
+use super::super::hits::HitList;
+use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
+use super::inspector::{jump_to_event, move_cursor};
+use super::{request_quit, show_episode};
+
+/// A command on the results screen.
+pub(super) fn command(state: &mut AppState, command: Command) {
+    let page = state.area.height.saturating_sub(6).max(1) as isize;
+    let Some(list) = &mut state.hits else { return };
+    match command {
+        Command::SelectNext | Command::ScrollDown | Command::NextEvent => list.select_by(1),
+        Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => list.select_by(-1),
+        Command::PageDown => list.select_by(page),
+        Command::PageUp => list.select_by(-page),
+        Command::First => list.select_by(isize::MIN / 2),
+        Command::Last => list.select_by(isize::MAX / 2),
+        Command::OpenDetail => {
+            let selected = list.selected;
+            open(state, selected);
+        }
+        Command::NextHit => step(state, 1),
+        Command::PrevHit => step(state, -1),
+        Command::SearchEpisodes | Command::Search => prompt(state),
+        Command::Close => {
+            let back = list.back;
+            let back = match back {
+                Screen::Inspector if state.view().is_none() => Screen::Browser,
+                Screen::Hits => Screen::Inspector,
+                other => other,
+            };
+            state.screen = back;
+        }
+        Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
+        Command::Quit => request_quit(state),
+        _ => {}
+    }
+}
+
+/// Asks for the pattern (the last one typed in).
+pub(super) fn prompt(state: &mut AppState) {
+    let input = state.hits.as_ref().map(|l| shown_pattern(&l.query)).unwrap_or_default();
+    state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::SearchEpisodes, input }));
+}
+
+/// The inspector's `F`: back to the results of the last search, or a new one.
+pub(super) fn results_or_prompt(state: &mut AppState) {
+    if state.hits.is_some() {
+        state.screen = Screen::Hits;
+    } else {
+        prompt(state);
+    }
+}
+
+/// `/pattern/` is a regex; anything else a literal. Case is ignored either way.
+fn parse_pattern(input: &str) -> Query {
+    let regex = input.len() >= 2 && input.starts_with('/') && input.ends_with('/');
+    let pattern = if regex { &input[1..input.len() - 1] } else { input };
+    Query { pattern: pattern.to_string(), regex, ..Query::default() }
+}
+
+fn shown_pattern(query: &Query) -> String {
+    if query.regex { format!("/{}/", query.pattern) } else { query.pattern.clone() }
+}
+
+/// Starts a search over the browser's episodes (or the one on screen); the loop answers with
+/// `Action::SearchDone`.
+pub(super) fn start(state: &mut AppState, input: &str) {
+    if input.is_empty() {
+        if state.hits.is_some() {
+            state.screen = Screen::Hits;
+        }
+        return;
+    }
+    let query = parse_pattern(input);
+    let mut files = BTreeSet::new();
+    let mut loaded: Vec<Episode> = Vec::new();
+    match &state.browser {
+        Some(browser) => {
+            for source in &browser.sources {
+                match source {
+                    EntrySource::File { path, .. } => {
+                        files.insert(path.clone());
+                    }
+                    EntrySource::Loaded(episode) => loaded.push((**episode).clone()),
+                }
+            }
+        }
+        None => loaded.extend(state.view().map(|v| v.episode.clone())),
+    }
+    let back = match state.screen {
+        Screen::Hits => state.hits.as_ref().map_or(Screen::Browser, |l| l.back),
+        other => other,
+    };
+    state.hits = Some(HitList::running(query.clone(), back));
+    state.screen = Screen::Hits;
+    state.effects.push(Effect::SearchEpisodes { query, files: files.into_iter().collect(), loaded });
+}
+
+/// The answer of a search: its results, unless another search has started since.
+pub(super) fn done(state: &mut AppState, query: Query, result: Result<SearchResult, String>) {
+    let Some(list) = state.hits.as_mut().filter(|l| l.running && l.query == query) else { return };
+    list.running = false;
+    match result {
+        Ok(result) => {
+            list.hits = result.hits;
+            list.files = result.files;
+            list.errors = result.errors;
+        }
+        Err(problem) => state.message = Some(problem),
+    }
+}
+
+/// Opens hit `index`: on the inspector at its event, the match highlighted (loading its episode
+/// first when it is not on screen).
+pub(super) fn open(state: &mut AppState, index: usize) {
+    let Some(list) = &mut state.hits else { return };
+    let Some(hit) = list.hits.get(index).cloned() else { return };
+    list.selected = index;
+    list.opened = Some(index);
+    list.loading = false;
+    if state.view().is_some_and(|v| holds(&v.episode, &hit)) {
+        state.screen = Screen::Inspector;
+        show_opened(state);
+        return;
+    }
+    let source = state.browser.as_ref().and_then(|b| {
+        b.sources.iter().find(|s| match s {
+            EntrySource::File { path, id } => *path == hit.path && *id == hit.episode,
+            EntrySource::Loaded(episode) => holds(episode, &hit),
+        })
+    });
+    match source.cloned() {
+        Some(EntrySource::Loaded(episode)) => {
+            show_episode(state, *episode);
+            show_opened(state);
+        }
+        Some(EntrySource::File { path, id }) => {
+            state.message = Some(format!("loading {}…", single_line(&id)));
+            state.effects.push(Effect::OpenEpisode { path, id });
+            if let Some(list) = &mut state.hits {
+                list.loading = true;
+            }
+        }
+        None => state.message = Some(format!("episode {} is no longer listed", single_line(&hit.episode))),
+    }
+}
+
+/// After an episode loaded: if it is the opened hit's, go to the hit.
+pub(super) fn episode_loaded(state: &mut AppState) {
+    let Some(list) = &mut state.hits else { return };
+    if !std::mem::replace(&mut list.loading, false) {
+        return;
+    }
+    let Some(list) = &state.hits else { return };
+    let wanted = list.opened.and_then(|i| list.hits.get(i));
+    if wanted.is_some_and(|hit| state.view().is_some_and(|v| holds(&v.episode, hit))) {
+        show_opened(state);
+    }
+}
+
+/// The next (`delta` 1) or previous (-1) hit, across episodes.
+pub(super) fn step(state: &mut AppState, delta: isize) {
+    let Some(list) = &state.hits else {
+        let key = state.keymap.key_hint(Command::SearchEpisodes);
+        state.message = Some(format!("no search across episodes yet: {key} searches them"));
+        return;
+    };
+    if list.hits.is_empty() {
+        state.message = Some("the search found nothing".into());
+        return;
+    }
+    let from = list.opened.unwrap_or(list.selected) as isize;
+    let last = list.hits.len() as isize - 1;
+    let target = from + delta;
+    if target < 0 || target > last {
+        state.message = Some(if delta > 0 { "the last hit".into() } else { "the first hit".into() });
+        return;
+    }
+    open(state, target as usize);
+}
+
+/// The episode on screen holds this hit.
+fn holds(episode: &Episode, hit: &Hit) -> bool {
+    Path::new(&episode.origin) == hit.path && episode.id() == hit.episode
+}
+
+/// Puts the inspector's cursor on the opened hit's event, its match highlighted.
+fn show_opened(state: &mut AppState) {
+    let Some(list) = &state.hits else { return };
+    let Some(index) = list.opened else { return };
+    let Some(hit) = list.hits.get(index) else { return };
+    let (seq, total, pattern) = (hit.seq, list.hits.len(), shown_pattern(&list.query));
+    let matched = list.matched(index).unwrap_or(&list.query.pattern).to_string();
+    let Some(view) = state.view_mut() else { return };
+    let Some(event) = view.episode.position_of(seq) else { return };
+    view.search(&matched);
+    state.last_search = matched;
+    state.screen = Screen::Inspector;
+    move_cursor(state, event);
+    jump_to_event(state, event);
+    let k = |c| state.keymap.key_hint(c);
+    state.message = Some(format!(
+        "hit {} of {total} · '{}' · {} next · {} previous · {} results",
+        index + 1,
+        single_line(&pattern),
+        k(Command::NextHit),
+        k(Command::PrevHit),
+        k(Command::SearchEpisodes),
+    ));
+}
