@@ -10,17 +10,16 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use converse_tui::app::browser::{AfterOpen, Browser, Column, ListLine};
-use converse_tui::app::input::handle;
 use converse_tui::app::state::{Overlay, Screen};
 use converse_tui::app::{Action, AppState, Effect, update};
-use converse_tui::config::{Keymap, Theme};
+use converse_tui::config::Keymap;
 use converse_tui::core::annotate::{Annotation, Label};
 use converse_tui::core::corpus::{CorpusRow, index};
 use converse_tui::core::episode::{Outcome, VerdictMethod};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::Event as TermEvent;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+#[path = "support/screen.rs"]
+mod screen;
+use screen::{press, render};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
@@ -42,28 +41,6 @@ fn state() -> AppState {
     state.picker = None;
     update(&mut state, Action::Resize(160, 48));
     state
-}
-
-fn press(state: &mut AppState, keys: &str) -> Vec<Effect> {
-    let mut effects = Vec::new();
-    for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\x1b' => KeyCode::Esc,
-            '\u{1}' => KeyCode::Down,
-            c => KeyCode::Char(c),
-        };
-        effects.extend(handle(state, TermEvent::Key(KeyEvent::new(code, KeyModifiers::NONE))));
-    }
-    effects
-}
-
-fn render(state: &mut AppState, width: u16, height: u16) -> String {
-    update(state, Action::Resize(width, height));
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let theme = Theme::builtin("default");
-    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
-    terminal.backend().to_string()
 }
 
 fn snapshot(name: &str, keys: &str) {

@@ -11,28 +11,11 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::Event as TermEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+#[path = "support/screen.rs"]
+mod screen;
+use screen::{press, render};
+
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
-
-fn render(state: &mut AppState, width: u16, height: u16) -> String {
-    update(state, Action::Resize(width, height));
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let theme = Theme::builtin("default");
-    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
-    terminal.backend().to_string()
-}
-
-fn press(state: &mut AppState, keys: &str) {
-    for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\x1b' => KeyCode::Esc,
-            '\u{1}' => KeyCode::Down,
-            '\t' => KeyCode::Tab,
-            c => KeyCode::Char(c),
-        };
-        handle(state, TermEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-    }
-}
 
 fn demo_state() -> AppState {
     let browser = Browser::new("demo episodes", demo_episodes(), Vec::new());

@@ -18,6 +18,10 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::Event as TermEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+#[path = "support/screen.rs"]
+mod screen;
+use screen::render;
+
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
 fn logs() -> PathBuf {
@@ -28,14 +32,6 @@ fn runs_state() -> AppState {
     let corpus = converse_tui::core::corpus::index(&[logs()]);
     assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
     AppState::with_browser(Browser::from_rows("runs", corpus.rows, vec![]), Keymap::default(), false)
-}
-
-fn render(state: &mut AppState, width: u16, height: u16) -> String {
-    update(state, Action::Resize(width, height));
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let theme = Theme::builtin("default");
-    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
-    terminal.backend().to_string()
 }
 
 /// Carries out what the loop would (a search, loading an episode), feeding the answers back.

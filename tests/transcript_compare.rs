@@ -6,39 +6,17 @@ use std::path::{Path, PathBuf};
 use converse_tui::app::browser::Browser;
 use converse_tui::app::input::handle;
 use converse_tui::app::{Action, AppState, Effect, update};
+use converse_tui::config::Keymap;
 use converse_tui::config::ui_state::{LayoutMode, UiState};
-use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::demo::demo_episodes;
 use converse_tui::core::episode::*;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
 
+#[path = "support/screen.rs"]
+mod screen;
+use screen::{press, render};
+
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
-
-fn render(state: &mut AppState, width: u16, height: u16) -> String {
-    update(state, Action::Resize(width, height));
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    let theme = Theme::builtin("default");
-    terminal.draw(|frame| converse_tui::ui::draw(frame, state, &theme)).unwrap();
-    terminal.backend().to_string()
-}
-
-/// Keys as characters; `↑` `↓` are the arrows, `\n` Enter, `\x1b` Esc.
-fn press(state: &mut AppState, keys: &str) -> Vec<Effect> {
-    let mut effects = Vec::new();
-    for c in keys.chars() {
-        let code = match c {
-            '\n' => KeyCode::Enter,
-            '\x1b' => KeyCode::Esc,
-            '↓' => KeyCode::Down,
-            '↑' => KeyCode::Up,
-            c => KeyCode::Char(c),
-        };
-        effects.extend(handle(state, TermEvent::Key(KeyEvent::new(code, KeyModifiers::NONE))));
-    }
-    effects
-}
 
 fn snapshot(name: &str, make: impl Fn() -> AppState, keys: &str) {
     for (w, h) in SIZES {

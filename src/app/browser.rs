@@ -22,7 +22,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
 use crate::core::corpus::row::severity as attack_severity;
-use crate::core::corpus::{CorpusRow, SourceVerdict};
+use crate::core::corpus::{CorpusRow, SourceVerdict, common_dir};
 use crate::core::episode::{Episode, Outcome, VerdictMethod};
 use crate::core::sanitize::single_line;
 
@@ -695,20 +695,6 @@ fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey 
         }
         column => SortKey::Text(entry.cell(column, judges).to_lowercase()),
     }
-}
-
-/// The longest folder all paths are in (empty when they share none).
-fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
-    let Some(first) = paths.next() else { return PathBuf::new() };
-    let mut common = first.parent().map(Path::to_path_buf).unwrap_or_default();
-    for path in paths {
-        while !path.starts_with(&common) {
-            if !common.pop() {
-                return PathBuf::new();
-            }
-        }
-    }
-    common
 }
 
 /// Orders items so that each fork follows its parent (depth-first, in the

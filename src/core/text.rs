@@ -7,6 +7,9 @@ pub fn truncate_cells(text: &str, width: usize) -> String {
     if text.width() <= width {
         return text.to_string();
     }
+    if width == 0 {
+        return String::new();
+    }
     let mut out = String::new();
     let mut used = 0;
     for c in text.chars() {
@@ -18,6 +21,29 @@ pub fn truncate_cells(text: &str, width: usize) -> String {
         used += w;
     }
     out.push('…');
+    out
+}
+
+/// At most `width` terminal cells, the start cut and marked with `…` (a path's end tells it apart).
+pub fn truncate_cells_left(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        tail.push(c);
+        used += w;
+    }
+    let mut out = String::from("…");
+    out.extend(tail.into_iter().rev());
     out
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::corpus::{Corpus, CorpusRow, Filter, index_cached};
+use crate::core::corpus::{Corpus, CorpusRow, Filter, common_dir, index_cached};
 use crate::core::sanitize::single_line;
 
 use super::text_table::Table;
@@ -92,20 +92,6 @@ fn write_table(rows: &[&CorpusRow], width: Option<usize>, out: &mut dyn Write) -
         writeln!(out, "{} episodes (paths under {})", rows.len(), single_line(&prefix.to_string_lossy()))?;
     }
     Ok(())
-}
-
-/// The longest folder all paths are in (empty when they share none).
-fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
-    let Some(first) = paths.next() else { return PathBuf::new() };
-    let mut common = first.parent().map(Path::to_path_buf).unwrap_or_default();
-    for path in paths {
-        while !path.starts_with(&common) {
-            if !common.pop() {
-                return PathBuf::new();
-            }
-        }
-    }
-    common
 }
 
 fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {

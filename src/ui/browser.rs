@@ -6,7 +6,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 use crate::app::browser::{
     Browser, Column, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol, visible_offset,
@@ -16,6 +16,7 @@ use crate::config::Theme;
 use crate::config::keymap::Command;
 use crate::core::episode::Outcome;
 use crate::core::sanitize::single_line;
+use crate::core::text::{truncate_cells as truncate, truncate_cells_left as truncate_left};
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, theme: &Theme) {
     let errors_height = browser.errors.len().min(3) as u16;
@@ -215,47 +216,6 @@ fn fit_text(column: Column, text: &str, width: usize) -> String {
         Column::Turns | Column::Events => format!("{text:>width$}"),
         _ => truncate(text, width),
     }
-}
-
-/// `text` in at most `width` cells, ending with `…` when cut.
-pub fn truncate(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
-}
-
-/// `text` in at most `width` cells, starting with `…` when cut.
-pub fn truncate_left(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_string();
-    }
-    let mut tail: Vec<char> = Vec::new();
-    let mut used = 0;
-    for c in text.chars().rev() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        tail.push(c);
-        used += w;
-    }
-    let mut out = String::from(if width > 0 { "…" } else { "" });
-    out.extend(tail.into_iter().rev());
-    out
 }
 
 fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review, theme: &Theme) {

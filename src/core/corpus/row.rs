@@ -2,7 +2,7 @@
 //! to know of an episode, without its bodies.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -194,4 +194,18 @@ fn utility_rating(details: &Value) -> Option<f64> {
         .and_then(Value::as_f64)
         .or_else(|| ratings.and_then(|r| r.get("average_rating")).and_then(Value::as_f64));
     average.filter(|_| rated != Some(0))
+}
+
+/// The longest folder all paths are in (empty when they share none).
+pub fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let Some(first) = paths.next() else { return PathBuf::new() };
+    let mut common = first.parent().map(Path::to_path_buf).unwrap_or_default();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
 }
