@@ -1,4 +1,5 @@
-//! Indexing a directory of 2,000 realistic journals for the browser.
+//! Indexing a directory of 2,000 realistic journals: the summaries (header and tail) and the
+//! corpus index the browser and `ls` use.
 
 #[path = "../tests/support/journals.rs"]
 mod journals;
@@ -17,6 +18,14 @@ fn index(c: &mut Criterion) {
             let (summaries, errors) = index_dir(dir.path());
             assert_eq!((summaries.len(), errors.len()), (2_000, 0));
             summaries
+        })
+    });
+    // What the browser and `ls` read now: the corpus index (every event, texts skipped), uncached.
+    group.bench_function("corpus::index 2000 journals (no cache)", |b| {
+        b.iter(|| {
+            let corpus = converse_tui::core::corpus::index(&[dir.path().to_path_buf()]);
+            assert_eq!((corpus.rows.len(), corpus.errors.len()), (2_000, 0));
+            corpus
         })
     });
     group.finish();

@@ -161,10 +161,10 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
         |cols: &[(Column, usize)]| cols.iter().map(|(_, w)| w).sum::<usize>() + cols.len().saturating_sub(1);
     let naturals: Vec<(Column, usize)> = columns.clone();
     let natural_of = |c: Column| naturals.iter().find(|(x, _)| *x == c).map_or(0, |(_, w)| *w);
-    // Shrink one cell at a time: the path down to a comfortable width (a third of the screen,
-    // at most 48), then the widest other column to its minimum; then drop the least needed
+    // Shrink one cell at a time: the path down to a comfortable width (a quarter of the screen,
+    // at most 40), then the widest other column to its minimum; then drop the least needed
     // columns; only then the path down to its minimum (its end tells runs apart).
-    let comfortable = (width / 3).min(48);
+    let comfortable = (width / 4).min(40);
     let path_min = min_width(Column::Path, natural_of(Column::Path));
     let shrink = |columns: &mut Vec<(Column, usize)>, path_floor: Option<usize>| {
         while total(columns) > width {
