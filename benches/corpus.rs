@@ -8,8 +8,6 @@
 #[path = "../tests/support/corpus.rs"]
 mod generated;
 
-use std::path::PathBuf;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use converse_tui::app::browser::Browser;
@@ -23,20 +21,8 @@ use ratatui::backend::TestBackend;
 
 const EPISODES: usize = 10_000;
 
-/// The generated corpus, made on first use.
-pub fn corpus_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/corpus-10k");
-    let done = dir.join(".complete");
-    if !done.exists() {
-        let _ = std::fs::remove_dir_all(&dir);
-        generated::generate(&dir, EPISODES, 10_000);
-        std::fs::write(&done, "").expect("marker");
-    }
-    dir
-}
-
 fn corpus(c: &mut Criterion) {
-    let dir = corpus_dir();
+    let dir = generated::bench_corpus_dir(EPISODES);
     let paths = vec![dir.join("logs")];
     let mut group = c.benchmark_group("corpus");
     group.sample_size(10);

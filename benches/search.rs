@@ -6,28 +6,14 @@
 #[path = "../tests/support/corpus.rs"]
 mod generated;
 
-use std::path::PathBuf;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use converse_tui::core::search::{Matcher, Query, files_under, search_files};
 
 const EPISODES: usize = 10_000;
 
-/// The generated corpus, made on first use (shared with `benches/corpus.rs`).
-fn corpus_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/corpus-10k");
-    let done = dir.join(".complete");
-    if !done.exists() {
-        let _ = std::fs::remove_dir_all(&dir);
-        generated::generate(&dir, EPISODES, 10_000);
-        std::fs::write(&done, "").expect("marker");
-    }
-    dir
-}
-
 fn search(c: &mut Criterion) {
-    let dir = corpus_dir();
+    let dir = generated::bench_corpus_dir(EPISODES);
     let mut errors = Vec::new();
     let files = files_under(&[dir.join("logs")], &mut errors);
     assert_eq!((files.len(), errors.len()), (EPISODES, 0));

@@ -5,6 +5,8 @@
 //! seeded generator. Every episode gets a privacy or security judge file
 //! (some two, from two judge models; a few holding only an error) and a
 //! utility one; benign runs only the utility one.
+// Each binary that includes this module (tests, benches, the example) uses a part of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -70,6 +72,18 @@ fn templates(fixture: &Path) -> Vec<Value> {
         }
     }
     found
+}
+
+/// The benches' shared corpus of `episodes` generated runs in `target/corpus-10k`, made on first use.
+pub fn bench_corpus_dir(episodes: usize) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/corpus-10k");
+    let done = dir.join(".complete");
+    if !done.exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        generate(&dir, episodes, 10_000);
+        std::fs::write(&done, "").expect("marker");
+    }
+    dir
 }
 
 /// The fixture the generator takes its shapes from.
