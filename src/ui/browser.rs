@@ -14,7 +14,6 @@ use crate::app::browser::{
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
 use crate::config::keymap::Command;
-use crate::core::episode::Outcome;
 use crate::core::sanitize::single_line;
 use crate::core::text::{truncate_cells as truncate, truncate_cells_left as truncate_left};
 
@@ -27,13 +26,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
         Some(review) => draw_review(frame, list, browser, review, theme),
         None => draw_list(frame, list, browser, theme),
     }
-    let error_lines: Vec<Line> = browser
-        .errors
-        .iter()
-        .take(errors_height as usize)
-        .map(|e| Line::styled(format!(" ⚠ {}", single_line(e)), theme.outcome(Outcome::Error)))
-        .collect();
-    frame.render_widget(Paragraph::new(error_lines), errors);
+    super::draw_file_errors(frame, errors, &browser.errors, theme);
     draw_status(frame, status, state, browser, theme);
 }
 

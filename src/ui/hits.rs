@@ -10,7 +10,7 @@ use crate::app::hits::HitList;
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
 use crate::config::keymap::Command;
-use crate::core::episode::{Outcome, Party};
+use crate::core::episode::Party;
 use crate::core::sanitize::single_line;
 use crate::core::search::{Hit, Speaker};
 
@@ -49,13 +49,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, list: &HitList, the
     } else {
         draw_rows(frame, inner, list, theme);
     }
-    let error_lines: Vec<Line> = list
-        .errors
-        .iter()
-        .take(errors_height as usize)
-        .map(|e| Line::styled(format!(" ⚠ {}", single_line(e)), theme.outcome(Outcome::Error)))
-        .collect();
-    frame.render_widget(Paragraph::new(error_lines), errors);
+    super::draw_file_errors(frame, errors, &list.errors, theme);
     draw_status(frame, status, state, theme);
 }
 
