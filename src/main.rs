@@ -479,9 +479,12 @@ fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
     Keymap::load(&paths.keymap_file())
 }
 
-/// The tasks behind the picker (`t`): the downloaded benchmark, else the bundled sample.
-fn task_picker(paths: &Paths) -> Option<TaskPicker> {
-    match converse_tui::session::tasks::load(&TaskSelection::default(), paths) {
+/// The tasks behind the picker (`t`) and redaction: `--data-dir`, else the downloaded benchmark,
+/// else the bundled sample.
+fn task_picker(paths: &Paths, data_dir: Option<&std::path::Path>) -> Option<TaskPicker> {
+    let selection =
+        TaskSelection { data_dir: data_dir.map(std::path::Path::to_path_buf), ..Default::default() };
+    match converse_tui::session::tasks::load(&selection, paths) {
         Ok(loaded) => Some(TaskPicker::new(loaded.tasks, loaded.source.to_string())),
         Err(e) => {
             tracing::warn!("task picker unavailable: {e:#}");
@@ -519,7 +522,7 @@ struct ForkFlags {
 fn run_tui(mut state: AppState, theme: &str, paths: &Paths, forks: ForkFlags) -> anyhow::Result<ExitCode> {
     converse_tui::tui::terminal::ensure_terminal()?;
     remember_layout(&mut state, paths)?;
-    state.picker = task_picker(paths);
+    state.picker = task_picker(paths, forks.data_dir.as_deref());
     state.author = author(paths);
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;

@@ -293,3 +293,27 @@ async fn a_live_run_warns_of_a_foreign_attacker_script_and_counts_judge_tokens()
     s.keys(&["q"]);
     s.wait_for("EXIT=0");
 }
+
+/// Redaction on a real benchmark run, in a terminal: `R` masks the persona's values (here the
+/// religion the attack is after), looked up in the dataset by the run's task.
+#[test]
+fn redaction_masks_a_real_benchmark_run() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let run = root.join("compare-pair/logs/insurance/claude_sonnet_4_0/baseline/persona2/privacy/unrelated_to_insurance_religious_and_cultural_practice_details/output_20250927_120944_rep1.json");
+    let data = root.join("converse-dataset/resources");
+    let s =
+        Session::start(&format!("replay --data-dir '{}' '{}'", data.display(), run.display()), home.path());
+    s.wait_for("REPLAY");
+    s.keys(&["G"]);
+    let shown = s.wait_for("turn 4/4");
+    assert!(shown.contains("Hindu"), "{shown}");
+    s.keys(&["R"]);
+    let masked = s.wait_for("REDACTED");
+    assert!(!masked.contains("Hindu") && masked.contains("[private]"), "{masked}");
+    s.keys(&["q"]);
+    s.wait_for("EXIT=0");
+}
