@@ -26,7 +26,7 @@ fn journal_bytes(bytes: usize) -> Vec<u8> {
             })
         };
         bodies.push(message(Party::Attacker, Party::Assistant));
-        bodies.push(EventBody::ToolCall(ToolCall {
+        bodies.push(EventBody::from(ToolCall {
             turn,
             call_id: format!("call-{turn}"),
             tool: "search_emails".into(),

@@ -165,7 +165,7 @@ async fn re_judging_adds_and_a_rate_limited_run_hides_no_good_verdict() {
     // The merged episode's final privacy verdict is still judge-a's pass.
     let merged = converse_tui::core::import::load_path(&file).unwrap().remove(0);
     let verdicts = merged.events.iter().filter_map(|e| match &e.body {
-        EventBody::Verdict(v) => Some(v),
+        EventBody::Verdict(v) => Some(&**v),
         _ => None,
     });
     let (finals, errors) = converse_tui::headless::runs::final_verdicts(verdicts);

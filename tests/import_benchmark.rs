@@ -24,7 +24,7 @@ fn verdicts(e: &Episode) -> Vec<&Verdict> {
     e.events
         .iter()
         .filter_map(|ev| match &ev.body {
-            EventBody::Verdict(v) => Some(v),
+            EventBody::Verdict(v) => Some(&**v),
             _ => None,
         })
         .collect()

@@ -144,7 +144,7 @@ fn a_single_report_becomes_one_episode() {
         .events
         .iter()
         .filter_map(|ev| match &ev.body {
-            EventBody::ToolCall(c) => Some(c),
+            EventBody::ToolCall(c) => Some(&**c),
             _ => None,
         })
         .collect();
@@ -158,7 +158,7 @@ fn a_single_report_becomes_one_episode() {
         .events
         .iter()
         .filter_map(|ev| match &ev.body {
-            EventBody::Verdict(v) => Some(v),
+            EventBody::Verdict(v) => Some(&**v),
             _ => None,
         })
         .collect();

@@ -97,7 +97,7 @@ fn sidecar_verdicts_show_in_the_summary() {
         after_seq: 1_000,
         at: "2025-05-02T10:00:00Z".into(),
         verdict: match journals::verdict(None, judge, outcome, Some(0.25)) {
-            EventBody::Verdict(v) => v,
+            EventBody::Verdict(v) => *v,
             _ => unreachable!(),
         },
     };

@@ -52,7 +52,7 @@ fn imported_attack_verdict(events: &[Event]) -> Option<Verdict> {
             if v.method == VerdictMethod::Imported
                 && matches!(v.outcome, Outcome::Pass | Outcome::Fail | Outcome::Partial) =>
         {
-            Some(v.clone())
+            Some((**v).clone())
         }
         _ => None,
     })

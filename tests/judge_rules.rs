@@ -45,7 +45,7 @@ fn from_attacker(turn: u32, text: &str) -> EventBody {
 }
 
 fn call(turn: u32, tool: &str, args: Value) -> EventBody {
-    EventBody::ToolCall(ToolCall {
+    EventBody::from(ToolCall {
         turn,
         call_id: format!("c{turn}{tool}"),
         tool: tool.into(),

@@ -348,7 +348,7 @@ fn rebuild_from_journal_events() {
     let call = |seq, tool: &str, args: Value| Event {
         seq,
         at: "2025-01-01T00:00:00Z".into(),
-        body: EventBody::ToolCall(ToolCall {
+        body: EventBody::from(ToolCall {
             turn: 1,
             call_id: format!("c{seq}"),
             tool: tool.into(),

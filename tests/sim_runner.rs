@@ -208,7 +208,7 @@ async fn bad_tool_arguments_and_unknown_tools_are_recorded_and_the_turn_goes_on(
     assert_eq!(outcome.reason, EndReason::MaxTurns);
     let calls: Vec<&ToolCall> = events
         .iter()
-        .filter_map(|e| if let EventBody::ToolCall(c) = &e.body { Some(c) } else { None })
+        .filter_map(|e| if let EventBody::ToolCall(c) = &e.body { Some(&**c) } else { None })
         .collect();
     assert_eq!(calls[0].args, json!({}));
     assert_eq!(calls[0].raw_args.as_deref(), Some("{not json"));

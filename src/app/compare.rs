@@ -456,7 +456,7 @@ mod tests {
     }
 
     fn verdict_by(turn: Option<u32>, outcome: Outcome, model: Option<&str>) -> EventBody {
-        EventBody::Verdict(Verdict {
+        EventBody::from(Verdict {
             turn,
             judge: "privacy".into(),
             method: if model.is_some() { VerdictMethod::Imported } else { VerdictMethod::Rule },

@@ -158,13 +158,11 @@ fn bounded(event: &Event) -> Cow<'_, Event> {
                 raw: r.raw.as_deref().map(cut),
             })
         }
-        EventBody::ToolCall(c) if long_opt(&c.raw) || long_opt(&c.raw_args) => {
-            EventBody::ToolCall(ToolCall {
-                raw: c.raw.as_deref().map(cut),
-                raw_args: c.raw_args.as_deref().map(cut),
-                ..c.clone()
-            })
-        }
+        EventBody::ToolCall(c) if long_opt(&c.raw) || long_opt(&c.raw_args) => EventBody::from(ToolCall {
+            raw: c.raw.as_deref().map(cut),
+            raw_args: c.raw_args.as_deref().map(cut),
+            ..(**c).clone()
+        }),
         EventBody::Error(e) if long(&e.message) => {
             EventBody::Error(ErrorEvent { message: cut(&e.message), ..e.clone() })
         }

@@ -295,23 +295,15 @@ impl EpisodeView {
             }
         }
         // Rows on the same question (judge name) whose methods reach opposite conclusions.
-        let held: Vec<Option<bool>> = rows
-            .iter()
-            .map(|r| match (&r.human, &self.episode.events[r.event].body) {
-                (Some(v), _) | (None, EventBody::Verdict(v)) => assistant_held(v.outcome),
-                _ => None,
-            })
-            .collect();
+        let held: Vec<Option<bool>> =
+            rows.iter().map(|r| self.row_verdict(r).and_then(|v| assistant_held(v.outcome))).collect();
         for i in 0..rows.len() {
             rows[i].disagrees = held[i].is_some()
                 && (0..rows.len())
                     .any(|j| rows[j].judge == rows[i].judge && held[j].is_some() && held[j] != held[i]);
         }
         for row in &mut rows {
-            let summary = match (&row.human, &self.episode.events[row.event].body) {
-                (Some(v), _) | (None, EventBody::Verdict(v)) => v.summary.as_deref().unwrap_or(""),
-                _ => "",
-            };
+            let summary = self.row_verdict(row).and_then(|v| v.summary.as_deref()).unwrap_or("");
             row.summary = single_line(&self.masked(summary)).into_owned();
         }
         self.verdict_rows = rows;
@@ -373,7 +365,8 @@ impl EpisodeView {
     /// The verdict a row shows.
     pub fn row_verdict<'a>(&'a self, row: &'a VerdictRow) -> Option<&'a Verdict> {
         match (&row.human, &self.episode.events[row.event].body) {
-            (Some(v), _) | (None, EventBody::Verdict(v)) => Some(v),
+            (Some(v), _) => Some(v),
+            (None, EventBody::Verdict(v)) => Some(v),
             _ => None,
         }
     }

@@ -343,7 +343,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
             error: Some(format!("the runner task failed: {e}")),
         },
     };
-    (record.verdicts, record.judge_errors) = runs::final_verdicts(verdicts.iter());
+    (record.verdicts, record.judge_errors) = runs::final_verdicts(verdicts.iter().map(|v| &**v));
     record.status = outcome.reason.as_str().into();
     record.turns = outcome.turns;
     record.error = outcome.error;

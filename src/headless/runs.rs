@@ -288,7 +288,7 @@ pub fn record_from_episode(episode: &Episode, journal: &str) -> RunRecord {
         ..RunRecord::default()
     };
     let verdicts = episode.events.iter().filter_map(|e| match &e.body {
-        EventBody::Verdict(v) => Some(v),
+        EventBody::Verdict(v) => Some(&**v),
         _ => None,
     });
     (record.verdicts, record.judge_errors) = final_verdicts(verdicts);
@@ -304,8 +304,10 @@ pub fn record_from_episode(episode: &Episode, journal: &str) -> RunRecord {
                     record.tokens.entry(role.into()).or_default().add(u);
                 }
             }
-            EventBody::Verdict(Verdict { usage: Some(u), .. }) => {
-                record.tokens.entry("judge".into()).or_default().add(u)
+            EventBody::Verdict(v) => {
+                if let Some(u) = &v.usage {
+                    record.tokens.entry("judge".into()).or_default().add(u)
+                }
             }
             EventBody::Error(e) => record.error = Some(e.message.clone()),
             EventBody::End(end) => record.status = end.reason.as_str().into(),

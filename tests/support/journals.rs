@@ -47,7 +47,7 @@ pub fn journal_events(i: usize) -> Vec<Event> {
             })
         };
         bodies.push(message(Party::Attacker, Party::Assistant));
-        bodies.push(EventBody::ToolCall(ToolCall {
+        bodies.push(EventBody::from(ToolCall {
             turn,
             call_id: format!("call-{turn}"),
             tool: "search_emails".into(),
@@ -73,7 +73,7 @@ pub fn journal_events(i: usize) -> Vec<Event> {
 }
 
 pub fn verdict(turn: Option<u32>, judge: &str, outcome: Outcome, score: Option<f64>) -> EventBody {
-    EventBody::Verdict(Verdict {
+    EventBody::from(Verdict {
         turn,
         judge: judge.into(),
         method: VerdictMethod::Llm,

@@ -27,12 +27,25 @@ pub struct Event {
 pub enum EventBody {
     Episode(Box<EpisodeHeader>),
     Message(Message),
-    ToolCall(ToolCall),
+    // Boxed: the two largest bodies would otherwise size every event (296 bytes → 160).
+    ToolCall(Box<ToolCall>),
     ToolResult(ToolResult),
-    Verdict(Verdict),
+    Verdict(Box<Verdict>),
     Control(Control),
     Error(ErrorEvent),
     End(End),
+}
+
+impl From<ToolCall> for EventBody {
+    fn from(call: ToolCall) -> Self {
+        EventBody::ToolCall(Box::new(call))
+    }
+}
+
+impl From<Verdict> for EventBody {
+    fn from(verdict: Verdict) -> Self {
+        EventBody::Verdict(Box::new(verdict))
+    }
 }
 
 impl EventBody {
@@ -376,4 +389,18 @@ pub fn now_rfc3339() -> String {
         .unwrap_or_else(|_| time::OffsetDateTime::now_utc());
     now.format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A huge journal holds one `Event` per line: the boxed verdict and tool call keep it small
+    /// (it was 296 bytes with them inline, issue 14).
+    #[test]
+    fn an_event_stays_small() {
+        let size = std::mem::size_of::<Event>();
+        eprintln!("size_of::<Event>() = {size}, EventBody = {}", std::mem::size_of::<EventBody>());
+        assert!(size <= 176, "Event is {size} bytes");
+    }
 }

@@ -118,9 +118,9 @@ fn body<'de, D: Deserializer<'de>>(kind: Kind, rest: D) -> Result<EventBody, D::
     Ok(match kind {
         Kind::Episode => EventBody::Episode(Box::new(EpisodeHeader::deserialize(rest)?)),
         Kind::Message => EventBody::Message(Message::deserialize(rest)?),
-        Kind::ToolCall => EventBody::ToolCall(ToolCall::deserialize(rest)?),
+        Kind::ToolCall => EventBody::ToolCall(Box::new(ToolCall::deserialize(rest)?)),
         Kind::ToolResult => EventBody::ToolResult(ToolResult::deserialize(rest)?),
-        Kind::Verdict => EventBody::Verdict(Verdict::deserialize(rest)?),
+        Kind::Verdict => EventBody::Verdict(Box::new(Verdict::deserialize(rest)?)),
         Kind::Control => EventBody::Control(Control::deserialize(rest)?),
         Kind::Error => EventBody::Error(ErrorEvent::deserialize(rest)?),
         Kind::End => EventBody::End(End::deserialize(rest)?),

@@ -92,7 +92,7 @@ pub fn merge_verdicts(episode: &Episode, verdicts: &[SidecarVerdict]) -> Episode
     for (k, v) in mine.into_iter().enumerate() {
         let after = episode.position_of(v.after_seq).unwrap_or(last);
         let event =
-            Event { seq: next_seq + k as u64, at: v.at.clone(), body: EventBody::Verdict(v.verdict.clone()) };
+            Event { seq: next_seq + k as u64, at: v.at.clone(), body: EventBody::from(v.verdict.clone()) };
         placed.push(((after, true), event));
     }
     placed.sort_by_key(|(key, _)| *key);
@@ -139,7 +139,7 @@ mod tests {
         let bodies = vec![
             EventBody::Episode(Box::new(header)),
             msg("a"),
-            EventBody::Verdict(verdict("old", Some(3))),
+            EventBody::from(verdict("old", Some(3))),
             msg("b"),
         ];
         let episode = Episode::new(stamp_events(bodies, "t"), "x");

@@ -60,7 +60,7 @@ pub(super) fn pretty(value: &Value) -> String {
 /// Every verdict of the episode, in event order.
 pub(super) fn verdicts(episode: &Episode) -> impl Iterator<Item = (u64, &Verdict)> {
     episode.events.iter().filter_map(|e| match &e.body {
-        EventBody::Verdict(v) => Some((e.seq, v)),
+        EventBody::Verdict(v) => Some((e.seq, &**v)),
         _ => None,
     })
 }

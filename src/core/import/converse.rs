@@ -135,7 +135,7 @@ fn from_records(records: &[Record], path: &Path, beside: bool) -> Result<Episode
                 calls += 1;
                 let call_id = format!("env-{calls}");
                 pending.push_back(call_id.clone());
-                bodies.push(EventBody::ToolCall(ToolCall {
+                bodies.push(EventBody::from(ToolCall {
                     turn,
                     call_id,
                     tool: ENV_TOOL.to_string(),
@@ -184,12 +184,9 @@ fn from_records(records: &[Record], path: &Path, beside: bool) -> Result<Episode
 
     if beside {
         bodies.extend(
-            converse_judges::verdicts_for(path, &file_name, &mut warnings)
-                .into_iter()
-                .map(EventBody::Verdict),
+            converse_judges::verdicts_for(path, &file_name, &mut warnings).into_iter().map(EventBody::from),
         );
-        bodies
-            .extend(benchmark_judges::verdicts_for(path, &mut warnings).into_iter().map(EventBody::Verdict));
+        bodies.extend(benchmark_judges::verdicts_for(path, &mut warnings).into_iter().map(EventBody::from));
     }
     bodies.push(EventBody::End(End {
         reason: if completed { EndReason::AssistantDone } else { EndReason::MaxTurns },

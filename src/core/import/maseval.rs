@@ -95,7 +95,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
                             generated_ids += 1;
                             let call = tool_call(call, turn, generated_ids);
                             tool_names.insert(call.call_id.clone(), call.tool.clone());
-                            events.push((at.clone(), EventBody::ToolCall(call)));
+                            events.push((at.clone(), EventBody::from(call)));
                         }
                     }
                     None => {
@@ -139,7 +139,7 @@ pub(super) fn from_report(report: &Value, path: &Path, index: usize) -> Result<E
 
     if let Some(evals) = report.get("eval").and_then(Value::as_array) {
         for (i, entry) in evals.iter().enumerate() {
-            events.push((at.clone(), EventBody::Verdict(eval_verdict(entry, i))));
+            events.push((at.clone(), EventBody::from(eval_verdict(entry, i))));
         }
     }
     let failed = status != "success";

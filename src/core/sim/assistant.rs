@@ -86,7 +86,7 @@ impl Assistant {
                     raw_args,
                     raw: None,
                 };
-                emitter.emit(EventBody::ToolCall(call_event)).await?;
+                emitter.emit(EventBody::from(call_event)).await?;
             }
             for call in calls {
                 calls_made += 1;

@@ -80,7 +80,7 @@ impl Emitter {
         if !matches!(event.body, EventBody::Verdict(_)) {
             let verdicts: Vec<Verdict> = self.judges.iter_mut().filter_map(|j| j.observe(&event)).collect();
             for verdict in verdicts {
-                self.write(EventBody::Verdict(verdict)).await?;
+                self.write(EventBody::from(verdict)).await?;
             }
         }
         Ok(event)
@@ -90,7 +90,7 @@ impl Emitter {
     pub async fn finish_judges(&mut self) -> Result<(), JournalFailed> {
         let verdicts: Vec<Verdict> = self.judges.iter_mut().filter_map(RuleJudge::finish).collect();
         for verdict in verdicts {
-            self.write(EventBody::Verdict(verdict)).await?;
+            self.write(EventBody::from(verdict)).await?;
         }
         Ok(())
     }

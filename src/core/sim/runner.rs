@@ -341,7 +341,7 @@ async fn judge_episode(
         if let Some(usage) = verdict.usage {
             emitter.notify(RunnerUpdate::Usage { role: endpoint.role, usage });
         }
-        emitter.emit(EventBody::Verdict(verdict)).await?;
+        emitter.emit(EventBody::from(verdict)).await?;
     }
     Ok(())
 }
