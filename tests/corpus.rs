@@ -8,6 +8,8 @@ mod files;
 mod bin;
 #[path = "support/corpus.rs"]
 mod generated;
+#[path = "support/journals.rs"]
+mod journals;
 
 use files::copy_dir;
 use std::collections::BTreeMap;
@@ -453,6 +455,54 @@ fn the_index_reads_the_same_rows_as_a_full_load() {
             assert!(l.events.len() > 2);
         }
     }
+}
+
+/// Journals are indexed event by event with their texts dropped: the same rows, warnings and
+/// errors as a full load, and no text kept (a huge journal costs its events, not its bytes).
+#[test]
+fn the_index_reads_journals_as_a_full_load_does_without_their_texts() {
+    use converse_tui::core::episode::EventBody;
+    use converse_tui::core::import::{load_path, load_path_without_texts};
+    let dir = tempfile::tempdir().unwrap();
+    journals::write_journals(dir.path(), 3);
+    // A torn last line (a warning) and the hostile fixtures (errors) as well.
+    let torn = dir.path().join("ep-00001.jsonl");
+    let mut text = std::fs::read_to_string(&torn).unwrap();
+    text.truncate(text.len() - 20);
+    std::fs::write(&torn, text).unwrap();
+    let mut files: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("ep-{i:05}.jsonl"))).collect();
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+    files.extend(std::fs::read_dir(hostile).unwrap().map(|e| e.unwrap().path()));
+    files.sort();
+    let mut warned = 0;
+    for file in files {
+        let (full, light) = (load_path(&file), load_path_without_texts(&file));
+        let (full, light) = match (full, light) {
+            (Ok(full), Ok(light)) => (full, light),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                continue;
+            }
+            (a, b) => panic!("{}: {a:?} vs {b:?}", file.display()),
+        };
+        for (f, l) in full.iter().zip(&light) {
+            assert_eq!(CorpusRow::of(f, file.clone(), &[]), CorpusRow::of(l, file.clone(), &[]));
+            assert_eq!(f.warnings, l.warnings, "{}", file.display());
+            warned += usize::from(!l.warnings.is_empty());
+            assert_eq!(f.events.len(), l.events.len());
+            // A file the reader cannot stream (a BOM before the header) goes through the full loader.
+            let streamed = converse_tui::core::episode::is_journal(&file);
+            for (fe, le) in f.events.iter().zip(&l.events) {
+                let mut dropped = fe.clone();
+                dropped.body.drop_texts();
+                assert_eq!(if streamed { &dropped } else { fe }, le, "{}", file.display());
+                if let (true, EventBody::Message(m)) = (streamed, &le.body) {
+                    assert!(m.text.is_empty());
+                }
+            }
+        }
+    }
+    assert!(warned >= 1, "the torn journal warns");
 }
 
 #[test]

@@ -173,7 +173,18 @@ pub fn load(dir: &Path, tasks: &TaskLookup) -> anyhow::Result<(Vec<RunRecord>, V
     if !dir.is_dir() {
         anyhow::bail!("{}: not a directory", dir.display());
     }
-    let (mut episodes, errors) = crate::core::import::load_dir(dir);
+    // Texts are not needed for a summary: each file is read without them, on both cores.
+    use rayon::prelude::*;
+    let mut errors = Vec::new();
+    let files = crate::core::import::episode_files(dir, &mut errors);
+    let loaded: Vec<_> = files.par_iter().map(|f| crate::core::import::load_path_without_texts(f)).collect();
+    let mut episodes = Vec::new();
+    for result in loaded {
+        match result {
+            Ok(mut file) => episodes.append(&mut file),
+            Err(e) => errors.push(e),
+        }
+    }
     let mut warnings: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
     warnings.extend(crate::headless::episode_tasks::enrich(tasks, &mut episodes));
     let records = episodes

@@ -72,6 +72,17 @@ impl EventBody {
         }
     }
 
+    /// Empties what the parties wrote (messages, tool outputs, raw model outputs), keeping
+    /// everything an index counts: parties, turns, tools, verdicts, usage, errors and the end.
+    pub fn drop_texts(&mut self) {
+        match self {
+            EventBody::Message(m) => (m.text, m.raw) = (String::new(), None),
+            EventBody::ToolResult(r) => (r.output, r.raw) = (String::new(), None),
+            EventBody::ToolCall(c) => (c.raw, c.raw_args) = (None, None),
+            _ => {}
+        }
+    }
+
     /// The conversational turn this event belongs to, when it has one.
     pub fn turn(&self) -> Option<u32> {
         match self {

@@ -16,7 +16,9 @@ mod walk;
 
 use std::path::{Path, PathBuf};
 
-use crate::core::episode::{Episode, JournalError, is_journal, read_journal, read_journal_from};
+use crate::core::episode::{
+    Episode, JournalError, JournalReader, is_journal, read_journal, read_journal_from,
+};
 use crate::core::sanitize;
 
 pub use index::{index_dir, index_path, load_episode};
@@ -74,11 +76,21 @@ pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
     with_sidecar(path, load_source(path)?)
 }
 
-/// Like [`load_path`], for an index: a ConVerse log's texts are left empty (its
-/// events, turns, verdicts and header are the same), so the texts are never copied.
+/// Like [`load_path`], for an index: the texts are left empty (the events, turns, verdicts
+/// and header are the same). A ConVerse log's texts are never copied; a journal is read event
+/// by event and each text dropped as it comes, so a huge journal costs its events, not its bytes.
 pub fn load_path_without_texts(path: &Path) -> Result<Vec<Episode>, LoadError> {
     if is_journal(path) {
-        return load_path(path);
+        let mut reader = JournalReader::open(path)?;
+        let mut events = Vec::new();
+        for event in &mut reader {
+            let mut event = event?;
+            event.body.drop_texts();
+            events.push(event);
+        }
+        let mut episode = Episode::new(events, path.to_string_lossy().into_owned());
+        episode.warnings = reader.warnings().iter().map(ToString::to_string).collect();
+        return with_sidecar(path, vec![episode]);
     }
     let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     let episodes = match converse::from_log_without_texts(&bytes, path) {
