@@ -507,6 +507,10 @@ fn annotating_asks_for_a_label_and_a_note_and_saves_through_an_effect() {
     }
     let screen = render(&mut state, 160, 48);
     stable_paths(|| insta::assert_snapshot!("annotate_form_160x48", screen));
+    // On a small terminal every label is still listed.
+    let screen = render(&mut state, 80, 24);
+    assert!(screen.contains("task_done") && screen.contains("note "), "{screen}");
+    stable_paths(|| insta::assert_snapshot!("annotate_form_80x24", screen));
     handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE)));
     for c in "declined politely".chars() {
         handle(&mut state, TermEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
