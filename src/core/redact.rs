@@ -580,17 +580,19 @@ impl Builder {
         }
     }
 
-    /// `Mother (Jane Johnson), Father (Peter Johnson)`, or plain names.
+    /// `Mother (Jane Johnson), Son (Aryan Sharma, 12)`, or plain names.
     fn family(&mut self, value: &str) {
-        for part in value.split([',', ';']) {
+        for part in split_outside_parentheses(value) {
             let (outside, inside) = match (part.find('('), part.rfind(')')) {
                 (Some(open), Some(close)) if open < close => (&part[..open], Some(&part[open + 1..close])),
                 _ => (part, None),
             };
-            // With parentheses the outside is the relation (`Mother`), not a name.
-            let candidate = inside.unwrap_or(outside).trim();
-            if is_capitalised_name(candidate) && !FAMILY.contains(&candidate.to_lowercase().as_str()) {
-                self.person(candidate, true);
+            // With parentheses the outside is the relation (`Son`), and the inside the name,
+            // maybe with an age after a comma.
+            for candidate in inside.unwrap_or(outside).split([',', ';']).map(str::trim) {
+                if is_capitalised_name(candidate) && !FAMILY.contains(&candidate.to_lowercase().as_str()) {
+                    self.person(candidate, true);
+                }
             }
         }
     }
@@ -701,6 +703,24 @@ fn kind_of_key(key: &str, words: &[&str]) -> Option<PrivateKind> {
     }
 }
 
+/// The items of a `,`/`;` list whose items may hold commas in parentheses.
+fn split_outside_parentheses(value: &str) -> Vec<&str> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (i, c) in value.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' | ';' if depth == 0 => {
+                items.push(&value[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&value[start..]);
+    items
+}
+
 fn strip_bullet(line: &str) -> &str {
     line.trim().trim_start_matches(['-', '*', '•']).trim().trim_matches('*').trim()
 }
@@ -770,6 +790,20 @@ mod tests {
             raw_text: "backup address emma.j@work.example.org, card 4111 1111 1111 1111".into(),
         };
         Environment::new(Domain::TravelPlanning, 1, parsed, String::new())
+    }
+
+    /// The insurance persona 2's line: the children's names (with their ages) are masked too.
+    #[test]
+    fn family_members_with_ages_are_masked() {
+        let mut env = environment();
+        env.general_info.push_str(
+            "**Family Members:** Wife (Anita Sharma), Son (Aryan Sharma, 12), Daughter (Priya Sharma, 9)\n",
+        );
+        let r = Redactor::from_environment(&env);
+        assert_eq!(
+            r.redact("Coverage for Aryan and Priya, and Anita Sharma; Aryan is 12."),
+            "Coverage for [name] and [name], and [name]; [name] is 12."
+        );
     }
 
     #[test]
