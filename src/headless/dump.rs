@@ -159,6 +159,18 @@ fn write_row(widths: &[usize; 4], r: &[String; 5], out: &mut dyn Write) -> anyho
     Ok(())
 }
 
+/// The start of a text, enough for a summary cut at [`SUMMARY_WIDTH`] cells: a 50 MB message is
+/// not copied (nor sanitized) whole to show its first hundred characters.
+fn clip(text: &str) -> String {
+    const CLIP_BYTES: usize = 16 * SUMMARY_WIDTH;
+    if text.len() <= CLIP_BYTES {
+        return text.to_string();
+    }
+    // Mostly invisible characters could fit in the width once cut: still say there is more.
+    let cut = (0..=CLIP_BYTES).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    format!("{}…", &text[..cut])
+}
+
 /// seq, turn, kind, who (from→to or the tool), summary.
 fn row(event: &Event) -> [String; 5] {
     let turn = event.body.turn().map(|t| t.to_string()).unwrap_or_default();
@@ -167,15 +179,16 @@ fn row(event: &Event) -> [String; 5] {
             let source = h.source.as_ref().map(|s| format!(" from {}", s.format)).unwrap_or_default();
             (String::new(), format!("{}{source}", h.id))
         }
-        EventBody::Message(m) if m.is_note() => (format!("{} note", m.from.as_str()), m.text.clone()),
-        EventBody::Message(m) => (format!("{}→{}", m.from.as_str(), m.to.as_str()), m.text.clone()),
-        EventBody::ToolCall(c) => (
-            c.tool.clone(),
-            format!("{} {}", c.call_id, c.raw_args.clone().unwrap_or_else(|| c.args.to_string())),
-        ),
-        EventBody::ToolResult(r) => {
-            (r.tool.clone(), format!("{} {}{}", r.call_id, if r.ok { "" } else { "[failed] " }, r.output))
+        EventBody::Message(m) if m.is_note() => (format!("{} note", m.from.as_str()), clip(&m.text)),
+        EventBody::Message(m) => (format!("{}→{}", m.from.as_str(), m.to.as_str()), clip(&m.text)),
+        EventBody::ToolCall(c) => {
+            let args = c.raw_args.as_deref().map_or_else(|| clip(&c.args.to_string()), clip);
+            (c.tool.clone(), format!("{} {args}", c.call_id))
         }
+        EventBody::ToolResult(r) => (
+            r.tool.clone(),
+            format!("{} {}{}", r.call_id, if r.ok { "" } else { "[failed] " }, clip(&r.output)),
+        ),
         EventBody::Verdict(v) => (
             // Two judge models on one question are two rows: name the model.
             match &v.model {
@@ -200,4 +213,36 @@ fn row(event: &Event) -> [String; 5] {
         sanitize::single_line(&who).into_owned(),
         sanitize::single_line(&summary).into_owned(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{Message, Party};
+
+    fn message(text: String) -> Event {
+        let body = EventBody::Message(Message {
+            turn: 1,
+            from: Party::Attacker,
+            to: Party::Assistant,
+            text,
+            raw: None,
+            model: None,
+            usage: None,
+            by: None,
+        });
+        Event { seq: 1, at: "t".into(), body }
+    }
+
+    /// A huge text is clipped before it is copied, and the row reads the same as the whole text's.
+    #[test]
+    fn a_huge_text_gives_the_same_summary_as_the_whole_text() {
+        for text in ["héllo wörld, ".repeat(100_000), "a\u{200b}".repeat(50_000), "short".to_string()] {
+            let whole = truncate(&sanitize::single_line(&text), SUMMARY_WIDTH);
+            assert_eq!(truncate(&row(&message(text.clone()))[4], SUMMARY_WIDTH), whole);
+        }
+        // Invisible characters shown by code: a clipped run still says there is more.
+        let clipped = row(&message("\u{e0069}".repeat(10_000)))[4].clone();
+        assert!(clipped.ends_with('…'), "{clipped}");
+    }
 }
