@@ -198,7 +198,7 @@ impl EpisodeView {
             let pane = &mut self.panes[slot];
             pane.push(events, i, own);
             if let (Some(query), Some(item)) = (&self.search, pane.items.last_mut()) {
-                item.matches = find_ignoring_case(item.text(events), query);
+                item.set_matches(find_ignoring_case(item.text(events), query));
             }
         }
     }
@@ -323,7 +323,7 @@ impl EpisodeView {
     fn refresh_highlights(&mut self) {
         for pane in &mut self.panes {
             for item in &mut pane.items {
-                item.highlights.clear();
+                item.clear_highlights();
             }
         }
         // Evidence spans index the real text; the masks shift it.
@@ -352,7 +352,7 @@ impl EpisodeView {
             let pane = &mut self.panes[slot];
             if let Some(item) = pane.item_of_event(target) {
                 let range = sanitized_byte_range(text, start, end);
-                pane.items[item].highlights.push(range);
+                pane.items[item].add_highlight(range);
             }
         }
     }
@@ -420,7 +420,7 @@ impl EpisodeView {
         let events = &self.episode.events;
         for pane in &mut self.panes {
             for item in &mut pane.items {
-                item.matches = find_ignoring_case(item.text(events), needle);
+                item.set_matches(find_ignoring_case(item.text(events), needle));
             }
         }
     }
@@ -647,7 +647,7 @@ mod tests {
         let mut view = view();
         let hit = view.search("REPLY").unwrap();
         assert_eq!(hit.event, 2);
-        let matches = &view.pane(PaneId::Assistant).unwrap().items[0].matches;
+        let matches = view.pane(PaneId::Assistant).unwrap().items[0].matches();
         assert_eq!((matches.len(), matches[0].clone()), (1, 6..11));
     }
 }

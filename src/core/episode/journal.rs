@@ -114,8 +114,9 @@ pub struct JournalReader<R> {
     warnings: Vec<JournalWarning>,
     /// Lines this long are read by [`decode_huge`] (a constant but for tests).
     huge_line: usize,
-    /// Bytes of lines [`Self::read_all`] decodes together.
+    /// Bytes of lines [`Self::read_batch`] decodes together.
     batch_bytes: usize,
+    bytes_read: u64,
 }
 
 impl JournalReader<BufReader<File>> {
@@ -142,6 +143,7 @@ impl<R: BufRead> JournalReader<R> {
             warnings: Vec::new(),
             huge_line: HUGE_LINE,
             batch_bytes: BATCH_BYTES,
+            bytes_read: 0,
         }
     }
 
@@ -174,6 +176,7 @@ impl<R: BufRead> JournalReader<R> {
             .input
             .read_until(b'\n', &mut self.buf)
             .map_err(|e| self.error(format!("read failed: {e}")))?;
+        self.bytes_read += n as u64;
         if n == 0 {
             if self.line_no == 0 {
                 return Err(self.error("empty file: no episode event"));
@@ -227,55 +230,86 @@ impl<R: BufRead> JournalReader<R> {
     /// Every event left, the lines decoded in parallel (rayon) in batches of a few megabytes:
     /// the same events, checks, warnings and first error as reading them one by one.
     pub fn read_all(&mut self) -> Result<Vec<Event>, JournalError> {
+        let mut events = Vec::new();
+        while let Some(batch) = self.read_batch()? {
+            events.extend(batch);
+        }
+        Ok(events)
+    }
+
+    /// The events of the next few megabytes of lines (a huge line ends a batch), decoded in
+    /// parallel; `None` once the journal ended. After an error the reader is done.
+    pub fn read_batch(&mut self) -> Result<Option<Vec<Event>>, JournalError> {
+        if self.done {
+            return Ok(None);
+        }
+        let read = self.decode_batch();
+        if !matches!(read, Ok(Some(_))) {
+            self.done = true;
+        }
+        read
+    }
+
+    fn decode_batch(&mut self) -> Result<Option<Vec<Event>>, JournalError> {
         use rayon::prelude::*;
         let mut events = Vec::new();
         // The batch: its lines' bytes one after another, and each line's end and number.
         let (mut bytes, mut lines) = (Vec::new(), Vec::<(usize, usize)>::new());
-        let mut end = self.done;
-        while !end {
+        loop {
             let more = self.read_line()?;
             let huge = more && self.buf.len() >= self.huge_line;
             if more && !huge {
                 bytes.extend_from_slice(&self.buf);
                 lines.push((bytes.len(), self.line_no));
             }
-            if !more || huge || bytes.len() >= self.batch_bytes {
-                let decoded: Vec<Decoded> = lines
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, &(stop, line_no))| {
-                        let start = if i == 0 { 0 } else { lines[i - 1].0 };
-                        decode(&bytes[start..stop], line_no == 1)
-                    })
-                    .collect();
-                let huge_line = self.line_no;
-                for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
-                    self.line_no = line_no;
-                    match self.accept(decoded)? {
-                        Step::Next => {}
-                        Step::End => end = true,
-                        Step::Event(event) => events.push(event),
-                    }
-                    if end {
-                        break;
-                    }
-                }
-                self.line_no = huge_line;
-                bytes.clear();
-                lines.clear();
-                if huge && !end {
-                    let decoded = self.decode_buf();
-                    match self.accept(decoded)? {
-                        Step::Next => {}
-                        Step::End => end = true,
-                        Step::Event(event) => events.push(event),
-                    }
-                }
-                end |= !more;
+            if more && !huge && bytes.len() < self.batch_bytes {
+                continue;
             }
+            let decoded: Vec<Decoded> = lines
+                .par_iter()
+                .enumerate()
+                .map(|(i, &(stop, line_no))| {
+                    let start = if i == 0 { 0 } else { lines[i - 1].0 };
+                    decode(&bytes[start..stop], line_no == 1)
+                })
+                .collect();
+            let huge_line = self.line_no;
+            let mut end = !more;
+            for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
+                self.line_no = line_no;
+                match self.accept(decoded)? {
+                    Step::Next => {}
+                    Step::End => end = true,
+                    Step::Event(event) => events.push(event),
+                }
+                if end {
+                    break;
+                }
+            }
+            self.line_no = huge_line;
+            if huge && !end {
+                let decoded = self.decode_buf();
+                match self.accept(decoded)? {
+                    Step::Next => {}
+                    Step::End => end = true,
+                    Step::Event(event) => events.push(event),
+                }
+            }
+            self.done = end;
+            // The last batch may be empty (nothing after the previous one): that is the end.
+            return Ok((!end || !events.is_empty()).then_some(events));
         }
-        self.done = true;
-        Ok(events)
+    }
+
+    /// Bytes of the file read so far (for progress).
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Decodes batches of about `bytes` bytes of lines (4 MB unless changed).
+    pub fn with_batch_bytes(mut self, bytes: usize) -> Self {
+        self.batch_bytes = bytes;
+        self
     }
 
     fn truncated(&mut self, message: String) {
