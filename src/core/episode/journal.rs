@@ -231,28 +231,24 @@ impl<R: BufRead> JournalReader<R> {
     /// the same events, checks, warnings and first error as reading them one by one.
     pub fn read_all(&mut self) -> Result<Vec<Event>, JournalError> {
         let mut events = Vec::new();
-        while let Some(batch) = self.read_batch()? {
-            events.extend(batch);
-        }
+        while self.read_batch(&mut events)? {}
         Ok(events)
     }
 
-    /// The events of the next few megabytes of lines (a huge line ends a batch), decoded in
-    /// parallel; `None` once the journal ended. After an error the reader is done.
-    pub fn read_batch(&mut self) -> Result<Option<Vec<Event>>, JournalError> {
+    /// Appends the events of the next few megabytes of lines (a huge line ends a batch),
+    /// decoded in parallel, to `events`; `Ok(false)` once the journal ended. On an error the
+    /// events before the bad line are appended all the same, and the reader is done.
+    pub fn read_batch(&mut self, events: &mut Vec<Event>) -> Result<bool, JournalError> {
         if self.done {
-            return Ok(None);
+            return Ok(false);
         }
-        let read = self.decode_batch();
-        if !matches!(read, Ok(Some(_))) {
-            self.done = true;
-        }
-        read
+        let read = self.decode_batch(events);
+        self.done |= read.is_err();
+        read.map(|()| !self.done)
     }
 
-    fn decode_batch(&mut self) -> Result<Option<Vec<Event>>, JournalError> {
+    fn decode_batch(&mut self, events: &mut Vec<Event>) -> Result<(), JournalError> {
         use rayon::prelude::*;
-        let mut events = Vec::new();
         // The batch: its lines' bytes one after another, and each line's end and number.
         let (mut bytes, mut lines) = (Vec::new(), Vec::<(usize, usize)>::new());
         loop {
@@ -274,7 +270,7 @@ impl<R: BufRead> JournalReader<R> {
                 })
                 .collect();
             let huge_line = self.line_no;
-            let mut end = !more;
+            let mut end = false;
             for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
                 self.line_no = line_no;
                 match self.accept(decoded)? {
@@ -295,9 +291,8 @@ impl<R: BufRead> JournalReader<R> {
                     Step::Event(event) => events.push(event),
                 }
             }
-            self.done = end;
-            // The last batch may be empty (nothing after the previous one): that is the end.
-            return Ok((!end || !events.is_empty()).then_some(events));
+            self.done = end || !more;
+            return Ok(());
         }
     }
 
@@ -574,6 +569,17 @@ mod tests {
         Ok((events, reader.into_warnings()))
     }
 
+    /// Batch by batch, as the TUI loads a journal: the same as reading it whole, and the
+    /// progress reaches the file's length once it is read to its end.
+    fn in_batches(bytes: &[u8], batch_bytes: usize) -> Read {
+        let mut reader = JournalReader::new(bytes, "j.jsonl").with_limits(200, batch_bytes);
+        let mut events = Vec::new();
+        while reader.read_batch(&mut events).map_err(|e| e.to_string())? {}
+        assert!(!reader.read_batch(&mut events).unwrap(), "done stays done");
+        assert_eq!(reader.bytes_read(), bytes.len() as u64);
+        Ok((events, reader.into_warnings()))
+    }
+
     /// Every journal among the fixtures (the hostile ones too) reads the same in parallel
     /// batches, with huge lines read in place, as line by line: same events, warnings, first error.
     #[test]
@@ -597,6 +603,7 @@ mod tests {
                     path.display()
                 );
             }
+            assert_eq!(in_batches(&bytes, 300), expected, "{} in batches", path.display());
             checked += 1;
         }
         assert!(checked >= 10, "only {checked} journals found");
