@@ -180,6 +180,16 @@ impl EpisodeView {
         }
     }
 
+    /// Gives events their final `seq`, by index (sidecar verdicts placed while their journal was
+    /// read get theirs once its last event is known).
+    pub fn renumber(&mut self, seqs: &[(usize, u64)]) {
+        for &(index, seq) in seqs {
+            if let Some(event) = self.episode.events.get_mut(index) {
+                event.seq = seq;
+            }
+        }
+    }
+
     /// Indexes event `i`, the newest one indexed so far.
     fn index(&mut self, i: usize) {
         let event = &self.episode.events[i];

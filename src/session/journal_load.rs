@@ -15,6 +15,19 @@ use crate::core::import::LoadError;
 /// Bytes of lines decoded per batch, the first one included (the reader's own batch size).
 pub const BATCH_BYTES: usize = 4 << 20;
 
+/// Bytes per batch: [`BATCH_BYTES`], or `CONVERSE_TUI_LOAD_BATCH` (tests: many batches of a
+/// small file).
+pub fn batch_bytes() -> usize {
+    std::env::var("CONVERSE_TUI_LOAD_BATCH").ok().and_then(|v| v.parse().ok()).unwrap_or(BATCH_BYTES)
+}
+
+/// A pause after each batch, `CONVERSE_TUI_LOAD_PAUSE_MS` (tests: a load slow enough to watch);
+/// none unless set.
+pub fn batch_pause() -> std::time::Duration {
+    let ms = std::env::var("CONVERSE_TUI_LOAD_PAUSE_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    std::time::Duration::from_millis(ms)
+}
+
 /// The rest of a journal whose first batch is on screen.
 pub struct JournalLoad {
     reader: JournalReader<BufReader<File>>,
