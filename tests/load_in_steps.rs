@@ -123,7 +123,8 @@ fn a_journal_opened_from_the_browser_in_steps_is_the_whole_file() {
     let (first, rest) = JournalLoad::open(&path, BATCH).unwrap();
     let mut rest = rest.unwrap();
     let browser = || {
-        let source = converse_tui::app::browser::EntrySource::File { path: path.clone(), id: first.id().into() };
+        let source =
+            converse_tui::app::browser::EntrySource::File { path: path.clone(), id: first.id().into() };
         let entry = converse_tui::app::browser::BrowserEntry::of(&first);
         converse_tui::app::browser::Browser::from_items("runs", vec![(entry, source)], Vec::new())
     };
@@ -150,7 +151,8 @@ fn a_bad_line_after_the_first_batch_keeps_the_events_before_it_and_says_so() {
     let path = journal(dir.path());
     let episode: Episode = load_path(&path).unwrap().remove(0);
     let bad = episode.events.len() - 3;
-    let text = std::fs::read_to_string(&path).unwrap().replace(&format!("{{\"seq\":{bad},"), "{\"seq\":\"x\",");
+    let text =
+        std::fs::read_to_string(&path).unwrap().replace(&format!("{{\"seq\":{bad},"), "{\"seq\":\"x\",");
     std::fs::write(&path, text).unwrap();
     let problem = load_path(&path).unwrap_err().to_string();
     assert!(problem.contains(&format!("episode.jsonl:{}: ", bad + 1)), "{problem}");
