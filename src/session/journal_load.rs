@@ -82,8 +82,7 @@ impl JournalLoad {
                 Err(problem) => load.sidecar_problem = Some(format!("verdict sidecar ignored: {problem}")),
             }
         }
-        let mut placed = Vec::with_capacity(events.len());
-        load.place.place(events, &mut placed);
+        let placed = load.place.place(events);
         let mut episode = Episode::new(placed, path.to_string_lossy().into_owned());
         if more {
             return Ok((episode, Some(load)));
@@ -111,9 +110,7 @@ impl JournalLoad {
         if events.is_empty() && !more {
             return None;
         }
-        let mut placed = Vec::with_capacity(events.len());
-        self.place.place(events, &mut placed);
-        Some(placed)
+        Some(self.place.place(events))
     }
 
     /// Bytes read so far, and the file's size.

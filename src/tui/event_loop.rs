@@ -30,8 +30,8 @@ const TICK: Duration = Duration::from_millis(50);
 /// Most runner updates folded into one frame (a fork's catch-up, a fast stream).
 const MAX_FOLD: usize = 4096;
 /// Batches of a journal read ahead of the screen: each holds a few megabytes of events on their
-/// way, so few (the screen folds one in milliseconds).
-const LOAD_QUEUE: usize = 2;
+/// way (peak RSS), so one (the screen folds one in milliseconds).
+const LOAD_QUEUE: usize = 1;
 /// How long quitting waits for an aborted runner to write its `end` event.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
 

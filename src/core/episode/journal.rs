@@ -250,7 +250,9 @@ impl<R: BufRead> JournalReader<R> {
     fn decode_batch(&mut self, events: &mut Vec<Event>) -> Result<(), JournalError> {
         use rayon::prelude::*;
         // The batch: its lines' bytes one after another, and each line's end and number.
-        let (mut bytes, mut lines) = (Vec::new(), Vec::<(usize, usize)>::new());
+        // Sized for the batch and its last line at once: grown by doubling, it could take twice that.
+        let mut bytes = Vec::with_capacity(self.batch_bytes.min(BATCH_BYTES) + self.huge_line.min(HUGE_LINE));
+        let mut lines = Vec::<(usize, usize)>::new();
         loop {
             let more = self.read_line()?;
             let huge = more && self.buf.len() >= self.huge_line;
@@ -270,6 +272,7 @@ impl<R: BufRead> JournalReader<R> {
                 })
                 .collect();
             let huge_line = self.line_no;
+            events.reserve(decoded.len() + usize::from(huge));
             let mut end = false;
             for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
                 self.line_no = line_no;

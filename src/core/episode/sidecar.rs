@@ -136,8 +136,20 @@ impl PlaceVerdicts {
         self.waiting.is_empty() && self.held.is_empty()
     }
 
-    /// Journal events in file order in, events in merged order out (into `out`).
-    pub fn place(&mut self, events: impl IntoIterator<Item = Event>, out: &mut Vec<Event>) {
+    /// Journal events in file order in, events in merged order out.
+    pub fn place(&mut self, events: Vec<Event>) -> Vec<Event> {
+        if self.is_empty() {
+            // Nothing to place (no sidecar): the same events, not a copy of them.
+            self.count += events.len();
+            self.max_seq = events.iter().map(|e| e.seq).chain(self.max_seq).max();
+            return events;
+        }
+        let mut out = Vec::with_capacity(events.len() + self.held.len());
+        self.place_into(events, &mut out);
+        out
+    }
+
+    fn place_into(&mut self, events: Vec<Event>, out: &mut Vec<Event>) {
         for event in events {
             self.release(out);
             self.max_seq = Some(self.max_seq.map_or(event.seq, |m| m.max(event.seq)));
@@ -259,7 +271,7 @@ mod tests {
                 let mut place = PlaceVerdicts::new("e", sidecar.clone());
                 let mut out = Vec::new();
                 for chunk in episode.events.chunks(batch) {
-                    place.place(chunk.iter().cloned(), &mut out);
+                    out.extend(place.place(chunk.to_vec()));
                 }
                 for (index, seq) in place.finish(&mut out) {
                     out[index].seq = seq;
