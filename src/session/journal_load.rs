@@ -12,8 +12,13 @@ use crate::core::episode::sidecar::{PlaceVerdicts, read_sidecar, sidecar_path};
 use crate::core::episode::{Episode, Event, EventBody, JournalReader};
 use crate::core::import::LoadError;
 
-/// Bytes of lines decoded per batch, the first one included (the reader's own batch size).
+/// Bytes of lines decoded for the first screen (the reader's own batch size).
 pub const BATCH_BYTES: usize = 4 << 20;
+
+/// Bytes of lines decoded per batch after the first: smaller, as the events of a batch on its
+/// way to the screen are held twice for a moment (peak RSS: 4 MB batches cost ~10 MB more on a
+/// 51 MiB journal than 1 MB ones).
+pub const REST_BATCH_BYTES: usize = 1 << 20;
 
 /// Bytes per batch: [`BATCH_BYTES`], or `CONVERSE_TUI_LOAD_BATCH` (tests: many batches of a
 /// small file).
@@ -54,11 +59,12 @@ pub struct LoadEnd {
 }
 
 impl JournalLoad {
-    /// Reads the first batch of the journal at `path` (see [`crate::core::episode::is_journal`]):
+    /// Reads the first `batch_bytes` of the journal at `path` (see [`crate::core::episode::is_journal`]):
     /// the episode so far, and the rest to load unless that was the whole file. An error in the
     /// first batch is an error here, as for a whole load.
     pub fn open(path: &Path, batch_bytes: usize) -> Result<(Episode, Option<JournalLoad>), LoadError> {
-        let reader = JournalReader::open(path)?.with_batch_bytes(batch_bytes);
+        let mut reader = JournalReader::open(path)?;
+        reader.set_batch_bytes(batch_bytes);
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
         let mut load = JournalLoad {
             reader,
@@ -85,6 +91,7 @@ impl JournalLoad {
         let placed = load.place.place(events);
         let mut episode = Episode::new(placed, path.to_string_lossy().into_owned());
         if more {
+            load.reader.set_batch_bytes(batch_bytes.min(REST_BATCH_BYTES));
             return Ok((episode, Some(load)));
         }
         let end = load.finish();

@@ -271,6 +271,8 @@ impl<R: BufRead> JournalReader<R> {
                     decode(&bytes[start..stop], line_no == 1)
                 })
                 .collect();
+            // The lines are decoded: their bytes go before the events are taken in.
+            drop(bytes);
             let huge_line = self.line_no;
             events.reserve(decoded.len() + usize::from(huge));
             let mut end = false;
@@ -305,9 +307,8 @@ impl<R: BufRead> JournalReader<R> {
     }
 
     /// Decodes batches of about `bytes` bytes of lines (4 MB unless changed).
-    pub fn with_batch_bytes(mut self, bytes: usize) -> Self {
+    pub fn set_batch_bytes(&mut self, bytes: usize) {
         self.batch_bytes = bytes;
-        self
     }
 
     fn truncated(&mut self, message: String) {
