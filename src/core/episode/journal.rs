@@ -117,6 +117,8 @@ pub struct JournalReader<R> {
     /// Bytes of lines [`Self::read_batch`] decodes together.
     batch_bytes: usize,
     bytes_read: u64,
+    /// `buf` holds a huge line read at the end of a batch, to decode next.
+    huge_held: bool,
 }
 
 impl JournalReader<BufReader<File>> {
@@ -144,6 +146,7 @@ impl<R: BufRead> JournalReader<R> {
             huge_line: HUGE_LINE,
             batch_bytes: BATCH_BYTES,
             bytes_read: 0,
+            huge_held: false,
         }
     }
 
@@ -249,6 +252,16 @@ impl<R: BufRead> JournalReader<R> {
 
     fn decode_batch(&mut self, events: &mut Vec<Event>) -> Result<(), JournalError> {
         use rayon::prelude::*;
+        // A huge line that ended the previous batch is a batch of its own.
+        if std::mem::take(&mut self.huge_held) {
+            let decoded = self.decode_buf();
+            let step = self.accept(decoded)?;
+            self.done = matches!(step, Step::End);
+            if let Step::Event(event) = step {
+                events.push(event);
+            }
+            return Ok(());
+        }
         // The batch: its lines' bytes one after another, and each line's end and number.
         // Sized for the batch and its last line at once: grown by doubling, it could take twice that.
         let mut bytes = Vec::with_capacity(self.batch_bytes.min(BATCH_BYTES) + self.huge_line.min(HUGE_LINE));
@@ -288,6 +301,11 @@ impl<R: BufRead> JournalReader<R> {
                 }
             }
             self.line_no = huge_line;
+            // The events before a huge line come first (the first screen may not need it).
+            if huge && !end && !lines.is_empty() {
+                self.huge_held = true;
+                return Ok(());
+            }
             if huge && !end {
                 let decoded = self.decode_buf();
                 match self.accept(decoded)? {
