@@ -220,9 +220,14 @@ impl Pane {
     }
 
     /// A new text width forgets every wrap (only when it changed); what is shown is rewrapped.
+    /// Only a new size settles: the layout is applied after every action (each batch of a journal
+    /// being loaded among them), and every settle wraps ahead (see [`REFINE_BUDGET`]).
     pub fn set_size(&mut self, ev: &[Event], width: usize, viewport: usize) {
-        self.viewport = viewport;
         let width = width.max(1);
+        if (width, viewport) == (self.width, self.viewport) {
+            return;
+        }
+        self.viewport = viewport;
         if width != self.width {
             self.width = width;
             for item in &mut self.items {
