@@ -1,5 +1,6 @@
 //! Episodes of any size (issue 14): a generated 50 MB journal of ~120k events and a
-//! 50 MB single message. Open to first frame, resize, a key (scroll) to frame.
+//! 50 MB single message. Open to first frame (the whole file, and in steps as `replay` opens a
+//! journal: the first batch only), resize, a key (scroll) to frame.
 //!
 //! The generated files stay in `target/huge/` for measuring peak RSS and `dump`
 //! memory on the release binary (`benches/measure_huge.sh`).
@@ -85,6 +86,20 @@ fn open(path: &Path, terminal: &mut Terminal<TestBackend>, theme: &Theme) -> App
     state
 }
 
+/// As `replay` opens a journal: its first batch only, the rest left to the loader.
+fn open_in_steps(path: &Path, terminal: &mut Terminal<TestBackend>, theme: &Theme) -> AppState {
+    use converse_tui::session::journal_load::{BATCH_BYTES, JournalLoad};
+    let (episode, rest) = JournalLoad::open(path, BATCH_BYTES).unwrap();
+    let mut state = AppState::with_episode(episode, Keymap::default());
+    if let Some(rest) = &rest {
+        let (read, total) = rest.progress();
+        state.loading_rest(read, total);
+    }
+    update(&mut state, Action::Resize(160, 48));
+    terminal.draw(|frame| converse_tui::ui::draw(frame, &state, theme)).unwrap();
+    state
+}
+
 fn key(code: KeyCode) -> Event {
     Event::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
@@ -101,6 +116,9 @@ fn huge(c: &mut Criterion) {
         });
         group.bench_function(format!("open_to_first_frame/{name}"), |b| {
             b.iter(|| open(&path, &mut terminal, &theme));
+        });
+        group.bench_function(format!("open_in_steps_to_first_frame/{name}"), |b| {
+            b.iter(|| open_in_steps(&path, &mut terminal, &theme));
         });
         let mut state = open(&path, &mut terminal, &theme);
         // At the end of the episode, the huge message in view.

@@ -25,6 +25,7 @@ use converse_tui::headless::batch::BatchArgs;
 use converse_tui::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use converse_tui::headless::episode_tasks;
 use converse_tui::headless::tasks::TasksArgs;
+use converse_tui::session::journal_load::{self, JournalLoad};
 use converse_tui::session::{Launch, RunArgs, SettingFlags, TaskSelection};
 
 fn main() -> ExitCode {
@@ -55,20 +56,20 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let browser = Browser::new("demo episodes", episodes, Vec::new());
             let mut state = AppState::with_browser(browser, load_keymap(paths)?, true);
             state.autoplay.toggle();
-            run_tui(state, &cli.theme, paths, ForkFlags::default())
+            run_tui(state, &cli.theme, paths, ForkFlags::default(), None)
         }
         Some(Command::Replay { paths: inputs, models, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            let state = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
+            let (state, rest) = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
             let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir };
-            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks)
+            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks, rest)
         }
         Some(Command::Compare { a, b, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let [a, b] = [one_episode(&a, &tasks)?, one_episode(&b, &tasks)?];
             let mut state = AppState::comparing(a, b, load_keymap(paths)?);
             state.tasks = std::sync::Arc::new(tasks);
-            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default())
+            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default(), None)
         }
         Some(Command::Dump { paths: inputs, json, dataset }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
@@ -168,12 +169,13 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Agreement { paths: inputs, review: true, cache, .. }) => {
             // The browser over the same episodes, opened on its agreement review.
             let tasks = episode_tasks::open(None, paths)?;
-            let mut state = open_inputs(&inputs, tasks, load_keymap(paths)?, cache.dir(paths).as_deref())?;
+            let (mut state, rest) =
+                open_inputs(&inputs, tasks, load_keymap(paths)?, cache.dir(paths).as_deref())?;
             if let Some(browser) = &mut state.browser {
                 browser.open_review();
                 state.screen = converse_tui::app::state::Screen::Browser;
             }
-            run_tui(state, &cli.theme, paths, ForkFlags::default())
+            run_tui(state, &cli.theme, paths, ForkFlags::default(), rest)
         }
         Some(Command::Search { pattern, paths: inputs, regex, case_sensitive, party, filter, json }) => {
             search_command(pattern, inputs, regex, case_sensitive, &party, filter, json)
@@ -401,7 +403,7 @@ fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::
                 start.human |= human && start.resume.is_none();
                 launch.start_with(id, start)
             });
-        converse_tui::tui::run(state, theme, handle, Some(launcher)).await
+        converse_tui::tui::run(state, theme, handle, Some(launcher), None).await
     })?;
     Ok(ExitCode::SUCCESS)
 }
@@ -519,7 +521,13 @@ struct ForkFlags {
     data_dir: Option<PathBuf>,
 }
 
-fn run_tui(mut state: AppState, theme: &str, paths: &Paths, forks: ForkFlags) -> anyhow::Result<ExitCode> {
+fn run_tui(
+    mut state: AppState,
+    theme: &str,
+    paths: &Paths,
+    forks: ForkFlags,
+    rest: Option<JournalLoad>,
+) -> anyhow::Result<ExitCode> {
     converse_tui::tui::terminal::ensure_terminal()?;
     remember_layout(&mut state, paths)?;
     state.picker = task_picker(paths, forks.data_dir.as_deref());
@@ -527,7 +535,7 @@ fn run_tui(mut state: AppState, theme: &str, paths: &Paths, forks: ForkFlags) ->
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let launcher = replay_launcher(paths.clone(), forks);
-    runtime.block_on(converse_tui::tui::run(state, theme, None, Some(launcher)))?;
+    runtime.block_on(converse_tui::tui::run(state, theme, None, Some(launcher), rest))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -580,7 +588,8 @@ fn one_episode(
 }
 
 /// One episode opens on the inspector; several open the browser. Directories
-/// are indexed (episodes load when opened); files are loaded whole.
+/// are indexed (episodes load when opened); files are loaded whole, but one journal alone is
+/// opened in steps: its first batch now, the rest read by the TUI once that is on screen.
 /// Imported episodes get their task from `tasks`, those loaded later from the
 /// browser too.
 fn open_inputs(
@@ -588,7 +597,26 @@ fn open_inputs(
     tasks: TaskLookup,
     keymap: Keymap,
     cache_dir: Option<&std::path::Path>,
-) -> anyhow::Result<AppState> {
+) -> anyhow::Result<(AppState, Option<JournalLoad>)> {
+    if let [input] = inputs
+        && !input.is_dir()
+        && converse_tui::core::episode::is_journal(input)
+    {
+        let (mut episode, rest) = JournalLoad::open(input, journal_load::batch_bytes())?;
+        for note in episode_tasks::enrich(&tasks, std::iter::once(&mut episode)) {
+            tracing::info!("{note}");
+        }
+        for warning in &episode.warnings {
+            tracing::warn!("{warning}");
+        }
+        let mut state = AppState::with_episode(episode, keymap);
+        state.tasks = std::sync::Arc::new(tasks);
+        if let Some(rest) = &rest {
+            let (read, total) = rest.progress();
+            state.loading_rest(read, total);
+        }
+        return Ok((state, rest));
+    }
     let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
@@ -623,7 +651,7 @@ fn open_inputs(
         }
         let mut state = AppState::with_episode(*episode, keymap);
         state.tasks = std::sync::Arc::new(tasks);
-        return Ok(state);
+        return Ok((state, None));
     }
     // A directory holding one episode: open it at once (the browser stays one key away).
     let open_first = items.len() == 1 && errors.is_empty();
@@ -637,7 +665,7 @@ fn open_inputs(
     let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     let mut state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, open_first);
     state.tasks = std::sync::Arc::new(tasks);
-    Ok(state)
+    Ok((state, None))
 }
 
 /// Logs go to a file, never to the terminal the TUI draws on.

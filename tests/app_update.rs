@@ -291,7 +291,7 @@ fn search_says_which_match_of_how_many_and_when_it_wraps() {
     let tools = view.pane(PaneId::Tools).unwrap();
     let result = tools.items.iter().find(|i| i.text(view.events()).contains("ana@example.com")).unwrap();
     let text = result.text(view.events());
-    assert_eq!(result.matches.iter().map(|r| &text[r.clone()]).collect::<Vec<_>>(), ["example"]);
+    assert_eq!(result.matches().iter().map(|r| &text[r.clone()]).collect::<Vec<_>>(), ["example"]);
 }
 
 #[test]

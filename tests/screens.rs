@@ -625,7 +625,7 @@ fn go_to_evidence_selects_the_leaking_message() {
     let view = state.view().unwrap();
     assert_eq!(state.focus(), converse_tui::app::layout::PaneId::Assistant);
     let pane = view.pane(state.focus()).unwrap();
-    let selected = pane.items[pane.selected_item().unwrap()].event;
+    let selected = pane.items[pane.selected_item().unwrap()].event();
     assert_eq!(view.episode.events[selected].seq, 8);
 
     // The recorded judges name no evidence.

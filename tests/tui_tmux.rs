@@ -317,3 +317,53 @@ fn redaction_masks_a_real_benchmark_run() {
     s.keys(&["q"]);
     s.wait_for("EXIT=0");
 }
+
+/// Issue 14: a journal of a few megabytes opens on its first batch, says how far the reading
+/// got on the status line, and has every event once it is read (small batches, each followed
+/// by a pause, so that the reading can be watched).
+#[test]
+fn a_big_journal_shows_its_start_while_the_rest_loads() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let path = home.path().join("big.jsonl");
+    let mut text = String::from(
+        r#"{"seq":0,"at":"2026-11-20T10:00:00Z","kind":"episode","format":"converse-tui/1","id":"big"}"#,
+    );
+    text.push('\n');
+    let words =
+        "the assistant checks the calendar before it answers the question about the hotel; ".repeat(3);
+    let messages: u32 = 12_000;
+    for seq in 1..=messages {
+        let (from, to) = if seq % 2 == 1 { ("attacker", "assistant") } else { ("assistant", "attacker") };
+        let event = serde_json::json!({"seq": seq, "at": "2026-11-20T10:00:01Z", "kind": "message",
+            "turn": seq.div_ceil(2), "from": from, "to": to, "text": format!("message {seq}: {words}")});
+        text.push_str(&event.to_string());
+        text.push('\n');
+    }
+    assert!(text.len() > 3 << 20, "a few megabytes: {}", text.len());
+    let size = format!(" / {:.1} MiB", text.len() as f64 / f64::from(1 << 20));
+    std::fs::write(&path, text).unwrap();
+    let env = ["CONVERSE_TUI_LOAD_BATCH=65536", "CONVERSE_TUI_LOAD_PAUSE_MS=40"];
+    let s = Session::start_with(&env, &format!("replay '{}'", path.display()), home.path());
+    let first = s.wait_for("REPLAY");
+    assert!(first.contains("message 1:"), "{first}");
+    let loading = s.wait_for(" MiB │ turn 1/");
+    assert!(loading.contains("loading ") && loading.contains(&size), "{loading}");
+    // Keys work while it loads.
+    s.keys(&["]"]);
+    s.wait_for("message 2:");
+    // Read to the end: the progress goes, and `G` reaches the last message.
+    let start = std::time::Instant::now();
+    while s.screen().contains("loading ") {
+        assert!(start.elapsed() < Duration::from_secs(60), "still loading:\n{}", s.screen());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    s.keys(&["G"]);
+    let end = s.wait_for("turn 6000/6000");
+    assert!(end.contains(&format!("event {messages}/{messages}")), "{end}");
+    assert!(end.contains("message 12000:"), "{end}");
+    s.keys(&["q"]);
+    s.wait_for("EXIT=0");
+}

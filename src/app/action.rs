@@ -41,6 +41,25 @@ pub enum Action {
     Problem(String),
     /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
     EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
+    /// The start of the journal asked for by [`Effect::OpenEpisode`], its rest still being read:
+    /// [`Action::Loaded`] batches follow, then [`Action::LoadEnded`] (issue 14).
+    EpisodeOpening {
+        episode: Box<crate::core::episode::Episode>,
+        /// Bytes read so far, and the file's size.
+        read: u64,
+        total: u64,
+    },
+    /// The next events of the journal `origin` being read, in the episode's order.
+    Loaded {
+        origin: String,
+        events: Vec<crate::core::episode::Event>,
+        read: u64,
+    },
+    /// The journal `origin` was read to its end (or to a bad line).
+    LoadEnded {
+        origin: String,
+        end: crate::session::journal_load::LoadEnd,
+    },
     /// The two episodes asked for by [`Effect::OpenCompare`], or why they could not be loaded.
     CompareLoaded(Result<Box<[crate::core::episode::Episode; 2]>, String>),
     /// What [`Effect::SearchEpisodes`] found (or why the query could not run).

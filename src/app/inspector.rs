@@ -7,6 +7,7 @@ use crate::core::annotate::notes_path;
 use crate::core::episode::Episode;
 
 use super::layout::PaneId;
+use super::loading::Loading;
 use super::notes::Notes;
 use super::transcript::Transcript;
 use super::view::EpisodeView;
@@ -17,6 +18,10 @@ pub struct Inspector {
     pub notes: Notes,
     /// The transcript layout's column (entries name events; the text stays in the view).
     pub transcript: Transcript,
+    /// The rest of its journal is still being read (issue 14).
+    pub loading: Option<Loading>,
+    /// A bad line stopped the reading: the events before it are all there is.
+    pub partial: bool,
 }
 
 impl Inspector {
@@ -26,6 +31,8 @@ impl Inspector {
             focus: PaneId::Assistant,
             notes: Notes::default(),
             transcript: Transcript::new(),
+            loading: None,
+            partial: false,
         }
     }
 

@@ -13,6 +13,7 @@ pub mod input;
 pub mod inspector;
 pub mod layout;
 pub mod live;
+pub mod loading;
 pub mod notes;
 pub mod pane;
 pub mod state;

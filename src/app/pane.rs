@@ -18,21 +18,32 @@ use crate::core::episode::{Event, EventBody};
 /// Its text is held once: an item borrows its event's text (resolved through the episode's
 /// events, see [`PaneItem::text`]) unless the shown text differs from it (sanitized, masked, or
 /// made up like a tool call's arguments), and only then owns a copy.
+///
+/// There is one item per event per pane (124k on a 50 MB journal), so what most items never
+/// use is boxed until used: the wrap state (until the item is first shown or refined) and the
+/// highlight and match lists. 48 bytes (152 before, issue 14).
 #[derive(Debug, Clone)]
 pub struct PaneItem {
     /// Index of the event in the episode.
-    pub event: usize,
+    event: u32,
+    /// Line breaks in the text (saturating), for estimating its height before it is wrapped.
+    newlines: u32,
+    /// Length of the text in bytes.
+    len: usize,
     /// The shown text where it is not the event's own text as it is.
     own: Option<Box<str>>,
-    /// `body` wrapped at the pane's width, as far as it was shown.
-    wrap: LazyWrap,
-    /// Line breaks in the text and its length in bytes, for estimating its height before it is wrapped.
-    newlines: usize,
-    len: usize,
-    /// Byte ranges of `body` to highlight (evidence of a verdict).
-    pub highlights: Vec<Range<usize>>,
-    /// Byte ranges of `body` that match the search.
-    pub matches: Vec<Range<usize>>,
+    /// The text wrapped at the pane's width, as far as it was shown; `None` until first wrapped.
+    wrap: Option<Box<LazyWrap>>,
+    /// Highlighted evidence and search matches; `None` while there are neither.
+    marks: Option<Box<Marks>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Marks {
+    /// Byte ranges of the text to highlight (evidence of a verdict).
+    highlights: Vec<Range<usize>>,
+    /// Byte ranges of the text that match the search.
+    matches: Vec<Range<usize>>,
 }
 
 /// The text of an event that a pane shows as it is (when sanitizing and masking leave it alone).
@@ -46,26 +57,32 @@ pub fn event_text(body: &EventBody) -> Option<&str> {
 }
 
 impl PaneItem {
-    fn new(event: usize, own: Option<String>, events: &[Event], width: usize) -> Self {
+    fn new(event: usize, own: Option<String>, events: &[Event]) -> Self {
         let mut item = PaneItem {
-            event,
-            own: own.map(String::into_boxed_str),
-            wrap: LazyWrap::new(width),
+            // An episode in memory has far fewer than 2^32 events.
+            event: u32::try_from(event).unwrap_or(u32::MAX),
             newlines: 0,
             len: 0,
-            highlights: Vec::new(),
-            matches: Vec::new(),
+            own: own.map(String::into_boxed_str),
+            wrap: None,
+            marks: None,
         };
         let text = item.text(events);
-        (item.newlines, item.len) = (text.bytes().filter(|&b| b == b'\n').count(), text.len());
+        let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+        (item.newlines, item.len) = (u32::try_from(newlines).unwrap_or(u32::MAX), text.len());
         item
+    }
+
+    /// Index of the event in the episode.
+    pub fn event(&self) -> usize {
+        self.event as usize
     }
 
     /// The text shown under the header: the item's own copy, or else its event's text.
     pub fn text<'a>(&'a self, events: &'a [Event]) -> &'a str {
         match &self.own {
             Some(own) => own,
-            None => events.get(self.event).and_then(|e| event_text(&e.body)).unwrap_or(""),
+            None => events.get(self.event()).and_then(|e| event_text(&e.body)).unwrap_or(""),
         }
     }
 
@@ -74,32 +91,84 @@ impl PaneItem {
         self.own.is_some()
     }
 
-    /// Header + body lines + separator: exact once the body is wrapped to its end, estimated before.
-    pub fn height(&self) -> usize {
-        let known = self.wrap.lines().len();
-        let body = if self.wrap.complete() {
+    /// Byte ranges of the text to highlight (evidence of a verdict).
+    pub fn highlights(&self) -> &[Range<usize>] {
+        self.marks.as_ref().map_or(&[], |m| &m.highlights)
+    }
+
+    /// Byte ranges of the text that match the search.
+    pub fn matches(&self) -> &[Range<usize>] {
+        self.marks.as_ref().map_or(&[], |m| &m.matches)
+    }
+
+    pub fn add_highlight(&mut self, range: Range<usize>) {
+        self.marks.get_or_insert_default().highlights.push(range);
+    }
+
+    pub fn clear_highlights(&mut self) {
+        if let Some(marks) = &mut self.marks {
+            marks.highlights.clear();
+            self.drop_empty_marks();
+        }
+    }
+
+    pub fn set_matches(&mut self, matches: Vec<Range<usize>>) {
+        if !matches.is_empty() || self.marks.is_some() {
+            self.marks.get_or_insert_default().matches = matches;
+            self.drop_empty_marks();
+        }
+    }
+
+    fn drop_empty_marks(&mut self) {
+        if self.marks.as_ref().is_some_and(|m| m.highlights.is_empty() && m.matches.is_empty()) {
+            self.marks = None;
+        }
+    }
+
+    /// Body lines wrapped so far.
+    #[cfg(test)]
+    fn wrapped_lines(&self) -> usize {
+        self.wrap.as_ref().map_or(0, |w| w.lines().len())
+    }
+
+    /// Every body line is known.
+    fn complete(&self) -> bool {
+        self.wrap.as_ref().is_some_and(|w| w.complete())
+    }
+
+    /// Bytes of the text not wrapped yet.
+    fn remaining(&self) -> usize {
+        self.wrap.as_ref().map_or(self.len, |w| w.remaining_of(self.len))
+    }
+
+    /// Header + body lines + separator at text width `width` (the pane's): exact once the body
+    /// is wrapped to its end, estimated before.
+    pub fn height(&self, width: usize) -> usize {
+        let known = self.wrap.as_ref().map_or(0, |w| w.lines().len());
+        let width = width.max(1);
+        let body = if self.complete() {
             known
         } else if known == 0 {
-            self.newlines + 1 + self.len / self.wrap.width()
+            self.newlines as usize + 1 + self.len / width
         } else {
-            known + self.wrap.remaining_of(self.len).div_ceil(self.wrap.width())
+            known + self.remaining().div_ceil(width)
         };
         body.max(known) + 2
     }
 
     /// Body line `index` (0 = first line under the header), if it has been wrapped.
     pub fn line(&self, index: usize) -> Option<Range<usize>> {
-        self.wrap.lines().get(index).cloned()
+        self.wrap.as_ref()?.lines().get(index).cloned()
     }
 
-    /// Wraps until the item's first `rows` rows are known (or all are); returns its height.
-    fn ensure_rows(&mut self, events: &[Event], rows: usize) -> usize {
+    /// Wraps at `width` until the item's first `rows` rows are known (or all are); returns its height.
+    fn ensure_rows(&mut self, events: &[Event], rows: usize, width: usize) -> usize {
         let text = match &self.own {
             Some(own) => own,
-            None => events.get(self.event).and_then(|e| event_text(&e.body)).unwrap_or(""),
+            None => events.get(self.event as usize).and_then(|e| event_text(&e.body)).unwrap_or(""),
         };
-        self.wrap.ensure(text, rows.saturating_sub(1));
-        self.height()
+        self.wrap.get_or_insert_with(|| Box::new(LazyWrap::new(width))).ensure(text, rows.saturating_sub(1));
+        self.height(width)
     }
 }
 
@@ -143,21 +212,26 @@ impl Pane {
     /// Adds an item; it is wrapped when it is shown.
     /// Adds an item for event `event` of `ev`, with its own text when it differs from the event's.
     pub fn push(&mut self, ev: &[Event], event: usize, own: Option<String>) {
-        let item = PaneItem::new(event, own, ev, self.width);
+        let item = PaneItem::new(event, own, ev);
         self.refresh_offsets();
         let end = self.offsets.last().copied().unwrap_or(0);
-        self.offsets.push(end + item.height());
+        self.offsets.push(end + item.height(self.width));
         self.items.push(item);
     }
 
     /// A new text width forgets every wrap (only when it changed); what is shown is rewrapped.
+    /// Only a new size settles: the layout is applied after every action (each batch of a journal
+    /// being loaded among them), and every settle wraps ahead (see [`REFINE_BUDGET`]).
     pub fn set_size(&mut self, ev: &[Event], width: usize, viewport: usize) {
-        self.viewport = viewport;
         let width = width.max(1);
+        if (width, viewport) == (self.width, self.viewport) {
+            return;
+        }
+        self.viewport = viewport;
         if width != self.width {
             self.width = width;
             for item in &mut self.items {
-                item.wrap = LazyWrap::new(width);
+                item.wrap = None;
             }
             self.mark_stale(0);
             self.refined = 0;
@@ -171,7 +245,7 @@ impl Pane {
 
     /// Reveals the items whose event index is at most `cursor`.
     pub fn reveal(&mut self, ev: &[Event], cursor: usize) {
-        self.visible = self.items.partition_point(|item| item.event <= cursor);
+        self.visible = self.items.partition_point(|item| item.event() <= cursor);
         if let Some(sel) = self.selected
             && sel >= self.visible
         {
@@ -239,7 +313,7 @@ impl Pane {
         self.anchor = if (item, 0) < top {
             (item, 0)
         } else {
-            let height = self.items[item].ensure_rows(ev, self.viewport + 1);
+            let height = self.items[item].ensure_rows(ev, self.viewport + 1, self.width);
             self.mark_stale(item);
             let rows_above = self.rows_between(top, item);
             if rows_above + height <= self.viewport {
@@ -267,7 +341,7 @@ impl Pane {
 
     /// Finds the item showing event `event`.
     pub fn item_of_event(&self, event: usize) -> Option<usize> {
-        self.items[..self.visible].binary_search_by_key(&event, |i| i.event).ok()
+        self.items[..self.visible].binary_search_by_key(&event, |i| i.event()).ok()
     }
 
     /// Wraps what the pane shows from its top row and refreshes the line offsets;
@@ -297,10 +371,10 @@ impl Pane {
         let mut budget = REFINE_BUDGET;
         while self.refined < self.items.len() && budget > 0 {
             let item = &mut self.items[self.refined];
-            let remaining = item.wrap.remaining_of(item.len);
-            if !item.wrap.complete() && remaining <= budget {
+            let remaining = item.remaining();
+            if !item.complete() && remaining <= budget {
                 budget -= remaining.max(1);
-                item.ensure_rows(ev, usize::MAX);
+                item.ensure_rows(ev, usize::MAX, self.width);
                 self.mark_stale(self.refined);
             }
             self.refined += 1;
@@ -314,20 +388,20 @@ impl Pane {
         if item >= self.visible {
             return (top, true);
         }
-        let height = self.items[item].ensure_rows(ev, row + 1);
+        let height = self.items[item].ensure_rows(ev, row + 1, self.width);
         row = row.min(height - 1);
         let start = (item, row);
         let mut filled = 0;
         while item < self.visible {
             let wanted = row + (self.viewport - filled);
-            let height = self.items[item].ensure_rows(ev, wanted);
+            let height = self.items[item].ensure_rows(ev, wanted, self.width);
             self.mark_stale(item);
             filled += height - row;
             if filled >= self.viewport {
                 // Exactly full at the end of the last item still counts as the end.
                 return (
                     start,
-                    filled == self.viewport && item + 1 == self.visible && self.items[item].wrap.complete(),
+                    filled == self.viewport && item + 1 == self.visible && self.items[item].complete(),
                 );
             }
             item += 1;
@@ -354,7 +428,7 @@ impl Pane {
                 return (0, 0);
             }
             item -= 1;
-            row = self.items[item].ensure_rows(ev, usize::MAX);
+            row = self.items[item].ensure_rows(ev, usize::MAX, self.width);
             self.mark_stale(item);
         }
     }
@@ -364,7 +438,7 @@ impl Pane {
         let (mut item, mut row) = from;
         let mut down = rows;
         while item < self.visible {
-            let height = self.items[item].ensure_rows(ev, row + down + 1);
+            let height = self.items[item].ensure_rows(ev, row + down + 1, self.width);
             self.mark_stale(item);
             if row + down < height {
                 return (item, row + down);
@@ -391,7 +465,7 @@ impl Pane {
         let from = from.min(self.items.len());
         let mut end = self.offsets[from];
         for (i, item) in self.items.iter().enumerate().skip(from) {
-            end += item.height();
+            end += item.height(self.width);
             self.offsets[i + 1] = end;
         }
     }
@@ -497,6 +571,12 @@ mod tests {
         assert_eq!(p.total_lines(), 5);
     }
 
+    /// Issue 14: one item per event per pane, so its size is most of a pane's memory.
+    #[test]
+    fn a_pane_item_is_48_bytes() {
+        assert_eq!(std::mem::size_of::<PaneItem>(), 48);
+    }
+
     /// A 20 MB body: opening, scrolling and resizing wrap only what is shown.
     #[test]
     fn a_huge_item_is_wrapped_only_as_far_as_it_is_shown() {
@@ -505,13 +585,13 @@ mod tests {
         p.push(&[], 0, Some(body));
         p.set_size(&[], 80, 40);
         p.reveal(&[], 0);
-        assert!(p.items[0].wrap.lines().len() < 100, "opening wraps one screen");
+        assert!(p.items[0].wrapped_lines() < 100, "opening wraps one screen");
         p.scroll_by(&[], 1000);
-        assert!(p.items[0].wrap.lines().len() < 1100);
+        assert!(p.items[0].wrapped_lines() < 1100);
         p.set_size(&[], 60, 40);
-        assert!(p.items[0].wrap.lines().len() < 1100, "a resize rewraps what is shown");
+        assert!(p.items[0].wrapped_lines() < 1100, "a resize rewraps what is shown");
         p.scroll_by(&[], isize::MAX);
-        assert!(p.items[0].wrap.complete(), "the end was shown");
+        assert!(p.items[0].complete(), "the end was shown");
         assert_eq!(p.top() + 40, p.total_lines(), "the end fills the pane");
     }
 
@@ -525,7 +605,7 @@ mod tests {
         let mut eager = pane(&refs);
         eager.reveal(&[], usize::MAX);
         for item in &mut eager.items {
-            item.ensure_rows(&[], usize::MAX);
+            item.ensure_rows(&[], usize::MAX, 10);
         }
         eager.mark_stale(0);
         eager.settle(&[]);

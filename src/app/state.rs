@@ -173,6 +173,20 @@ impl AppState {
         }
     }
 
+    /// The episode on screen is the start of a journal whose rest is still being read (`read`
+    /// of `total` bytes so far): it arrives as [`super::Action::Loaded`] batches.
+    pub fn loading_rest(&mut self, read: u64, total: u64) {
+        if let Some(inspector) = self.inspector_mut() {
+            inspector.loading = Some(super::loading::Loading::new(read, total));
+        }
+    }
+
+    /// Whether a journal is still being read for any episode held (behind the compare too).
+    pub fn loading(&self) -> bool {
+        let behind = self.compared_from.iter().flat_map(|(list, _)| list.iter());
+        self.inspectors.iter().chain(behind).any(|i| i.loading.is_some())
+    }
+
     pub fn inspector(&self) -> Option<&Inspector> {
         self.inspectors.get(self.active)
     }

@@ -111,7 +111,7 @@ impl Default for Transcript {
 pub fn event_item(view: &EpisodeView, event: usize) -> Option<(PaneId, &PaneItem)> {
     [PaneId::Attacker, PaneId::Assistant, PaneId::Tools].into_iter().find_map(|id| {
         let pane = view.pane(id)?;
-        let item = pane.items.binary_search_by_key(&event, |i| i.event).ok()?;
+        let item = pane.items.binary_search_by_key(&event, |i| i.event()).ok()?;
         Some((id, &pane.items[item]))
     })
 }

@@ -180,6 +180,16 @@ impl EpisodeView {
         }
     }
 
+    /// Gives events their final `seq`, by index (sidecar verdicts placed while their journal was
+    /// read get theirs once its last event is known).
+    pub fn renumber(&mut self, seqs: &[(usize, u64)]) {
+        for &(index, seq) in seqs {
+            if let Some(event) = self.episode.events.get_mut(index) {
+                event.seq = seq;
+            }
+        }
+    }
+
     /// Indexes event `i`, the newest one indexed so far.
     fn index(&mut self, i: usize) {
         let event = &self.episode.events[i];
@@ -198,7 +208,7 @@ impl EpisodeView {
             let pane = &mut self.panes[slot];
             pane.push(events, i, own);
             if let (Some(query), Some(item)) = (&self.search, pane.items.last_mut()) {
-                item.matches = find_ignoring_case(item.text(events), query);
+                item.set_matches(find_ignoring_case(item.text(events), query));
             }
         }
     }
@@ -315,7 +325,7 @@ impl EpisodeView {
     fn refresh_highlights(&mut self) {
         for pane in &mut self.panes {
             for item in &mut pane.items {
-                item.highlights.clear();
+                item.clear_highlights();
             }
         }
         // Evidence spans index the real text; the masks shift it.
@@ -344,7 +354,7 @@ impl EpisodeView {
             let pane = &mut self.panes[slot];
             if let Some(item) = pane.item_of_event(target) {
                 let range = sanitized_byte_range(text, start, end);
-                pane.items[item].highlights.push(range);
+                pane.items[item].add_highlight(range);
             }
         }
     }
@@ -413,7 +423,7 @@ impl EpisodeView {
         let events = &self.episode.events;
         for pane in &mut self.panes {
             for item in &mut pane.items {
-                item.matches = find_ignoring_case(item.text(events), needle);
+                item.set_matches(find_ignoring_case(item.text(events), needle));
             }
         }
     }
@@ -640,7 +650,7 @@ mod tests {
         let mut view = view();
         let hit = view.search("REPLY").unwrap();
         assert_eq!(hit.event, 2);
-        let matches = &view.pane(PaneId::Assistant).unwrap().items[0].matches;
+        let matches = view.pane(PaneId::Assistant).unwrap().items[0].matches();
         assert_eq!((matches.len(), matches[0].clone()), (1, 6..11));
     }
 }

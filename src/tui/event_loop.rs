@@ -21,6 +21,7 @@ use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::gate::{GateMode, StepGate};
 use crate::core::sim::runner::Start;
 use crate::core::sim::runner::{RunOutcome, RunnerHandle};
+use crate::session::journal_load::{self, JournalLoad};
 
 use super::terminal::TerminalGuard;
 
@@ -28,6 +29,9 @@ use super::terminal::TerminalGuard;
 const TICK: Duration = Duration::from_millis(50);
 /// Most runner updates folded into one frame (a fork's catch-up, a fast stream).
 const MAX_FOLD: usize = 4096;
+/// Batches of a journal read ahead of the screen: each holds a few megabytes of events on their
+/// way (peak RSS), so one (the screen folds one in milliseconds).
+const LOAD_QUEUE: usize = 1;
 /// How long quitting waits for an aborted runner to write its `end` event.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
 
@@ -64,12 +68,14 @@ impl Live {
 }
 
 /// Runs the inspector until the user quits or a signal asks us to stop.
-/// With a runner, its episode streams in; with a launcher, the task picker can start runs.
+/// With a runner, its episode streams in; with a launcher, the task picker can start runs;
+/// with a journal load, the rest of the episode on screen is read once its start is drawn.
 pub async fn run(
     mut state: AppState,
     theme: Theme,
     runner: Option<RunnerHandle>,
     mut launcher: Option<Launcher>,
+    mut rest: Option<JournalLoad>,
 ) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let size = guard.terminal.size()?;
@@ -78,6 +84,8 @@ pub async fn run(
     // No polling: the terminal's events arrive as a stream, and nothing wakes the loop while idle.
     let mut terminal_events = EventStream::new();
     let mut live = runner.map(Live::new);
+    // A journal being read off the loop (issue 14): its batches, then its end, as actions.
+    let mut loader: Option<mpsc::Receiver<Action>> = None;
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut ticking = false;
@@ -108,7 +116,7 @@ pub async fn run(
                     frames.dirty = true;
                 }
                 effect => {
-                    let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx).await;
+                    let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx, &mut loader).await;
                     if let Some(action) = answer {
                         pending.extend(update(&mut state, action));
                     }
@@ -117,6 +125,12 @@ pub async fn run(
             }
         }
         frames.draw_if_due(&mut guard, &state, &theme)?;
+        // The start of the journal is on screen: now read the rest (not before, so the first
+        // frame has the cores to itself).
+        if let Some(load) = rest.take() {
+            let origin = state.view().map(|v| v.episode.origin.clone()).unwrap_or_default();
+            loader = Some(load_in_steps(load, origin));
+        }
         // Time only flows while it matters (autoplay, a live clock): an idle screen sleeps.
         let wants_ticks = state.wants_ticks();
         if wants_ticks && !ticking {
@@ -133,6 +147,18 @@ pub async fn run(
                 Some(Err(_)) | None => break,
             },
             Some(action) = answers.recv() => action,
+            loaded = async {
+                match loader.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => match loaded {
+                Some(action) => action,
+                None => {
+                    loader = None;
+                    continue;
+                }
+            },
             Some(from_runner) = async {
                 match live.as_mut() {
                     Some(l) => tokio::select! {
@@ -155,13 +181,18 @@ pub async fn run(
             _ = stop.recv() => break,
         };
         let runner_update = matches!(action, Action::Runner(_));
+        let loaded = matches!(action, Action::Loaded { .. } | Action::LoadEnded { .. });
         pending.extend(update(&mut state, action));
-        // Fold the updates already waiting into the same frame.
+        // Fold the updates already waiting (a runner's, a journal's batches) into the same frame.
         if let (true, Some(l)) = (runner_update, live.as_mut()) {
-            for _ in 1..MAX_FOLD {
-                let Ok(more) = l.updates.try_recv() else { break };
-                pending.extend(update(&mut state, Action::Runner(more)));
-            }
+            fold_waiting(&mut state, &mut pending, || l.updates.try_recv().ok().map(Action::Runner));
+        }
+        if let (true, Some(rx)) = (loaded, loader.as_mut()) {
+            fold_waiting(&mut state, &mut pending, || rx.try_recv().ok());
+        }
+        // Nothing reads that journal any more (it ended, or another episode replaced it).
+        if loaded && !state.loading() {
+            loader = None;
         }
         frames.dirty = true;
     }
@@ -170,6 +201,83 @@ pub async fn run(
     }
     drop(guard);
     Ok(())
+}
+
+/// Folds the updates already waiting into the state, up to [`MAX_FOLD`], so that they make one
+/// frame (a fork's catch-up, a fast stream, a journal's batches).
+fn fold_waiting(
+    state: &mut AppState,
+    pending: &mut VecDeque<Effect>,
+    mut next: impl FnMut() -> Option<Action>,
+) {
+    for _ in 1..MAX_FOLD {
+        let Some(more) = next() else { break };
+        pending.extend(update(state, more));
+    }
+}
+
+/// Reads a journal's rest on a thread of its own (see [`read_rest`]).
+fn load_in_steps(load: JournalLoad, origin: String) -> mpsc::Receiver<Action> {
+    let (tx, rx) = mpsc::channel(LOAD_QUEUE);
+    std::thread::spawn(move || read_rest(load, origin, &tx));
+    rx
+}
+
+/// Sends a journal's rest batch by batch, then its end. Runs on a plain thread: quitting never
+/// waits for it, and it stops at its next batch once nobody listens.
+fn read_rest(mut load: JournalLoad, origin: String, tx: &mpsc::Sender<Action>) {
+    let pause = journal_load::batch_pause();
+    while let Some(events) = load.next_batch() {
+        let (read, _) = load.progress();
+        if tx.blocking_send(Action::Loaded { origin: origin.clone(), events, read }).is_err() {
+            return;
+        }
+        std::thread::sleep(pause);
+    }
+    let _ = tx.blocking_send(Action::LoadEnded { origin, end: load.finish() });
+}
+
+/// Opens an episode off the loop: a journal in steps (its start answered at once, the rest
+/// through `loader`), anything else whole.
+fn open_episode(
+    answers: mpsc::Sender<Action>,
+    loader: &mut Option<mpsc::Receiver<Action>>,
+    path: std::path::PathBuf,
+    id: String,
+) {
+    if !crate::core::episode::is_journal(&path) {
+        tokio::task::spawn_blocking(move || {
+            let loaded =
+                crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
+            let _ = answers.blocking_send(Action::EpisodeLoaded(loaded));
+        });
+        return;
+    }
+    let (tx, rx) = mpsc::channel(LOAD_QUEUE);
+    *loader = Some(rx);
+    std::thread::spawn(move || {
+        let opened = JournalLoad::open(&path, journal_load::batch_bytes()).map_err(|e| e.to_string());
+        let opened = opened.and_then(|(episode, rest)| match episode.id() == id {
+            true => Ok((episode, rest)),
+            false => Err(format!("{}: no episode '{id}' in this file any more", path.display())),
+        });
+        match opened {
+            Ok((episode, Some(rest))) => {
+                let (read, total) = rest.progress();
+                let origin = episode.origin.clone();
+                let first = Action::EpisodeOpening { episode: Box::new(episode), read, total };
+                if tx.blocking_send(first).is_ok() {
+                    read_rest(rest, origin, &tx);
+                }
+            }
+            Ok((episode, None)) => {
+                let _ = tx.blocking_send(Action::EpisodeLoaded(Ok(Box::new(episode))));
+            }
+            Err(problem) => {
+                let _ = tx.blocking_send(Action::EpisodeLoaded(Err(problem)));
+            }
+        }
+    });
 }
 
 /// At most one frame per tick, drawn only when something changed, inside a synchronized update
@@ -215,6 +323,7 @@ async fn carry_out(
     live: &mut Option<Live>,
     launcher: &mut Option<Launcher>,
     answers: &mpsc::Sender<Action>,
+    loader: &mut Option<mpsc::Receiver<Action>>,
 ) -> Option<Action> {
     match effect {
         Effect::Quit => None,
@@ -258,7 +367,7 @@ async fn carry_out(
             None
         }
         Effect::OpenEpisode { path, id } => {
-            open_episode(answers.clone(), path, id);
+            open_episode(answers.clone(), loader, path, id);
             None
         }
         Effect::OpenCompare(sources) => {
@@ -328,14 +437,6 @@ fn write_note(
     let mut file = NotesFile::open(path).map_err(|e| e.to_string())?;
     change(&mut file).map_err(|e| e.to_string())?;
     Ok(file.current().into_iter().cloned().collect())
-}
-
-/// Loads an indexed episode off the UI thread and feeds it back as an action.
-fn open_episode(tx: mpsc::Sender<Action>, path: std::path::PathBuf, id: String) {
-    tokio::task::spawn_blocking(move || {
-        let loaded = crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
-        let _ = tx.blocking_send(Action::EpisodeLoaded(loaded));
-    });
 }
 
 /// Loads two browser rows off the UI thread (those in memory are taken as they are).

@@ -59,11 +59,17 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         None => " ⏸ REPLAY ".to_string(),
     };
     let turn = view.turn_at(view.cursor);
-    let parts = [
+    let mut parts = vec![
         format!("turn {turn}/{}", turn_count(state, view)),
         single_line(view.episode.id()).into_owned(),
         single_line(&view.episode.origin).into_owned(),
     ];
+    // A journal still being read, or cut short by a bad line: not the whole episode (issue 14).
+    if let Some(loading) = &inspector.loading {
+        parts.insert(0, loading.label());
+    } else if inspector.partial {
+        parts.insert(0, "⚠ partial: a bad line stopped loading".into());
+    }
     let masked = if inspector.view.mask().is_some() { "│ REDACTED " } else { "" };
     let left = format!("{mode}{masked}│ {} ", parts.join(" │ "));
     let right = match message(state) {

@@ -115,22 +115,22 @@ fn visible_lines<'a>(
         let it = &pane.items[item];
         let is_selected = focused && selected == Some(item);
         if line == 0 {
-            let mut line = header(&events[it.event], is_selected, it.event == cursor, theme);
-            if let Some(labels) = notes.marks.get(&events[it.event].seq) {
+            let mut line = header(&events[it.event()], is_selected, it.event() == cursor, theme);
+            if let Some(labels) = notes.marks.get(&events[it.event()].seq) {
                 let labels: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
                 // First on the line, so a narrow pane still shows it.
-                let at = usize::from(it.event == cursor);
+                let at = usize::from(it.event() == cursor);
                 line.spans
                     .insert(at, Span::styled(format!("✎ {} ", labels.join(", ")), theme.party(Party::User)));
             }
             out.push(line);
         } else if let Some(range) = it.line(line - 1) {
-            out.push(body_line(it.text(events), range, &it.highlights, &it.matches, theme));
+            out.push(body_line(it.text(events), range, it.highlights(), it.matches(), theme));
         } else {
             out.push(Line::default());
         }
         line += 1;
-        if line >= it.height() {
+        if line >= it.height(pane.width()) {
             item += 1;
             line = 0;
         }

@@ -96,7 +96,8 @@ fn visible_lines<'a>(
         } else if row + 1 == entry_height {
             out.push(Line::default());
         } else if let (Some(range), Some((_, item))) = (t.line(entry, row - 1), event_item(view, e.event)) {
-            let mut line = body_line(item.text(view.events()), range, &item.highlights, &item.matches, theme);
+            let mut line =
+                body_line(item.text(view.events()), range, item.highlights(), item.matches(), theme);
             line.spans[0] = gutter;
             out.push(line);
         } else {

@@ -13,12 +13,18 @@ impl Session {
     /// Starts `args` in a detached 120×40 tmux session; after the program exits
     /// the shell prints its exit code and waits, so the screen can be read.
     pub fn start(args: &str, home: &Path) -> Session {
+        Self::start_with(&[], args, home)
+    }
+
+    /// [`Session::start`] with environment variables (`NAME=value`) set for the binary.
+    pub fn start_with(env: &[&str], args: &str, home: &Path) -> Session {
         let name = format!("ctui-{}-{}", std::process::id(), rand_suffix());
         let bin = env!("CARGO_BIN_EXE_converse-tui");
         let script = format!(
             "HOME='{home}' CONVERSE_TUI_CONFIG='{home}/config' CONVERSE_TUI_DATA='{home}/data' CONVERSE_TUI_CACHE='{home}/cache' \
-             TERM=xterm-256color '{bin}' {args}; echo EXIT=$?; sleep 30",
-            home = home.display()
+             TERM=xterm-256color {env} '{bin}' {args}; echo EXIT=$?; sleep 30",
+            home = home.display(),
+            env = env.join(" ")
         );
         let status = Command::new("tmux")
             .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", &name, "sh", "-c", &script])

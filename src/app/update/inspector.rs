@@ -241,7 +241,7 @@ fn selected_event(state: &AppState) -> Option<usize> {
         return Some(t.selected_entry().map_or(view.cursor, |e| t.entries[e].event));
     }
     let event = match view.pane(inspector.focus) {
-        Some(pane) => pane.selected_item().map(|i| pane.items[i].event),
+        Some(pane) => pane.selected_item().map(|i| pane.items[i].event()),
         None => view.verdict_rows.get(view.verdict_selected).map(|r| r.event),
     };
     Some(event.unwrap_or(view.cursor))

@@ -6,6 +6,7 @@ mod compare;
 mod composer;
 mod hits;
 mod inspector;
+mod loading;
 mod modal;
 mod mouse;
 mod notes;
@@ -45,8 +46,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::NotesLoaded { path, result } => notes::loaded(state, path, result),
         Action::EpisodeLoaded(Ok(episode)) => {
             show_episode(state, *episode);
+            after_shown(state);
             hits::episode_loaded(state);
         }
+        Action::EpisodeOpening { episode, read, total } => loading::opening(state, *episode, read, total),
+        Action::Loaded { origin, events, read } => loading::batch(state, &origin, events, read),
+        Action::LoadEnded { origin, end } => loading::ended(state, &origin, end),
         Action::SearchDone { query, result } => hits::done(state, query, result),
         Action::EpisodeLoaded(Err(problem)) => {
             if let Some(browser) = &mut state.browser {
@@ -122,6 +127,10 @@ fn show_episode(state: &mut AppState, mut episode: Episode) {
     if let (Some(cursor), Some(view)) = (left_at, state.view_mut()) {
         view.set_cursor(cursor);
     }
+}
+
+/// What opening from the browser asked for once the episode is on screen (all of it).
+fn after_shown(state: &mut AppState) {
     // Opened from the agreement review: at the disputed turn, maybe to label it.
     // Without a turn named, at the end, where the verdicts are.
     if let Some(after) = state.browser.as_mut().and_then(|b| b.after_open.take()) {

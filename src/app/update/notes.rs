@@ -1,6 +1,6 @@
 //! An episode's notes file, read or written by the loop, folded into its inspector.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::core::annotate::{Annotation, human_verdict};
 use crate::core::corpus::CorpusRow;
@@ -16,32 +16,8 @@ pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Ann
     match result {
         Ok(list) => {
             let id = inspector.view.episode.id().to_string();
-            inspector.notes.set(path, list, &id);
-            let view = &mut inspector.view;
-            let human = inspector
-                .notes
-                .list
-                .iter()
-                .filter_map(|a| {
-                    let verdict = human_verdict(a)?;
-                    let index = view.events().iter().position(|e| e.seq == a.target_seq)?;
-                    Some((index, verdict))
-                })
-                .collect();
-            view.set_human_verdicts(human);
-            // The browser's row (and the review) count the labels as the index would.
-            let labels: Vec<&Annotation> = inspector.notes.list.iter().collect();
-            let episode = &inspector.view.episode;
-            let file = PathBuf::from(&episode.origin);
-            let row = CorpusRow::of(episode, file.clone(), &labels);
-            let id = episode.id().to_string();
-            if let Some(browser) = &mut state.browser {
-                browser.set_human_verdicts(
-                    &file,
-                    &id,
-                    row.verdicts.into_iter().filter(|v| v.method == VerdictMethod::Human).collect(),
-                );
-            }
+            inspector.notes.set(path.clone(), list, &id);
+            apply(state, &path);
             annotate_if_asked(state);
         }
         Err(problem) => {
@@ -49,6 +25,40 @@ pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Ann
             state.message = Some(problem);
             annotate_if_asked(state);
         }
+    }
+}
+
+/// The notes of the episode whose notes file is `path`, applied to its view (the labels as
+/// verdicts by the events they name) and to its browser row.
+pub(super) fn apply(state: &mut AppState, path: &Path) {
+    let Some(inspector) = state.inspectors.iter_mut().find(|i| i.notes_file().as_deref() == Some(path))
+    else {
+        return;
+    };
+    let view = &mut inspector.view;
+    let human = inspector
+        .notes
+        .list
+        .iter()
+        .filter_map(|a| {
+            let verdict = human_verdict(a)?;
+            let index = view.events().iter().position(|e| e.seq == a.target_seq)?;
+            Some((index, verdict))
+        })
+        .collect();
+    view.set_human_verdicts(human);
+    // The browser's row (and the review) count the labels as the index would.
+    let labels: Vec<&Annotation> = inspector.notes.list.iter().collect();
+    let episode = &inspector.view.episode;
+    let file = PathBuf::from(&episode.origin);
+    let row = CorpusRow::of(episode, file.clone(), &labels);
+    let id = episode.id().to_string();
+    if let Some(browser) = &mut state.browser {
+        browser.set_human_verdicts(
+            &file,
+            &id,
+            row.verdicts.into_iter().filter(|v| v.method == VerdictMethod::Human).collect(),
+        );
     }
 }
 

@@ -114,8 +114,11 @@ pub struct JournalReader<R> {
     warnings: Vec<JournalWarning>,
     /// Lines this long are read by [`decode_huge`] (a constant but for tests).
     huge_line: usize,
-    /// Bytes of lines [`Self::read_all`] decodes together.
+    /// Bytes of lines [`Self::read_batch`] decodes together.
     batch_bytes: usize,
+    bytes_read: u64,
+    /// `buf` holds a huge line read at the end of a batch, to decode next.
+    huge_held: bool,
 }
 
 impl JournalReader<BufReader<File>> {
@@ -142,6 +145,8 @@ impl<R: BufRead> JournalReader<R> {
             warnings: Vec::new(),
             huge_line: HUGE_LINE,
             batch_bytes: BATCH_BYTES,
+            bytes_read: 0,
+            huge_held: false,
         }
     }
 
@@ -174,6 +179,7 @@ impl<R: BufRead> JournalReader<R> {
             .input
             .read_until(b'\n', &mut self.buf)
             .map_err(|e| self.error(format!("read failed: {e}")))?;
+        self.bytes_read += n as u64;
         if n == 0 {
             if self.line_no == 0 {
                 return Err(self.error("empty file: no episode event"));
@@ -227,55 +233,100 @@ impl<R: BufRead> JournalReader<R> {
     /// Every event left, the lines decoded in parallel (rayon) in batches of a few megabytes:
     /// the same events, checks, warnings and first error as reading them one by one.
     pub fn read_all(&mut self) -> Result<Vec<Event>, JournalError> {
-        use rayon::prelude::*;
         let mut events = Vec::new();
+        while self.read_batch(&mut events)? {}
+        Ok(events)
+    }
+
+    /// Appends the events of the next few megabytes of lines (a huge line ends a batch),
+    /// decoded in parallel, to `events`; `Ok(false)` once the journal ended. On an error the
+    /// events before the bad line are appended all the same, and the reader is done.
+    pub fn read_batch(&mut self, events: &mut Vec<Event>) -> Result<bool, JournalError> {
+        if self.done {
+            return Ok(false);
+        }
+        let read = self.decode_batch(events);
+        self.done |= read.is_err();
+        read.map(|()| !self.done)
+    }
+
+    fn decode_batch(&mut self, events: &mut Vec<Event>) -> Result<(), JournalError> {
+        use rayon::prelude::*;
+        // A huge line that ended the previous batch is a batch of its own.
+        if std::mem::take(&mut self.huge_held) {
+            let decoded = self.decode_buf();
+            let step = self.accept(decoded)?;
+            self.done = matches!(step, Step::End);
+            if let Step::Event(event) = step {
+                events.push(event);
+            }
+            return Ok(());
+        }
         // The batch: its lines' bytes one after another, and each line's end and number.
-        let (mut bytes, mut lines) = (Vec::new(), Vec::<(usize, usize)>::new());
-        let mut end = self.done;
-        while !end {
+        // Sized for the batch and its last line at once: grown by doubling, it could take twice that.
+        let mut bytes = Vec::with_capacity(self.batch_bytes.min(BATCH_BYTES) + self.huge_line.min(HUGE_LINE));
+        let mut lines = Vec::<(usize, usize)>::new();
+        loop {
             let more = self.read_line()?;
             let huge = more && self.buf.len() >= self.huge_line;
             if more && !huge {
                 bytes.extend_from_slice(&self.buf);
                 lines.push((bytes.len(), self.line_no));
             }
-            if !more || huge || bytes.len() >= self.batch_bytes {
-                let decoded: Vec<Decoded> = lines
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, &(stop, line_no))| {
-                        let start = if i == 0 { 0 } else { lines[i - 1].0 };
-                        decode(&bytes[start..stop], line_no == 1)
-                    })
-                    .collect();
-                let huge_line = self.line_no;
-                for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
-                    self.line_no = line_no;
-                    match self.accept(decoded)? {
-                        Step::Next => {}
-                        Step::End => end = true,
-                        Step::Event(event) => events.push(event),
-                    }
-                    if end {
-                        break;
-                    }
-                }
-                self.line_no = huge_line;
-                bytes.clear();
-                lines.clear();
-                if huge && !end {
-                    let decoded = self.decode_buf();
-                    match self.accept(decoded)? {
-                        Step::Next => {}
-                        Step::End => end = true,
-                        Step::Event(event) => events.push(event),
-                    }
-                }
-                end |= !more;
+            if more && !huge && bytes.len() < self.batch_bytes {
+                continue;
             }
+            let decoded: Vec<Decoded> = lines
+                .par_iter()
+                .enumerate()
+                .map(|(i, &(stop, line_no))| {
+                    let start = if i == 0 { 0 } else { lines[i - 1].0 };
+                    decode(&bytes[start..stop], line_no == 1)
+                })
+                .collect();
+            // The lines are decoded: their bytes go before the events are taken in.
+            drop(bytes);
+            let huge_line = self.line_no;
+            events.reserve(decoded.len() + usize::from(huge));
+            let mut end = false;
+            for (decoded, &(_, line_no)) in decoded.into_iter().zip(&lines) {
+                self.line_no = line_no;
+                match self.accept(decoded)? {
+                    Step::Next => {}
+                    Step::End => end = true,
+                    Step::Event(event) => events.push(event),
+                }
+                if end {
+                    break;
+                }
+            }
+            self.line_no = huge_line;
+            // The events before a huge line come first (the first screen may not need it).
+            if huge && !end && !lines.is_empty() {
+                self.huge_held = true;
+                return Ok(());
+            }
+            if huge && !end {
+                let decoded = self.decode_buf();
+                match self.accept(decoded)? {
+                    Step::Next => {}
+                    Step::End => end = true,
+                    Step::Event(event) => events.push(event),
+                }
+            }
+            self.done = end || !more;
+            return Ok(());
         }
-        self.done = true;
-        Ok(events)
+    }
+
+    /// Bytes of the file read so far (for progress).
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Decodes batches of about `bytes` bytes of lines (4 MB unless changed).
+    pub fn set_batch_bytes(&mut self, bytes: usize) {
+        self.batch_bytes = bytes;
     }
 
     fn truncated(&mut self, message: String) {
@@ -540,6 +591,17 @@ mod tests {
         Ok((events, reader.into_warnings()))
     }
 
+    /// Batch by batch, as the TUI loads a journal: the same as reading it whole, and the
+    /// progress reaches the file's length once it is read to its end.
+    fn in_batches(bytes: &[u8], batch_bytes: usize) -> Read {
+        let mut reader = JournalReader::new(bytes, "j.jsonl").with_limits(200, batch_bytes);
+        let mut events = Vec::new();
+        while reader.read_batch(&mut events).map_err(|e| e.to_string())? {}
+        assert!(!reader.read_batch(&mut events).unwrap(), "done stays done");
+        assert_eq!(reader.bytes_read(), bytes.len() as u64);
+        Ok((events, reader.into_warnings()))
+    }
+
     /// Every journal among the fixtures (the hostile ones too) reads the same in parallel
     /// batches, with huge lines read in place, as line by line: same events, warnings, first error.
     #[test]
@@ -563,6 +625,7 @@ mod tests {
                     path.display()
                 );
             }
+            assert_eq!(in_batches(&bytes, 300), expected, "{} in batches", path.display());
             checked += 1;
         }
         assert!(checked >= 10, "only {checked} journals found");

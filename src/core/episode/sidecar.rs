@@ -101,6 +101,85 @@ pub fn merge_verdicts(episode: &Episode, verdicts: &[SidecarVerdict]) -> Episode
     merged
 }
 
+/// [`merge_verdicts`] for a journal read batch by batch: each sidecar verdict is placed as its
+/// event arrives, so the events come out in the merged order. A verdict's `seq` (after the
+/// journal's highest) is only known at the end: until [`PlaceVerdicts::finish`] it is a
+/// provisional one far above any journal's, and `finish` says which to renumber.
+pub struct PlaceVerdicts {
+    /// This episode's sidecar verdicts, in sidecar order, by the `seq` they follow.
+    waiting: std::collections::BTreeMap<u64, Vec<(usize, SidecarVerdict)>>,
+    /// The verdicts after the newest journal event: held until another event follows it (the
+    /// last event's go with those whose event never came, in sidecar order, as in a merge).
+    held: Vec<(usize, SidecarVerdict)>,
+    /// Events put out so far, and where each placed verdict went.
+    count: usize,
+    placed: Vec<(usize, usize)>,
+    /// The highest journal `seq` seen.
+    max_seq: Option<u64>,
+}
+
+/// Provisional `seq` of sidecar verdict `k` while the journal is still being read.
+const PROVISIONAL_SEQ: u64 = u64::MAX / 2;
+
+impl PlaceVerdicts {
+    /// The verdicts of `verdicts` that belong to episode `id`.
+    pub fn new(id: &str, verdicts: Vec<SidecarVerdict>) -> Self {
+        let mut waiting: std::collections::BTreeMap<u64, Vec<_>> = std::collections::BTreeMap::new();
+        for (k, v) in verdicts.into_iter().filter(|v| v.episode == id).enumerate() {
+            waiting.entry(v.after_seq).or_default().push((k, v));
+        }
+        PlaceVerdicts { waiting, held: Vec::new(), count: 0, placed: Vec::new(), max_seq: None }
+    }
+
+    /// Whether there is no verdict to place.
+    pub fn is_empty(&self) -> bool {
+        self.waiting.is_empty() && self.held.is_empty()
+    }
+
+    /// Journal events in file order in, events in merged order out.
+    pub fn place(&mut self, events: Vec<Event>) -> Vec<Event> {
+        if self.is_empty() {
+            // Nothing to place (no sidecar): the same events, not a copy of them.
+            self.count += events.len();
+            self.max_seq = events.iter().map(|e| e.seq).chain(self.max_seq).max();
+            return events;
+        }
+        let mut out = Vec::with_capacity(events.len() + self.held.len());
+        self.place_into(events, &mut out);
+        out
+    }
+
+    fn place_into(&mut self, events: Vec<Event>, out: &mut Vec<Event>) {
+        for event in events {
+            self.release(out);
+            self.max_seq = Some(self.max_seq.map_or(event.seq, |m| m.max(event.seq)));
+            self.held = self.waiting.remove(&event.seq).unwrap_or_default();
+            out.push(event);
+            self.count += 1;
+        }
+    }
+
+    fn release(&mut self, out: &mut Vec<Event>) {
+        for (k, v) in std::mem::take(&mut self.held) {
+            self.placed.push((self.count, k));
+            let seq = PROVISIONAL_SEQ + k as u64;
+            out.push(Event { seq, at: v.at, body: EventBody::Verdict(v.verdict) });
+            self.count += 1;
+        }
+    }
+
+    /// The journal ended: the verdicts still held or waiting go last (into `out`); returns the
+    /// final `seq` of every placed verdict by its index in the merged events.
+    pub fn finish(mut self, out: &mut Vec<Event>) -> Vec<(usize, u64)> {
+        let mut rest: Vec<_> = std::mem::take(&mut self.waiting).into_values().flatten().collect();
+        self.held.append(&mut rest);
+        self.held.sort_by_key(|(k, _)| *k);
+        self.release(out);
+        let next_seq = self.max_seq.map_or(0, |m| m + 1);
+        self.placed.into_iter().map(|(index, k)| (index, next_seq + k as u64)).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +244,41 @@ mod tests {
         assert_eq!(merged.position_of(3), Some(4));
         assert_eq!(merged.position_of(5), Some(5));
         assert_eq!(merged.position_of(9), None);
+    }
+
+    /// Placed batch by batch as a journal is read, the verdicts end where a merge puts them.
+    #[test]
+    fn verdicts_placed_batch_by_batch_are_merged_verdicts() {
+        let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
+        let mut bodies = vec![EventBody::Episode(Box::new(header))];
+        bodies.extend((0..6).map(|i| EventBody::Verdict(verdict(&format!("j{i}"), None))));
+        let episode = Episode::new(stamp_events(bodies, "t"), "x");
+        let at = |judge: &str, episode: &str, after_seq: u64| SidecarVerdict {
+            episode: episode.into(),
+            after_seq,
+            at: "t".into(),
+            verdict: verdict(judge, None),
+        };
+        let sidecars = [
+            vec![],
+            vec![at("a", "other", 2)],
+            vec![at("a", "e", 0), at("b", "e", 3), at("c", "e", 3), at("d", "e", 6), at("e", "e", 99)],
+            vec![at("z", "e", 40), at("y", "e", 6), at("x", "e", 2), at("w", "e", 6)],
+        ];
+        for sidecar in sidecars {
+            let merged = merge_verdicts(&episode, &sidecar);
+            for batch in [1, 2, 3, 7] {
+                let mut place = PlaceVerdicts::new("e", sidecar.clone());
+                let mut out = Vec::new();
+                for chunk in episode.events.chunks(batch) {
+                    out.extend(place.place(chunk.to_vec()));
+                }
+                for (index, seq) in place.finish(&mut out) {
+                    out[index].seq = seq;
+                }
+                assert_eq!(out, merged.events, "batches of {batch}, sidecar {sidecar:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,81 @@
+//! A journal opened in steps (issue 14): its first batch is shown at once, the rest arrives in
+//! batches folded in as live events are ([`EpisodeView::push`]), and at its end whatever needs
+//! the whole episode is done (the sidecar verdicts' `seq`s, the notes, where the browser asked
+//! to go).
+//!
+//! [`EpisodeView::push`]: crate::app::view::EpisodeView::push
+
+use crate::core::episode::{Episode, Event};
+use crate::session::journal_load::LoadEnd;
+
+use super::super::inspector::Inspector;
+use super::super::loading::Loading;
+use super::super::state::{AppState, warning_line};
+
+/// The start of a journal opened from the browser: shown as an opened episode is, the cursor
+/// going where it was left once the events it names are there.
+pub(super) fn opening(state: &mut AppState, episode: Episode, read: u64, total: u64) {
+    let wanted = state.left_at.get(&super::super::state::position_key(&episode)).copied();
+    super::show_episode(state, episode);
+    state.loading_rest(read, total);
+    if let (Some(wanted), Some(inspector)) = (wanted, state.inspector_mut())
+        && let Some(loading) = &mut inspector.loading
+        && inspector.view.cursor < wanted
+    {
+        loading.resume_at = Some((inspector.view.cursor, wanted));
+    }
+}
+
+/// The inspector reading journal `origin` (on screen, or behind the compare screen).
+fn reading<'a>(state: &'a mut AppState, origin: &str) -> Option<&'a mut Inspector> {
+    let behind = state.compared_from.as_mut().map(|(list, _)| list.iter_mut());
+    state
+        .inspectors
+        .iter_mut()
+        .chain(behind.into_iter().flatten())
+        .find(|i| i.loading.is_some() && i.view.episode.origin == origin)
+}
+
+pub(super) fn batch(state: &mut AppState, origin: &str, events: Vec<Event>, read: u64) {
+    let Some(inspector) = reading(state, origin) else { return };
+    for event in events {
+        inspector.view.push(event);
+    }
+    if let Some(loading) = &mut inspector.loading {
+        loading.read = read;
+    }
+}
+
+pub(super) fn ended(state: &mut AppState, origin: &str, end: LoadEnd) {
+    let LoadEnd { events, renumber, mut warnings, error } = end;
+    let Some(inspector) = reading(state, origin) else { return };
+    let view = &mut inspector.view;
+    for event in events {
+        view.push(event);
+    }
+    view.renumber(&renumber);
+    if let Some(error) = error {
+        warnings.push(format!("{error}: loading stopped there, only the events before it are shown"));
+        inspector.partial = true;
+    }
+    view.episode.warnings.extend(warnings);
+    let loading = inspector.loading.take().unwrap_or(Loading::new(0, 0));
+    if let Some((at, wanted)) = loading.resume_at
+        && view.cursor == at
+    {
+        view.set_cursor(wanted);
+    }
+    let notes = inspector.notes.path.clone();
+    let warned = warning_line(&view.episode.warnings);
+    let on_screen = state.inspector().is_some_and(|i| i.view.episode.origin == origin);
+    if let Some(path) = notes {
+        super::notes::apply(state, &path);
+    }
+    if on_screen {
+        if warned.is_some() {
+            state.message = warned;
+        }
+        super::after_shown(state);
+        super::hits::episode_loaded(state);
+    }
+}
