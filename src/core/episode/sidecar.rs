@@ -163,7 +163,7 @@ impl PlaceVerdicts {
         for (k, v) in std::mem::take(&mut self.held) {
             self.placed.push((self.count, k));
             let seq = PROVISIONAL_SEQ + k as u64;
-            out.push(Event { seq, at: v.at, body: EventBody::Verdict(v.verdict) });
+            out.push(Event { seq, at: v.at, body: EventBody::from(v.verdict) });
             self.count += 1;
         }
     }
@@ -251,7 +251,7 @@ mod tests {
     fn verdicts_placed_batch_by_batch_are_merged_verdicts() {
         let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
         let mut bodies = vec![EventBody::Episode(Box::new(header))];
-        bodies.extend((0..6).map(|i| EventBody::Verdict(verdict(&format!("j{i}"), None))));
+        bodies.extend((0..6).map(|i| EventBody::from(verdict(&format!("j{i}"), None))));
         let episode = Episode::new(stamp_events(bodies, "t"), "x");
         let at = |judge: &str, episode: &str, after_seq: u64| SidecarVerdict {
             episode: episode.into(),
