@@ -82,7 +82,7 @@ fn the_first_frame_shows_before_the_rest_is_read() {
     let all = whole(&path).view().unwrap().events().len();
     assert!(state.view().unwrap().events().len() < all / 2, "only the start is loaded");
     let screen = render(&mut state, 160, 48);
-    assert!(screen.contains("⏸ REPLAY │ loading 0.0 / 0.0 MiB │ turn 1/"), "{screen}");
+    assert!(screen.contains("⏸ REPLAY │ loading 2.0 / 22.2 KiB │ turn 1/"), "{screen}");
     insta::assert_snapshot!("first_frame_while_loading_160x48", same_name(&screen, &path));
     // Keys work meanwhile: the end of what is loaded, and quitting at once.
     press(&mut state, "G");
@@ -169,4 +169,43 @@ fn a_bad_line_after_the_first_batch_keeps_the_events_before_it_and_says_so() {
     press(&mut state, "G");
     let screen = render(&mut state, 160, 48);
     assert!(screen.contains("⚠ partial: a bad line stopped loading"), "{screen}");
+}
+
+/// A sidecar verdict's `seq` is provisional until the journal is read: it cannot be annotated
+/// meanwhile (the note would name a number the verdict will not keep), and can be once loaded.
+#[test]
+fn a_sidecar_verdict_is_annotated_only_once_its_number_is_known() {
+    use converse_tui::app::state::Overlay;
+    use converse_tui::core::episode::EventBody;
+    let dir = scratch();
+    let path = journal(dir.path());
+    let (mut state, rest) = opening(&path);
+    let at = |state: &AppState| {
+        state
+            .view()
+            .unwrap()
+            .events()
+            .iter()
+            .position(|e| matches!(&e.body, EventBody::Verdict(v) if v.judge == "sidecar-judge"))
+    };
+    use converse_tui::core::annotate::notes_path;
+    update(&mut state, Action::Resize(160, 48));
+    update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(Vec::new()) });
+    let verdict = at(&state).expect("placed in the first batch");
+    state.inspector_mut().unwrap().view.set_cursor(verdict);
+    press(&mut state, "a");
+    assert!(
+        !state.overlays.iter().any(|o| matches!(o, Overlay::Annotate(_))),
+        "no form on a provisional number"
+    );
+    assert!(
+        state.message.as_deref().unwrap_or("").contains("numbered once the journal has loaded"),
+        "{:?}",
+        state.message
+    );
+    load_rest(&mut state, rest);
+    let verdict = at(&state).unwrap();
+    state.inspector_mut().unwrap().view.set_cursor(verdict);
+    press(&mut state, "a");
+    assert!(state.overlays.iter().any(|o| matches!(o, Overlay::Annotate(_))), "{:?}", state.message);
 }

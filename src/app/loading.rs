@@ -18,10 +18,11 @@ impl Loading {
         Loading { read, total, resume_at: None }
     }
 
-    /// `loading 12.3 / 51.0 MiB`
+    /// `loading 12.3 / 51.0 MiB` (KiB for a file under a mebibyte).
     pub fn label(&self) -> String {
-        let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
-        format!("loading {:.1} / {:.1} MiB", mib(self.read), mib(self.total))
+        let (unit, size) = if self.total >= 1 << 20 { ("MiB", 1 << 20) } else { ("KiB", 1 << 10) };
+        let of = |bytes: u64| bytes as f64 / f64::from(size);
+        format!("loading {:.1} / {:.1} {unit}", of(self.read), of(self.total))
     }
 }
 
@@ -32,6 +33,6 @@ mod tests {
     #[test]
     fn the_label_counts_mebibytes() {
         assert_eq!(Loading::new(12_897_485, 53_477_376).label(), "loading 12.3 / 51.0 MiB");
-        assert_eq!(Loading::new(0, 0).label(), "loading 0.0 / 0.0 MiB");
+        assert_eq!(Loading::new(6_963, 20_787).label(), "loading 6.8 / 20.3 KiB");
     }
 }

@@ -333,6 +333,10 @@ pub(super) fn open_annotate(state: &mut AppState) {
     }
     let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
     let seq = view.events()[event].seq;
+    if crate::core::episode::sidecar::is_provisional_seq(seq) {
+        state.message = Some("this verdict is numbered once the journal has loaded: annotate it then".into());
+        return;
+    }
     state.overlays.push(Overlay::Annotate(AnnotateForm::new(seq)));
 }
 

@@ -121,6 +121,12 @@ pub struct PlaceVerdicts {
 /// Provisional `seq` of sidecar verdict `k` while the journal is still being read.
 const PROVISIONAL_SEQ: u64 = u64::MAX / 2;
 
+/// Whether `seq` is a sidecar verdict's provisional one (it changes when the journal is read):
+/// nothing may be recorded against it.
+pub fn is_provisional_seq(seq: u64) -> bool {
+    seq >= PROVISIONAL_SEQ
+}
+
 impl PlaceVerdicts {
     /// The verdicts of `verdicts` that belong to episode `id`.
     pub fn new(id: &str, verdicts: Vec<SidecarVerdict>) -> Self {
