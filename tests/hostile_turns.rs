@@ -33,8 +33,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// The counters are global: one measurement at a time (the tests of this file run in parallel).
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Opens a fixture into the inspector's view; returns its highest turn and the peak bytes allocated meanwhile.
 fn open(name: &str) -> (u32, usize) {
+    let _alone = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile").join(name);
     let err = load_path(&path).expect_err("the reader refuses a turn past its seq").to_string();
     assert!(err.contains(":2: turn"), "one line naming file, line and problem: {err}");
@@ -48,7 +52,7 @@ fn open(name: &str) -> (u32, usize) {
     let next = view.next_turn_cursor();
     let prev = view.prev_turn_cursor();
     assert!(next <= view.last() && prev <= view.last());
-    (view.max_turn(), PEAK.load(Ordering::Relaxed) - before)
+    (view.max_turn(), PEAK.load(Ordering::Relaxed).saturating_sub(before))
 }
 
 #[test]
