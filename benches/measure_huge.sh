@@ -25,7 +25,7 @@ for f in many-events one-message; do
         until tmux -L "$sock" capture-pane -p -t huge14 2>/dev/null | grep -Eq "$ready"; do sleep 0.01; done
         shown=$(date +%s.%N)
         if [ "$quit" = all ]; then
-            while tmux -L "$sock" capture-pane -p -t huge14 2>/dev/null | grep -q 'loading .* MiB'; do sleep 0.01; done
+            while tmux -L "$sock" capture-pane -p -t huge14 2>/dev/null | grep -Eq 'loading .* [KM]iB'; do sleep 0.01; done
         fi
         loaded=$(date +%s.%N)
         tmux -L "$sock" send-keys -t huge14 q

@@ -16,9 +16,10 @@ use crate::core::import::LoadError;
 pub const BATCH_BYTES: usize = 4 << 20;
 
 /// Bytes of lines decoded per batch after the first: smaller, as the events of a batch on its
-/// way to the screen are held twice for a moment (peak RSS: 4 MB batches cost ~10 MB more on a
-/// 51 MiB journal than 1 MB ones).
-pub const REST_BATCH_BYTES: usize = 1 << 20;
+/// way to the screen are held twice for a moment. Peak RSS of the 51 MiB bench journal, all
+/// loaded: 4 MB batches ~10 MB more than 1 MB ones; 1 MB 107.1 MB, 256 KB 104.8 MB (1.98× the
+/// file), 128 KB 104.4 MB for more CPU.
+pub const REST_BATCH_BYTES: usize = 256 << 10;
 
 /// Bytes per batch: [`BATCH_BYTES`], or `CONVERSE_TUI_LOAD_BATCH` (tests: many batches of a
 /// small file).
