@@ -222,16 +222,7 @@ mod tests {
     use crate::core::episode::Party;
 
     fn message(text: String) -> Event {
-        let body = EventBody::Message(Message {
-            turn: 1,
-            from: Party::Assistant,
-            to: Party::User,
-            text,
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        });
+        let body = EventBody::Message(Message::new(1, Party::Assistant, Party::User, text));
         Event { seq: 2, at: "2026-11-22T00:00:00Z".into(), body }
     }
 

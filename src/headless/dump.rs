@@ -221,16 +221,7 @@ mod tests {
     use crate::core::episode::{Message, Party};
 
     fn message(text: String) -> Event {
-        let body = EventBody::Message(Message {
-            turn: 1,
-            from: Party::Attacker,
-            to: Party::Assistant,
-            text,
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        });
+        let body = EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, text));
         Event { seq: 1, at: "t".into(), body }
     }
 

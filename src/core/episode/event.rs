@@ -223,6 +223,11 @@ pub struct Message {
 }
 
 impl Message {
+    /// A plain message: no raw output, model, usage or author.
+    pub fn new(turn: u32, from: Party, to: Party, text: impl Into<String>) -> Self {
+        Message { turn, from, to, text: text.into(), raw: None, model: None, usage: None, by: None }
+    }
+
     /// The assistant writing to itself (ConVerse logs: its plan, its completion mark): a note, not a message.
     pub fn is_note(&self) -> bool {
         self.from == Party::Assistant && self.to == Party::Assistant
