@@ -13,16 +13,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 fn msg(turn: u32, from: Party, to: Party, text: &str) -> EventBody {
-    EventBody::Message(Message {
-        turn,
-        from,
-        to,
-        text: text.into(),
-        raw: None,
-        model: None,
-        usage: None,
-        by: None,
-    })
+    EventBody::Message(Message::new(turn, from, to, text))
 }
 
 fn verdict(turn: Option<u32>, outcome: Outcome) -> EventBody {

@@ -39,16 +39,7 @@ fn header_and_messages(n: usize, text: &str) -> Vec<Event> {
         EpisodeConfig::default(),
     )))];
     for turn in 1..=n as u32 {
-        bodies.push(EventBody::Message(Message {
-            turn,
-            from: Party::Attacker,
-            to: Party::Assistant,
-            text: text.to_string(),
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        }));
+        bodies.push(EventBody::Message(Message::new(turn, Party::Attacker, Party::Assistant, text)));
     }
     bodies.push(EventBody::End(End { reason: EndReason::MaxTurns, turns: n as u32 }));
     stamp_events(bodies, "2026-01-01T00:00:00Z")

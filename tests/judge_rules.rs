@@ -24,16 +24,7 @@ fn task(attack_type: &str, extra: Value) -> TaskInfo {
 }
 
 fn msg(turn: u32, from: Party, to: Party, text: &str) -> EventBody {
-    EventBody::Message(Message {
-        turn,
-        from,
-        to,
-        text: text.into(),
-        raw: None,
-        model: None,
-        usage: None,
-        by: None,
-    })
+    EventBody::Message(Message::new(turn, from, to, text))
 }
 
 fn to_attacker(turn: u32, text: &str) -> EventBody {

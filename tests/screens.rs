@@ -66,16 +66,7 @@ fn message_episode(text: String) -> Episode {
     let header = EpisodeHeader::new("hostile", TaskInfo::default(), EpisodeConfig::default());
     let bodies = vec![
         EventBody::Episode(Box::new(header)),
-        EventBody::Message(Message {
-            turn: 1,
-            from: Party::Attacker,
-            to: Party::Assistant,
-            text,
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        }),
+        EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, text)),
     ];
     Episode::new(stamp_events(bodies, "2026-01-01T10:00:00Z"), "test:hostile")
 }

@@ -158,16 +158,7 @@ fn a_huge_message_in_the_transcript_opens_and_scrolls() {
     let header = EpisodeHeader::new("huge", TaskInfo::default(), EpisodeConfig::default());
     let bodies = vec![
         EventBody::Episode(Box::new(header)),
-        EventBody::Message(Message {
-            turn: 1,
-            from: Party::Attacker,
-            to: Party::Assistant,
-            text,
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        }),
+        EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, text)),
     ];
     let episode = Episode::new(stamp_events(bodies, "2026-01-01T10:00:00Z"), "test:huge");
     let mut state = AppState::with_episode(episode, Keymap::default());

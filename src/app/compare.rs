@@ -439,16 +439,7 @@ mod tests {
 
     fn message(turn: u32, from: Party, text: &str) -> EventBody {
         let to = if from == Party::Assistant { Party::Attacker } else { Party::Assistant };
-        EventBody::Message(Message {
-            turn,
-            from,
-            to,
-            text: text.into(),
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        })
+        EventBody::Message(Message::new(turn, from, to, text))
     }
 
     fn verdict(turn: Option<u32>, outcome: Outcome) -> EventBody {

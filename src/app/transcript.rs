@@ -427,16 +427,7 @@ mod tests {
                 (Party::Assistant, Party::Attacker)
             };
             let text = format!("message {i} ") + &"word ".repeat(words);
-            bodies.push(EventBody::Message(Message {
-                turn: (i / 2 + 1) as u32,
-                from,
-                to,
-                text,
-                raw: None,
-                model: None,
-                usage: None,
-                by: None,
-            }));
+            bodies.push(EventBody::Message(Message::new((i / 2 + 1) as u32, from, to, text)));
         }
         Episode::new(stamp_events(bodies, "t"), "t")
     }

@@ -592,16 +592,7 @@ mod tests {
     use crate::core::episode::{EpisodeConfig, EpisodeHeader, Message, TaskInfo, stamp_events};
 
     fn message(turn: u32, from: Party, to: Party, text: &str) -> EventBody {
-        EventBody::Message(Message {
-            turn,
-            from,
-            to,
-            text: text.to_string(),
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        })
+        EventBody::Message(Message::new(turn, from, to, text))
     }
 
     fn view() -> EpisodeView {

@@ -59,16 +59,7 @@ mod tests {
     #[test]
     fn a_span_quotes_characters_of_its_event_and_nothing_outside() {
         let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
-        let message = Message {
-            turn: 1,
-            from: Party::Assistant,
-            to: Party::Attacker,
-            text: "Café Hollybrook Clinic".into(),
-            raw: None,
-            model: None,
-            usage: None,
-            by: None,
-        };
+        let message = Message::new(1, Party::Assistant, Party::Attacker, "Café Hollybrook Clinic");
         let bodies = [EventBody::Episode(Box::new(header)), EventBody::Message(message)];
         let episode = Episode::new(stamp_events(bodies, "t"), "x");
         let span = |start, end| Some(Span { start, end });

@@ -209,18 +209,7 @@ mod tests {
     #[test]
     fn merged_verdicts_follow_their_event_and_journal_events_keep_their_seq() {
         let header = EpisodeHeader::new("e", TaskInfo::default(), EpisodeConfig::default());
-        let msg = |text: &str| {
-            EventBody::Message(Message {
-                turn: 1,
-                from: Party::Assistant,
-                to: Party::Attacker,
-                text: text.into(),
-                raw: None,
-                model: None,
-                usage: None,
-                by: None,
-            })
-        };
+        let msg = |text: &str| EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, text));
         let bodies = vec![
             EventBody::Episode(Box::new(header)),
             msg("a"),
