@@ -263,13 +263,14 @@ impl<R: BufRead> JournalReader<R> {
             return Ok(());
         }
         // The batch: its lines' bytes one after another, and each line's end and number.
-        // Sized for the batch and its last line at once: grown by doubling, it could take twice that.
-        let mut bytes = Vec::with_capacity(self.batch_bytes.min(BATCH_BYTES) + self.huge_line.min(HUGE_LINE));
+        let mut bytes = Vec::new();
+        let most = self.batch_bytes.min(BATCH_BYTES) + self.huge_line.min(HUGE_LINE);
         let mut lines = Vec::<(usize, usize)>::new();
         loop {
             let more = self.read_line()?;
             let huge = more && self.buf.len() >= self.huge_line;
             if more && !huge {
+                grow_capped(&mut bytes, self.buf.len(), most);
                 bytes.extend_from_slice(&self.buf);
                 lines.push((bytes.len(), self.line_no));
             }
@@ -408,6 +409,22 @@ enum Step {
     Next,
     Event(Event),
     End,
+}
+
+/// Makes room for `extra` more bytes, doubling as a `Vec` does but not past `most` (a batch
+/// and its last line) while the bytes fit in it: grown freely, a 4 MB batch could take 8 MB;
+/// sized to `most` up front, every small journal would pay for 5 MB.
+fn grow_capped(bytes: &mut Vec<u8>, extra: usize, most: usize) {
+    let needed = bytes.len() + extra;
+    if needed <= bytes.capacity() {
+        return;
+    }
+    if needed > most {
+        bytes.reserve(extra);
+    } else {
+        let doubled = (bytes.capacity() * 2).max(4096).min(most).max(needed);
+        bytes.reserve_exact(doubled - bytes.len());
+    }
 }
 
 /// Decodes one line (with its `\n`, if it has one).
@@ -600,6 +617,26 @@ mod tests {
         assert!(!reader.read_batch(&mut events).unwrap(), "done stays done");
         assert_eq!(reader.bytes_read(), bytes.len() as u64);
         Ok((events, reader.into_warnings()))
+    }
+
+    /// A batch's buffer grows as its lines come, up to a batch and a line and no further
+    /// unless one line needs more; a small journal does not pay for a whole batch.
+    #[test]
+    fn the_batch_buffer_grows_to_its_lines_and_stops_at_its_limit() {
+        let most = 7 * 3_000;
+        let mut bytes = Vec::new();
+        grow_capped(&mut bytes, 10, most);
+        assert_eq!(bytes.capacity(), 4096);
+        let mut capacities = Vec::new();
+        while bytes.len() < most {
+            grow_capped(&mut bytes, 7, most);
+            bytes.extend_from_slice(b"1234567");
+            capacities.push(bytes.capacity());
+        }
+        capacities.dedup();
+        assert_eq!(capacities, [4096, 8192, 16384, most]);
+        grow_capped(&mut bytes, 50_000, most);
+        assert!(bytes.capacity() >= most + 50_000);
     }
 
     /// Every journal among the fixtures (the hostile ones too) reads the same in parallel
