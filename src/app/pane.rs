@@ -56,6 +56,11 @@ pub fn event_text(body: &EventBody) -> Option<&str> {
     }
 }
 
+/// An item's own text, or else its event's.
+fn shown_text<'a>(own: Option<&'a str>, event: usize, events: &'a [Event]) -> &'a str {
+    own.or_else(|| events.get(event).and_then(|e| event_text(&e.body))).unwrap_or("")
+}
+
 impl PaneItem {
     fn new(event: usize, own: Option<String>, events: &[Event]) -> Self {
         let mut item = PaneItem {
@@ -80,10 +85,7 @@ impl PaneItem {
 
     /// The text shown under the header: the item's own copy, or else its event's text.
     pub fn text<'a>(&'a self, events: &'a [Event]) -> &'a str {
-        match &self.own {
-            Some(own) => own,
-            None => events.get(self.event()).and_then(|e| event_text(&e.body)).unwrap_or(""),
-        }
+        shown_text(self.own.as_deref(), self.event(), events)
     }
 
     /// Whether the item holds a copy of its text (it differs from the event's).
@@ -163,10 +165,8 @@ impl PaneItem {
 
     /// Wraps at `width` until the item's first `rows` rows are known (or all are); returns its height.
     fn ensure_rows(&mut self, events: &[Event], rows: usize, width: usize) -> usize {
-        let text = match &self.own {
-            Some(own) => own,
-            None => events.get(self.event as usize).and_then(|e| event_text(&e.body)).unwrap_or(""),
-        };
+        // Not `self.text`: the wrap is borrowed mutably beside the text.
+        let text = shown_text(self.own.as_deref(), self.event(), events);
         self.wrap.get_or_insert_with(|| Box::new(LazyWrap::new(width))).ensure(text, rows.saturating_sub(1));
         self.height(width)
     }

@@ -183,11 +183,7 @@ impl EpisodeView {
     /// Gives events their final `seq`, by index (sidecar verdicts placed while their journal was
     /// read get theirs once its last event is known).
     pub fn renumber(&mut self, seqs: &[(usize, u64)]) {
-        for &(index, seq) in seqs {
-            if let Some(event) = self.episode.events.get_mut(index) {
-                event.seq = seq;
-            }
-        }
+        crate::core::episode::sidecar::renumber(&mut self.episode.events, seqs);
     }
 
     /// Indexes event `i`, the newest one indexed so far.

@@ -8,12 +8,12 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use crate::core::episode::sidecar::{PlaceVerdicts, read_sidecar, sidecar_path};
+use crate::core::episode::sidecar::{PlaceVerdicts, read_sidecar, renumber, sidecar_path};
 use crate::core::episode::{Episode, Event, EventBody, JournalReader};
 use crate::core::import::LoadError;
 
-/// Bytes of lines decoded for the first screen (the reader's own batch size).
-pub const BATCH_BYTES: usize = 4 << 20;
+/// Bytes of lines decoded for the first screen: the reader's own batch size.
+pub use crate::core::episode::journal::BATCH_BYTES;
 
 /// Bytes of lines decoded per batch after the first: smaller, as the events of a batch on its
 /// way to the screen are held twice for a moment. Peak RSS of the 51 MiB bench journal, all
@@ -59,6 +59,17 @@ pub struct LoadEnd {
     pub error: Option<String>,
 }
 
+impl LoadEnd {
+    /// Completes `episode`, which holds every batch before this end: its last events and
+    /// renumbered verdicts, the warnings, and the error last among them.
+    pub fn complete(self, episode: &mut Episode) {
+        episode.events.extend(self.events);
+        renumber(&mut episode.events, &self.renumber);
+        episode.warnings.extend(self.warnings);
+        episode.warnings.extend(self.error);
+    }
+}
+
 impl JournalLoad {
     /// Reads the first `batch_bytes` of the journal at `path` (see [`crate::core::episode::is_journal`]):
     /// the episode so far, and the rest to load unless that was the whole file. An error in the
@@ -95,12 +106,7 @@ impl JournalLoad {
             load.reader.set_batch_bytes(batch_bytes.min(REST_BATCH_BYTES));
             return Ok((episode, Some(load)));
         }
-        let end = load.finish();
-        episode.events.extend(end.events);
-        for (index, seq) in end.renumber {
-            episode.events[index].seq = seq;
-        }
-        episode.warnings = end.warnings;
+        load.finish().complete(&mut episode);
         Ok((episode, None))
     }
 
@@ -148,13 +154,7 @@ mod tests {
             while let Some(events) = rest.next_batch() {
                 episode.events.extend(events);
             }
-            let end = rest.finish();
-            episode.events.extend(end.events);
-            for (index, seq) in end.renumber {
-                episode.events[index].seq = seq;
-            }
-            episode.warnings = end.warnings;
-            episode.warnings.extend(end.error);
+            rest.finish().complete(&mut episode);
         }
         Ok(episode)
     }

@@ -9,7 +9,6 @@ use crate::core::episode::{Episode, Event};
 use crate::session::journal_load::LoadEnd;
 
 use super::super::inspector::Inspector;
-use super::super::loading::Loading;
 use super::super::state::{AppState, warning_line};
 
 /// The start of a journal opened from the browser: shown as an opened episode is, the cursor
@@ -59,8 +58,7 @@ pub(super) fn ended(state: &mut AppState, origin: &str, end: LoadEnd) {
         inspector.partial = true;
     }
     view.episode.warnings.extend(warnings);
-    let loading = inspector.loading.take().unwrap_or(Loading::new(0, 0));
-    if let Some((at, wanted)) = loading.resume_at
+    if let Some((at, wanted)) = inspector.loading.take().and_then(|l| l.resume_at)
         && view.cursor == at
     {
         view.set_cursor(wanted);

@@ -390,8 +390,8 @@ impl<R: BufRead> Iterator for JournalReader<R> {
 /// Lines at least this long are read without a second copy of their text (see [`decode_huge`]).
 const HUGE_LINE: usize = 1 << 20;
 
-/// Bytes of lines decoded together by [`JournalReader::read_all`].
-const BATCH_BYTES: usize = 4 << 20;
+/// Bytes of lines decoded together by [`JournalReader::read_batch`] unless set otherwise.
+pub const BATCH_BYTES: usize = 4 << 20;
 
 /// One line, decoded on its own (in any order, on any thread).
 // Mostly events, moved on into the episode: boxing them would allocate once more per event.

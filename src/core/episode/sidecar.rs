@@ -151,18 +151,14 @@ impl PlaceVerdicts {
             return events;
         }
         let mut out = Vec::with_capacity(events.len() + self.held.len());
-        self.place_into(events, &mut out);
-        out
-    }
-
-    fn place_into(&mut self, events: Vec<Event>, out: &mut Vec<Event>) {
         for event in events {
-            self.release(out);
+            self.release(&mut out);
             self.max_seq = Some(self.max_seq.map_or(event.seq, |m| m.max(event.seq)));
             self.held = self.waiting.remove(&event.seq).unwrap_or_default();
             out.push(event);
             self.count += 1;
         }
+        out
     }
 
     fn release(&mut self, out: &mut Vec<Event>) {
@@ -183,6 +179,15 @@ impl PlaceVerdicts {
         self.release(out);
         let next_seq = self.max_seq.map_or(0, |m| m + 1);
         self.placed.into_iter().map(|(index, k)| (index, next_seq + k as u64)).collect()
+    }
+}
+
+/// Gives the events at the indices [`PlaceVerdicts::finish`] names their final `seq`.
+pub fn renumber(events: &mut [Event], seqs: &[(usize, u64)]) {
+    for &(index, seq) in seqs {
+        if let Some(event) = events.get_mut(index) {
+            event.seq = seq;
+        }
     }
 }
 
@@ -268,9 +273,8 @@ mod tests {
                 for chunk in episode.events.chunks(batch) {
                     out.extend(place.place(chunk.to_vec()));
                 }
-                for (index, seq) in place.finish(&mut out) {
-                    out[index].seq = seq;
-                }
+                let seqs = place.finish(&mut out);
+                renumber(&mut out, &seqs);
                 assert_eq!(out, merged.events, "batches of {batch}, sidecar {sidecar:?}");
             }
         }
