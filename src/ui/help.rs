@@ -51,7 +51,7 @@ fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
     }
     lines.push(Line::default());
     lines.push(Line::from(Span::styled(
-        "Mouse wheel scrolls the pane under the pointer. Keys can be changed in keymap.toml (see README).",
+        "Mouse wheel scrolls the pane under the pointer. Keys can be changed in keymap.toml (see docs/configuration.md).",
         theme.dim(),
     )));
     lines
