@@ -1,0 +1,294 @@
+//! The command catalogue: every command, its layers, help group, description and default keys.
+
+use strum::{EnumIter, EnumString, IntoEnumIterator, IntoStaticStr};
+
+/// What a key can do. The names are the ones users write in keymap files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, EnumIter, EnumString, IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Command {
+    NextEvent,
+    PrevEvent,
+    NextTurn,
+    PrevTurn,
+    First,
+    Last,
+    JumpToTurn,
+    PlayPause,
+    StepCall,
+    StepTurn,
+    Continue,
+    Faster,
+    Slower,
+    FocusNext,
+    FocusPrev,
+    ScrollDown,
+    ScrollUp,
+    PageDown,
+    PageUp,
+    SelectNext,
+    SelectPrev,
+    OpenDetail,
+    EpisodeInfo,
+    GoToEvidence,
+    ToggleTranscript,
+    Search,
+    SearchEpisodes,
+    NextHit,
+    PrevHit,
+    Copy,
+    OpenInPager,
+    OpenInEditor,
+    Browser,
+    SortNext,
+    SortReverse,
+    GroupView,
+    Review,
+    Tasks,
+    Compose,
+    EditPending,
+    EndEpisode,
+    TakeOver,
+    Redact,
+    Annotate,
+    Annotations,
+    DeleteNote,
+    Mark,
+    CompareMarked,
+    CycleDomain,
+    CyclePersona,
+    CycleSplit,
+    Send,
+    NewLine,
+    HistoryPrev,
+    HistoryNext,
+    Submit,
+    NextField,
+    Confirm,
+    TakeOverHuman,
+    TakeOverModel,
+    Help,
+    Close,
+    Quit,
+}
+
+/// Where keys go; each layer has its own bindings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, EnumString, IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
+pub enum Layer {
+    Inspector,
+    Browser,
+    Picker,
+    /// Help, detail and the annotations panel.
+    Overlay,
+    /// The results of a search across episodes.
+    Hits,
+    /// Writing as the attacker (or editing the attacker's held message).
+    Composer,
+    /// The annotation form and the one-line prompts (search, filter, jump to turn).
+    Form,
+    /// A yes/no question: any key not bound here answers no.
+    Confirm,
+    /// "Take over: you or a model?": any key not bound here cancels.
+    TakeOver,
+    /// Two episodes side by side (`compare A B`, or `=` in the browser).
+    Compare,
+}
+
+impl Layer {
+    /// Layers where printable characters are text.
+    pub fn takes_text(self) -> bool {
+        matches!(self, Layer::Composer | Layer::Form)
+    }
+}
+
+/// Groups for the help overlay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, EnumIter)]
+pub enum Group {
+    Step,
+    View,
+    Human,
+    Tasks,
+    Dialogs,
+    General,
+}
+
+impl Group {
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Step => "Step through",
+            Group::View => "Panes and views",
+            Group::Tasks => "Task picker",
+            Group::Human => "Playing the attacker",
+            Group::Dialogs => "Composer, forms and questions",
+            Group::General => "General",
+        }
+    }
+}
+
+use Layer::{
+    Browser as B, Compare as X, Composer as C, Confirm as Y, Form as F, Hits as H, Inspector as I,
+    Overlay as O, Picker as P,
+};
+
+const LISTS: &[Layer] = &[I, B, P, O, X, H];
+const SCREENS: &[Layer] = &[I, B, P];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver, X];
+
+/// One command's help entry and default keys.
+pub struct Spec {
+    pub group: Group,
+    pub description: &'static str,
+    pub keys: &'static [&'static str],
+    pub layers: &'static [Layer],
+}
+
+const fn spec(
+    group: Group,
+    description: &'static str,
+    keys: &'static [&'static str],
+    layers: &'static [Layer],
+) -> Spec {
+    Spec { group, description, keys, layers }
+}
+
+impl Command {
+    /// Every command, in help order.
+    pub fn all() -> impl Iterator<Item = Command> {
+        Command::iter()
+    }
+
+    pub fn spec(self) -> Spec {
+        use Command::*;
+        use Group::{Dialogs, General, Human, Step, View};
+        match self {
+            NextEvent => spec(
+                Step,
+                "Reveal the next event (compare: the next turn)",
+                &["n", "Right"],
+                &[I, B, P, X, H],
+            ),
+            PrevEvent => spec(
+                Step,
+                "Step back one event (compare: the previous turn)",
+                &["p", "Left"],
+                &[I, B, P, X, H],
+            ),
+            NextTurn => spec(Step, "Reveal up to the end of the next turn", &["]"], &[I, X]),
+            PrevTurn => spec(Step, "Step back to the end of the previous turn", &["["], &[I, X]),
+            First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
+            Last => spec(Step, "Go to the last event (follows the live tail)", &["G", "End"], LISTS),
+            JumpToTurn => spec(Step, "Jump to turn N", &[":"], &[I]),
+            PlayPause => spec(Step, "Play / pause (autoplay on replays, the runner live)", &["Space"], &[I]),
+            StepCall => spec(Step, "Live: let one model call through, then pause", &["."], &[I]),
+            StepTurn => spec(Step, "Live: run to the end of the turn, then pause", &[">"], &[I]),
+            Continue => spec(Step, "Live: continue running", &["c"], &[I]),
+            Faster => spec(Step, "Autoplay faster", &["+", "="], &[I]),
+            Slower => spec(Step, "Autoplay slower", &["-"], &[I]),
+            FocusNext => spec(View, "Focus the next pane", &["Tab"], &[I]),
+            FocusPrev => spec(View, "Focus the previous pane", &["Shift-Tab"], &[I]),
+            ScrollDown => spec(View, "Scroll the focused pane down", &["j"], LISTS),
+            ScrollUp => spec(View, "Scroll the focused pane up", &["k"], LISTS),
+            PageDown => spec(View, "Scroll down a page", &["PageDown", "Ctrl-d"], LISTS),
+            PageUp => spec(View, "Scroll up a page", &["PageUp", "Ctrl-u"], LISTS),
+            SelectNext => spec(View, "Select the next item in the pane or list", &["Down"], LISTS),
+            SelectPrev => spec(View, "Select the previous item", &["Up"], LISTS),
+            OpenDetail => spec(View, "Open the selected event: raw text and JSON", &["Enter"], LISTS),
+            EpisodeInfo => spec(View, "Episode info: task, models, defence, run log", &["I"], &[I]),
+            GoToEvidence => spec(
+                View,
+                "Go to the selected verdict's evidence (the leak, the offending call)",
+                &["V"],
+                &[I],
+            ),
+            ToggleTranscript => spec(
+                View,
+                "Transcript layout: one chronological column (again: the three panes)",
+                &["v"],
+                &[I],
+            ),
+            Search => spec(View, "Search the episode (filter in the browser)", &["/"], SCREENS),
+            SearchEpisodes => {
+                spec(View, "Search every episode's text (inspector: back to the results)", &["F"], &[I, B, H])
+            }
+            NextHit => {
+                spec(View, "Search results: open the next hit (across episodes)", &["Ctrl-n"], &[I, H])
+            }
+            PrevHit => spec(View, "Search results: open the previous hit", &["Ctrl-p"], &[I, H]),
+            Copy => spec(View, "Copy the selected event's text (OSC 52 clipboard)", &["y"], &[I]),
+            OpenInPager => spec(View, "Open the selected event's text in $PAGER", &["o"], &[I]),
+            OpenInEditor => spec(View, "Open the selected event's text in $EDITOR", &["O"], &[I]),
+            Browser => spec(View, "Episode browser", &["b"], &[I, B, P, H]),
+            SortNext => spec(View, "Browser: sort by the next column (then unsorted)", &["s"], &[B]),
+            SortReverse => spec(View, "Browser: reverse the sort", &["S"], &[B]),
+            GroupView => spec(
+                View,
+                "Browser: group by model › defence › domain with rates (Enter folds)",
+                &["z"],
+                &[B],
+            ),
+            Review => spec(
+                View,
+                "Browser: agreement review, the episodes whose verdict sources disagree",
+                &["A"],
+                &[B],
+            ),
+            Redact => spec(View, "Mask the persona's private values (screenshots, demos)", &["R"], &[I, X]),
+            Mark => spec(View, "Browser: mark the episode for comparing (at most two)", &["m"], &[B]),
+            CompareMarked => {
+                spec(View, "Browser: compare the two marked episodes side by side", &["="], &[B])
+            }
+            Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
+            EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
+            EndEpisode => spec(Human, "End the episode (when you play the attacker)", &["E"], &[I]),
+            TakeOver => spec(Human, "Take over here: fork and continue live", &["T"], &[I]),
+            Annotate => spec(
+                Human,
+                "Annotate the selected event (label, note); in the review, at the disputed turn",
+                &["a"],
+                &[I, B],
+            ),
+            Annotations => spec(Human, "Annotations panel (Enter jumps to the event)", &["N"], &[I, O]),
+            DeleteNote => spec(Human, "Annotations panel: delete the selected one", &["x", "Delete"], &[O]),
+            Tasks => spec(Group::Tasks, "CONVERSE task picker", &["t"], SCREENS),
+            CycleDomain => spec(Group::Tasks, "Picker: next domain filter", &["D"], &[P]),
+            CyclePersona => spec(Group::Tasks, "Picker: next persona filter", &["P"], &[P]),
+            CycleSplit => spec(Group::Tasks, "Picker: next split filter (privacy/security)", &["S"], &[P]),
+            Send => spec(Dialogs, "Composer: send the message", &["Enter"], &[C]),
+            NewLine => spec(Dialogs, "Composer: new line", &["Alt-Enter", "Shift-Enter", "Ctrl-j"], &[C]),
+            HistoryPrev => {
+                spec(Dialogs, "Composer: previous sent message (on the first line)", &["Up"], &[C])
+            }
+            HistoryNext => spec(Dialogs, "Composer: next sent message (on the last line)", &["Down"], &[C]),
+            Submit => spec(Dialogs, "Form or prompt: save / go", &["Enter"], &[F]),
+            NextField => spec(Dialogs, "Form: next field", &["Tab", "Shift-Tab"], &[F]),
+            Confirm => spec(Dialogs, "Question: yes (any other key is no)", &["y", "Y"], &[Y]),
+            TakeOverHuman => {
+                spec(Dialogs, "Take over: you play the attacker", &["h", "y"], &[Layer::TakeOver])
+            }
+            TakeOverModel => {
+                spec(Dialogs, "Take over: the attacker model plays", &["l", "m"], &[Layer::TakeOver])
+            }
+            Help => spec(General, "Show this help", &["?"], LISTS),
+            Close => {
+                spec(General, "Close the overlay, hide the composer, cancel, go back", &["Esc"], EVERYWHERE)
+            }
+            Quit => spec(General, "Quit", &["q", "Ctrl-c"], EVERYWHERE),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+
+    pub fn group(self) -> Group {
+        self.spec().group
+    }
+
+    pub fn description(self) -> &'static str {
+        self.spec().description
+    }
+
+    pub fn from_name(name: &str) -> Option<Command> {
+        name.parse().ok()
+    }
+}
