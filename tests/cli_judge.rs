@@ -86,7 +86,8 @@ async fn a_judge_that_keeps_failing_makes_the_command_fail() {
     let output = converse_tui(home.path(), args).await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(!output.status.success(), "{stdout}");
-    assert!(stdout.contains("judge errors 2") || stdout.contains("judge errors 3"), "{stdout}");
+    // The LLM privacy and utility judges err (the security judge has nothing to judge in a privacy task).
+    assert!(stdout.contains("judge errors 2"), "{stdout}");
     let sidecar = std::fs::read_to_string(home.path().join("demo.verdicts.jsonl")).unwrap();
     assert!(sidecar.contains("\"outcome\":\"error\"") && sidecar.contains("I think it leaked, probably."));
 }

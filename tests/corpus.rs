@@ -195,9 +195,11 @@ fn kappa_equals_a_hand_computed_confusion_matrix() {
     let confusion = vec![vec![20, 5, 0], vec![3, 10, 2], vec![0, 4, 16]];
     assert!((kappa(&confusion, false).unwrap() - 0.6470588235).abs() < 1e-9);
     assert!((kappa(&confusion, true).unwrap() - 0.7446808511).abs() < 1e-9);
-    // Two categories: weighting changes nothing.
+    // Two categories: weighting changes nothing. By hand: po = 11/14, row and column sums 8, 6 and
+    // 7, 7, pe = (8·7 + 6·7)/14² = 1/2, κ = (11/14 − 1/2)/(1/2) = 4/7.
     let binary = vec![vec![6, 0, 2], vec![0, 0, 0], vec![1, 0, 5]];
-    assert!(close(kappa(&binary, true).unwrap(), kappa(&binary, false).unwrap()));
+    assert!(close(kappa(&binary, false).unwrap(), 4.0 / 7.0));
+    assert!(close(kappa(&binary, true).unwrap(), 4.0 / 7.0));
 }
 
 fn verdict(

@@ -351,7 +351,8 @@ async fn a_request_that_never_answers_times_out() {
     assert_eq!(err.attempts, 2);
     assert_eq!(server.request_count(), 2);
     assert!(err.to_string().contains("timed out"));
-    assert!(started.elapsed() < Duration::from_secs(3));
+    // The server never answers: only the client's timeout ends the call, far below this bound.
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
 }
 
 #[tokio::test]

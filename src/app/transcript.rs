@@ -141,6 +141,12 @@ impl Transcript {
         self.width
     }
 
+    /// Body lines wrapped so far, over every entry: the work the transcript did, which stays about
+    /// the screens shown whatever the size of the texts.
+    pub fn wrapped_lines(&self) -> usize {
+        self.entries.iter().map(|e| e.wrap.lines().len()).sum()
+    }
+
     fn forget_wraps(&mut self) {
         for entry in &mut self.entries {
             entry.wrap = LazyWrap::new(self.width);

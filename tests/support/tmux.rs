@@ -73,6 +73,8 @@ pub fn rand_suffix() -> u128 {
 
 pub fn tmux_available() -> bool {
     if std::env::var_os("CONVERSE_TUI_SKIP_TMUX").is_some() {
+        // CI must run what it claims to test: a skip there would be a silent pass.
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true: CONVERSE_TUI_SKIP_TMUX is refused");
         return false;
     }
     assert!(
