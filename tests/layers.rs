@@ -18,9 +18,19 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     ("headless", &["app", "ui", "tui"]),
 ];
 
-/// Module groups whose members must not import each other in a cycle:
-/// the members are the modules directly under the prefix.
-const ACYCLIC: &[&[&str]] = &[&[], &["core"], &["core", "sim"], &["core", "judge"]];
+/// Every module with children (a directory, and the crate root) is a group whose files must not
+/// import each other in a cycle: its members are the modules directly under it and its own
+/// `mod.rs` (named `mod`), which holds the items a `super::Item` path reaches.
+fn groups(modules: &BTreeSet<Vec<String>>) -> BTreeSet<Vec<String>> {
+    modules.iter().filter(|m| !m.is_empty()).map(|m| m[..m.len() - 1].to_vec()).collect()
+}
+
+/// Groups whose cycles are being cut (issue 25) and are reported apart: a listed group that has
+/// no cycle any more fails the test too, so the list only shrinks.
+const CYCLES_BEING_CUT: &[&[&str]] = &[&["app"], &["app", "update"], &["core", "corpus"]];
+
+/// The name of a group's own `mod.rs` among its members.
+const OWN_FILE: &str = "mod";
 
 #[test]
 fn the_layers_point_downwards_and_form_no_cycle() {
@@ -46,7 +56,9 @@ fn the_checker_finds_a_forbidden_import_and_a_cycle() {
              #[cfg(test)]\nmod tests { use super::*; }",
         ),
         source("core/judge/mod.rs", "use crate::core::sim::runner::RunError;"),
-        source("ui/mod.rs", "use crate::headless::run::Launch;"),
+        // A `mod.rs` is a member of its folder: `browser::draw` one way, `super::Item` back.
+        source("ui/mod.rs", "use crate::headless::run::Launch;\nfn f() { browser::draw(); }"),
+        source("ui/browser.rs", "use super::file_errors_of_mod_rs;"),
         source("app/mod.rs", "use crate::core::sim::runner::RunError;"),
     ];
     let problems = check(&files).join("\n");
@@ -55,6 +67,7 @@ fn the_checker_finds_a_forbidden_import_and_a_cycle() {
         "src/ui/mod.rs: ui imports headless (crate::headless::run::Launch)",
         "cycle: core::judge → core::sim → core::judge",
         "cycle: core::sim::assistant → core::sim::runner → core::sim::assistant",
+        "cycle: ui::browser → ui::mod → ui::browser",
     ] {
         assert!(problems.contains(expected), "missing `{expected}` in:\n{problems}");
     }
@@ -105,20 +118,20 @@ struct Import {
 
 fn check(files: &[Source]) -> Vec<String> {
     let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(&f.path)).collect();
+    let groups = groups(&modules);
     let mut problems = Vec::new();
     // group prefix → (from member → to member → first file and path that made the edge)
     let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, String>>> = BTreeMap::new();
     for file in files {
         let own = module_of(&file.path);
-        for import in imports(&file.text, &own) {
+        for import in imports(&file.text, &own, &modules) {
             let top = import.target.first().map(String::as_str).unwrap_or("");
             for (layer, banned) in FORBIDDEN {
                 if own.first().map(String::as_str) == Some(layer) && banned.contains(&top) {
                     problems.push(format!("src/{}: {layer} imports {top} ({})", file.path, import.written));
                 }
             }
-            for group in ACYCLIC {
-                let group: Vec<String> = group.iter().map(|s| s.to_string()).collect();
+            for group in &groups {
                 let (Some(from), Some(to)) =
                     (member(&own, &group, &modules), member(&import.target, &group, &modules))
                 else {
@@ -136,7 +149,19 @@ fn check(files: &[Source]) -> Vec<String> {
             }
         }
     }
+    for listed in CYCLES_BEING_CUT {
+        let listed: Vec<String> = listed.iter().map(|s| s.to_string()).collect();
+        if files.len() > 50 && graphs.get(&listed).is_none_or(|graph| cycles(graph).is_empty()) {
+            problems.push(format!(
+                "{} has no cycle any more: take it out of CYCLES_BEING_CUT",
+                listed.join("::")
+            ));
+        }
+    }
     for (group, graph) in &graphs {
+        if CYCLES_BEING_CUT.iter().any(|listed| listed.iter().copied().eq(group.iter().map(String::as_str))) {
+            continue;
+        }
         for cycle in cycles(graph) {
             let name = |m: &str| group.iter().map(String::as_str).chain([m]).collect::<Vec<_>>().join("::");
             let mut line = format!(
@@ -153,12 +178,17 @@ fn check(files: &[Source]) -> Vec<String> {
     problems
 }
 
-/// The member of `group` that `path` lies in: the next segment, when it names a module.
+/// The member of `group` that `path` lies in: the next segment when it names a module, else the
+/// group's own file (the path is the group, or an item of it).
 fn member(path: &[String], group: &[String], modules: &BTreeSet<Vec<String>>) -> Option<String> {
-    if path.len() <= group.len() || path[..group.len()] != *group {
+    if path.len() < group.len() || path[..group.len()] != *group {
         return None;
     }
-    modules.contains(&path[..=group.len()]).then(|| path[group.len()].clone())
+    if path.len() > group.len() && modules.contains(&path[..=group.len()]) {
+        Some(path[group.len()].clone())
+    } else {
+        Some(OWN_FILE.to_string())
+    }
 }
 
 /// One cycle per strongly connected component of more than one member (Tarjan's algorithm).
@@ -255,9 +285,10 @@ fn shortest_cycle(
     unreachable!("{start} is in a strongly connected component")
 }
 
-/// Every `crate::…` / `super::…` path in `text` (comments and literals left out),
-/// resolved from the crate root. Grouped imports give one path per leaf.
-fn imports(text: &str, own: &[String]) -> Vec<Import> {
+/// Every `crate::…` / `super::…` / `self::…` path in `text` (comments and literals left out), and
+/// every `use child::…` of a child module, resolved from the crate root. Grouped imports give one
+/// path per leaf.
+fn imports(text: &str, own: &[String], modules: &BTreeSet<Vec<String>>) -> Vec<Import> {
     let code = code_only(text);
     let bytes = code.as_bytes();
     let mut out = Vec::new();
@@ -280,14 +311,21 @@ fn imports(text: &str, own: &[String]) -> Vec<Import> {
         if boundary && let Some(name) = inline_mod_at(&code[i..]) {
             inline.push((depth + 1, name));
         }
-        if boundary && (code[i..].starts_with("crate::") || code[i..].starts_with("super::")) {
+        let child_path = if boundary { child_path_at(&code[i..], own, modules) } else { None };
+        if boundary
+            && (child_path.is_some()
+                || code[i..].starts_with("crate::")
+                || code[i..].starts_with("super::")
+                || code[i..].starts_with("self::"))
+        {
+            i += child_path.unwrap_or(0);
             let (paths, end) = parse_tree(&code, i);
             let mut here: Vec<String> = own.to_vec();
             here.extend(inline.iter().map(|(_, n)| n.clone()));
             for path in paths {
                 let mut segments: Vec<&str> = path.iter().map(String::as_str).collect();
                 let mut target: Vec<String> = if segments[0] == "crate" { Vec::new() } else { here.clone() };
-                if segments[0] == "crate" {
+                if matches!(segments[0], "crate" | "self") {
                     segments.remove(0);
                 }
                 while segments.first() == Some(&"super") {
@@ -303,6 +341,18 @@ fn imports(text: &str, own: &[String]) -> Vec<Import> {
         i += 1;
     }
     out
+}
+
+/// `NAME::…` (or `use NAME::…`) at the start of `s` where NAME is a child module of `own`: a
+/// path relative to the file's own module, as a `mod.rs` writes `pub use child::Item` or
+/// `child::draw(…)`. Returns where the path starts.
+fn child_path_at(s: &str, own: &[String], modules: &BTreeSet<Vec<String>>) -> Option<usize> {
+    let skip = if s.starts_with("use ") { 4 } else { 0 };
+    let rest = &s[skip..];
+    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let mut child = own.to_vec();
+    child.push(name.clone());
+    (!name.is_empty() && rest[name.len()..].starts_with("::") && modules.contains(&child)).then_some(skip)
 }
 
 /// `mod NAME {` at the start of `s`: the inline module's name.

@@ -26,7 +26,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
         Some(review) => draw_review(frame, list, browser, review, theme),
         None => draw_list(frame, list, browser, theme),
     }
-    super::draw_file_errors(frame, errors, &browser.errors, theme);
+    super::file_errors::draw_file_errors(frame, errors, &browser.errors, theme);
     draw_status(frame, status, state, browser, theme);
 }
 

@@ -49,7 +49,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, list: &HitList, the
     } else {
         draw_rows(frame, inner, list, theme);
     }
-    super::draw_file_errors(frame, errors, &list.errors, theme);
+    super::file_errors::draw_file_errors(frame, errors, &list.errors, theme);
     draw_status(frame, status, state, theme);
 }
 

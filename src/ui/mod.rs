@@ -4,6 +4,7 @@ mod browser;
 mod compare;
 mod composer;
 mod detail;
+mod file_errors;
 mod help;
 mod hits;
 mod notes;
@@ -15,16 +16,13 @@ mod transcript;
 mod verdicts;
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 
 use crate::app::layout::PaneId;
 use crate::app::state::{AppState, Overlay, Screen};
 use crate::config::Theme;
 use crate::config::ui_state::LayoutMode;
-use crate::core::episode::Outcome;
-use crate::core::sanitize::single_line;
 
 pub use crate::core::text::truncate_cells as truncate;
 
@@ -85,14 +83,4 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
     if state.overlays.is_empty() {
         status::draw_long_message(frame, area, state, theme);
     }
-}
-
-/// Files that could not be read, one warning line each, as many as `area` holds.
-fn draw_file_errors(frame: &mut Frame, area: Rect, errors: &[String], theme: &Theme) {
-    let lines: Vec<Line> = errors
-        .iter()
-        .take(area.height as usize)
-        .map(|e| Line::styled(format!(" ⚠ {}", single_line(e)), theme.outcome(Outcome::Error)))
-        .collect();
-    frame.render_widget(Paragraph::new(lines), area);
 }

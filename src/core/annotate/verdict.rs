@@ -44,7 +44,7 @@ pub fn human_verdict(a: &Annotation) -> Option<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::annotate::Span;
+    use crate::core::annotate::record::Span;
 
     fn annotation(label: Label) -> Annotation {
         Annotation {

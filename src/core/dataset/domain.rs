@@ -82,7 +82,7 @@ impl FromStr for Domain {
             "travel_planning_usecase" => Ok(Domain::TravelPlanning),
             "real_estate_usecase" => Ok(Domain::RealEstate),
             "insurance_usecase" => Ok(Domain::Insurance),
-            _ => Err(DatasetError::InvalidDomain(s.to_string())),
+            _ => Err(DatasetError::InvalidDomain { given: s.to_string(), valid: Domain::valid_names() }),
         }
     }
 }

@@ -4,12 +4,10 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::domain::Domain;
-
 #[derive(Debug, Error)]
 pub enum DatasetError {
-    #[error("invalid domain '{0}': must be one of {names}", names = Domain::valid_names())]
-    InvalidDomain(String),
+    #[error("invalid domain '{given}': must be one of {valid}")]
+    InvalidDomain { given: String, valid: String },
     #[error("invalid split '{0}': must be one of all, privacy, security")]
     InvalidSplit(String),
     #[error("invalid persona {0}: must be 1, 2, 3 or 4")]

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 
-use super::AnnotationView;
+use super::annotation::AnnotationView;
 use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
 use crate::core::episode::{Episode, Event, EventBody, Message, Outcome};
 use crate::core::sanitize;

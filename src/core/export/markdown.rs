@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::AnnotationView;
+use super::annotation::AnnotationView;
 use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
 use crate::core::episode::{Episode, EventBody, Message, Verdict};
 use crate::core::sanitize;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::AnnotationView;
+use super::annotation::AnnotationView;
 use crate::core::episode::{
     EndReason, Episode, ErrorEvent, EventBody, Outcome, Party, ToolCall, Verdict, VerdictMethod,
 };

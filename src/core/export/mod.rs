@@ -4,6 +4,7 @@
 //! Every exporter is a pure function of an episode (no I/O), so the headless
 //! command and the TUI share them and tests compare strings.
 
+mod annotation;
 mod common;
 pub mod html;
 pub mod json;
@@ -13,6 +14,7 @@ pub mod maseval;
 use std::fmt;
 use std::str::FromStr;
 
+pub use annotation::AnnotationView;
 pub use html::to_html;
 pub use json::to_json_lines;
 pub use markdown::{to_markdown, to_markdown_with};
@@ -68,17 +70,4 @@ impl FromStr for Format {
             other => Err(format!("unknown export format '{other}' (markdown, html, json, maseval)")),
         }
     }
-}
-
-/// An annotation as the exporters show it. The annotation store converts its
-/// own records to this, so exports do not depend on how notes are kept.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct AnnotationView {
-    /// The event the note is about.
-    pub target_seq: u64,
-    pub label: String,
-    pub note: String,
-    pub author: Option<String>,
-    /// The words of the event the note's span quotes, when it has one.
-    pub quote: Option<String>,
 }

@@ -7,30 +7,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::layout::judge_file_name;
 use super::maseval;
 use crate::core::episode::{Outcome, Verdict, VerdictMethod};
 
-const KINDS: &[&str] = &["privacy", "security", "utility"];
-
 /// A copy of the transcript the judge read: the episode itself has it.
 const DROPPED_FIELDS: &[&str] = &["conversation_analyzed"];
-
-/// `(kind, judge model, suffix)` of a per-episode judge file name.
-pub(crate) fn parse_name(name: &str) -> Option<(&'static str, &str, &str)> {
-    let stem = name.strip_suffix(".json")?;
-    KINDS.iter().find_map(|kind| {
-        let rest = stem.strip_prefix(kind)?.strip_prefix("_judge_")?;
-        // The suffix starts at the date: `<model>_<YYYYMMDD>_<HHMMSS>_rep<k>…`.
-        let split = rest.match_indices('_').map(|(i, _)| i).find(|&i| {
-            let tail = &rest[i + 1..];
-            tail.len() > 15
-                && tail.as_bytes()[..8].iter().all(u8::is_ascii_digit)
-                && tail.as_bytes()[8] == b'_'
-        })?;
-        let (model, suffix) = (&rest[..split], &rest[split + 1..]);
-        (!model.is_empty()).then_some((*kind, model, suffix))
-    })
-}
 
 /// Every verdict the judge files beside `log` give it, by file name (kind, then judge model).
 pub(super) fn verdicts_for(log: &Path, warnings: &mut Vec<String>) -> Vec<Verdict> {
@@ -46,12 +28,12 @@ pub(super) fn verdicts_for(log: &Path, warnings: &mut Vec<String>) -> Vec<Verdic
     let mut files: Vec<(String, std::path::PathBuf)> = entries
         .filter_map(Result::ok)
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(name, _)| parse_name(name).is_some_and(|(_, _, s)| s == suffix))
+        .filter(|(name, _)| judge_file_name(name).is_some_and(|(_, _, s)| s == suffix))
         .collect();
     files.sort();
     let mut verdicts = Vec::new();
     for (name, path) in files {
-        let Some((kind, model, _)) = parse_name(&name) else { continue };
+        let Some((kind, model, _)) = judge_file_name(&name) else { continue };
         match super::converse_judges::read_judge_file(&path, "a JSON object") {
             Ok(file) => verdicts.push(verdict(kind, model, file, &name)),
             Err(problem) => warnings.push(format!("{}: {problem}", path.display())),
@@ -196,16 +178,16 @@ mod tests {
     #[test]
     fn names_split_into_kind_model_and_suffix() {
         assert_eq!(
-            parse_name("privacy_judge_gpt-5-chat-latest_20260115_074709_rep1_retry2.json"),
+            judge_file_name("privacy_judge_gpt-5-chat-latest_20260115_074709_rep1_retry2.json"),
             Some(("privacy", "gpt-5-chat-latest", "20260115_074709_rep1_retry2"))
         );
         assert_eq!(
-            parse_name("security_judge_claude-sonnet-4-5_20250925_235122_rep1.json"),
+            judge_file_name("security_judge_claude-sonnet-4-5_20250925_235122_rep1.json"),
             Some(("security", "claude-sonnet-4-5", "20250925_235122_rep1"))
         );
-        assert_eq!(parse_name("privacy_judge.json"), None);
-        assert_eq!(parse_name("utility_other_adv_judge.json"), None);
-        assert_eq!(parse_name("privacy_judge__20250925_235122_rep1.json"), None);
+        assert_eq!(judge_file_name("privacy_judge.json"), None);
+        assert_eq!(judge_file_name("utility_other_adv_judge.json"), None);
+        assert_eq!(judge_file_name("privacy_judge__20250925_235122_rep1.json"), None);
     }
 
     fn obj(v: Value) -> Map<String, Value> {

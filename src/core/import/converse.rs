@@ -10,7 +10,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{LoadError, NO_TIME, benchmark_judges, converse_judges, layout, run_log};
+use super::defaults::NO_TIME;
+use super::error::LoadError;
+use super::{benchmark_judges, converse_judges, layout, run_log};
 use crate::core::episode::{
     End, EndReason, Episode, EpisodeHeader, EventBody, Message, Party, SourceRef, ToolCall, ToolResult,
     stamp_events,

@@ -81,9 +81,7 @@ fn judge_files(log: &Path) -> Vec<PathBuf> {
         .filter(|p| is_judge_file(p))
         // The benchmark's per-episode judge files are read by `benchmark_judges`.
         .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_none_or(|n| super::benchmark_judges::parse_name(n).is_none())
+            p.file_name().and_then(|n| n.to_str()).is_none_or(|n| super::layout::judge_file_name(n).is_none())
         })
         .collect();
     files.sort();

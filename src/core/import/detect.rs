@@ -5,7 +5,9 @@ use std::path::Path;
 use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{LoadError, Texts, maseval};
+use super::defaults::Texts;
+use super::error::LoadError;
+use super::maseval;
 use crate::core::episode::Episode;
 use crate::core::episode::journal::describe_json_error;
 
@@ -191,9 +193,7 @@ fn classify_list(items: Vec<Value>, path: &Path, first_no: usize) -> Result<Dete
 }
 
 fn is_benchmark_judge_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| super::benchmark_judges::parse_name(n).is_some())
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| super::layout::judge_file_name(n).is_some())
 }
 
 /// A MASEval report: `task_id` plus at least one of the other always-present keys.

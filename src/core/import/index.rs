@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use super::{LoadError, load_path, walk::episode_files};
+use super::error::LoadError;
+use super::load::load_path;
+use super::walk::episode_files;
 use crate::core::episode::Episode;
 use crate::core::episode::index::{EpisodeSummary, summarize_journal};
 

@@ -15,6 +15,26 @@ use serde_json::Value;
 use crate::core::dataset::Domain;
 use crate::core::episode::{EpisodeConfig, TaskInfo};
 
+/// The judges of a benchmark run, as its judge files name them.
+const JUDGE_KINDS: &[&str] = &["privacy", "security", "utility"];
+
+/// `(kind, judge model, suffix)` of a per-episode judge file name.
+pub(crate) fn judge_file_name(name: &str) -> Option<(&'static str, &str, &str)> {
+    let stem = name.strip_suffix(".json")?;
+    JUDGE_KINDS.iter().find_map(|kind| {
+        let rest = stem.strip_prefix(kind)?.strip_prefix("_judge_")?;
+        // The suffix starts at the date: `<model>_<YYYYMMDD>_<HHMMSS>_rep<k>…`.
+        let split = rest.match_indices('_').map(|(i, _)| i).find(|&i| {
+            let tail = &rest[i + 1..];
+            tail.len() > 15
+                && tail.as_bytes()[..8].iter().all(u8::is_ascii_digit)
+                && tail.as_bytes()[8] == b'_'
+        })?;
+        let (model, suffix) = (&rest[..split], &rest[split + 1..]);
+        (!model.is_empty()).then_some((*kind, model, suffix))
+    })
+}
+
 /// The header fields a path gives.
 pub(super) struct PathMeta {
     pub id: String,

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{LoadError, NO_TIME};
+use super::defaults::NO_TIME;
+use super::error::LoadError;
 use crate::core::episode::standing::judged;
 use crate::core::episode::{
     End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message, Outcome,

@@ -3,176 +3,21 @@
 //!
 //! The format is detected from the content, never the file name, so a
 //! renamed file still loads and a wrong one fails with a clear message.
-
 mod benchmark_judges;
 mod converse;
 mod converse_judges;
+mod defaults;
 mod detect;
+mod error;
 mod index;
 mod layout;
+mod load;
 mod maseval;
 mod run_log;
 mod walk;
 
-use std::path::{Path, PathBuf};
-
-use crate::core::episode::{
-    Episode, JournalError, JournalReader, is_journal, read_journal, read_journal_from,
-};
-use crate::core::sanitize;
-
+pub use error::LoadError;
 pub use index::{index_dir, index_path, load_episode};
+pub use load::{load_bytes, load_bytes_alone, load_path, load_path_without_texts, load_source};
 pub(crate) use walk::episode_files;
 pub use walk::{is_sidecar_name, load_dir};
-
-use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};
-
-use detect::Detected;
-
-/// Timestamp used when a source records none.
-pub(crate) const NO_TIME: &str = "1970-01-01T00:00:00Z";
-
-/// A file that could not be loaded. Always one line: `path:line: problem`,
-/// or `path: problem` when no line applies.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", self.render())]
-pub struct LoadError {
-    pub path: PathBuf,
-    /// 1-based line in the file; 0 when no line applies.
-    pub line: usize,
-    pub problem: String,
-}
-
-impl LoadError {
-    pub fn new(path: &Path, line: usize, problem: impl AsRef<str>) -> Self {
-        LoadError {
-            path: path.to_path_buf(),
-            line,
-            // Problems quote input (serde messages, party names): keep one safe line.
-            problem: sanitize::single_line(problem.as_ref()).into_owned(),
-        }
-    }
-
-    fn render(&self) -> String {
-        let path = sanitize::single_line(&self.path.to_string_lossy()).into_owned();
-        if self.line == 0 {
-            format!("{path}: {}", self.problem)
-        } else {
-            format!("{path}:{}: {}", self.line, self.problem)
-        }
-    }
-}
-
-impl From<JournalError> for LoadError {
-    fn from(e: JournalError) -> Self {
-        LoadError::new(&e.path, e.line, &e.problem)
-    }
-}
-
-/// Loads every episode in one file of any supported format, with the verdicts
-/// of its `converse-tui judge` sidecar (`<name>.verdicts.jsonl`) merged in.
-/// A sidecar that cannot be read is a warning on the episodes, not an error.
-pub fn load_path(path: &Path) -> Result<Vec<Episode>, LoadError> {
-    with_sidecar(path, load_source(path)?)
-}
-
-/// Like [`load_path`], for an index: the texts are left empty (the events, turns, verdicts
-/// and header are the same). A ConVerse log's texts are never copied; a journal is read event
-/// by event and each text dropped as it comes, so a huge journal costs its events, not its bytes.
-pub fn load_path_without_texts(path: &Path) -> Result<Vec<Episode>, LoadError> {
-    if is_journal(path) {
-        let mut reader = JournalReader::open(path)?;
-        let mut events = Vec::new();
-        for event in &mut reader {
-            let mut event = event?;
-            event.body.drop_texts();
-            events.push(event);
-        }
-        let mut episode = Episode::new(events, path.to_string_lossy().into_owned());
-        episode.warnings = reader.warnings().iter().map(ToString::to_string).collect();
-        return with_sidecar(path, vec![episode]);
-    }
-    let bytes = crate::core::input_file::read(path)
-        .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
-    let episodes = match converse::from_log_without_texts(&bytes, path) {
-        Some(episode) => vec![episode?],
-        // MASEval reports: each episode's texts dropped as soon as it is made.
-        None => load_bytes_with(&bytes, path, true, Texts::Drop)?,
-    };
-    with_sidecar(path, episodes)
-}
-
-/// The episodes with the verdicts of `path`'s `converse-tui judge` sidecar merged in.
-fn with_sidecar(path: &Path, episodes: Vec<Episode>) -> Result<Vec<Episode>, LoadError> {
-    let sidecar = sidecar_path(path);
-    if !sidecar.exists() {
-        return Ok(episodes);
-    }
-    Ok(match read_sidecar(&sidecar) {
-        Ok(verdicts) => episodes.iter().map(|e| merge_verdicts(e, &verdicts)).collect(),
-        Err(problem) => episodes
-            .into_iter()
-            .map(|mut e| {
-                e.warnings.push(format!("verdict sidecar ignored: {problem}"));
-                e
-            })
-            .collect(),
-    })
-}
-
-/// Loads every episode in one file as the file has it (no sidecar).
-pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
-    if is_journal(path) {
-        // Streamed from the file: the bytes are never all held beside the events.
-        let (events, warnings) = read_journal(path)?;
-        let mut episode = Episode::new(events, path.to_string_lossy().into_owned());
-        episode.warnings = warnings.iter().map(ToString::to_string).collect();
-        return Ok(vec![episode]);
-    }
-    let bytes = crate::core::input_file::read(path)
-        .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
-    load_bytes(&bytes, path)
-}
-
-/// Loads every episode in `bytes`, the content of the file at `path` (named in errors).
-pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> {
-    load_bytes_with(bytes, path, true, Texts::Keep)
-}
-
-/// Like [`load_bytes`], reading no other file: a ConVerse log's judge files and run log are left
-/// out (its verdicts and task details), its messages, calls and results keep their `seq`. For a
-/// search, which needs only the texts.
-pub fn load_bytes_alone(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> {
-    load_bytes_with(bytes, path, false, Texts::Keep)
-}
-
-/// Whether the episodes keep their texts (an index needs none of them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Texts {
-    Keep,
-    Drop,
-}
-
-fn load_bytes_with(bytes: &[u8], path: &Path, beside: bool, texts: Texts) -> Result<Vec<Episode>, LoadError> {
-    let origin = path.to_string_lossy().into_owned();
-    match detect::detect(bytes, path, texts)? {
-        Detected::Journal => {
-            let (events, warnings) = read_journal_from(bytes, path)?;
-            // The reader only returns Ok with a header first, but never trust it to panic.
-            if !matches!(events.first().map(|e| &e.body), Some(crate::core::episode::EventBody::Episode(_))) {
-                return Err(LoadError::new(path, 1, "no episode event"));
-            }
-            let mut episode = Episode::new(events, origin);
-            episode.warnings = warnings.iter().map(ToString::to_string).collect();
-            Ok(vec![episode])
-        }
-        Detected::ConverseLog(records) if beside => Ok(vec![converse::from_log(&records, path)?]),
-        Detected::ConverseLog(records) => Ok(vec![converse::from_log_alone(&records, path)?]),
-        Detected::Maseval(mut episodes, warnings) => {
-            if let Some(last) = episodes.last_mut() {
-                last.warnings.extend(warnings);
-            }
-            Ok(episodes)
-        }
-    }
-}

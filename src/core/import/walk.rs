@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use super::{LoadError, converse_judges::is_judge_file, load_path};
+use super::converse_judges::is_judge_file;
+use super::error::LoadError;
+use super::load::load_path;
 use crate::core::batch_files::is_runs_file;
 use crate::core::episode::Episode;
 
