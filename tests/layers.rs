@@ -133,7 +133,7 @@ fn check(files: &[Source]) -> Vec<String> {
             }
             for group in &groups {
                 let (Some(from), Some(to)) =
-                    (member(&own, &group, &modules), member(&import.target, &group, &modules))
+                    (member(&own, group, &modules), member(&import.target, group, &modules))
                 else {
                     continue;
                 };
