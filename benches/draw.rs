@@ -90,7 +90,7 @@ fn draw_transcript_and_compare(c: &mut Criterion) {
         })
     });
 
-    let mut state = AppState::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
+    let mut state = converse_tui::app::drive::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
     update(&mut state, Action::Resize(200, 60));
     c.bench_function("draw_compare_two_largest_fixtures_200x60", |b| {
         b.iter(|| {

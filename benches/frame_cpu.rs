@@ -76,7 +76,8 @@ fn main() {
     transcript.layout_mode = LayoutMode::Transcript;
     let transcript = at_end(transcript);
     measure("transcript, largest fixture, 200x60", &transcript);
-    let mut compare = AppState::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
+    let mut compare =
+        converse_tui::app::drive::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
     update(&mut compare, Action::Resize(200, 60));
     measure("compare, two largest fixtures, 200x60", &compare);
 }

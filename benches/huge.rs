@@ -14,7 +14,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 use ratatui::crossterm::event::Event;

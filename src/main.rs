@@ -78,7 +78,7 @@ fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Compare { a, b, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let [a, b] = [one_episode(&a, &tasks)?, one_episode(&b, &tasks)?];
-            let mut state = AppState::comparing(a, b, load_keymap(paths)?);
+            let mut state = converse_tui::app::drive::comparing(a, b, load_keymap(paths)?);
             state.tasks = std::sync::Arc::new(tasks);
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default(), None)
         }

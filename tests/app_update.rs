@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use converse_tui::app::browser::Browser;
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::app::layout::PaneId;
 use converse_tui::app::state::{Overlay, Screen};
 use converse_tui::app::{Action, AppState, Effect, update};

@@ -12,7 +12,7 @@ mod tmux;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::core::sanitize::is_hazardous;
 use ratatui::crossterm::event::Event;
 use tmux::{Session, tmux_available};

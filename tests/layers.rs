@@ -25,10 +25,6 @@ fn groups(modules: &BTreeSet<Vec<String>>) -> BTreeSet<Vec<String>> {
     modules.iter().filter(|m| !m.is_empty()).map(|m| m[..m.len() - 1].to_vec()).collect()
 }
 
-/// Groups whose cycles are being cut (issue 25) and are reported apart: a listed group that has
-/// no cycle any more fails the test too, so the list only shrinks.
-const CYCLES_BEING_CUT: &[&[&str]] = &[&["app"], &["app", "update"], &["core", "corpus"]];
-
 /// The name of a group's own `mod.rs` among its members.
 const OWN_FILE: &str = "mod";
 
@@ -149,19 +145,7 @@ fn check(files: &[Source]) -> Vec<String> {
             }
         }
     }
-    for listed in CYCLES_BEING_CUT {
-        let listed: Vec<String> = listed.iter().map(|s| s.to_string()).collect();
-        if files.len() > 50 && graphs.get(&listed).is_none_or(|graph| cycles(graph).is_empty()) {
-            problems.push(format!(
-                "{} has no cycle any more: take it out of CYCLES_BEING_CUT",
-                listed.join("::")
-            ));
-        }
-    }
     for (group, graph) in &graphs {
-        if CYCLES_BEING_CUT.iter().any(|listed| listed.iter().copied().eq(group.iter().map(String::as_str))) {
-            continue;
-        }
         for cycle in cycles(graph) {
             let name = |m: &str| group.iter().map(String::as_str).chain([m]).collect::<Vec<_>>().join("::");
             let mut line = format!(

@@ -1,7 +1,7 @@
 //! Whole-screen snapshots: `update()` driven with keys, `draw()` into a TestBackend.
 
 use converse_tui::app::browser::Browser;
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::demo::demo_episodes;

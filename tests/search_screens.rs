@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use converse_tui::app::action::SearchResult;
 use converse_tui::app::browser::Browser;
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::app::state::Screen;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::{Keymap, Theme};

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use converse_tui::app::browser::Browser;
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
 use converse_tui::config::ui_state::{LayoutMode, UiState};
@@ -202,7 +202,7 @@ fn load(path: &Path) -> Episode {
 }
 
 fn pair_state() -> AppState {
-    AppState::comparing(load(&baseline()), load(&firewall()), Keymap::default())
+    converse_tui::app::drive::comparing(load(&baseline()), load(&firewall()), Keymap::default())
 }
 
 #[test]
@@ -270,7 +270,7 @@ fn parent_and_fork() -> (Episode, Episode) {
 fn compare_a_fork_with_its_parent_shows_the_shared_prefix_once() {
     let make = || {
         let (parent, fork) = parent_and_fork();
-        AppState::comparing(parent, fork, Keymap::default())
+        converse_tui::app::drive::comparing(parent, fork, Keymap::default())
     };
     let state = make();
     let compare = state.compare.as_ref().unwrap();

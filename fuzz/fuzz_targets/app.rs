@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use converse_tui::app::browser::Browser;
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use ratatui::crossterm::event::Event;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};

@@ -67,6 +67,31 @@ pub enum Action {
         query: crate::core::search::Query,
         result: Result<SearchResult, String>,
     },
+    /// A request one screen's handler makes of another; `update` carries it out after the
+    /// action that queued it ([`crate::app::AppState::follow_up`]), so handlers never call
+    /// each other.
+    FollowUp(FollowUp),
+}
+
+/// What a handler asks of another screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FollowUp {
+    /// Put these two episodes side by side.
+    Compare(Box<[crate::core::episode::Episode; 2]>),
+    /// Ask for a pattern to search every episode with.
+    SearchPrompt,
+    /// Back to the results of the last search across episodes, or a new one.
+    SearchResultsOrPrompt,
+    /// Search every episode for what was typed.
+    Search(String),
+    /// Open the next (1) or previous (-1) hit.
+    StepHit(isize),
+    /// Read the annotations of the notes file at this path into the episodes it belongs to.
+    ApplyNotes(std::path::PathBuf),
+    /// An episode is on screen with all its events: what opening it asked for can happen.
+    EpisodeShown,
+    /// Open the annotate form on the selected event.
+    Annotate,
 }
 
 /// The hits of a search across episodes.

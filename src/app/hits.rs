@@ -3,7 +3,7 @@
 
 use crate::core::search::{Hit, Query};
 
-use super::state::Screen;
+use super::screen::Screen;
 
 pub struct HitList {
     pub query: Query,

@@ -41,4 +41,29 @@ impl Inspector {
         let origin = &self.view.episode.origin;
         (!origin.is_empty() && !origin.starts_with("demo:")).then(|| notes_path(std::path::Path::new(origin)))
     }
+
+    /// Moves the cursor so that `event` is revealed and selects it in its pane (and in the
+    /// transcript once it has been laid out; it is settled again after the action).
+    pub fn jump_to_event(&mut self, event: usize) {
+        let view = &mut self.view;
+        if event > view.cursor {
+            view.set_cursor(event);
+            view.follow_tail = false;
+        }
+        if self.transcript.viewport > 0 {
+            self.transcript.settle(view);
+            if let Some(entry) = self.transcript.entry_of_event(event) {
+                self.transcript.select(view, entry);
+            }
+        }
+        for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
+            if let Some(mut pane) = view.pane_mut(id)
+                && let Some(item) = pane.item_of_event(event)
+            {
+                pane.selected = Some(item);
+                pane.scroll_to_item(item);
+                self.focus = id;
+            }
+        }
+    }
 }

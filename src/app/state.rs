@@ -3,79 +3,23 @@
 use ratatui::layout::Rect;
 
 use crate::config::Keymap;
+use crate::config::keymap::Layer;
 use crate::config::ui_state::LayoutMode;
 use crate::core::episode::Episode;
+use crate::core::redact::Redactor;
+use crate::core::redact_episode::redactor_from_episode;
 
-use super::action::Effect;
+use super::action::{Effect, FollowUp};
 use super::autoplay::Autoplay;
 use super::browser::{Browser, EntrySource};
 use super::composer::Composer;
-use super::detail::Detail;
 use super::inspector::Inspector;
 use super::layout::{InspectorLayout, PaneId, popup, text_area};
-use super::live::LiveState;
-use super::notes::AnnotateForm;
+use super::live::{LiveState, RunnerControl};
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    Inspector,
-    Browser,
-    Tasks,
-    /// Two episodes side by side, turn by turn (`inspectors[0]` and `[1]`).
-    Compare,
-    /// The results of a search across episodes.
-    Hits,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptKind {
-    JumpToTurn,
-    Search,
-    Filter,
-    /// A search across every episode (the browser's, or the one on screen).
-    SearchEpisodes,
-}
-
-impl PromptKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            PromptKind::JumpToTurn => "jump to turn",
-            PromptKind::Search => "search",
-            PromptKind::Filter => "filter",
-            PromptKind::SearchEpisodes => "search all episodes",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
-    pub kind: PromptKind,
-    pub input: String,
-}
-
-/// What sits above the screen, innermost last (one modal stack: overlays and questions).
-pub enum Overlay {
-    Help {
-        scroll: usize,
-    },
-    Detail(Detail),
-    Prompt(Prompt),
-    /// "Take over at turn N: you or a model as the attacker?"
-    TakeOver {
-        turn: u32,
-    },
-    Annotate(AnnotateForm),
-    /// The annotations panel, with the selected row.
-    Annotations {
-        selected: usize,
-    },
-    /// Above the annotations panel: delete the selected one?
-    ConfirmDelete,
-    /// The episode is still running: abort it and quit?
-    ConfirmQuit,
-}
+pub use super::screen::{Overlay, Prompt, PromptKind, Screen};
 
 pub struct AppState {
     pub screen: Screen,
@@ -107,6 +51,8 @@ pub struct AppState {
     pub quit: bool,
     /// Effects queued by the handlers of the current action.
     pub effects: Vec<Effect>,
+    /// Requests of one handler to another, carried out by `update` after the current action.
+    pub follow_ups: std::collections::VecDeque<FollowUp>,
     /// The dataset in which an imported episode's task is looked up when it is opened.
     pub tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
     /// Panes or transcript (`v`), remembered in `ui_state_file`.
@@ -120,7 +66,8 @@ pub struct AppState {
 }
 
 impl AppState {
-    fn empty(keymap: Keymap) -> Self {
+    /// Nothing on screen yet: the first action (an episode loaded, two to compare…) puts it there.
+    pub fn new(keymap: Keymap) -> Self {
         AppState {
             screen: Screen::Inspector,
             overlays: Vec::new(),
@@ -141,6 +88,7 @@ impl AppState {
             left_at: std::collections::HashMap::new(),
             quit: false,
             effects: Vec::new(),
+            follow_ups: std::collections::VecDeque::new(),
             tasks: std::sync::Arc::default(),
             layout_mode: LayoutMode::Panes,
             ui_state_file: None,
@@ -151,7 +99,7 @@ impl AppState {
 
     /// One episode on the inspector screen (its load warnings on the status line).
     pub fn with_episode(episode: Episode, keymap: Keymap) -> Self {
-        let mut state = AppState::empty(keymap);
+        let mut state = AppState::new(keymap);
         state.show(episode);
         state
     }
@@ -209,6 +157,25 @@ impl AppState {
         self.inspector().map_or(PaneId::Assistant, |i| i.focus)
     }
 
+    /// The layer that has the keys now: the top overlay, else the composer when it has focus,
+    /// else the screen.
+    pub fn layer(&self) -> Layer {
+        match self.overlay() {
+            Some(Overlay::Prompt(_) | Overlay::Annotate(_)) => Layer::Form,
+            Some(Overlay::ConfirmQuit | Overlay::ConfirmDelete) => Layer::Confirm,
+            Some(Overlay::TakeOver { .. }) => Layer::TakeOver,
+            Some(Overlay::Help { .. } | Overlay::Detail(_) | Overlay::Annotations { .. }) => Layer::Overlay,
+            None => match self.screen {
+                Screen::Browser if self.browser.is_some() => Layer::Browser,
+                Screen::Tasks if self.picker.is_some() => Layer::Picker,
+                Screen::Compare if self.compare.is_some() => Layer::Compare,
+                Screen::Hits if self.hits.is_some() => Layer::Hits,
+                _ if self.composer.has_focus() => Layer::Composer,
+                _ => Layer::Inspector,
+            },
+        }
+    }
+
     /// The top of the modal stack.
     pub fn overlay(&self) -> Option<&Overlay> {
         self.overlays.last()
@@ -229,16 +196,9 @@ impl AppState {
         }
     }
 
-    /// Two episodes side by side on the compare screen.
-    pub fn comparing(a: Episode, b: Episode, keymap: Keymap) -> Self {
-        let mut state = AppState::empty(keymap);
-        super::update::open_compare(&mut state, a, b);
-        state
-    }
-
     /// A live episode: the view appears with the runner's first event.
     pub fn live(keymap: Keymap, journal: impl Into<String>, paused: bool) -> Self {
-        let mut state = AppState::empty(keymap);
+        let mut state = AppState::new(keymap);
         state.live = Some(LiveState::new(journal, paused));
         state
     }
@@ -266,7 +226,7 @@ impl AppState {
 
     /// A browser over several episodes; `open_first` also opens the first on the inspector.
     pub fn with_browser(browser: Browser, keymap: Keymap, open_first: bool) -> Self {
-        let mut state = AppState::empty(keymap);
+        let mut state = AppState::new(keymap);
         state.screen = Screen::Browser;
         // Only an episode in memory: construction does no I/O.
         if open_first && let Some(EntrySource::Loaded(first)) = browser.sources.first() {
@@ -317,6 +277,74 @@ impl AppState {
             if let Overlay::Detail(detail) = overlay {
                 detail.set_size(detail_width, detail_rows as usize);
             }
+        }
+    }
+
+    /// Asks another screen's handler for something once the current action is done.
+    pub fn follow_up(&mut self, request: FollowUp) {
+        self.follow_ups.push_back(request);
+    }
+
+    /// Quit, or ask first while an episode still runs.
+    pub fn request_quit(&mut self) {
+        if self.live.as_ref().is_some_and(|l| !l.finished) {
+            self.overlays.push(Overlay::ConfirmQuit);
+        } else {
+            self.quit = true;
+        }
+    }
+
+    /// The task picker, or a note that there is none.
+    pub fn show_task_picker(&mut self) {
+        if self.picker.is_none() {
+            self.message = Some("no CONVERSE tasks loaded".into());
+        }
+        self.open_picker(None);
+    }
+
+    /// Shows an episode on the inspector in place of the one there (opened from the browser or a
+    /// search hit), where it was left if it was open before.
+    pub fn open_episode(&mut self, mut episode: Episode) {
+        self.remember_position();
+        // An imported run names its task; the dataset gives the rest (in memory, no I/O).
+        if crate::core::dataset::lacks_task_fields(&episode) {
+            self.tasks.enrich(&mut episode);
+        }
+        let left_at = self.left_at.get(&position_key(&episode)).copied();
+        self.show(episode);
+        self.screen = Screen::Inspector;
+        self.autoplay.playing = false;
+        if let (Some(cursor), Some(view)) = (left_at, self.view_mut()) {
+            view.set_cursor(cursor);
+        }
+    }
+
+    /// Moves the replay cursor; a manual move stops autoplay.
+    pub fn move_cursor(&mut self, cursor: usize) {
+        if let Some(view) = self.view_mut() {
+            if cursor < view.last() {
+                view.follow_tail = false;
+            }
+            view.set_cursor(cursor);
+        }
+        self.autoplay.playing = false;
+    }
+
+    /// Steers the runner (through the loop); the gate reports back what it became.
+    pub fn control_runner(&mut self, control: RunnerControl) {
+        if self.live.as_ref().is_some_and(|l| !l.finished) {
+            self.effects.push(Effect::Control(control));
+        }
+    }
+
+    /// The masker of `episode`: the persona's whole profile when the task is in the dataset, else
+    /// what the journal's task says.
+    pub fn redactor_for(&self, episode: &Episode) -> Redactor {
+        let task_id = episode.header().task.id.as_deref();
+        let task = self.picker.as_ref().and_then(|p| p.tasks.iter().find(|t| Some(t.id.as_str()) == task_id));
+        match task {
+            Some(task) => Redactor::from_environment(&task.environment),
+            None => redactor_from_episode(episode),
         }
     }
 

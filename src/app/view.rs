@@ -151,6 +151,20 @@ impl EpisodeView {
         pane_slot(id).map(|i| &self.panes[i])
     }
 
+    /// Scrolls pane `id` by `delta` rows; the verdict pane moves its selected row instead.
+    pub fn scroll_pane(&mut self, id: PaneId, delta: isize) {
+        match self.pane_mut(id) {
+            Some(mut pane) => pane.scroll_by(delta),
+            None => self.select_verdict(delta),
+        }
+    }
+
+    /// Moves the verdict pane's selected row by `delta`.
+    pub fn select_verdict(&mut self, delta: isize) {
+        let rows = self.verdict_rows.len() as isize;
+        self.verdict_selected = (self.verdict_selected as isize + delta).clamp(0, (rows - 1).max(0)) as usize;
+    }
+
     /// Pane `id`, to scroll, select or resize (its items' texts resolve through the events).
     pub fn pane_mut(&mut self, id: PaneId) -> Option<PaneMut<'_>> {
         let events = &self.episode.events;

@@ -2,7 +2,7 @@
 // Each test binary that includes this module uses a part of it.
 #![allow(dead_code)]
 
-use converse_tui::app::input::handle;
+use converse_tui::app::drive::handle;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Theme;
 use converse_tui::core::episode::{Episode, EventBody, Message, Party, stamp_events};

@@ -4,10 +4,9 @@
 use crate::config::keymap::Command;
 use crate::core::sanitize::single_line;
 
-use super::super::action::Effect;
+use super::super::action::{Effect, FollowUp};
 use super::super::browser::{AfterOpen, Browser, EntrySource, LIST_CHROME};
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::{compare, open_picker, request_quit, show_episode};
 
 /// Compares the two marked rows (loading them first when they are files), or says what is missing.
 fn compare_marked(state: &mut AppState) {
@@ -25,7 +24,9 @@ fn compare_marked(state: &mut AppState) {
     };
     let sources = [browser.sources[a].clone(), browser.sources[b].clone()];
     match sources {
-        [EntrySource::Loaded(a), EntrySource::Loaded(b)] => compare::open(state, *a, *b),
+        [EntrySource::Loaded(a), EntrySource::Loaded(b)] => {
+            state.follow_up(FollowUp::Compare(Box::new([*a, *b])))
+        }
         sources => {
             state.message = Some("loading the two marked episodes…".into());
             state.effects.push(Effect::OpenCompare(Box::new(sources)));
@@ -86,12 +87,12 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
             let input = browser.filter.clone();
             state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
         }
-        Command::SearchEpisodes => super::hits::prompt(state),
+        Command::SearchEpisodes => state.follow_up(FollowUp::SearchPrompt),
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
         Command::Close | Command::Browser if state.view().is_some() => state.screen = Screen::Inspector,
-        Command::Tasks => open_picker(state),
+        Command::Tasks => state.show_task_picker(),
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => request_quit(state),
+        Command::Quit => state.request_quit(),
         _ => {}
     }
 }
@@ -122,7 +123,7 @@ fn review_command(state: &mut AppState, command: Command, height: usize) {
             }
         }
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => request_quit(state),
+        Command::Quit => state.request_quit(),
         _ => {}
     }
 }
@@ -135,7 +136,7 @@ fn open(state: &mut AppState, i: usize, after: Option<AfterOpen>) {
     match browser.sources.get(i) {
         Some(EntrySource::Loaded(episode)) => {
             let episode = (**episode).clone();
-            show_episode(state, episode);
+            state.open_episode(episode);
         }
         Some(EntrySource::File { path, id }) => {
             let effect = Effect::OpenEpisode { path: path.clone(), id: id.clone() };

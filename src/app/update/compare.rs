@@ -6,11 +6,9 @@ use crate::core::episode::Episode;
 use super::super::compare::Compare;
 use super::super::inspector::Inspector;
 use super::super::state::{AppState, Overlay, Screen};
-use super::inspector::redactor_for;
-use super::request_quit;
 
 /// Puts two episodes side by side (what was on the inspector comes back when the compare closes).
-pub(in crate::app) fn open(state: &mut AppState, a: Episode, b: Episode) {
+pub(super) fn open(state: &mut AppState, a: Episode, b: Episode) {
     if state.live.is_some() {
         state.message = Some("a live episode is on screen: compare from `converse-tui compare A B`".into());
         return;
@@ -63,7 +61,7 @@ fn settle(state: &mut AppState) {
 pub(super) fn command(state: &mut AppState, command: Command) {
     match command {
         Command::Help => return state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => return request_quit(state),
+        Command::Quit => return state.request_quit(),
         Command::Close | Command::Browser => return close(state),
         Command::Redact => return toggle_redaction(state),
         _ => {}
@@ -89,7 +87,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
 fn toggle_redaction(state: &mut AppState) {
     let masked = state.inspectors.first().is_some_and(|i| i.view.mask().is_some());
     for i in 0..state.inspectors.len().min(2) {
-        let mask = (!masked).then(|| redactor_for(state, &state.inspectors[i].view.episode));
+        let mask = (!masked).then(|| state.redactor_for(&state.inspectors[i].view.episode));
         state.inspectors[i].view.set_mask(mask);
     }
     state.message = Some(if masked { "unmasked" } else { "private values masked (R shows them)" }.into());

@@ -8,7 +8,6 @@ use crate::core::sim::emitter::Phase;
 use super::super::action::Effect;
 use super::super::composer::{Purpose, Shown};
 use super::super::state::AppState;
-use super::request_quit;
 
 pub(super) fn command(state: &mut AppState, command: Command) {
     match command {
@@ -18,7 +17,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::HistoryNext => state.composer.history_next(Input { key: Key::Down, ..Input::default() }),
         // Esc gives the keys back to the panes; the composer stays on screen.
         Command::Close => state.composer.shown = Shown::Open,
-        Command::Quit => request_quit(state),
+        Command::Quit => state.request_quit(),
         _ => {}
     }
 }

@@ -13,8 +13,6 @@ use super::super::action::{Effect, SearchResult};
 use super::super::browser::EntrySource;
 use super::super::hits::HitList;
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::inspector::{jump_to_event, move_cursor};
-use super::{request_quit, show_episode};
 
 /// A command on the results screen.
 pub(super) fn command(state: &mut AppState, command: Command) {
@@ -45,7 +43,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         }
         Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => request_quit(state),
+        Command::Quit => state.request_quit(),
         _ => {}
     }
 }
@@ -145,7 +143,7 @@ pub(super) fn open(state: &mut AppState, index: usize) {
     });
     match source.cloned() {
         Some(EntrySource::Loaded(episode)) => {
-            show_episode(state, *episode);
+            state.open_episode(*episode);
             show_opened(state);
         }
         Some(EntrySource::File { path, id }) => {
@@ -210,8 +208,10 @@ fn show_opened(state: &mut AppState) {
     view.search(&matched);
     state.last_search = matched;
     state.screen = Screen::Inspector;
-    move_cursor(state, event);
-    jump_to_event(state, event);
+    state.move_cursor(event);
+    if let Some(inspector) = state.inspector_mut() {
+        inspector.jump_to_event(event);
+    }
     let k = |c| state.keymap.key_hint(c);
     state.message = Some(format!(
         "hit {} of {total} · '{}' · {} next · {} previous · {} results",

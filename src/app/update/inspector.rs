@@ -2,19 +2,18 @@
 
 use crate::config::keymap::Command;
 use crate::config::ui_state::{LayoutMode, UiState};
-use crate::core::episode::{Episode, EventBody};
-use crate::core::redact::Redactor;
-use crate::core::redact_episode::redactor_from_episode;
+use crate::core::episode::EventBody;
 
 use super::super::action::Effect;
+use super::super::action::FollowUp;
 use super::super::detail::Detail;
 use super::super::episode_info::episode_info;
 use super::super::layout::PaneId;
 use super::super::live::RunnerControl;
 use super::super::notes::AnnotateForm;
+use super::super::scroll::scroll_delta;
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::super::view::{EpisodeView, VerdictRow};
-use super::{open_picker, request_quit, scroll_delta};
+use super::super::view::VerdictRow;
 
 pub(super) fn command(state: &mut AppState, command: Command) {
     if state.layout_mode == LayoutMode::Transcript && transcript_command(state, command) {
@@ -23,8 +22,8 @@ pub(super) fn command(state: &mut AppState, command: Command) {
     let active = state.active;
     let Some(inspector) = state.inspectors.get_mut(active) else {
         match command {
-            Command::Quit => request_quit(state),
-            Command::Tasks => open_picker(state),
+            Command::Quit => state.request_quit(),
+            Command::Tasks => state.show_task_picker(),
             Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
             _ => {}
         }
@@ -36,44 +35,44 @@ pub(super) fn command(state: &mut AppState, command: Command) {
     let live_running = state.live.as_ref().is_some_and(|l| !l.finished);
     let human = state.live.as_ref().is_some_and(|l| l.human && !l.finished);
     match command {
-        Command::NextEvent => move_cursor(state, cursor + 1),
+        Command::NextEvent => state.move_cursor(cursor + 1),
         Command::PrevEvent => {
             let target = cursor.saturating_sub(1).max(view.first_cursor().min(cursor));
-            move_cursor(state, target);
+            state.move_cursor(target);
         }
         Command::NextTurn => {
             let target = view.next_turn_cursor();
-            move_cursor(state, target);
+            state.move_cursor(target);
         }
         Command::PrevTurn => {
             let target = view.prev_turn_cursor();
-            move_cursor(state, target);
+            state.move_cursor(target);
         }
         Command::First => {
             let target = view.first_cursor();
             view.follow_tail = false;
-            move_cursor(state, target);
+            state.move_cursor(target);
         }
         Command::Last => {
             let target = view.last();
             view.follow_tail = true;
-            move_cursor(state, target);
+            state.move_cursor(target);
         }
         Command::JumpToTurn => open_prompt(state, PromptKind::JumpToTurn),
         Command::Search => open_prompt(state, PromptKind::Search),
-        Command::SearchEpisodes => super::hits::results_or_prompt(state),
-        Command::NextHit => super::hits::step(state, 1),
-        Command::PrevHit => super::hits::step(state, -1),
+        Command::SearchEpisodes => state.follow_up(FollowUp::SearchResultsOrPrompt),
+        Command::NextHit => state.follow_up(FollowUp::StepHit(1)),
+        Command::PrevHit => state.follow_up(FollowUp::StepHit(-1)),
         Command::Copy => hand_off(state, None),
         Command::OpenInPager => hand_off(state, Some(false)),
         Command::OpenInEditor => hand_off(state, Some(true)),
         Command::PlayPause if live_running => {
             let paused = state.live.as_ref().is_some_and(|l| l.paused());
-            control(state, if paused { RunnerControl::Resume } else { RunnerControl::Pause });
+            state.control_runner(if paused { RunnerControl::Resume } else { RunnerControl::Pause });
         }
-        Command::StepCall => control(state, RunnerControl::StepCall),
-        Command::StepTurn => control(state, RunnerControl::StepTurn),
-        Command::Continue => control(state, RunnerControl::Resume),
+        Command::StepCall => state.control_runner(RunnerControl::StepCall),
+        Command::StepTurn => state.control_runner(RunnerControl::StepTurn),
+        Command::Continue => state.control_runner(RunnerControl::Resume),
         Command::PlayPause => {
             if cursor >= view.last() && !state.autoplay.playing {
                 view.set_cursor(view.first_cursor());
@@ -87,14 +86,14 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::ScrollDown | Command::ScrollUp | Command::PageDown | Command::PageUp => {
             let viewport = view.pane(focus).map_or(1, |p| p.viewport);
             if let Some(delta) = scroll_delta(command, viewport) {
-                scroll_pane(view, focus, delta);
+                view.scroll_pane(focus, delta);
             }
         }
         Command::SelectNext | Command::SelectPrev => {
             let delta = if command == Command::SelectNext { 1 } else { -1 };
             match view.pane_mut(focus) {
                 Some(mut pane) => pane.select_by(delta),
-                None => select_verdict(view, delta),
+                None => view.select_verdict(delta),
             }
         }
         Command::OpenDetail => open_detail(state),
@@ -127,9 +126,9 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Close if state.composer.is_open() => state.composer.close(),
         Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
-        Command::Tasks => open_picker(state),
+        Command::Tasks => state.show_task_picker(),
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => request_quit(state),
+        Command::Quit => state.request_quit(),
         _ => {}
     }
 }
@@ -169,62 +168,6 @@ fn toggle_layout(state: &mut AppState) {
     if let Some(path) = &state.ui_state_file {
         let contents = UiState { layout: state.layout_mode }.to_toml();
         state.effects.push(Effect::SaveUiState { path: path.clone(), contents });
-    }
-}
-
-fn select_verdict(view: &mut EpisodeView, delta: isize) {
-    let rows = view.verdict_rows.len() as isize;
-    view.verdict_selected = (view.verdict_selected as isize + delta).clamp(0, (rows - 1).max(0)) as usize;
-}
-
-pub(super) fn scroll_pane(view: &mut EpisodeView, id: PaneId, delta: isize) {
-    match view.pane_mut(id) {
-        Some(mut pane) => pane.scroll_by(delta),
-        None => select_verdict(view, delta),
-    }
-}
-
-/// Moves the replay cursor; a manual move stops autoplay.
-pub(super) fn move_cursor(state: &mut AppState, cursor: usize) {
-    if let Some(view) = state.view_mut() {
-        if cursor < view.last() {
-            view.follow_tail = false;
-        }
-        view.set_cursor(cursor);
-    }
-    state.autoplay.playing = false;
-}
-
-/// Moves the cursor so that `event` is revealed and selects it in its pane.
-pub(super) fn jump_to_event(state: &mut AppState, event: usize) {
-    let Some(inspector) = state.inspector_mut() else { return };
-    let view = &mut inspector.view;
-    if event > view.cursor {
-        view.set_cursor(event);
-        view.follow_tail = false;
-    }
-    // The transcript too, when it has been laid out (it is settled again after the action).
-    if inspector.transcript.viewport > 0 {
-        inspector.transcript.settle(view);
-        if let Some(entry) = inspector.transcript.entry_of_event(event) {
-            inspector.transcript.select(view, entry);
-        }
-    }
-    for id in [PaneId::Attacker, PaneId::Assistant, PaneId::Tools] {
-        if let Some(mut pane) = view.pane_mut(id)
-            && let Some(item) = pane.item_of_event(event)
-        {
-            pane.selected = Some(item);
-            pane.scroll_to_item(item);
-            inspector.focus = id;
-        }
-    }
-}
-
-/// Steers the runner (through the loop); the gate reports back what it became.
-pub(super) fn control(state: &mut AppState, control: RunnerControl) {
-    if state.live.as_ref().is_some_and(|l| !l.finished) {
-        state.effects.push(Effect::Control(control));
     }
 }
 
@@ -314,7 +257,11 @@ fn go_to_evidence(state: &mut AppState) {
         view.verdict_rows.iter().find_map(evidence_of)
     };
     match seq.and_then(|seq| view.episode.position_of(seq)) {
-        Some(event) => jump_to_event(state, event),
+        Some(event) => {
+            if let Some(inspector) = state.inspector_mut() {
+                inspector.jump_to_event(event);
+            }
+        }
         None => {
             state.message = Some(
                 "this verdict names no evidence (recorded LLM judges do not say where; \
@@ -345,7 +292,7 @@ pub(super) fn open_annotate(state: &mut AppState) {
 fn toggle_redaction(state: &mut AppState) {
     // The masker is built only when masking starts (it reads the persona's profile).
     let mask = match state.view() {
-        Some(view) if view.mask().is_none() => Some(redactor_for(state, &view.episode)),
+        Some(view) if view.mask().is_none() => Some(state.redactor_for(&view.episode)),
         Some(_) => None,
         None => return,
     };
@@ -354,14 +301,4 @@ fn toggle_redaction(state: &mut AppState) {
         view.set_mask(mask);
     }
     state.message = Some(if masked { "private values masked (R shows them)" } else { "unmasked" }.into());
-}
-
-/// The persona's whole profile when the task is in the dataset, else what the journal's task says.
-pub(super) fn redactor_for(state: &AppState, episode: &Episode) -> Redactor {
-    let task_id = episode.header().task.id.as_deref();
-    let task = state.picker.as_ref().and_then(|p| p.tasks.iter().find(|t| Some(t.id.as_str()) == task_id));
-    match task {
-        Some(task) => Redactor::from_environment(&task.environment),
-        None => redactor_from_episode(episode),
-    }
 }

@@ -8,14 +8,16 @@
 use crate::core::episode::{Episode, Event};
 use crate::session::journal_load::LoadEnd;
 
+use super::super::action::FollowUp;
+use super::super::browser::AfterOpen;
 use super::super::inspector::Inspector;
-use super::super::state::{AppState, warning_line};
+use super::super::state::{AppState, position_key, warning_line};
 
 /// The start of a journal opened from the browser: shown as an opened episode is, the cursor
 /// going where it was left once the events it names are there.
 pub(super) fn opening(state: &mut AppState, episode: Episode, read: u64, total: u64) {
-    let wanted = state.left_at.get(&super::super::state::position_key(&episode)).copied();
-    super::show_episode(state, episode);
+    let wanted = state.left_at.get(&position_key(&episode)).copied();
+    state.open_episode(episode);
     state.loading_rest(read, total);
     if let (Some(wanted), Some(inspector)) = (wanted, state.inspector_mut())
         && let Some(loading) = &mut inspector.loading
@@ -67,13 +69,33 @@ pub(super) fn ended(state: &mut AppState, origin: &str, end: LoadEnd) {
     let warned = warning_line(&view.episode.warnings);
     let on_screen = state.inspector().is_some_and(|i| i.view.episode.origin == origin);
     if let Some(path) = notes {
-        super::notes::apply(state, &path);
+        state.follow_up(FollowUp::ApplyNotes(path));
     }
     if on_screen {
         if warned.is_some() {
             state.message = warned;
         }
-        super::after_shown(state);
-        super::hits::episode_loaded(state);
+        state.follow_up(FollowUp::EpisodeShown);
+    }
+}
+
+/// What opening from the browser asked for, once the episode is on screen (all of it).
+pub(super) fn after_shown(state: &mut AppState) {
+    // Opened from the agreement review: at the disputed turn, maybe to label it.
+    // Without a turn named, at the end, where the verdicts are.
+    let Some(after) = state.browser.as_mut().and_then(|b| b.after_open.take()) else { return };
+    if let Some(view) = state.view_mut() {
+        let last = view.events().len().saturating_sub(1);
+        let at = after.turn.and_then(|t| view.end_of_turn(t)).unwrap_or(last);
+        view.set_cursor(at);
+    }
+    // The form needs the notes file read first (an effect): it opens when they are.
+    let has_notes_file = state.inspector().is_some_and(|i| i.notes_file().is_some());
+    if after.annotate && has_notes_file {
+        if let Some(browser) = &mut state.browser {
+            browser.after_open = Some(AfterOpen { turn: None, annotate: true });
+        }
+    } else if after.annotate {
+        state.follow_up(FollowUp::Annotate);
     }
 }

@@ -7,11 +7,11 @@ use crate::config::keymap::Command;
 use crate::core::annotate::{Draft, Label};
 
 use super::super::action::Effect;
+use super::super::action::FollowUp;
 use super::super::live::RunnerControl;
 use super::super::notes::quote_span;
+use super::super::scroll::scroll_delta;
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
-use super::inspector::{control, jump_to_event, move_cursor};
-use super::{request_quit, scroll_delta};
 use crate::core::sim::fork::Resume;
 
 /// A command while a form or prompt has the keys.
@@ -29,7 +29,7 @@ pub(super) fn form_command(state: &mut AppState, command: Command) {
             state.overlays.push(Overlay::Annotate(form));
         }
         (Some(Overlay::Annotate(form)), Command::Submit) => submit_annotation(state, form),
-        (Some(_), Command::Quit) => request_quit(state),
+        (Some(_), Command::Quit) => state.request_quit(),
         (Some(other), _) => state.overlays.push(other),
         (None, _) => {}
     }
@@ -104,12 +104,12 @@ fn set_list_filter(state: &mut AppState, text: String) {
 fn submit_prompt(state: &mut AppState, prompt: Prompt) {
     match prompt.kind {
         PromptKind::Filter => {}
-        PromptKind::SearchEpisodes => super::hits::start(state, &prompt.input),
+        PromptKind::SearchEpisodes => state.follow_up(FollowUp::Search(prompt.input.clone())),
         PromptKind::JumpToTurn => {
             let Some(view) = state.view() else { return };
             let max = view.max_turn();
             match prompt.input.parse::<u32>().ok().and_then(|t| view.end_of_turn(t).filter(|_| t >= 1)) {
-                Some(cursor) => move_cursor(state, cursor),
+                Some(cursor) => state.move_cursor(cursor),
                 None => state.message = Some(format!("no turn '{}' (turns 1–{max})", prompt.input)),
             }
         }
@@ -122,7 +122,7 @@ fn submit_prompt(state: &mut AppState, prompt: Prompt) {
             let found = state.view_mut().and_then(|view| view.search(&query));
             match found {
                 Some(hit) => {
-                    move_cursor(state, hit.event);
+                    state.move_cursor(hit.event);
                     let wrapped = if hit.wrapped { " · wrapped to the top" } else { "" };
                     state.message = Some(format!("'{query}': match {} of {}{wrapped}", hit.nth, hit.of));
                 }
@@ -179,7 +179,7 @@ pub(super) fn confirm(state: &mut AppState, command: Command) {
     }
     match question {
         Some(Overlay::ConfirmQuit) => {
-            control(state, RunnerControl::Abort);
+            state.control_runner(RunnerControl::Abort);
             state.quit = true;
         }
         Some(Overlay::ConfirmDelete) => delete_selected_note(state),
@@ -225,15 +225,15 @@ pub(super) fn overlay_command(state: &mut AppState, command: Command) {
     let viewport = state.detail_viewport();
     let notes = state.inspector().map_or(0, |i| i.notes.list.len());
     match (state.overlays.last_mut(), command) {
-        (_, Command::Quit) => request_quit(state),
+        (_, Command::Quit) => state.request_quit(),
         (Some(Overlay::Annotations { selected }), Command::OpenDetail) => {
             let selected = *selected;
             state.overlays.pop();
             let target = state.inspector().and_then(|i| i.notes.list.get(selected)).map(|a| a.target_seq);
             // `seq` is the event's identity, not its index (merged verdicts are out of `seq` order).
             let event = target.and_then(|seq| state.view()?.episode.position_of(seq));
-            if let Some(event) = event {
-                jump_to_event(state, event);
+            if let (Some(event), Some(inspector)) = (event, state.inspector_mut()) {
+                inspector.jump_to_event(event);
             }
         }
         (Some(Overlay::Annotations { selected }), Command::SelectNext | Command::ScrollDown) => {

@@ -2,7 +2,6 @@
 
 use super::super::layout::PaneId;
 use super::super::state::{AppState, Overlay, Screen, task_detail_area};
-use super::inspector::scroll_pane;
 
 pub(super) fn wheel(state: &mut AppState, column: u16, row: u16, lines: isize) {
     let viewport = state.detail_viewport();
@@ -49,7 +48,7 @@ pub(super) fn wheel(state: &mut AppState, column: u16, row: u16, lines: isize) {
             };
             if let Some(view) = state.view_mut() {
                 let lines = if id == PaneId::Verdicts { lines.signum() } else { lines };
-                scroll_pane(view, id, lines);
+                view.scroll_pane(id, lines);
             }
         }
     }

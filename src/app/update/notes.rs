@@ -6,6 +6,7 @@ use crate::core::annotate::{Annotation, human_verdict};
 use crate::core::corpus::CorpusRow;
 use crate::core::episode::VerdictMethod;
 
+use super::super::action::FollowUp;
 use super::super::state::AppState;
 
 pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Annotation>, String>) {
@@ -69,6 +70,6 @@ fn annotate_if_asked(state: &mut AppState) {
         if let Some(browser) = &mut state.browser {
             browser.after_open = None;
         }
-        super::inspector::open_annotate(state);
+        state.follow_up(FollowUp::Annotate);
     }
 }

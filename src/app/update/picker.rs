@@ -4,7 +4,6 @@ use crate::config::keymap::Command;
 
 use super::super::action::Effect;
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen, task_detail_area};
-use super::request_quit;
 
 pub(super) fn command(state: &mut AppState, command: Command) {
     let viewport = task_detail_area(state.area).height.saturating_sub(2) as usize;
@@ -34,7 +33,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::Close | Command::Tasks if can_go_back => state.screen = back,
         Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => request_quit(state),
+        Command::Quit => state.request_quit(),
         _ => {}
     }
 }

@@ -244,7 +244,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::core::corpus::SourceVerdict;
+    use crate::core::corpus::row::SourceVerdict;
     use crate::core::episode::{Outcome, VerdictMethod};
 
     fn row() -> CorpusRow {
