@@ -15,6 +15,7 @@ use crate::core::corpus::row::CorpusRow;
 use crate::core::episode::{Episode, EventBody, Outcome, Party};
 use crate::core::sanitize::single_line;
 
+use super::lazy_rows::{self, RowSource};
 use super::transcript::event_text;
 use super::view::EpisodeView;
 use super::wrap::wrap;
@@ -360,15 +361,10 @@ impl Compare {
         if self.rows.is_empty() || self.layout.body.is_empty() || self.layout.columns[1].is_empty() {
             return;
         }
-        let (mut row, line) = self.top;
-        row = row.min(self.rows.len() - 1);
-        let height = self.ensure(row, views);
-        self.top = (row, line.min(height - 1));
-        let mut filled = height - self.top.1;
-        while filled < self.layout.body.height as usize && row + 1 < self.rows.len() {
-            row += 1;
-            filled += self.ensure(row, views);
-        }
+        let (row, line) = self.top;
+        let top = (row.min(self.rows.len() - 1), line);
+        let viewport = self.layout.body.height as usize;
+        (self.top, _) = lazy_rows::fill_from(&mut CompareRows { compare: self, views }, top, viewport);
     }
 
     /// Moves the cursor to row `row` and shows it from its header.
@@ -381,46 +377,41 @@ impl Compare {
         self.settle(self.area, views);
     }
 
-    /// Scrolls by `delta` lines (rows are wrapped as they come into view).
+    /// Scrolls by `delta` lines (rows are wrapped as they come into view); past the end, the
+    /// last line of the last row.
     pub fn scroll_by(&mut self, delta: isize, views: [&EpisodeView; 2]) {
         if self.rows.is_empty() || self.layout.body.is_empty() {
             return;
         }
-        let (mut row, mut line) = self.top;
-        if delta < 0 {
-            let mut up = delta.unsigned_abs();
-            while up > 0 {
-                if line >= up {
-                    line -= up;
-                    break;
-                }
-                up -= line;
-                if row == 0 {
-                    line = 0;
-                    break;
-                }
-                row -= 1;
-                line = self.ensure(row, views);
-            }
-        } else {
-            let mut down = delta as usize;
-            loop {
-                let height = self.ensure(row, views);
-                if line + down < height {
-                    line += down;
-                    break;
-                }
-                if row + 1 == self.rows.len() {
-                    line = height - 1;
-                    break;
-                }
-                down -= height - line;
-                row += 1;
-                line = 0;
-            }
+        let from = self.top;
+        let mut rows = CompareRows { compare: self, views };
+        let mut top = lazy_rows::scrolled(&mut rows, from, delta);
+        if top.0 == rows.len() {
+            let last = top.0 - 1;
+            top = (last, rows.ensure_rows(last, usize::MAX) - 1);
         }
-        self.top = (row, line);
+        self.top = top;
         self.settle(self.area, views);
+    }
+}
+
+/// The turn rows, as the scrolling engine sees them (a row is wrapped whole).
+struct CompareRows<'a> {
+    compare: &'a mut Compare,
+    views: [&'a EpisodeView; 2],
+}
+
+impl RowSource for CompareRows<'_> {
+    fn len(&self) -> usize {
+        self.compare.rows.len()
+    }
+
+    fn ensure_rows(&mut self, row: usize, _rows: usize) -> usize {
+        self.compare.ensure(row, self.views)
+    }
+
+    fn complete(&self, row: usize) -> bool {
+        self.compare.wraps[row].is_some()
     }
 }
 

@@ -13,6 +13,7 @@ pub mod hits;
 pub mod input;
 pub mod inspector;
 pub mod layout;
+pub mod lazy_rows;
 pub mod live;
 pub mod loading;
 pub mod notes;

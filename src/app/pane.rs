@@ -10,6 +10,7 @@
 
 use std::ops::{Deref, DerefMut, Range};
 
+use super::lazy_rows::{self, Position, RowSource};
 use super::wrap::LazyWrap;
 use crate::core::episode::{Event, EventBody};
 
@@ -176,8 +177,27 @@ impl PaneItem {
 /// episode are exact at once and a huge one's estimates are refined a little at a time.
 const REFINE_BUDGET: usize = 256 * 1024;
 
-/// A screen row of a pane: an item and a row within it (0 = its header).
-type Position = (usize, usize);
+/// The items a pane reveals, as the scrolling engine sees them (wrapping marks the offsets stale).
+struct PaneRows<'a> {
+    pane: &'a mut Pane,
+    events: &'a [Event],
+}
+
+impl RowSource for PaneRows<'_> {
+    fn len(&self) -> usize {
+        self.pane.visible
+    }
+
+    fn ensure_rows(&mut self, item: usize, rows: usize) -> usize {
+        let height = self.pane.items[item].ensure_rows(self.events, rows, self.pane.width);
+        self.pane.mark_stale(item);
+        height
+    }
+
+    fn complete(&self, item: usize) -> bool {
+        self.pane.items[item].complete()
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Pane {
@@ -267,11 +287,7 @@ impl Pane {
 
     pub fn scroll_by(&mut self, ev: &[Event], delta: isize) {
         let from = self.shown;
-        self.anchor = if delta < 0 {
-            self.walk_up(ev, from, delta.unsigned_abs())
-        } else {
-            self.walk_down(ev, from, delta as usize)
-        };
+        self.anchor = lazy_rows::scrolled(&mut self.rows(ev), from, delta);
         self.follow = false;
         self.settle(ev);
     }
@@ -321,7 +337,8 @@ impl Pane {
             } else if height >= self.viewport {
                 (item, 0)
             } else {
-                self.walk_up(ev, (item, 0), self.viewport - height)
+                let rows_above = self.viewport - height;
+                lazy_rows::walk_up(&mut self.rows(ev), (item, 0), rows_above)
             }
         };
         self.follow = false;
@@ -352,9 +369,10 @@ impl Pane {
             // Following starts at the newest item's header; `fill_from` falls back to the tail
             // when that item is shorter than the pane.
             let top = if self.follow { (self.visible - 1, 0) } else { self.anchor };
-            let (top, reaches_end) = self.fill_from(ev, top);
+            let viewport = self.viewport;
+            let (top, reaches_end) = lazy_rows::fill_from(&mut self.rows(ev), top, viewport);
             at_tail = reaches_end;
-            self.shown = if reaches_end { self.tail_top(ev) } else { top };
+            self.shown = if reaches_end { lazy_rows::tail_top(&mut self.rows(ev), viewport) } else { top };
             if !self.follow {
                 self.anchor = self.shown;
             }
@@ -381,73 +399,8 @@ impl Pane {
         }
     }
 
-    /// Wraps the rows from `top` down to the bottom of the pane; the top (clamped to its item)
-    /// and whether the revealed items end before the pane is full.
-    fn fill_from(&mut self, ev: &[Event], top: Position) -> (Position, bool) {
-        let (mut item, mut row) = top;
-        if item >= self.visible {
-            return (top, true);
-        }
-        let height = self.items[item].ensure_rows(ev, row + 1, self.width);
-        row = row.min(height - 1);
-        let start = (item, row);
-        let mut filled = 0;
-        while item < self.visible {
-            let wanted = row + (self.viewport - filled);
-            let height = self.items[item].ensure_rows(ev, wanted, self.width);
-            self.mark_stale(item);
-            filled += height - row;
-            if filled >= self.viewport {
-                // Exactly full at the end of the last item still counts as the end.
-                return (
-                    start,
-                    filled == self.viewport && item + 1 == self.visible && self.items[item].complete(),
-                );
-            }
-            item += 1;
-            row = 0;
-        }
-        (start, true)
-    }
-
-    /// The top row that shows the last `viewport` rows of the revealed items exactly.
-    fn tail_top(&mut self, ev: &[Event]) -> Position {
-        self.walk_up(ev, (self.visible, 0), self.viewport)
-    }
-
-    /// `rows` rows above `from`, wrapping the items passed over completely (their ends are shown).
-    fn walk_up(&mut self, ev: &[Event], from: Position, rows: usize) -> Position {
-        let (mut item, mut row) = from;
-        let mut up = rows;
-        loop {
-            if up <= row {
-                return (item, row - up);
-            }
-            up -= row;
-            if item == 0 {
-                return (0, 0);
-            }
-            item -= 1;
-            row = self.items[item].ensure_rows(ev, usize::MAX, self.width);
-            self.mark_stale(item);
-        }
-    }
-
-    /// `rows` rows below `from`, wrapping only as far as it goes.
-    fn walk_down(&mut self, ev: &[Event], from: Position, rows: usize) -> Position {
-        let (mut item, mut row) = from;
-        let mut down = rows;
-        while item < self.visible {
-            let height = self.items[item].ensure_rows(ev, row + down + 1, self.width);
-            self.mark_stale(item);
-            if row + down < height {
-                return (item, row + down);
-            }
-            down -= height - row;
-            item += 1;
-            row = 0;
-        }
-        (self.visible, 0)
+    fn rows<'a>(&'a mut self, events: &'a [Event]) -> PaneRows<'a> {
+        PaneRows { pane: self, events }
     }
 
     /// Rows from `top` to the start of `item` (which is at or below it).

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use crate::core::episode::{EventBody, Outcome, Party, VerdictMethod};
 
 use super::layout::PaneId;
+use super::lazy_rows::{self, Position, RowSource};
 use super::pane::PaneItem;
 use super::view::EpisodeView;
 use super::wrap::LazyWrap;
@@ -50,8 +51,26 @@ impl Entry {
     }
 }
 
-/// A screen row of the transcript: an entry and a row within it (0 = its header).
-type Position = (usize, usize);
+/// The revealed entries, as the scrolling engine sees them.
+struct TranscriptRows<'a> {
+    transcript: &'a mut Transcript,
+    view: &'a EpisodeView,
+}
+
+impl RowSource for TranscriptRows<'_> {
+    fn len(&self) -> usize {
+        self.transcript.visible
+    }
+
+    fn ensure_rows(&mut self, entry: usize, rows: usize) -> usize {
+        self.transcript.ensure_rows(self.view, entry, rows)
+    }
+
+    fn complete(&self, entry: usize) -> bool {
+        let e = &self.transcript.entries[entry];
+        !e.expanded(&self.transcript.unfolded) || e.wrap.complete()
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Transcript {
@@ -258,10 +277,11 @@ impl Transcript {
         } else {
             let top = if self.follow {
                 let last = self.visible - 1;
-                if self.ensure_rows(view, last, self.viewport + 1) >= self.viewport {
+                let viewport = self.viewport;
+                if self.ensure_rows(view, last, viewport + 1) >= viewport {
                     (last, 0)
                 } else {
-                    self.tail_top(view)
+                    lazy_rows::tail_top(&mut self.rows(view), viewport)
                 }
             } else {
                 let (entry, row) = self.anchor;
@@ -269,7 +289,10 @@ impl Transcript {
                 let height = self.ensure_rows(view, entry, row + 1);
                 (entry, row.min(height - 1))
             };
-            self.shown = if self.fill_from(view, top) { self.tail_top(view).min(top) } else { top };
+            let viewport = self.viewport;
+            let (top, reaches_end) = lazy_rows::fill_from(&mut self.rows(view), top, viewport);
+            self.shown =
+                if reaches_end { lazy_rows::tail_top(&mut self.rows(view), viewport).min(top) } else { top };
             if !self.follow {
                 self.anchor = self.shown;
             }
@@ -277,60 +300,8 @@ impl Transcript {
         self.count_rows(view);
     }
 
-    /// Wraps the rows from `top` to the bottom of the viewport; whether the revealed entries end
-    /// before the viewport is full.
-    fn fill_from(&mut self, view: &EpisodeView, top: Position) -> bool {
-        let (mut entry, mut row) = top;
-        let mut filled = 0;
-        while entry < self.visible {
-            let wanted = row + (self.viewport - filled);
-            let height = self.ensure_rows(view, entry, wanted);
-            filled += height.saturating_sub(row);
-            if filled >= self.viewport {
-                return false;
-            }
-            entry += 1;
-            row = 0;
-        }
-        true
-    }
-
-    /// The top row that shows the last `viewport` rows of the revealed entries.
-    fn tail_top(&mut self, view: &EpisodeView) -> Position {
-        self.walk_up(view, (self.visible, 0), self.viewport)
-    }
-
-    /// `rows` rows above `from`, wrapping the entries passed over completely.
-    fn walk_up(&mut self, view: &EpisodeView, from: Position, rows: usize) -> Position {
-        let (mut entry, mut row) = from;
-        let mut up = rows;
-        loop {
-            if up <= row {
-                return (entry, row - up);
-            }
-            up -= row;
-            if entry == 0 {
-                return (0, 0);
-            }
-            entry -= 1;
-            row = self.ensure_rows(view, entry, usize::MAX);
-        }
-    }
-
-    /// `rows` rows below `from`, wrapping only as far as it goes.
-    fn walk_down(&mut self, view: &EpisodeView, from: Position, rows: usize) -> Position {
-        let (mut entry, mut row) = from;
-        let mut down = rows;
-        while entry < self.visible {
-            let height = self.ensure_rows(view, entry, row + down + 1);
-            if row + down < height {
-                return (entry, row + down);
-            }
-            down -= height - row;
-            entry += 1;
-            row = 0;
-        }
-        (self.visible, 0)
+    fn rows<'a>(&'a mut self, view: &'a EpisodeView) -> TranscriptRows<'a> {
+        TranscriptRows { transcript: self, view }
     }
 
     /// Rows of the revealed entries and the index of the top row (estimates where not wrapped).
@@ -349,11 +320,7 @@ impl Transcript {
 
     pub fn scroll_by(&mut self, view: &EpisodeView, delta: isize) {
         let from = self.shown;
-        self.anchor = if delta < 0 {
-            self.walk_up(view, from, delta.unsigned_abs())
-        } else {
-            self.walk_down(view, from, delta as usize)
-        };
+        self.anchor = lazy_rows::scrolled(&mut self.rows(view), from, delta);
         self.follow = false;
         self.settle(view);
     }
@@ -388,7 +355,8 @@ impl Transcript {
             self.anchor = if (entry, 0) < top || height >= self.viewport {
                 (entry, 0)
             } else {
-                self.walk_up(view, (entry + 1, 0), self.viewport)
+                let viewport = self.viewport;
+                lazy_rows::walk_up(&mut self.rows(view), (entry + 1, 0), viewport)
             };
             self.follow = false;
         }
