@@ -386,7 +386,7 @@ impl Compare {
         let from = self.top;
         let mut rows = CompareRows { compare: self, views };
         let mut top = lazy_rows::scrolled(&mut rows, from, delta);
-        if top.0 == rows.len() {
+        if top.0 == rows.count() {
             let last = top.0 - 1;
             top = (last, rows.ensure_rows(last, usize::MAX) - 1);
         }
@@ -402,7 +402,7 @@ struct CompareRows<'a> {
 }
 
 impl RowSource for CompareRows<'_> {
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.compare.rows.len()
     }
 

@@ -8,7 +8,7 @@ pub type Position = (usize, usize);
 /// Items whose rows are worked out as they are needed.
 pub trait RowSource {
     /// Items that can be scrolled to (those revealed at the cursor).
-    fn len(&self) -> usize;
+    fn count(&self) -> usize;
     /// Works out item `item` until its first `rows` rows are known (or all are); its height,
     /// exact once complete, else at least the rows known.
     fn ensure_rows(&mut self, item: usize, rows: usize) -> usize;
@@ -37,7 +37,7 @@ pub fn walk_up(source: &mut impl RowSource, from: Position, rows: usize) -> Posi
 pub fn walk_down(source: &mut impl RowSource, from: Position, rows: usize) -> Position {
     let (mut item, mut row) = from;
     let mut down = rows;
-    while item < source.len() {
+    while item < source.count() {
         let height = source.ensure_rows(item, row + down + 1);
         if row + down < height {
             return (item, row + down);
@@ -46,12 +46,12 @@ pub fn walk_down(source: &mut impl RowSource, from: Position, rows: usize) -> Po
         item += 1;
         row = 0;
     }
-    (source.len(), 0)
+    (source.count(), 0)
 }
 
 /// The top row that shows the last `viewport` rows of the items exactly.
 pub fn tail_top(source: &mut impl RowSource, viewport: usize) -> Position {
-    walk_up(source, (source.len(), 0), viewport)
+    walk_up(source, (source.count(), 0), viewport)
 }
 
 /// Works out the rows from `top` to the bottom of a viewport of `viewport` rows: the top (its row
@@ -59,18 +59,18 @@ pub fn tail_top(source: &mut impl RowSource, viewport: usize) -> Position {
 /// full at the end of a complete last item counts as the end).
 pub fn fill_from(source: &mut impl RowSource, top: Position, viewport: usize) -> (Position, bool) {
     let (mut item, mut row) = top;
-    if item >= source.len() {
+    if item >= source.count() {
         return (top, true);
     }
     let height = source.ensure_rows(item, row + 1);
     row = row.min(height.saturating_sub(1));
     let start = (item, row);
     let mut filled = 0;
-    while item < source.len() {
+    while item < source.count() {
         let height = source.ensure_rows(item, row + (viewport - filled));
         filled += height.saturating_sub(row);
         if filled >= viewport {
-            return (start, filled == viewport && item + 1 == source.len() && source.complete(item));
+            return (start, filled == viewport && item + 1 == source.count() && source.complete(item));
         }
         item += 1;
         row = 0;
@@ -112,7 +112,7 @@ mod tests {
     }
 
     impl RowSource for Items {
-        fn len(&self) -> usize {
+        fn count(&self) -> usize {
             self.heights.len()
         }
         fn ensure_rows(&mut self, item: usize, rows: usize) -> usize {
@@ -137,7 +137,7 @@ mod tests {
             let total: usize = items.heights.iter().sum();
             let start = walk_down(&mut items, (0, 0), start.min(total - 1));
             let down = walk_down(&mut items, start, rows);
-            if down.0 < items.len() {
+            if down.0 < items.count() {
                 prop_assert_eq!(items.row_of(down), items.row_of(start) + rows);
                 prop_assert_eq!(walk_up(&mut items, down, rows), start);
             } else {

@@ -184,7 +184,7 @@ struct PaneRows<'a> {
 }
 
 impl RowSource for PaneRows<'_> {
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.pane.visible
     }
 

@@ -58,7 +58,7 @@ struct TranscriptRows<'a> {
 }
 
 impl RowSource for TranscriptRows<'_> {
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.transcript.visible
     }
 
