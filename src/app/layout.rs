@@ -48,6 +48,18 @@ pub struct InspectorLayout {
     pub status: Rect,
     /// The composer, when it is open.
     pub composer: Option<Rect>,
+    /// Where a reply is streaming in, and the rows it takes at the bottom of that text area (set
+    /// by `AppState::relayout`, with the rest of the geometry).
+    pub stream: Option<(TextArea, u16)>,
+    /// The annotate form's popup.
+    pub form: Rect,
+}
+
+/// A text area of the inspector: a pane's, or the transcript column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextArea {
+    Pane(PaneId),
+    Transcript,
 }
 
 /// Wide screens get three text columns over a verdict strip; narrow ones a 2×2 grid.
@@ -73,7 +85,17 @@ impl InspectorLayout {
                 Constraint::Ratio(1, 3),
             ])
             .areas(top);
-            InspectorLayout { attacker, assistant, tools, verdicts, main, timeline, status, composer }
+            InspectorLayout {
+                attacker,
+                assistant,
+                tools,
+                verdicts,
+                main,
+                timeline,
+                status,
+                composer,
+                ..Self::default()
+            }
         } else {
             let [top, bottom] =
                 Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(main);
@@ -81,7 +103,35 @@ impl InspectorLayout {
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(top);
             let [tools, verdicts] =
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(bottom);
-            InspectorLayout { attacker, assistant, tools, verdicts, main, timeline, status, composer }
+            InspectorLayout {
+                attacker,
+                assistant,
+                tools,
+                verdicts,
+                main,
+                timeline,
+                status,
+                composer,
+                ..Self::default()
+            }
+        }
+    }
+
+    /// The text inside `area` (borders and scrollbar off) and, when a reply streams into it, the
+    /// rows at its bottom the reply takes.
+    pub fn text(&self, area: TextArea) -> (Rect, Option<Rect>) {
+        let outer = match area {
+            TextArea::Pane(id) => self.pane(id),
+            TextArea::Transcript => self.main,
+        };
+        let mut text = text_area(outer);
+        match self.stream {
+            Some((streaming, rows)) if streaming == area => {
+                let stream = Rect { y: text.y + text.height - rows, height: rows, ..text };
+                text.height -= rows;
+                (text, Some(stream))
+            }
+            _ => (text, None),
         }
     }
 

@@ -6,6 +6,7 @@ use crate::config::Keymap;
 use crate::config::keymap::Layer;
 use crate::config::ui_state::LayoutMode;
 use crate::core::episode::Episode;
+use crate::core::llm::Role;
 use crate::core::redact::Redactor;
 use crate::core::redact_episode::redactor_from_episode;
 
@@ -14,7 +15,7 @@ use super::autoplay::Autoplay;
 use super::browser::{Browser, EntrySource};
 use super::composer::Composer;
 use super::inspector::Inspector;
-use super::layout::{InspectorLayout, PaneId, popup, text_area};
+use super::layout::{InspectorLayout, PaneId, TextArea, popup, text_area};
 use super::live::{LiveState, RunnerControl};
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
@@ -216,12 +217,17 @@ impl AppState {
         }
     }
 
-    /// Rows a streaming reply takes at the bottom of a text area `height` rows high.
-    pub fn stream_rows(&self, height: u16) -> u16 {
-        match self.live.as_ref().and_then(|l| l.streaming.as_ref()) {
-            Some(stream) => stream_rows(stream.lines.len(), height),
-            None => 0,
-        }
+    /// The text area a reply streams into (the attacker's pane for the attacker, the assistant's
+    /// for the others, or the transcript column) and the rows it takes at its bottom.
+    fn stream_split(&self) -> Option<(TextArea, u16)> {
+        let stream = self.live.as_ref()?.streaming.as_ref()?;
+        let target = match (self.layout_mode, stream.role) {
+            (LayoutMode::Transcript, _) => TextArea::Transcript,
+            (LayoutMode::Panes, Role::Attacker) => TextArea::Pane(PaneId::Attacker),
+            (LayoutMode::Panes, _) => TextArea::Pane(PaneId::Assistant),
+        };
+        let height = self.layout.text(target).0.height;
+        Some((target, stream_rows(stream.lines.len(), height)))
     }
 
     /// A browser over several episodes; `open_first` also opens the first on the inspector.
@@ -243,12 +249,17 @@ impl AppState {
         let height = self.area.height;
         let composer_rows = if self.composer.is_open() { (height / 5).clamp(5, 9) } else { 0 };
         self.layout = InspectorLayout::new(self.area, composer_rows);
+        self.layout.stream = self.stream_split();
+        // On a small terminal the annotate form takes most of it, so every label is listed.
+        let (w, h) = if self.area.width < 120 || self.area.height < 36 { (92, 92) } else { (70, 60) };
+        self.layout.form = popup(self.area, w, h);
         let layout = self.layout;
-        let transcript = text_area(layout.main);
-        let transcript_rows = transcript.height.saturating_sub(self.stream_rows(transcript.height));
+        let (transcript, _) = layout.text(TextArea::Transcript);
+        let transcript_rows = transcript.height;
         for inspector in &mut self.inspectors {
             for (id, mut pane) in inspector.view.panes_mut() {
-                let text = text_area(layout.pane(id));
+                // Above the reply streaming into it, if one is.
+                let (text, _) = layout.text(TextArea::Pane(id));
                 // Two columns of indent under each item header.
                 pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
             }
@@ -375,7 +386,7 @@ pub fn load_warnings(episode: &Episode) -> Option<String> {
 }
 
 /// Rows a streaming reply of `lines` lines takes at the bottom of a text area `height` rows high.
-pub fn stream_rows(lines: usize, height: u16) -> u16 {
+fn stream_rows(lines: usize, height: u16) -> u16 {
     (lines.min(usize::from(u16::MAX) - 1) as u16 + 1).min(height / 2).max(2).min(height)
 }
 

@@ -64,11 +64,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         match overlay {
             Overlay::Help { scroll } => help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme),
             Overlay::Detail(d) => detail::draw(frame, state.detail_area(), d, theme),
-            Overlay::Annotate(form) => {
-                // On a small terminal the form takes most of it, so every label is listed.
-                let (w, h) = if area.width < 120 || area.height < 36 { (92, 92) } else { (70, 60) };
-                notes::draw_form(frame, crate::app::layout::popup(area, w, h), form, theme)
-            }
+            Overlay::Annotate(form) => notes::draw_form(frame, state.layout.form, form, theme),
             Overlay::Annotations { selected } => {
                 let Some(inspector) = state.inspector() else { continue };
                 let confirm = matches!(above, Some(Overlay::ConfirmDelete));

@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
-use crate::app::layout::{PaneId, text_area};
+use crate::app::layout::{PaneId, TextArea};
 use crate::app::live::Streaming;
 use crate::app::notes::Notes;
 use crate::app::pane::Pane;
@@ -22,8 +22,7 @@ use crate::core::sanitize::single_line;
 pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: &Theme) {
     let Some(inspector) = state.inspector() else { return };
     let view = &inspector.view;
-    let streaming =
-        state.live.as_ref().and_then(|l| l.streaming.as_ref()).filter(|s| stream_pane(s.role) == id);
+    let streaming = state.live.as_ref().and_then(|l| l.streaming.as_ref());
     let (notes, focused) = (&inspector.notes, inspector.focus == id);
     let Some(pane) = view.pane(id) else { return };
     let title = Line::from(vec![
@@ -32,11 +31,8 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
     ]);
     let block = Block::bordered().border_style(theme.border(focused)).title(title);
     frame.render_widget(block, area);
-    let mut text = text_area(area);
-    if let Some(stream) = streaming {
-        let rows = crate::app::state::stream_rows(stream.lines.len(), text.height);
-        let stream_area = Rect { y: text.y + text.height - rows, height: rows, ..text };
-        text.height -= rows;
+    let (text, stream_area) = state.layout.text(TextArea::Pane(id));
+    if let (Some(stream), Some(stream_area)) = (streaming, stream_area) {
         draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
     }
     if pane.visible == 0 {
@@ -230,13 +226,5 @@ pub fn clock(at: &str) -> String {
     match at.get(11..19) {
         Some(t) if at.as_bytes().get(10).is_some_and(|b| *b == b'T' || *b == b' ') => t.to_string(),
         _ => single_line(at).into_owned(),
-    }
-}
-
-/// The pane a streamed reply shows in.
-fn stream_pane(role: Role) -> PaneId {
-    match role {
-        Role::Attacker => PaneId::Attacker,
-        _ => PaneId::Assistant,
     }
 }

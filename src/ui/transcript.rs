@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
 use crate::app::inspector::Inspector;
-use crate::app::layout::text_area;
+use crate::app::layout::TextArea;
 use crate::app::state::AppState;
 use crate::app::transcript::{EntryKind, Transcript, event_item};
 use crate::app::view::EpisodeView;
@@ -33,11 +33,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, inspector: &Inspect
         ),
     ]);
     frame.render_widget(Block::bordered().border_style(theme.border(true)).title(title), area);
-    let mut text = text_area(area);
-    if let Some(stream) = state.live.as_ref().and_then(|l| l.streaming.as_ref()) {
-        let rows = state.stream_rows(text.height);
-        let stream_area = Rect { y: text.y + text.height - rows, height: rows, ..text };
-        text.height -= rows;
+    let (text, stream_area) = state.layout.text(TextArea::Transcript);
+    if let (Some(stream), Some(stream_area)) =
+        (state.live.as_ref().and_then(|l| l.streaming.as_ref()), stream_area)
+    {
         draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
     }
     if t.visible == 0 {
