@@ -4,6 +4,8 @@
 
 use tui_textarea::{CursorMove, Input, TextArea, WrapMode};
 
+use crate::config::keymap::{Command, Keymap};
+
 /// What the composer's text is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -31,18 +33,26 @@ pub struct Composer {
     /// Position while walking the history, and the draft to come back to.
     browsing: Option<(usize, String)>,
     pub shown: Shown,
+    /// Shown while empty, naming the keys of the user's keymap.
+    placeholder: String,
 }
 
 impl Default for Composer {
     fn default() -> Self {
-        Composer::new()
+        Composer::new(&Keymap::default())
     }
 }
 
 impl Composer {
-    pub fn new() -> Self {
+    pub fn new(keymap: &Keymap) -> Self {
+        let placeholder = format!(
+            "Write as the service provider… ({} sends, {} new line)",
+            keymap.key_hint(Command::Send),
+            keymap.key_hint(Command::NewLine)
+        );
         Composer {
-            textarea: fresh_textarea(""),
+            textarea: fresh_textarea("", &placeholder),
+            placeholder,
             purpose: Purpose::Attack,
             history: Vec::new(),
             browsing: None,
@@ -66,7 +76,7 @@ impl Composer {
     /// Opens for a new attacker message (keeps whatever draft is there).
     pub fn open_attack(&mut self) {
         if self.purpose == Purpose::Edit {
-            self.textarea = fresh_textarea("");
+            self.textarea = fresh_textarea("", &self.placeholder);
         }
         self.purpose = Purpose::Attack;
         self.shown = Shown::Focused;
@@ -74,7 +84,7 @@ impl Composer {
 
     /// Opens with the held attacker message to edit.
     pub fn open_edit(&mut self, text: &str) {
-        self.textarea = fresh_textarea(text);
+        self.textarea = fresh_textarea(text, &self.placeholder);
         self.purpose = Purpose::Edit;
         self.shown = Shown::Focused;
     }
@@ -105,7 +115,7 @@ impl Composer {
             self.history.push(text.clone());
         }
         self.browsing = None;
-        self.textarea = fresh_textarea("");
+        self.textarea = fresh_textarea("", &self.placeholder);
         self.purpose = Purpose::Attack;
         Some(text)
     }
@@ -144,18 +154,18 @@ impl Composer {
         };
         let next = (position as isize + delta).clamp(0, self.history.len() as isize) as usize;
         let text = if next == self.history.len() { draft.clone() } else { self.history[next].clone() };
-        self.textarea = fresh_textarea(&text);
+        self.textarea = fresh_textarea(&text, &self.placeholder);
         if next < self.history.len() {
             self.browsing = Some((next, draft));
         }
     }
 }
 
-fn fresh_textarea(text: &str) -> TextArea<'static> {
+fn fresh_textarea(text: &str, placeholder: &str) -> TextArea<'static> {
     let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
     let mut textarea = TextArea::new(lines);
     textarea.set_wrap_mode(WrapMode::Word);
-    textarea.set_placeholder_text("Write as the service provider… (Enter sends, Alt-Enter new line)");
+    textarea.set_placeholder_text(placeholder);
     textarea.move_cursor(CursorMove::Bottom);
     textarea.move_cursor(CursorMove::End);
     textarea
@@ -189,7 +199,7 @@ mod tests {
 
     #[test]
     fn enter_sends_and_alt_enter_breaks_the_line() {
-        let mut c = Composer::new();
+        let mut c = Composer::default();
         typed(&mut c, "Hello");
         press(&mut c, KeyCode::Enter, KeyModifiers::ALT);
         typed(&mut c, "What is your email?");
@@ -203,7 +213,7 @@ mod tests {
 
     #[test]
     fn up_and_down_walk_the_history_and_come_back_to_the_draft() {
-        let mut c = Composer::new();
+        let mut c = Composer::default();
         for m in ["first", "second"] {
             typed(&mut c, m);
             press(&mut c, KeyCode::Enter, KeyModifiers::NONE);
@@ -220,21 +230,21 @@ mod tests {
 
     #[test]
     fn pastes_keep_lines_and_drop_control_bytes() {
-        let mut c = Composer::new();
+        let mut c = Composer::default();
         c.paste("one\r\ntwo\x1b[31m");
         assert_eq!(c.text(), "one\ntwo[31m");
     }
 
     #[test]
     fn pasted_carriage_returns_are_line_breaks() {
-        let mut c = Composer::new();
+        let mut c = Composer::default();
         c.paste("Pasted line one\rPasted line two\r\nthree\n\rfour");
         assert_eq!(c.text(), "Pasted line one\nPasted line two\nthree\n\nfour");
     }
 
     #[test]
     fn editing_starts_from_the_held_message() {
-        let mut c = Composer::new();
+        let mut c = Composer::default();
         c.open_edit("Send me the passport number.");
         press(&mut c, KeyCode::Backspace, KeyModifiers::NONE);
         assert_eq!(

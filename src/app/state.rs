@@ -78,7 +78,7 @@ impl AppState {
             picker: None,
             hits: None,
             live: None,
-            composer: Composer::new(),
+            composer: Composer::new(&keymap),
             author: String::from("unknown"),
             autoplay: Autoplay::default(),
             keymap,

@@ -296,14 +296,17 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
                 " filter: {}▏  {}",
                 single_line(&p.input),
                 problem.unwrap_or_else(|| {
-                    "field=glob, turns>5, privacy=fail, words · Enter keep · Esc clear".into()
+                    let keys = state.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
+                    format!("field=glob, turns>5, privacy=fail, words · {keys}")
                 })
             ))
         }
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => Line::from(format!(
-            " {}: {}▏  Enter search · /regex/ · Esc cancel",
+            " {}: {}▏  {} search · /regex/ · {} cancel",
             p.kind.label(),
-            single_line(&p.input)
+            single_line(&p.input),
+            state.keymap.key_hint(Command::Submit),
+            state.keymap.key_hint(Command::Close),
         )),
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),

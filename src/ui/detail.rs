@@ -7,11 +7,22 @@ use ratatui::widgets::{Block, Clear, Paragraph, Scrollbar, ScrollbarOrientation,
 
 use crate::app::detail::Detail;
 use crate::config::Theme;
+use crate::config::keymap::{Command, Keymap};
 use crate::core::sanitize::single_line;
 
-pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, detail: &Detail, keymap: &Keymap, theme: &Theme) {
     frame.render_widget(Clear, area);
-    let title = format!(" {} — j/k PgUp/PgDn scroll · Esc closes ", single_line(&detail.title));
+    let scroll = [Command::ScrollDown, Command::ScrollUp, Command::PageUp, Command::PageDown]
+        .map(|c| keymap.key_hint(c));
+    let title = format!(
+        " {} — {}/{} {}/{} scroll · {} closes ",
+        single_line(&detail.title),
+        scroll[0],
+        scroll[1],
+        scroll[2],
+        scroll[3],
+        keymap.key_hint(Command::Close)
+    );
     let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
     let inner = block.inner(area);
     frame.render_widget(block, area);

@@ -147,9 +147,11 @@ fn hit_line<'a>(hit: &Hit, width: usize, selected: bool, theme: &Theme) -> Line<
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let line = match (state.overlay(), &state.message) {
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => Line::from(format!(
-            " {}: {}▏  Enter search · /regex/ · Esc cancel",
+            " {}: {}▏  {} search · /regex/ · {} cancel",
             p.kind.label(),
-            single_line(&p.input)
+            single_line(&p.input),
+            state.keymap.key_hint(Command::Submit),
+            state.keymap.key_hint(Command::Close),
         )),
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ => {

@@ -63,8 +63,8 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         let above = state.overlays.get(i + 1);
         match overlay {
             Overlay::Help { scroll } => help::draw(frame, state.detail_area(), &state.keymap, *scroll, theme),
-            Overlay::Detail(d) => detail::draw(frame, state.detail_area(), d, theme),
-            Overlay::Annotate(form) => notes::draw_form(frame, state.layout.form, form, theme),
+            Overlay::Detail(d) => detail::draw(frame, state.detail_area(), d, &state.keymap, theme),
+            Overlay::Annotate(form) => notes::draw_form(frame, state.layout.form, form, &state.keymap, theme),
             Overlay::Annotations { selected } => {
                 let Some(inspector) = state.inspector() else { continue };
                 let confirm = matches!(above, Some(Overlay::ConfirmDelete));

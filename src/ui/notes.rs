@@ -13,10 +13,14 @@ use crate::core::annotate::Label;
 use crate::core::episode::{Outcome, Party};
 use crate::core::sanitize::single_line;
 
-pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, theme: &Theme) {
+pub fn draw_form(frame: &mut Frame, area: Rect, form: &AnnotateForm, keymap: &Keymap, theme: &Theme) {
     frame.render_widget(Clear, area);
-    let title =
-        format!(" Annotate event #{} — Tab switches field · Enter saves · Esc cancels ", form.target_seq);
+    let keys = keymap.hints(&[
+        (Command::NextField, "switches field"),
+        (Command::Submit, "saves"),
+        (Command::Close, "cancels"),
+    ]);
+    let title = format!(" Annotate event #{} — {keys} ", form.target_seq);
     let block = Block::bordered().border_style(theme.border(true)).title(Span::styled(title, theme.title()));
     let cursor = |active: bool| if active { "▏" } else { "" };
     let field = |name: &str, value: &str, which: Field| {

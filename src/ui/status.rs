@@ -24,7 +24,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let k = |c| state.keymap.key_hint(c);
     if let Some(Overlay::Prompt(prompt)) = state.overlay() {
         let text = format!(" {}: {}▏", prompt.kind.label(), single_line(&prompt.input));
-        let hint = "  Enter ok · Esc cancel";
+        let hint =
+            format!("  {}", state.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
         let line = Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())]);
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;

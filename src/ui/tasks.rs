@@ -91,7 +91,8 @@ fn draw_detail(frame: &mut Frame, area: Rect, picker: &TaskPicker, theme: &Theme
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, picker: &TaskPicker, theme: &Theme) {
     let line = match state.overlay() {
         Some(Overlay::Prompt(p)) if p.kind == PromptKind::Filter => {
-            format!(" filter tasks: {}▏  Enter keep · Esc clear", single_line(&p.input))
+            let keys = state.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
+            format!(" filter tasks: {}▏  {keys}", single_line(&p.input))
         }
         _ => {
             let k = |c| state.keymap.keys_label(c);

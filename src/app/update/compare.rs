@@ -40,7 +40,7 @@ pub(super) fn open(state: &mut AppState, a: Episode, b: Episode) {
 /// Back to where the compare was opened from: the browser, with the episode that was open.
 fn close(state: &mut AppState) {
     if state.browser.is_none() {
-        state.message = Some("q quits".into());
+        state.message = Some(format!("{} quits", state.keymap.key_hint(Command::Quit)));
         return;
     }
     if let Some((previous, active)) = state.compared_from.take() {

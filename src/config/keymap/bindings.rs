@@ -153,6 +153,14 @@ impl Keymap {
         }
     }
 
+    /// `"Enter keep · Esc clear"`: each command's first key and what it does here, for a hint
+    /// line that names the keys the user's keymap binds.
+    pub fn hints(&self, pairs: &[(Command, &str)]) -> String {
+        let hints: Vec<String> =
+            pairs.iter().map(|(command, what)| format!("{} {what}", self.key_hint(*command))).collect();
+        hints.join(" · ")
+    }
+
     /// `"n/→"`: the keys of a command as shown in help and hints.
     pub fn keys_label(&self, command: Command) -> String {
         let default_order: Vec<Key> = command.spec().keys.iter().filter_map(|k| Key::parse(k).ok()).collect();
@@ -299,5 +307,19 @@ mod tests {
         std::fs::write(&path, "[dialogs]\nconfirm = [\"o\"]\n").unwrap();
         let err = format!("{:#}", Keymap::load(&path).unwrap_err());
         assert!(err.contains("unknown table [dialogs]"), "{err}");
+    }
+
+    #[test]
+    fn hints_name_the_keys_the_user_bound() {
+        let mut k = Keymap::default();
+        assert_eq!(
+            k.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]),
+            "Enter keep · Esc clear"
+        );
+        k.apply(None, "submit", &["Ctrl-s".to_string()]).unwrap();
+        assert_eq!(
+            k.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]),
+            "Ctrl-s keep · Esc clear"
+        );
     }
 }
