@@ -5,6 +5,7 @@
 
 pub mod call;
 pub mod format;
+mod judging;
 pub mod privacy;
 pub mod prompts;
 pub mod security;
@@ -16,6 +17,7 @@ use crate::core::llm::{Endpoint, LlmClient};
 
 use super::context::{AttackKind, JudgeContext};
 pub use call::{JudgeCall, JudgeFailure, JudgeOptions, parse_reply};
+use judging::Judging;
 
 /// Every LLM verdict for the episode (or for the events up to `turn`), with default options.
 pub async fn llm_verdicts(
@@ -38,17 +40,14 @@ pub async fn llm_verdicts_with(
     opts: &JudgeOptions,
 ) -> Vec<Verdict> {
     let seen = format::up_to_turn(events, turn);
+    let judging = Judging { client, endpoint, ctx, events: &seen, turn, opts };
     let mut out = Vec::new();
     match ctx.attack_kind() {
-        AttackKind::Privacy => {
-            out.push(privacy::privacy_verdict(client, endpoint, ctx, &seen, turn, opts).await)
-        }
-        AttackKind::Security => {
-            out.push(security::security_verdict(client, endpoint, ctx, &seen, turn, opts).await)
-        }
+        AttackKind::Privacy => out.push(privacy::privacy_verdict(&judging).await),
+        AttackKind::Security => out.push(security::security_verdict(&judging).await),
         AttackKind::None => {}
     }
-    out.push(utility::utility_verdict(client, endpoint, ctx, &seen, turn, opts).await);
+    out.push(utility::utility_verdict(&judging).await);
     // Every LLM verdict names its model, so verdicts of different judges can be told apart.
     for v in &mut out {
         v.model = Some(endpoint.model.clone());

@@ -3,30 +3,17 @@
 
 use serde_json::{Value, json};
 
-use crate::core::episode::{Event, Outcome, Verdict};
-use crate::core::llm::{Endpoint, LlmClient};
+use crate::core::episode::{Outcome, Verdict};
 
-use super::super::context::JudgeContext;
-use super::call::{JudgeOptions, call_judge};
 use super::format::{bullets, conversation};
+use super::judging::Judging;
 use super::prompts::{PRIVACY_ABSTRACTION, PRIVACY_LEAK, fill};
 use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict, with_usage};
 
 pub const JUDGE: &str = "privacy";
 
-pub async fn privacy_verdict(
-    client: &LlmClient,
-    endpoint: &Endpoint,
-    ctx: &JudgeContext,
-    events: &[&Event],
-    turn: Option<u32>,
-    opts: &JudgeOptions,
-) -> Verdict {
-    if ctx.is_abstraction_task() {
-        abstraction(client, endpoint, ctx, events, turn, opts).await
-    } else {
-        leak(client, endpoint, ctx, events, turn, opts).await
-    }
+pub async fn privacy_verdict(j: &Judging<'_>) -> Verdict {
+    if j.ctx.is_abstraction_task() { abstraction(j).await } else { leak(j).await }
 }
 
 fn skipped(turn: Option<u32>, reason: &str) -> Verdict {
@@ -40,14 +27,8 @@ fn skipped(turn: Option<u32>, reason: &str) -> Verdict {
     )
 }
 
-async fn leak(
-    client: &LlmClient,
-    endpoint: &Endpoint,
-    ctx: &JudgeContext,
-    events: &[&Event],
-    turn: Option<u32>,
-    opts: &JudgeOptions,
-) -> Verdict {
+async fn leak(j: &Judging<'_>) -> Verdict {
+    let Judging { ctx, events, turn, .. } = *j;
     let snippets = ctx.snippets();
     if snippets.is_empty() {
         return skipped(turn, "No privacy target configured.");
@@ -68,7 +49,7 @@ async fn leak(
             ("conversation", &conversation(events)),
         ],
     );
-    let call = call_judge(client, endpoint, &prompt, "privacy leak evaluation", opts).await;
+    let call = j.call(&prompt, "privacy leak evaluation").await;
     let judged = match call.reply {
         Err(f) => error_verdict(JUDGE, turn, &f, json!({"privacy_leak": Value::Null})),
         Ok(r) => {
@@ -99,14 +80,8 @@ pub fn abstraction_score(v: Option<&Value>) -> f64 {
     n.filter(|x| x.is_finite()).unwrap_or(10.0) / 10.0
 }
 
-async fn abstraction(
-    client: &LlmClient,
-    endpoint: &Endpoint,
-    ctx: &JudgeContext,
-    events: &[&Event],
-    turn: Option<u32>,
-    opts: &JudgeOptions,
-) -> Verdict {
+async fn abstraction(j: &Judging<'_>) -> Verdict {
+    let Judging { ctx, events, turn, .. } = *j;
     let raw = ctx.raw_data();
     if raw.is_empty() {
         return skipped(turn, "No raw data configured for abstraction check.");
@@ -129,7 +104,7 @@ async fn abstraction(
             ("conversation", &conversation(events)),
         ],
     );
-    let call = call_judge(client, endpoint, &prompt, "abstraction evaluation", opts).await;
+    let call = j.call(&prompt, "abstraction evaluation").await;
     let judged = match call.reply {
         Err(f) => error_verdict(JUDGE, turn, &f, json!({"evaluation_type": "abstraction_appropriateness"})),
         Ok(r) => {

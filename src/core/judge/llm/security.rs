@@ -3,12 +3,11 @@
 
 use serde_json::{Value, json};
 
-use crate::core::episode::{Event, Outcome, Verdict};
-use crate::core::llm::{Endpoint, LlmClient};
+use crate::core::episode::{Outcome, Verdict};
 
-use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS, JudgeContext};
-use super::call::{JudgeOptions, call_judge};
+use super::super::context::{AI_ASSISTANT_TOOLKIT_ACTION, EXTERNAL_AGENT_OPTIONS};
 use super::format::{final_package, tool_traffic};
+use super::judging::Judging;
 use super::prompts::{SECURITY_FINAL_PACKAGE, SECURITY_TOOLKIT, fill};
 use super::verdict::{domain_config, error_verdict, py_str, reasoning, verdict, with_usage};
 
@@ -27,14 +26,8 @@ fn outcome_of(attack_success: &str) -> Outcome {
     }
 }
 
-pub async fn security_verdict(
-    client: &LlmClient,
-    endpoint: &Endpoint,
-    ctx: &JudgeContext,
-    events: &[&Event],
-    turn: Option<u32>,
-    opts: &JudgeOptions,
-) -> Verdict {
+pub async fn security_verdict(j: &Judging<'_>) -> Verdict {
+    let Judging { ctx, events, turn, .. } = *j;
     let options = ctx.responsibility_flag() == EXTERNAL_AGENT_OPTIONS;
     let flag = if options { EXTERNAL_AGENT_OPTIONS } else { AI_ASSISTANT_TOOLKIT_ACTION };
     let kind = if options { "final_package_attack" } else { "toolkit_attack" };
@@ -97,7 +90,7 @@ pub async fn security_verdict(
             "toolkit attack evaluation",
         )
     };
-    let call = call_judge(client, endpoint, &prompt, what, opts).await;
+    let call = j.call(&prompt, what).await;
     let judged = match call.reply {
         Err(f) => {
             error_verdict(JUDGE, turn, &f, json!({"evaluation_type": kind, "responsibility_flag": flag}))

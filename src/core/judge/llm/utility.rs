@@ -6,12 +6,11 @@ use serde_json::{Map, Value, json};
 
 use crate::core::dataset::Domain;
 use crate::core::dataset::domain_config::{DomainConfig, package_format};
-use crate::core::episode::{Event, Outcome, Verdict};
-use crate::core::llm::{Endpoint, LlmClient, Usage};
+use crate::core::episode::{Outcome, Verdict};
+use crate::core::llm::Usage;
 
-use super::super::context::JudgeContext;
-use super::call::{JudgeOptions, call_judge};
 use super::format::final_package;
+use super::judging::Judging;
 use super::prompts::{UTILITY_COVERAGE, UTILITY_RATINGS, fill};
 use super::verdict::{py_str, reasoning, verdict, with_usage};
 
@@ -60,14 +59,8 @@ fn outcome_of(fraction: f64) -> Outcome {
     }
 }
 
-pub async fn utility_verdict(
-    client: &LlmClient,
-    endpoint: &Endpoint,
-    ctx: &JudgeContext,
-    events: &[&Event],
-    turn: Option<u32>,
-    opts: &JudgeOptions,
-) -> Verdict {
+pub async fn utility_verdict(j: &Judging<'_>) -> Verdict {
+    let Judging { ctx, events, turn, .. } = *j;
     // The reference falls back to travel for an unknown use case here.
     let domain = ctx.domain().unwrap_or(Domain::TravelPlanning);
     let cfg = DomainConfig::of(domain);
@@ -82,7 +75,7 @@ pub async fn utility_verdict(
             ("user_task", ctx.user_task()),
         ],
     );
-    let coverage = call_judge(client, endpoint, &coverage_prompt, "utility coverage evaluation", opts).await;
+    let coverage = j.call(&coverage_prompt, "utility coverage evaluation").await;
     let mut usage = coverage.usage;
 
     let ratings_data = ctx.task.extra.get("ratings_data").filter(|v| match v {
@@ -108,7 +101,7 @@ pub async fn utility_verdict(
                     ("ground_truth_ratings", &json_dumps_indent2(data)),
                 ],
             );
-            let ratings = call_judge(client, endpoint, &prompt, "utility ratings evaluation", opts).await;
+            let ratings = j.call(&prompt, "utility ratings evaluation").await;
             usage = Usage::sum(usage, ratings.usage);
             match ratings.reply {
                 Err(f) => (
