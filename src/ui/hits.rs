@@ -10,6 +10,8 @@ use crate::app::hits::HitList;
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
 use crate::config::keymap::Command;
+
+use super::status::search_prompt;
 use crate::core::episode::Party;
 use crate::core::sanitize::single_line;
 use crate::core::search::{Hit, Speaker};
@@ -146,13 +148,7 @@ fn hit_line<'a>(hit: &Hit, width: usize, selected: bool, theme: &Theme) -> Line<
 
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let line = match (state.overlay(), &state.message) {
-        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => Line::from(format!(
-            " {}: {}▏  {} search · /regex/ · {} cancel",
-            p.kind.label(),
-            single_line(&p.input),
-            state.keymap.key_hint(Command::Submit),
-            state.keymap.key_hint(Command::Close),
-        )),
+        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(state, p),
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ => {
             let k = |c| state.keymap.keys_label(c);

@@ -8,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::live::{LiveState, Tokens, short_count};
-use crate::app::state::{AppState, Overlay};
+use crate::app::state::{AppState, Overlay, Prompt};
 use crate::app::wrap::wrap;
 use crate::config::Theme;
 use crate::config::keymap::Command;
@@ -19,6 +19,17 @@ use crate::core::sim::emitter::Phase;
 use crate::core::sim::gate::GateMode;
 use crate::core::sim::runner::assistant_turns;
 use crate::core::text::truncate_cells as truncate;
+
+/// The prompt of a search across episodes, with its keys (the browser's and the results' status line).
+pub(super) fn search_prompt(state: &AppState, prompt: &Prompt) -> Line<'static> {
+    Line::from(format!(
+        " {}: {}▏  {} search · /regex/ · {} cancel",
+        prompt.kind.label(),
+        single_line(&prompt.input),
+        state.keymap.key_hint(Command::Submit),
+        state.keymap.key_hint(Command::Close),
+    ))
+}
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let k = |c| state.keymap.key_hint(c);
