@@ -98,24 +98,16 @@ impl LlmClient {
     /// One chat completion, not streamed. Retries per the endpoint's `max_retries`.
     pub async fn chat(&self, endpoint: &Endpoint, request: ChatRequest) -> Result<ChatResponse, LlmError> {
         let body = request.to_body(&endpoint.model, &endpoint.extra, false);
-        let mut attempt = 0;
+        let mut attempts = Attempts { client: self, endpoint, attempt: 0 };
         loop {
-            attempt += 1;
-            self.throttle(endpoint).await;
-            let key = endpoint.api_key();
+            let key = attempts.start().await;
             let result =
                 tokio::time::timeout(endpoint.timeout, self.chat_once(endpoint, &body, key.as_ref()))
                     .await
                     .unwrap_or_else(|_| Err(LlmErrorKind::Timeout(endpoint.timeout).into()));
             match result {
                 Ok(response) => return Ok(response),
-                Err(failure) => {
-                    let failure = redact(failure, key.as_ref());
-                    match self.plan_retry(endpoint, attempt, &failure) {
-                        Some(delay) => tokio::time::sleep(delay).await,
-                        None => return Err(LlmError::new(endpoint, attempt, failure.kind)),
-                    }
-                }
+                Err(failure) => attempts.failed(failure, key.as_ref()).await?,
             }
         }
     }
@@ -133,20 +125,12 @@ impl LlmClient {
         mut on_delta: impl FnMut(Delta),
     ) -> Result<ChatResponse, LlmError> {
         let body = request.to_body(&endpoint.model, &endpoint.extra, true);
-        let mut attempt = 0;
+        let mut attempts = Attempts { client: self, endpoint, attempt: 0 };
         loop {
-            attempt += 1;
-            self.throttle(endpoint).await;
-            let key = endpoint.api_key();
+            let key = attempts.start().await;
             match self.stream_once(endpoint, &body, key.as_ref(), &mut on_delta).await {
                 Ok(response) => return Ok(response),
-                Err(failure) => {
-                    let failure = redact(failure, key.as_ref());
-                    match self.plan_retry(endpoint, attempt, &failure) {
-                        Some(delay) => tokio::time::sleep(delay).await,
-                        None => return Err(LlmError::new(endpoint, attempt, failure.kind)),
-                    }
-                }
+                Err(failure) => attempts.failed(failure, key.as_ref()).await?,
             }
         }
     }
@@ -388,6 +372,36 @@ async fn error_message(response: reqwest::Response) -> Result<String, Failure> {
     let (bytes, cut) = read_capped(response, ERROR_BODY_BYTES).await?;
     let message = server_message(&bytes);
     Ok(if cut { format!("{message}… (body cut at {ERROR_BODY_BYTES} bytes)") } else { message })
+}
+
+/// The one retry loop's bookkeeping, for the plain and the streamed call alike: each attempt
+/// waits for the role's rate limit and reads the key afresh; a failure is masked, then waited
+/// out before the next attempt or returned.
+struct Attempts<'a> {
+    client: &'a LlmClient,
+    endpoint: &'a Endpoint,
+    attempt: u32,
+}
+
+impl Attempts<'_> {
+    /// Starts the next attempt: its key, once the rate limit lets it through.
+    async fn start(&mut self) -> Option<ApiKey> {
+        self.attempt += 1;
+        self.client.throttle(self.endpoint).await;
+        self.endpoint.api_key()
+    }
+
+    /// After a failed attempt: `Ok` once it is time for the next one, or the error to give up with.
+    async fn failed(&self, failure: Failure, key: Option<&ApiKey>) -> Result<(), LlmError> {
+        let failure = redact(failure, key);
+        match self.client.plan_retry(self.endpoint, self.attempt, &failure) {
+            Some(delay) => {
+                tokio::time::sleep(delay).await;
+                Ok(())
+            }
+            None => Err(LlmError::new(self.endpoint, self.attempt, failure.kind)),
+        }
+    }
 }
 
 fn retry_after(response: &reqwest::Response) -> Option<Duration> {
