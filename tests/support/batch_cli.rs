@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
+use super::bin;
 use super::openai_server::Reply;
 
 /// A reply both roles accept: the attacker needs JSON `{text, details}`, the assistant any text.
@@ -17,24 +18,16 @@ pub fn generic() -> Reply {
 
 /// The binary with a private home: no user config, the bundled sample tasks, a test key.
 pub fn command(home: &Path, args: &[String]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_converse-tui"));
+    let mut cmd = Command::new(bin::path());
     cmd.args(args);
     isolated(&mut cmd, home);
     cmd
 }
 
-/// `cmd` with a private home (what `command` gives the binary; for whatever starts it, such as sbatch).
+/// `cmd` with a private home and a test key (what `command` gives the binary; for whatever
+/// starts it, such as sbatch).
 pub fn isolated<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
-    cmd.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .env_remove("CONVERSE_TUI_CONFIG")
-        .env_remove("CONVERSE_TUI_DATA")
-        .env_remove("CONVERSE_TUI_CACHE")
-        .env_remove("OPENAI_BASE_URL")
-        .env("OPENAI_API_KEY", "sk-test")
+    bin::isolate(cmd, home).env("OPENAI_API_KEY", "sk-test")
 }
 
 pub async fn converse_tui(home: &Path, args: Vec<String>) -> Output {

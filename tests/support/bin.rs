@@ -1,15 +1,51 @@
-//! The built binary, run in a home of its own (config and data directories inside it).
+//! The one way tests launch the binary: isolated from the caller's setup, with a home of its own
+//! (config, data, state and cache inside it) and none of the caller's model settings, so a
+//! developer's environment never changes what a test sees.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
-pub fn run_in(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_converse-tui"))
-        .args(args)
-        .env("HOME", home)
-        .env("CONVERSE_TUI_CONFIG", home.join("config"))
+/// The binary under test; `CONVERSE_TUI_BIN` runs the tests against another build (an older one,
+/// to see a test fail where it had the defect).
+pub fn path() -> String {
+    std::env::var("CONVERSE_TUI_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_converse-tui").to_string())
+}
+
+/// The binary in a private home.
+pub fn command(home: &Path) -> Command {
+    let mut cmd = Command::new(path());
+    isolate(&mut cmd, home);
+    cmd
+}
+
+/// `cmd` (the binary, or whatever starts it, such as sbatch) with a private home and without the
+/// caller's `OPENAI_*` and `CONVERSE_TUI_*` directories: the config in `HOME/config/converse-tui`,
+/// the dataset cache in `HOME/data`, the index cache in `HOME/cache`.
+pub fn isolate<'a>(cmd: &'a mut Command, home: &Path) -> &'a mut Command {
+    for name in inherited_settings() {
+        cmd.env_remove(name);
+    }
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
         .env("CONVERSE_TUI_DATA", home.join("data"))
         .env("CONVERSE_TUI_CACHE", home.join("cache"))
-        .output()
-        .unwrap()
+}
+
+/// The caller's variables that would point the binary at other models or files.
+pub fn inherited_settings() -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| {
+            name.starts_with("OPENAI_")
+                || ["CONVERSE_TUI_CONFIG", "CONVERSE_TUI_DATA", "CONVERSE_TUI_CACHE"].contains(&name.as_str())
+        })
+        .collect()
+}
+
+/// Runs the binary in a private home and waits for it.
+pub fn run_in(home: &Path, args: &[&str]) -> Output {
+    command(home).args(args).output().unwrap()
 }

@@ -20,6 +20,31 @@ pub fn render(state: &mut AppState, width: u16, height: u16) -> String {
     terminal.backend().to_string()
 }
 
+/// The sizes every screen is snapshotted at.
+pub const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+/// One key press, no modifier.
+pub fn key(code: KeyCode) -> TermEvent {
+    TermEvent::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// Snapshots the screen `make` builds, resized and after `keys`, at every size of [`SIZES`]
+/// (`{name}_{w}x{h}`). A macro, so the snapshots are named after the calling test module.
+macro_rules! snapshot_screens {
+    ($name:expr, $make:expr, $keys:expr) => {
+        for (w, h) in $crate::support::screen::SIZES {
+            let mut state = ($make)();
+            converse_tui::app::update(&mut state, converse_tui::app::Action::Resize(w, h));
+            $crate::support::screen::press(&mut state, $keys);
+            insta::assert_snapshot!(
+                format!("{}_{w}x{h}", $name),
+                $crate::support::screen::render(&mut state, w, h)
+            );
+        }
+    };
+}
+pub(crate) use snapshot_screens;
+
 /// Keys as characters: `\n` Enter, `\x1b` Esc, `\t` Tab, `↓` (or `\u{1}`) and `↑` the arrows.
 pub fn press(state: &mut AppState, keys: &str) -> Vec<Effect> {
     let mut effects = Vec::new();

@@ -19,9 +19,14 @@ impl Session {
     /// [`Session::start`] with environment variables (`NAME=value`) set for the binary.
     pub fn start_with(env: &[&str], args: &str, home: &Path) -> Session {
         let name = format!("ctui-{}-{}", std::process::id(), rand_suffix());
-        let bin = env!("CARGO_BIN_EXE_converse-tui");
+        let bin = super::bin::path();
+        // The tmux server has the caller's environment: the same isolation as `bin::command`.
+        let unset: String =
+            super::bin::inherited_settings().iter().map(|name| format!("-u {name} ")).collect();
         let script = format!(
-            "HOME='{home}' CONVERSE_TUI_CONFIG='{home}/config' CONVERSE_TUI_DATA='{home}/data' CONVERSE_TUI_CACHE='{home}/cache' \
+            "env {unset}HOME='{home}' XDG_CONFIG_HOME='{home}/config' XDG_DATA_HOME='{home}/data' \
+             XDG_STATE_HOME='{home}/state' XDG_CACHE_HOME='{home}/cache' \
+             CONVERSE_TUI_DATA='{home}/data' CONVERSE_TUI_CACHE='{home}/cache' \
              TERM=xterm-256color {env} '{bin}' {args}; echo EXIT=$?; sleep 30",
             home = home.display(),
             env = env.join(" ")

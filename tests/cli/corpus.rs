@@ -1,0 +1,596 @@
+//! The corpus commands (`ls`, `summary --by`, `agreement`) on real benchmark runs,
+//! and their statistics against values computed independently.
+
+use crate::support::files;
+
+use crate::support::bin;
+use crate::support::corpus as generated;
+use crate::support::journals;
+
+use files::copy_dir;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use converse_tui::core::corpus::agreement::agreement;
+use converse_tui::core::corpus::stats::{kappa, mean_interval, wilson};
+use converse_tui::core::corpus::{CorpusRow, SourceVerdict, index};
+use converse_tui::core::episode::{Outcome, VerdictMethod};
+use serde_json::Value;
+
+use bin::run_in;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-benchmark-logs")
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+/// (domain, model, defence, judge, judge model) → [judged, fail, partial, error] (utility:
+/// [judged, 0, 0, error]) and the sum of utility coverage, counted straight from the judge
+/// files with serde_json: one verdict per file.
+fn direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4], f64)> {
+    let mut counts = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root) {
+        let path = entry.unwrap().into_path();
+        if path.is_dir() {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Some((kind, rest)) = name.split_once("_judge_") else { continue };
+        // `<judge model>_<YYYYMMDD>_…`: the model ends where the 8-digit date starts.
+        let date = rest
+            .match_indices('_')
+            .map(|(i, _)| i)
+            .find(|&i| rest[i + 1..].len() > 9 && rest[i + 1..i + 9].bytes().all(|b| b.is_ascii_digit()));
+        let model = &rest[..date.unwrap()];
+        let folders: Vec<String> =
+            path.parent().unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
+        let n = folders.len();
+        let key = [
+            folders[n - 6].clone(),
+            folders[n - 5].clone(),
+            folders[n - 4].clone(),
+            kind.to_string(),
+            model.to_string(),
+        ];
+        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let (c, coverage): &mut ([usize; 4], f64) = counts.entry(key).or_default();
+        if json.get("error").is_some() {
+            c[3] += 1;
+            continue;
+        }
+        c[0] += 1;
+        match kind {
+            "privacy" => {
+                let e = &json["llm_evaluation"];
+                let answer = e.get("leaked_information").or(e.get("shared_raw_data")).unwrap();
+                c[1] += usize::from(answer.as_str().unwrap().eq_ignore_ascii_case("yes"));
+            }
+            "security" => match json["attack_success"].as_str().unwrap() {
+                "Successful" => c[1] += 1,
+                "Partial" => c[2] += 1,
+                _ => {}
+            },
+            _ => {
+                let covered =
+                    json["utility_evaluation"]["UTILITY"]["HOW_MANY_ITEMS_COVERED"].as_str().unwrap();
+                let (k, of) = covered.split_once('/').unwrap();
+                let (k, of): (usize, usize) = (k.trim().parse().unwrap(), of.trim().parse().unwrap());
+                *coverage += k as f64 / of as f64;
+            }
+        }
+    }
+    counts
+}
+
+#[test]
+fn summary_counts_equal_a_direct_count_over_the_judge_files() {
+    let root = fixture();
+    let counts = summary_matches_direct_count(&root);
+    assert_eq!(counts.values().map(|(c, _)| c[0] + c[3]).sum::<usize>(), 23, "every judge file is counted");
+}
+
+#[test]
+fn summary_counts_equal_a_direct_count_over_a_generated_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = generated::generate(dir.path(), 400, 15);
+    let counts = summary_matches_direct_count(dir.path());
+    assert_eq!(counts.values().map(|(c, _)| c[0] + c[3]).sum::<usize>(), files);
+    // The generated outcomes cover what the figures must handle.
+    let total =
+        counts.values().fold([0; 4], |t, (c, _)| [t[0] + c[0], t[1] + c[1], t[2] + c[2], t[3] + c[3]]);
+    assert!(total[1] > 0 && total[2] > 0 && total[3] > 0, "{total:?}");
+}
+
+/// Runs `summary --by domain,model,defence --format json` over `root` and checks every
+/// row against [`direct_count`]; returns the count.
+fn summary_matches_direct_count(root: &Path) -> BTreeMap<[String; 5], ([usize; 4], f64)> {
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(
+        home.path(),
+        &["summary", root.to_str().unwrap(), "--by", "domain,model,defence", "--format", "json"],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut ours = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        let g = &r["group"];
+        let text = |v: &Value| v.as_str().unwrap().to_string();
+        let key = [
+            text(&g["domain"]),
+            text(&g["model"]),
+            text(&g["defence"]),
+            text(&r["judge"]),
+            text(&r["judge_model"]),
+        ];
+        let count = |f: &str| r[f].as_u64().unwrap() as usize;
+        let (succeeded, partial, coverage) = if r["judge"] == "utility" {
+            // Utility has no attack: its rows carry the mean coverage.
+            assert!(r["attacks_succeeded"].is_null() && r["asr"].is_null());
+            let mean = r["coverage"]["mean"].as_f64().unwrap_or(0.0);
+            (0, 0, mean * count("episodes") as f64)
+        } else {
+            (count("attacks_succeeded"), count("partial"), 0.0)
+        };
+        ours.insert(key, ([count("episodes"), succeeded, partial, count("judge_errors")], coverage));
+        // The rate and its interval are those of the counts.
+        if r["judge"] != "utility" && count("episodes") > 0 {
+            let (k, n) = (count("attacks_succeeded"), count("episodes"));
+            assert!(close(r["asr"].as_f64().unwrap(), k as f64 / n as f64));
+            let (lo, hi) = wilson(k, n).unwrap();
+            assert!(close(r["ci95"][0].as_f64().unwrap(), lo) && close(r["ci95"][1].as_f64().unwrap(), hi));
+        }
+    }
+    let expected = direct_count(root);
+    assert_eq!(ours.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+    for (key, (counts, coverage)) in &expected {
+        let (our_counts, our_coverage) = &ours[key];
+        assert_eq!(our_counts, counts, "{key:?}");
+        assert!((our_coverage - coverage).abs() < 1e-9, "{key:?}: {our_coverage} vs {coverage}");
+    }
+    expected
+}
+
+#[test]
+fn wilson_intervals_equal_hand_computed_values() {
+    // python3 with scipy: z = norm.ppf(0.975); p = k/n; d = 1 + z*z/n;
+    // centre = (p + z*z/(2n)) / d; half = z/d * sqrt(p(1-p)/n + z*z/(4n²)).
+    let cases = [
+        (77, 87, 0.8011941795, 0.9363545220),
+        (6, 14, 0.2138079890, 0.6740935542),
+        (1, 1, 0.2065493144, 1.0),
+        (16, 209, 0.0476690432, 0.1207260571),
+    ];
+    for (k, n, lo, hi) in cases {
+        let (a, b) = wilson(k, n).unwrap();
+        assert!((a - lo).abs() < 1e-9 && (b - hi).abs() < 1e-9, "{k}/{n}: {a} {b}");
+    }
+    assert_eq!(wilson(0, 0), None);
+}
+
+#[test]
+fn t_intervals_equal_hand_computed_values() {
+    // python3: m = statistics.mean(v); h = scipy.stats.t.ppf(0.975, len(v)-1) * statistics.stdev(v) / sqrt(len(v)).
+    let m = mean_interval(&[0.2, 0.5, 0.9, 1.0, 0.75]).unwrap();
+    let (lo, hi) = m.ci95.unwrap();
+    assert!(close(m.mean, 0.67) && (lo - 0.2686139874).abs() < 1e-9 && (hi - 1.0713860126).abs() < 1e-9);
+    let m = mean_interval(&[7.5, 8.0]).unwrap();
+    let (lo, hi) = m.ci95.unwrap();
+    assert!((lo - 4.5734488160).abs() < 1e-9 && (hi - 10.9265511840).abs() < 1e-9, "{lo} {hi}");
+    assert_eq!(mean_interval(&[3.0]).unwrap().ci95, None, "one value has no interval");
+    assert_eq!(mean_interval(&[]), None);
+}
+
+#[test]
+fn kappa_equals_a_hand_computed_confusion_matrix() {
+    // Rows: rater A, columns: rater B, pass/partial/fail. By hand: po = 46/60; row sums 25, 15, 20,
+    // column sums 23, 19, 18; pe = (25·23 + 15·19 + 20·18)/60² = 1220/3600; κ = (po − pe)/(1 − pe)
+    // = 0.6470588235. Linear weights 1, ½, 0 by distance give 0.7446808511 (numpy, same formula).
+    let confusion = vec![vec![20, 5, 0], vec![3, 10, 2], vec![0, 4, 16]];
+    assert!((kappa(&confusion, false).unwrap() - 0.6470588235).abs() < 1e-9);
+    assert!((kappa(&confusion, true).unwrap() - 0.7446808511).abs() < 1e-9);
+    // Two categories: weighting changes nothing. By hand: po = 11/14, row and column sums 8, 6 and
+    // 7, 7, pe = (8·7 + 6·7)/14² = 1/2, κ = (11/14 − 1/2)/(1/2) = 4/7.
+    let binary = vec![vec![6, 0, 2], vec![0, 0, 0], vec![1, 0, 5]];
+    assert!(close(kappa(&binary, false).unwrap(), 4.0 / 7.0));
+    assert!(close(kappa(&binary, true).unwrap(), 4.0 / 7.0));
+}
+
+fn verdict(
+    judge: &str,
+    method: VerdictMethod,
+    model: Option<&str>,
+    outcome: Outcome,
+    turn: Option<u32>,
+) -> SourceVerdict {
+    SourceVerdict {
+        judge: judge.into(),
+        method,
+        model: model.map(Into::into),
+        outcome,
+        score: None,
+        rating: None,
+        turn,
+    }
+}
+
+fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
+    CorpusRow {
+        path: "x.json".into(),
+        id: "x".into(),
+        task_id: None,
+        domain: None,
+        persona: None,
+        attack_type: None,
+        category: None,
+        attack: None,
+        model: None,
+        defence: None,
+        repeat: None,
+        retry: None,
+        turns: 3,
+        events: 9,
+        verdicts,
+        parent: None,
+    }
+}
+
+#[test]
+fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
+    use Outcome::*;
+    use VerdictMethod::*;
+    let pair = |a, b| {
+        row(vec![
+            verdict("security", Imported, Some("gpt-5"), a, None),
+            verdict("security", Imported, Some("claude"), b, None),
+        ])
+    };
+    let rows = vec![
+        pair(Fail, Fail),
+        pair(Fail, Partial),
+        pair(Pass, Pass),
+        pair(Pass, Pass),
+        pair(Error, Pass),
+        row(vec![
+            verdict("privacy", Rule, None, Fail, Some(3)),
+            verdict("privacy", Human, None, Fail, Some(3)),
+        ]),
+        row(vec![
+            verdict("privacy", Rule, None, Fail, Some(2)),
+            verdict("privacy", Human, None, Fail, Some(4)),
+        ]),
+    ];
+    let pairs = agreement(&rows);
+    let security = pairs.iter().find(|p| p.judge == "security").unwrap();
+    // Sources are ordered: a = claude, b = gpt-5.
+    assert_eq!(security.a.model.as_deref(), Some("claude"));
+    assert_eq!(security.n, 4);
+    assert_eq!(security.excluded, 1);
+    assert_eq!(security.confusion, vec![vec![2, 0, 0], vec![0, 0, 1], vec![0, 0, 1]]);
+    assert!(close(security.agreement.unwrap(), 0.75));
+    // By hand: po_w = (2 + 1 + ½·1)/4 = 0.875; rows ½, ¼, ¼; columns ½, 0, ½;
+    // pe_w = ½·½ + ¼·(½·½ + ½·½) + ¼·½ = 0.5; κ_w = (0.875 − 0.5)/0.5 = 0.75.
+    assert!(close(security.kappa.unwrap(), 0.75), "{:?}", security.kappa);
+    let privacy = pairs.iter().find(|p| p.judge == "privacy").unwrap();
+    assert_eq!((privacy.a.method, privacy.b.method), (Rule, Human));
+    assert_eq!(privacy.kappa, None, "everyone said leak: kappa is undefined, not 1");
+    let turns = privacy.leak_turn.unwrap();
+    assert_eq!((turns.n, turns.same), (2, 1));
+}
+
+/// A copy of the fixture in a temporary directory, to add files to.
+fn fixture_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(), dir.path());
+    dir
+}
+
+const IFSC: &str =
+    "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code";
+
+#[test]
+fn ls_lists_every_run_with_its_metadata_and_verdicts() {
+    let home = tempfile::tempdir().unwrap();
+    let root = fixture();
+    let out = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 10);
+    let ifsc = rows.iter().find(|r| r["path"].as_str().unwrap().contains("ifsc")).unwrap();
+    assert_eq!(ifsc["task_id"], "travel_planning_p2_privacy_unrelated_to_travel_bank_ifsc_code");
+    assert_eq!(
+        (&ifsc["domain"], &ifsc["persona"], &ifsc["attack_type"], &ifsc["category"]),
+        (
+            &Value::from("travel_planning"),
+            &Value::from("2"),
+            &Value::from("privacy"),
+            &Value::from("privacy")
+        )
+    );
+    assert_eq!(
+        (&ifsc["model"], &ifsc["defence"], &ifsc["repeat"]),
+        (&Value::from("gpt_5_chat"), &Value::from("baseline"), &Value::from(1))
+    );
+    assert_eq!(ifsc["attack"], "unrelated_to_travel_bank_ifsc_code");
+    let verdicts = ifsc["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 4, "two judge models × privacy and utility: {verdicts:?}");
+    assert!(verdicts.iter().all(|v| v["method"] == "imported"));
+    let benign = rows.iter().find(|r| r["category"] == "benign_easy").unwrap();
+    assert_eq!((&benign["attack"], &benign["task_id"]), (&Value::from("benign_simulation"), &Value::Null));
+    let retry =
+        rows.iter().find(|r| r["path"].as_str().unwrap().contains("retry1") && r["domain"] == "real_estate");
+    assert_eq!(retry.unwrap()["retry"], 1);
+}
+
+#[test]
+fn ls_where_filters_by_field_and_rejects_an_unknown_one() {
+    let home = tempfile::tempdir().unwrap();
+    let root = fixture();
+    let ls = |expr: &str| run_in(home.path(), &["ls", root.to_str().unwrap(), "--json", "--where", expr]);
+    let out = ls("model=gpt_5_chat* defence=baseline privacy=fail");
+    let lines: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    // Independently: the only gpt_5_chat baseline run, whose gpt-5 privacy judge file says it leaked.
+    let judge: Value = serde_json::from_slice(
+        &std::fs::read(root.join(IFSC).join("privacy_judge_gpt-5_20250915_003845_rep1.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(judge["llm_evaluation"]["leaked_information"], "yes");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("ifsc"));
+    let out = ls("turns>1000");
+    assert!(out.status.success() && out.stdout.is_empty());
+
+    let out = ls("modle=gpt*");
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("unknown field 'modle': known fields are path, id, task, domain"), "{err}");
+}
+
+#[test]
+fn an_unreadable_file_is_named_and_the_rest_still_listed() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = fixture_copy();
+    let bad = corpus.path().join(IFSC).join("output_20250915_999999_rep1.json");
+    std::fs::write(&bad, "[{\"from\": \"assistant\",\n \"to\": }]").unwrap();
+    let out = run_in(home.path(), &["ls", corpus.path().to_str().unwrap()]);
+    assert!(!out.status.success(), "exit non-zero at the end");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{}:2: ", bad.display())), "{err}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.ends_with(&format!("10 episodes (paths under {})\n", corpus.path().join("logs").display())),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn agreement_pairs_judge_models_and_human_labels() {
+    let corpus = fixture_copy();
+    let episode = corpus.path().join(IFSC).join("output_20250915_003845_rep1.json");
+    // A reviewer labels the episode `refusal` (privacy pass) on event 3.
+    let id = index(std::slice::from_ref(&episode)).rows[0].id.clone();
+    let mut notes =
+        converse_tui::core::annotate::NotesFile::open(converse_tui::core::annotate::notes_path(&episode))
+            .unwrap();
+    let draft = converse_tui::core::annotate::Draft {
+        episode: id,
+        target_seq: 3,
+        span: None,
+        label: converse_tui::core::annotate::Label::Refusal,
+        note: String::new(),
+    };
+    notes.add(draft, "ann").unwrap();
+
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(home.path(), &["agreement", corpus.path().to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pairs: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let find = |judge: &str, a: &str, b: &str| {
+        pairs.iter().find(|p| {
+            p["judge"] == judge
+                && p["a"]["model"].as_str().unwrap_or(p["a"]["method"].as_str().unwrap()) == a
+                && p["b"]["model"].as_str().unwrap_or(p["b"]["method"].as_str().unwrap()) == b
+        })
+    };
+    // The two judge models on the one privacy run agree that it leaked (both files say yes).
+    let models = find("privacy", "claude-sonnet-4-5", "gpt-5").expect("judge models compared");
+    assert_eq!(models["n"], 1);
+    assert_eq!(models["confusion"], serde_json::json!([[0, 0, 0], [0, 0, 0], [0, 0, 1]]));
+    // The reviewer says it held: both judge files disagree with the reviewer.
+    let human = find("privacy", "human", "gpt-5").expect("human vs imported compared");
+    assert_eq!((&human["n"], &human["agreement"]), (&Value::from(1), &Value::from(0.0)));
+    assert_eq!(human["confusion"], serde_json::json!([[0, 0, 1], [0, 0, 0], [0, 0, 0]]));
+    assert_eq!(human["a"], serde_json::json!({"method": "human", "model": null}));
+    assert_eq!(human["b"]["method"], "imported");
+}
+
+/// Every episode file under `dir`.
+fn episode_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name.starts_with("output_") && name.ends_with(".json") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_index_reads_the_same_rows_as_a_full_load() {
+    use converse_tui::core::import::{load_path, load_path_without_texts};
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = episode_files(&fixtures.join("converse-benchmark-logs"));
+    files.extend(episode_files(&fixtures.join("converse-logs")));
+    // The shared sample, where there is one (not in CI).
+    if let Ok(shared) = std::env::var("CONVERSE_BENCHMARK_LOGS") {
+        files.extend(episode_files(Path::new(&shared)));
+    }
+    assert!(files.len() >= 20, "{}", files.len());
+    for file in files {
+        let full = load_path(&file).unwrap();
+        let light = load_path_without_texts(&file).unwrap();
+        assert_eq!(full.len(), light.len());
+        for (f, l) in full.iter().zip(&light) {
+            assert_eq!(
+                CorpusRow::of(f, file.clone(), &[]),
+                CorpusRow::of(l, file.clone(), &[]),
+                "{}",
+                file.display()
+            );
+            assert_eq!(f.events.last(), l.events.last(), "the same end: {}", file.display());
+            assert!(l.events.len() > 2);
+        }
+    }
+}
+
+/// Journals are indexed event by event with their texts dropped: the same rows, warnings and
+/// errors as a full load, and no text kept (a huge journal costs its events, not its bytes).
+#[test]
+fn the_index_reads_journals_as_a_full_load_does_without_their_texts() {
+    use converse_tui::core::episode::EventBody;
+    use converse_tui::core::import::{load_path, load_path_without_texts};
+    let dir = tempfile::tempdir().unwrap();
+    journals::write_journals(dir.path(), 3);
+    // A torn last line (a warning) and the hostile fixtures (errors) as well.
+    let torn = dir.path().join("ep-00001.jsonl");
+    let mut text = std::fs::read_to_string(&torn).unwrap();
+    text.truncate(text.len() - 20);
+    std::fs::write(&torn, text).unwrap();
+    let mut files: Vec<PathBuf> = (0..3).map(|i| dir.path().join(format!("ep-{i:05}.jsonl"))).collect();
+    let hostile = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+    files.extend(std::fs::read_dir(hostile).unwrap().map(|e| e.unwrap().path()));
+    files.sort();
+    let mut warned = 0;
+    for file in files {
+        let (full, light) = (load_path(&file), load_path_without_texts(&file));
+        let (full, light) = match (full, light) {
+            (Ok(full), Ok(light)) => (full, light),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                continue;
+            }
+            (a, b) => panic!("{}: {a:?} vs {b:?}", file.display()),
+        };
+        for (f, l) in full.iter().zip(&light) {
+            assert_eq!(CorpusRow::of(f, file.clone(), &[]), CorpusRow::of(l, file.clone(), &[]));
+            assert_eq!(f.warnings, l.warnings, "{}", file.display());
+            warned += usize::from(!l.warnings.is_empty());
+            assert_eq!(f.events.len(), l.events.len());
+            // A file the reader cannot stream (a BOM before the header) goes through the full loader.
+            let streamed = converse_tui::core::episode::is_journal(&file);
+            for (fe, le) in f.events.iter().zip(&l.events) {
+                let mut dropped = fe.clone();
+                dropped.body.drop_texts();
+                assert_eq!(if streamed { &dropped } else { fe }, le, "{}", file.display());
+                if let (true, EventBody::Message(m)) = (streamed, &le.body) {
+                    assert!(m.text.is_empty());
+                }
+            }
+        }
+    }
+    assert!(warned >= 1, "the torn journal warns");
+}
+
+#[test]
+fn a_log_the_full_loader_refuses_is_refused_by_the_index_too() {
+    use converse_tui::core::import::load_path_without_texts;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("output_20250101_000000.json");
+    std::fs::write(&file, r#"[{"from": "assistant", "to": "external_agent", "short_answer": 5}]"#).unwrap();
+    let e = load_path_without_texts(&file).unwrap_err();
+    assert!(e.to_string().contains("'short_answer' is not a string"), "{e}");
+    std::fs::write(&file, r#"[{"from": "assistant", "to": "nobody"}]"#).unwrap();
+    assert!(load_path_without_texts(&file).unwrap_err().to_string().contains("unknown party 'nobody'"));
+}
+
+#[test]
+fn the_coverage_interval_stays_within_zero_and_one() {
+    // Coverage 1, 1, 0: the raw t-interval is 2/3 ± 1.434218 = [-0.77, 2.10]; a share cannot leave [0, 1].
+    let rows: Vec<CorpusRow> = [1.0, 1.0, 0.0]
+        .into_iter()
+        .map(|score| {
+            let mut v = verdict("utility", VerdictMethod::Imported, Some("gpt-5"), Outcome::Pass, None);
+            v.score = Some(score);
+            row(vec![v])
+        })
+        .collect();
+    let groups = converse_tui::core::corpus::table::group_rows(&rows, &[], None);
+    let utility = groups.iter().find(|g| g.judge == "utility").unwrap();
+    let coverage = utility.coverage.unwrap();
+    assert!(close(coverage.mean, 2.0 / 3.0));
+    assert_eq!(coverage.ci95, Some((0.0, 1.0)));
+}
+
+/// The security outcome `ls --json` gives the episode whose path contains `needle`.
+fn security_outcome(home: &Path, root: &Path, needle: &str) -> String {
+    let out = run_in(home, &["ls", root.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["path"].as_str().unwrap().contains(needle))
+        .unwrap();
+    let verdicts = row["verdicts"].as_array().unwrap();
+    verdicts.iter().find(|v| v["judge"] == "security").unwrap()["outcome"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_index_cache_is_reused_refreshed_when_a_judge_file_changes_and_survives_corruption() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = fixture_copy();
+    let root = corpus.path().join("logs");
+    let folder = root.join(
+        "insurance/gpt_5_chat/firewalls_data_abstraction_language_converter/persona3/security/adventure_activity_exploitation_attack_4",
+    );
+    let needle = "adventure_activity_exploitation_attack_4";
+    let first = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    let caches: Vec<PathBuf> =
+        std::fs::read_dir(home.path().join("cache/corpus")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(caches.len(), 1, "one cache file for the corpus: {caches:?}");
+    // A second run gives the same rows (from the cache).
+    let second = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    assert_eq!(first.stdout, second.stdout);
+    // The rows come from the cache: a model name edited in it shows.
+    let cached = std::fs::read_to_string(&caches[0]).unwrap();
+    assert!(cached.contains(needle));
+    std::fs::write(&caches[0], cached.replace("\"gpt_5_chat\"", "\"gpt_5_from_cache\"")).unwrap();
+    let edited =
+        run_in(home.path(), &["ls", root.to_str().unwrap(), "--json", "--where", "model=gpt_5_from_cache"]);
+    assert!(!edited.stdout.is_empty(), "the cached rows are used");
+    // A judge file rewritten beside the episode: that folder is read again.
+    let judge = folder.join("security_judge_gpt-5-chat-latest_20260117_011704_rep1.json");
+    assert_eq!(security_outcome(home.path(), &root, needle), "partial");
+    let text = std::fs::read_to_string(&judge).unwrap();
+    let flipped = text.replace("\"attack_success\": \"Partial\"", "\"attack_success\": \"Successful\"");
+    assert_ne!(flipped, text);
+    std::fs::write(&judge, flipped).unwrap();
+    let after = security_outcome(home.path(), &root, needle);
+    assert_eq!(after, "fail");
+    let refreshed = run_in(
+        home.path(),
+        &["ls", root.to_str().unwrap(), "--json", "--where", "path=*adventure_activity*"],
+    );
+    assert!(!String::from_utf8_lossy(&refreshed.stdout).contains("gpt_5_from_cache"), "that folder re-read");
+    // A corrupt cache is ignored and rebuilt, never an error.
+    std::fs::write(&caches[0], b"{\"format\": 1, \"entries\": [trunc").unwrap();
+    let third = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json"]);
+    assert!(third.status.success() && third.stderr.is_empty(), "{}", String::from_utf8_lossy(&third.stderr));
+    assert_eq!(security_outcome(home.path(), &root, needle), after);
+    assert!(std::fs::read_to_string(&caches[0]).unwrap().contains(needle), "rebuilt");
+    // --no-cache reads the files and gives the same rows.
+    let uncached = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json", "--no-cache"]);
+    assert_eq!(uncached.stdout, third.stdout);
+}

@@ -1,0 +1,18 @@
+//! The headless commands, run as a user runs them: batch, judge, run, ls/summary/agreement, search, dump, exports, the cluster.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod batch;
+mod cli_judge;
+mod cli_run;
+mod cluster_slurm;
+mod corpus;
+mod dump;
+mod export_documents;
+mod export_headless;
+mod export_json;
+mod export_maseval;
+mod index;
+mod output_channels;
+mod search;

@@ -1,0 +1,14 @@
+//! The model side: the HTTP client, deadlines and rate limits, hostile servers and turns, the simulator and the LLM judges against the test server.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod hostile_server;
+mod hostile_turns;
+mod judge_llm;
+mod llm_client;
+mod llm_deadline;
+mod rate_limit;
+mod sim_environment;
+mod sim_prompts;
+mod sim_runner;

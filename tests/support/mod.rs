@@ -1,0 +1,14 @@
+//! What the test binaries share: the scripted model server, the binary launcher, journals and
+//! corpora made for a test, screen rendering, tmux, the Python venv of the official packages.
+//! Each binary uses part of it.
+#![allow(dead_code, unused_macros, unused_imports)]
+
+pub mod batch_cli;
+pub mod bin;
+pub mod corpus;
+pub mod files;
+pub mod journals;
+pub mod openai_server;
+pub mod python;
+pub mod screen;
+pub mod tmux;

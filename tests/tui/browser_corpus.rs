@@ -1,0 +1,263 @@
+//! The browser at corpus scale over a generated corpus in the benchmark layout:
+//! whole-screen snapshots (sorted, filtered, grouped, the agreement review) at
+//! 160×48 and 80×24, and the behaviour behind them (sort order, field filter,
+//! group counts, review → episode at the disputed turn, selection kept).
+
+use crate::support::corpus as generated;
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use converse_tui::app::browser::{AfterOpen, Browser, Column, ListLine};
+use converse_tui::app::state::{Overlay, Screen};
+use converse_tui::app::{Action, AppState, Effect, update};
+use converse_tui::config::Keymap;
+use converse_tui::core::annotate::{Annotation, Label};
+use converse_tui::core::corpus::{CorpusRow, index};
+use converse_tui::core::episode::{Outcome, VerdictMethod};
+
+use crate::support::screen::{self, snapshot_screens};
+use screen::{press, render};
+
+/// 120 generated episodes, indexed once (the files stay in a temporary folder for the whole run).
+fn rows() -> &'static (tempfile::TempDir, Vec<CorpusRow>) {
+    static ROWS: OnceLock<(tempfile::TempDir, Vec<CorpusRow>)> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        generated::generate(dir.path(), 120, 15);
+        let corpus = index(&[dir.path().join("logs")]);
+        assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
+        (dir, corpus.rows)
+    })
+}
+
+fn state() -> AppState {
+    let browser = Browser::from_rows("generated corpus", rows().1.clone(), vec![]);
+    let mut state = AppState::with_browser(browser, Keymap::default(), false);
+    state.picker = None;
+    update(&mut state, Action::Resize(160, 48));
+    state
+}
+
+fn snapshot(name: &str, keys: &str) {
+    snapshot_screens!(name, state, keys);
+}
+
+/// `s` nine times: model, defence, domain, persona, category, attack, turns, events, privacy.
+const SORT_BY_PRIVACY: &str = "sssssssss";
+
+#[test]
+fn sorted_by_privacy_outcome_leaks_first() {
+    snapshot("corpus_sorted", &format!("{SORT_BY_PRIVACY}S"));
+}
+
+#[test]
+fn filtered_by_field() {
+    snapshot("corpus_filtered", "/model=gpt_5_chat defence=baseline\n");
+}
+
+#[test]
+fn grouped_by_model_defence_domain() {
+    // Unfold the first model, then its first defence.
+    snapshot("corpus_grouped", "z\n\u{1}\n");
+}
+
+#[test]
+fn agreement_review_list() {
+    snapshot("corpus_review", "A");
+}
+
+#[test]
+fn sorting_orders_rows_by_the_column_and_reverses() {
+    let mut s = state();
+    press(&mut s, SORT_BY_PRIVACY);
+    let b = s.browser.as_ref().unwrap();
+    assert_eq!(b.sort, Some((Column::Judge(0), false)));
+    assert_eq!(b.judges[0], "privacy");
+    let severity = |b: &Browser, i: usize| match b.entries[i].judge_outcome("privacy") {
+        Some(Outcome::Fail) => 3,
+        Some(Outcome::Partial) => 2,
+        Some(Outcome::Error) => 1,
+        _ => 0,
+    };
+    let order: Vec<u8> = b.shown.iter().map(|&i| severity(b, i)).collect();
+    assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+    press(&mut s, "S");
+    let b = s.browser.as_ref().unwrap();
+    let order: Vec<u8> = b.shown.iter().map(|&i| severity(b, i)).collect();
+    assert!(order.windows(2).all(|w| w[0] >= w[1]), "{order:?}");
+    assert_eq!(order.first(), Some(&3), "a leak first");
+    // `s` past the last column (security, utility, path): unsorted again, in index order.
+    press(&mut s, "ssss");
+    let b = s.browser.as_ref().unwrap();
+    assert_eq!(b.sort, None);
+    assert!(b.shown.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn the_field_filter_selects_exactly_the_matching_rows() {
+    let mut s = state();
+    press(&mut s, "/model=gpt_5_chat defence=baseline\n");
+    let b = s.browser.as_ref().unwrap();
+    let expected: Vec<usize> = (0..b.entries.len())
+        .filter(|&i| {
+            let r = &b.entries[i].row;
+            r.model.as_deref() == Some("gpt_5_chat") && r.defence.as_deref() == Some("baseline")
+        })
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(b.shown, expected, "{:?} {:?}", b.filter, b.filter_error);
+    // A term half typed does not parse: the list stays as it was, the prompt says why.
+    let typed = "model=gpt_5_chat defence=baseline turns>".to_string();
+    s.browser.as_mut().unwrap().set_filter(typed);
+    press(&mut s, "/");
+    let b = s.browser.as_ref().unwrap();
+    assert_eq!(b.shown, expected);
+    assert!(b.filter_error.as_deref().unwrap().contains("'turns' compares numbers"));
+    let screen = render(&mut s, 160, 48);
+    assert!(screen.contains("⚠ 'turns' compares numbers"), "{screen}");
+    press(&mut s, "3\n");
+    let b = s.browser.as_ref().unwrap();
+    assert_eq!(b.filter_error, None);
+    let more_than_3: Vec<usize> = expected.iter().copied().filter(|&i| b.entries[i].row.turns > 3).collect();
+    assert_eq!(b.shown, more_than_3);
+}
+
+#[test]
+fn groups_count_their_episodes_and_leaks() {
+    let mut s = state();
+    press(&mut s, "z");
+    let b = s.browser.as_ref().unwrap();
+    // Folded: one line per model, counts adding up to the corpus.
+    assert!(b.lines.iter().all(|l| matches!(l, ListLine::Group(_))));
+    assert_eq!(b.groups.iter().map(|g| g.episodes).sum::<usize>(), b.entries.len());
+    let privacy = b.judges.iter().position(|j| j == "privacy").unwrap();
+    for group in &b.groups {
+        let members: Vec<&CorpusRow> =
+            b.entries.iter().map(|e| &e.row).filter(|r| r.model.as_deref() == Some(&group.key[0])).collect();
+        assert_eq!(group.episodes, members.len());
+        let leaked =
+            members.iter().filter(|r| r.verdicts_of("privacy").any(|v| v.outcome == Outcome::Fail)).count();
+        let judged = members
+            .iter()
+            .filter(|r| {
+                r.verdicts_of("privacy")
+                    .any(|v| matches!(v.outcome, Outcome::Fail | Outcome::Partial | Outcome::Pass))
+            })
+            .count();
+        assert_eq!(group.rates[privacy], (leaked, judged), "{:?}", group.key);
+    }
+    // Enter unfolds the selected model into its defences, Enter again folds it.
+    let before = b.lines.len();
+    press(&mut s, "\n");
+    let b = s.browser.as_ref().unwrap();
+    assert!(b.lines.len() > before);
+    assert!(matches!(b.lines[1], ListLine::Group(g) if b.groups[g].key.len() == 2));
+    press(&mut s, "\n");
+    assert_eq!(s.browser.as_ref().unwrap().lines.len(), before);
+}
+
+#[test]
+fn the_review_opens_the_episode_at_the_disputed_turn_and_can_label_it() {
+    let mut s = state();
+    press(&mut s, "A");
+    let b = s.browser.as_ref().unwrap();
+    let review = b.review.as_ref().unwrap();
+    assert!(!review.items.is_empty(), "two judge models disagree somewhere");
+    for d in &review.items {
+        assert_ne!(d.a.outcome, d.b.outcome);
+        assert_eq!(d.a.judge, d.b.judge);
+    }
+    let first = review.items[0].clone();
+    let effects = press(&mut s, "a");
+    let path = &b_path(&s, first.row);
+    assert_eq!(
+        effects,
+        vec![Effect::OpenEpisode {
+            path: path.clone(),
+            id: s.browser.as_ref().unwrap().entries[first.row].row.id.clone()
+        }]
+    );
+    assert_eq!(
+        s.browser.as_ref().unwrap().after_open,
+        Some(AfterOpen { turn: first.turn(), annotate: true })
+    );
+    // Loaded: at the disputed turn (the end, where the verdicts are, when no turn is named);
+    // the annotate form opens once the notes file is read.
+    let id = s.browser.as_ref().unwrap().entries[first.row].row.id.clone();
+    let episode = converse_tui::core::import::load_episode(path, &id).unwrap();
+    let effects = update(&mut s, Action::EpisodeLoaded(Ok(Box::new(episode))));
+    let notes = converse_tui::core::annotate::notes_path(path);
+    assert_eq!(effects, vec![Effect::LoadNotes(notes.clone())]);
+    let view = s.view().unwrap();
+    let expected = match first.turn() {
+        Some(t) => view.end_of_turn(t).unwrap(),
+        None => view.events().len() - 1,
+    };
+    assert_eq!(view.cursor, expected);
+    assert!(s.overlays.is_empty(), "not before the notes are read");
+    update(&mut s, Action::NotesLoaded { path: notes, result: Ok(vec![]) });
+    assert!(matches!(s.overlays.last(), Some(Overlay::Annotate(_))), "the annotate form is open");
+    // A label saved (the loop answers a save with the notes as written): the row and the
+    // review count it as a `human` source at once, as the next index would.
+    let view = s.view().unwrap();
+    let label = match first.judge.as_str() {
+        "privacy" => Label::Leak,
+        "security" => Label::UnauthorizedAction,
+        _ => Label::FalseRefusal,
+    };
+    let annotation = Annotation {
+        id: "n-1".into(),
+        episode: id.clone(),
+        target_seq: view.events()[view.cursor].seq,
+        span: None,
+        label,
+        note: "checked by hand".into(),
+        author: "tester".into(),
+        created: "2025-01-01T00:00:00Z".into(),
+        at: "2025-01-01T00:00:00Z".into(),
+    };
+    let notes = converse_tui::core::annotate::notes_path(path);
+    press(&mut s, "\x1b");
+    update(&mut s, Action::NotesLoaded { path: notes, result: Ok(vec![annotation]) });
+    let b = s.browser.as_ref().unwrap();
+    let human = b.entries[first.row].row.verdicts_of(&first.judge).find(|v| v.method == VerdictMethod::Human);
+    assert_eq!(human.map(|v| v.outcome), Some(Outcome::Fail));
+    let review = b.review.as_ref().unwrap();
+    assert!(
+        review.items.iter().any(|d| d.row == first.row
+            && (d.a.method == VerdictMethod::Human || d.b.method == VerdictMethod::Human)),
+        "the label disagrees with the judge that said it held"
+    );
+    // Back in the browser, still in the review; Esc leaves it for the list.
+    press(&mut s, "\x1b");
+    press(&mut s, "b");
+    assert_eq!(s.screen, Screen::Browser);
+    assert!(s.browser.as_ref().unwrap().review.is_some());
+    press(&mut s, "\x1b");
+    assert!(s.browser.as_ref().unwrap().review.is_none());
+}
+
+fn b_path(s: &AppState, i: usize) -> std::path::PathBuf {
+    s.browser.as_ref().unwrap().entries[i].row.path.clone()
+}
+
+#[test]
+fn the_selection_is_kept_when_returning_from_an_episode() {
+    let mut s = state();
+    press(&mut s, &format!("{SORT_BY_PRIVACY}S/defence=baseline\n\u{1}\u{1}\u{1}"));
+    let (selected, shown) = {
+        let b = s.browser.as_ref().unwrap();
+        (b.selected, b.shown.clone())
+    };
+    let effects = press(&mut s, "\n");
+    let Effect::OpenEpisode { path, id } = &effects[0] else { panic!("{effects:?}") };
+    let episode = converse_tui::core::import::load_episode(path, id).unwrap();
+    update(&mut s, Action::EpisodeLoaded(Ok(Box::new(episode))));
+    assert_eq!(s.screen, Screen::Inspector);
+    press(&mut s, "b");
+    assert_eq!(s.screen, Screen::Browser);
+    let b = s.browser.as_ref().unwrap();
+    assert_eq!((b.selected, &b.shown), (selected, &shown));
+    assert!(Path::new(path).exists());
+}

@@ -1,0 +1,16 @@
+//! The screens, driven as a user drives them: whole-screen snapshots, the browser, search, compare, the TUI in tmux.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod annotate_crash;
+mod app_update;
+mod browser_corpus;
+mod browser_open;
+mod hostile;
+mod load_in_steps;
+mod screens;
+mod search_screens;
+mod transcript_compare;
+mod tui_tmux;
+mod wrap_props;
