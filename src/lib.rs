@@ -6,6 +6,7 @@
 //! screen). `tests/layers.rs` checks the imports.
 
 pub mod app;
+pub mod cli;
 pub mod config;
 pub mod core;
 pub mod headless;

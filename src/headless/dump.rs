@@ -14,7 +14,7 @@ use crate::core::episode::{Episode, Event, EventBody, JournalReader, is_journal}
 use crate::core::import::{LoadError, load_dir, load_path};
 use crate::core::sanitize;
 use crate::core::text::truncate_cells as truncate;
-use crate::headless::episode_tasks::enrich_noting;
+use crate::session::episode_tasks::enrich_noting;
 
 /// Widest summary column in the text table, in terminal cells.
 const SUMMARY_WIDTH: usize = 100;

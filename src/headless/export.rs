@@ -23,7 +23,7 @@ use crate::core::export::{to_html, to_json_lines, to_markdown_with, to_maseval_l
 use crate::core::import::{load_dir, load_path};
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
 use crate::core::sanitize::SafeWriter;
-use crate::headless::episode_tasks::enrich_noting;
+use crate::session::episode_tasks::enrich_noting;
 
 /// Exports every episode under `paths` in `format` to `out` (stdout when `None`).
 /// With `redact`, the persona's private values are masked in everything written.
@@ -127,7 +127,7 @@ fn stream_journal(
     let header = reader.next().transpose()?.context("no episode to export")?;
     let mut head = Episode::new(vec![header], path.to_string_lossy().into_owned());
     // Notes after the events: a bad line is the only thing said about a bad file.
-    let notes = crate::headless::episode_tasks::enrich(tasks, std::iter::once(&mut head));
+    let notes = crate::session::episode_tasks::enrich(tasks, std::iter::once(&mut head));
     let header = head.events.pop().context("no episode to export")?;
     let write = |w: &mut dyn Write, cannot: &str| -> anyhow::Result<()> {
         for event in std::iter::once(Ok(header)).chain(reader.by_ref()) {

@@ -17,7 +17,7 @@ use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod, 
 use crate::core::judge::{JudgeContext, llm_verdicts, rule_verdicts};
 use crate::core::llm::{Endpoint, LlmClient};
 use crate::core::sanitize::single_line;
-use crate::headless::episode_tasks::enrich_noting;
+use crate::session::episode_tasks::enrich_noting;
 
 pub struct JudgeArgs {
     pub paths: Vec<PathBuf>,

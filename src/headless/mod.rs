@@ -6,7 +6,6 @@ pub mod csv;
 pub mod data;
 pub mod dump;
 pub mod emit;
-pub mod episode_tasks;
 pub mod export;
 pub mod judge;
 pub mod ls;

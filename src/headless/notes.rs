@@ -13,8 +13,9 @@ use crate::core::annotate::{Annotation, NotesFile, notes_path, quote_of};
 use crate::core::episode::Episode;
 use crate::core::import::load_path;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
+    #[value(alias = "json")]
     Jsonl,
     Csv,
 }

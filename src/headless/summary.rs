@@ -186,7 +186,7 @@ pub fn load(dir: &Path, tasks: &TaskLookup) -> anyhow::Result<(Vec<RunRecord>, V
         }
     }
     let mut warnings: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-    warnings.extend(crate::headless::episode_tasks::enrich(tasks, &mut episodes));
+    warnings.extend(crate::session::episode_tasks::enrich(tasks, &mut episodes));
     let records = episodes
         .iter()
         .map(|e| {
@@ -411,26 +411,13 @@ fn clip(s: &str, width: usize) -> String {
 }
 
 /// How `summary --by` prints its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
+    #[value(alias = "md")]
     Markdown,
     Csv,
     Json,
-}
-
-impl std::str::FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "table" => Ok(Format::Table),
-            "markdown" | "md" => Ok(Format::Markdown),
-            "csv" => Ok(Format::Csv),
-            "json" => Ok(Format::Json),
-            other => Err(format!("unknown format '{other}': table, markdown, csv or json")),
-        }
-    }
 }
 
 /// `summary PATH… --by …`: the paper's tables over a corpus of episodes.

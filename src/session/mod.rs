@@ -3,6 +3,7 @@
 //! --headless`, `batch`) share. Above `config` and `core`, below `app`,
 //! `tui` and `headless`; no terminal code.
 
+pub mod episode_tasks;
 pub mod journal_load;
 pub mod launch;
 pub mod settings;

@@ -2,6 +2,7 @@
 
 pub mod event_loop;
 pub mod handoff;
+pub mod setup;
 pub mod terminal;
 
 pub use event_loop::run;

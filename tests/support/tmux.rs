@@ -31,12 +31,21 @@ impl Session {
             home = home.display(),
             env = env.join(" ")
         );
-        let status = Command::new("tmux")
-            .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", &name, "sh", "-c", &script])
-            .status()
-            .expect("tmux runs");
-        assert!(status.success(), "tmux new-session failed");
-        Session { name }
+        let _starting = server_lock();
+        // The server a just-ended last session stopped may still be going away: try again.
+        let mut problem = String::new();
+        for _ in 0..5 {
+            let out = Command::new("tmux")
+                .args(["new-session", "-d", "-x", "120", "-y", "40", "-s", &name, "sh", "-c", &script])
+                .output()
+                .expect("tmux runs");
+            if out.status.success() {
+                return Session { name };
+            }
+            problem = String::from_utf8_lossy(&out.stderr).into_owned();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("tmux new-session failed: {problem}");
     }
 
     pub fn keys(&self, keys: &[&str]) {
@@ -68,8 +77,16 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        let _killing = server_lock();
         let _ = Command::new("tmux").args(["kill-session", "-t", &self.name]).status();
     }
+}
+
+/// Tests of one binary run in parallel: a first session starting while another starts the tmux
+/// server, or while the last one's end stops it, fails. Sessions start and end one at a time.
+fn server_lock() -> std::sync::MutexGuard<'static, ()> {
+    static SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERVER.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 pub fn rand_suffix() -> u128 {

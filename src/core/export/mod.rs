@@ -12,7 +12,6 @@ pub mod markdown;
 pub mod maseval;
 
 use std::fmt;
-use std::str::FromStr;
 
 pub use annotation::AnnotationView;
 pub use html::to_html;
@@ -21,10 +20,12 @@ pub use markdown::{to_markdown, to_markdown_with};
 pub use maseval::{to_maseval, to_maseval_line, to_maseval_line_with};
 
 /// The export formats, as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Format {
+    #[value(alias = "md")]
     Markdown,
     Html,
+    #[value(alias = "jsonl")]
     Json,
     Maseval,
 }
@@ -55,19 +56,5 @@ impl Format {
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "markdown" | "md" => Ok(Format::Markdown),
-            "html" => Ok(Format::Html),
-            "json" | "jsonl" => Ok(Format::Json),
-            "maseval" => Ok(Format::Maseval),
-            other => Err(format!("unknown export format '{other}' (markdown, html, json, maseval)")),
-        }
     }
 }

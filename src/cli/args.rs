@@ -107,8 +107,8 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// markdown, html, json or maseval.
-        #[arg(long, default_value = "markdown")]
-        format: String,
+        #[arg(long, value_enum, ignore_case = true, default_value_t = crate::core::export::Format::Markdown)]
+        format: crate::core::export::Format,
         /// Output file (or directory, for several episodes as markdown/html); stdout when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -144,8 +144,8 @@ pub enum Command {
         #[arg(long, value_name = "MODEL")]
         judge_model: Option<String>,
         /// table, markdown, csv or json (one object per row).
-        #[arg(long)]
-        format: Option<converse_tui::headless::summary::Format>,
+        #[arg(long, value_enum)]
+        format: Option<crate::headless::summary::Format>,
         #[command(flatten)]
         cache: IndexCache,
     },
@@ -376,8 +376,8 @@ pub enum NotesCommand {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// jsonl or csv.
-        #[arg(long, default_value = "jsonl")]
-        format: String,
+        #[arg(long, value_enum, default_value_t = crate::headless::notes::ExportFormat::Jsonl)]
+        format: crate::headless::notes::ExportFormat,
     },
 }
 
@@ -409,13 +409,13 @@ pub struct BatchCli {
     /// from SLURM_ARRAY_TASK_ID (with _COUNT or _MIN/_MAX) or JOB_COMPLETION_INDEX (with --shards).
     /// Shard k of n writes runs-<k>-of-<n>.jsonl.
     #[arg(long, value_name = "K/N|auto")]
-    pub shard: Option<converse_tui::headless::shard::ShardArg>,
+    pub shard: Option<crate::headless::shard::ShardArg>,
     /// The number of shards (with --shard auto, or for --emit).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub shards: Option<u32>,
     /// Print a Slurm job array script or a Kubernetes Indexed Job running this batch in --shards shards; run nothing.
     #[arg(long, value_name = "KIND", requires = "shards")]
-    pub emit: Option<converse_tui::headless::emit::EmitKind>,
+    pub emit: Option<crate::headless::emit::EmitKind>,
     /// Continue a stopped batch: skip what the runs files have, re-run the rest (partial journals kept as .aborted-N).
     #[arg(long)]
     pub resume: bool,
@@ -436,7 +436,7 @@ pub struct EpisodeSettings {
     #[arg(long, value_name = "FILE")]
     pub assistant_prompt: Option<PathBuf>,
     #[command(flatten)]
-    pub flags: converse_tui::session::SettingFlags,
+    pub flags: crate::session::SettingFlags,
 }
 
 #[cfg(test)]
@@ -493,7 +493,7 @@ pub struct IndexCache {
 
 impl IndexCache {
     /// The cache directory to use, unless `--no-cache`.
-    pub fn dir(self, paths: &converse_tui::config::paths::Paths) -> Option<PathBuf> {
+    pub fn dir(self, paths: &crate::config::paths::Paths) -> Option<PathBuf> {
         (!self.no_cache).then(|| paths.cache_dir.clone())
     }
 }

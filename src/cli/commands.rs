@@ -1,0 +1,232 @@
+//! The commands whose flags need more than a call: their clap arguments turned into the
+//! arguments of the layer that runs them.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::args::{self, BatchCli, DataCommand, ModelArgs, RunCli};
+use super::process::{stderr, stdout};
+use crate::config::Paths;
+use crate::config::settings::{ConfigFile, ModelFlags, RoleFlags};
+use crate::core::llm::{PerRole, Role};
+use crate::core::sanitize::single_line;
+use crate::headless::batch::BatchArgs;
+use crate::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
+use crate::session::{Launch, RunArgs, SettingFlags, TaskSelection};
+use crate::tui::setup;
+
+pub(super) fn search_command(
+    pattern: String,
+    paths: Vec<std::path::PathBuf>,
+    regex: bool,
+    case_sensitive: bool,
+    party: &[String],
+    filter: Option<String>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    use crate::core::search::{Query, Speaker};
+    use crate::headless::search::{Outcome, SearchArgs, search};
+    let parties = match party.iter().map(|p| Speaker::parse(p)).collect::<Result<Vec<_>, _>>() {
+        Ok(parties) => parties,
+        Err(problem) => {
+            writeln!(stderr(), "converse-tui: {}", single_line(&problem))?;
+            return Ok(ExitCode::from(Outcome::BadQuery.code()));
+        }
+    };
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let args = SearchArgs {
+        query: Query { pattern, regex, case_sensitive, parties },
+        paths,
+        filter,
+        json,
+        color: terminal && !no_color && !json,
+    };
+    // Colour is the one output that must reach the terminal with escapes: the search
+    // writes its own highlights around text it has made inert itself.
+    let outcome = if args.color {
+        search(&args, &mut std::io::stdout().lock(), &mut stderr())?
+    } else {
+        search(&args, &mut stdout(), &mut stderr())?
+    };
+    Ok(ExitCode::from(outcome.code()))
+}
+
+pub(super) fn model_flags(m: ModelArgs) -> ModelFlags {
+    ModelFlags {
+        base_url: m.base_url,
+        roles: PerRole::new(
+            RoleFlags { base_url: m.attacker_base_url, model: m.attacker_model },
+            RoleFlags { base_url: m.assistant_base_url, model: m.assistant_model },
+            RoleFlags { base_url: m.judge_base_url, model: m.judge_model },
+        ),
+    }
+}
+
+/// The episode settings shared by `run`, `play` and `batch`.
+pub(super) fn run_args(s: args::EpisodeSettings, source: TaskSelection, models: ModelFlags) -> RunArgs {
+    RunArgs {
+        source,
+        models,
+        attacker_script: s.attacker_script,
+        assistant_prompt: s.assistant_prompt,
+        settings: s.flags,
+        ..RunArgs::default()
+    }
+}
+
+/// `batch`: exit code non-zero when an episode ended in error or the batch was stopped.
+pub(super) fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let run = run_args(b.settings, task_selection(b.source), model_flags(b.models));
+    // Only a dry run goes without `--out` (clap enforces it), and it writes nothing.
+    let mut args = BatchArgs::new(run, b.out.unwrap_or_default());
+    args.concurrency = b.concurrency as usize;
+    args.rpm_attacker = b.rpm_attacker;
+    args.rpm_assistant = b.rpm_assistant;
+    args.rpm_judge = b.rpm_judge;
+    args.repeat = b.repeat;
+    args.resume = b.resume;
+    args.dry_run = b.dry_run;
+    let shards = b.shards.map(|n| n as usize);
+    if let (Some(kind), Some(shards)) = (b.emit, shards) {
+        return emit_batch_job(kind, shards, &args, paths);
+    }
+    args.shard = crate::headless::shard::resolve(b.shard, shards, |name| std::env::var(name).ok())?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime.block_on(async {
+        crate::headless::batch::batch(&args, paths, &mut stdout(), &mut stderr()).await
+    })?;
+    Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `batch --emit`: the job script or manifest on stdout.
+fn emit_batch_job(
+    kind: crate::headless::emit::EmitKind,
+    shards: usize,
+    args: &BatchArgs,
+    paths: &Paths,
+) -> anyhow::Result<ExitCode> {
+    let batch_flags: Vec<std::ffi::OsString> =
+        std::env::args_os().skip_while(|a| a != "batch").skip(1).collect();
+    let program = std::env::current_exe().context("--emit: cannot find this program's path")?;
+    let workdir = std::env::current_dir().context("--emit: cannot read the working directory")?;
+    let job = crate::headless::emit::JobSpec {
+        shards,
+        batch_flags: &batch_flags,
+        program: &program,
+        workdir: &workdir,
+        cpus: 1,
+        memory_mb: 1024,
+    };
+    let text = crate::headless::emit::emit(kind, &job, args, paths)?;
+    let mut out = stdout();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run` and `play` (`human`: the person at the keyboard is the attacker).
+pub(super) fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) -> anyhow::Result<ExitCode> {
+    if human && run.headless {
+        anyhow::bail!("play needs the screen: --headless cannot be used with play");
+    }
+    let mut args = RunArgs {
+        task: run.task.clone(),
+        out: run.out,
+        ..run_args(run.settings, task_selection(run.source), model_flags(run.models))
+    };
+    args.settings.paused = run.paused;
+    let launch = Launch::new(&args, paths)?;
+    if run.headless {
+        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+        let Some(task) = &args.task else {
+            anyhow::bail!("--headless needs --task ID (list them with `converse-tui tasks`)");
+        };
+        launch.find_task(task)?;
+        let outcome = runtime.block_on(async {
+            let mut out = stdout();
+            crate::headless::run::headless(&launch, task, &mut out).await
+        })?;
+        if let Some(error) = &outcome.error {
+            writeln!(stderr(), "converse-tui: {}", single_line(error))?;
+        }
+        let ok = crate::headless::run::completed(&outcome);
+        return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+    }
+    if let Some(task) = &args.task {
+        launch.find_task(task)?;
+    }
+    setup::live(launch, args.task.as_deref(), human, theme, paths)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Written with `writeln!`, not `println!`, so `config show | head -1` ends quietly (broken pipe).
+pub(super) fn config_show(models: &ModelFlags, paths: &Paths) -> anyhow::Result<()> {
+    let mut out = stdout();
+    let path = paths.config_file();
+    let file = ConfigFile::load(&path)?;
+    let exists = if path.exists() { "" } else { " (not present: built-in defaults)" };
+    writeln!(out, "config file: {}{exists}", path.display())?;
+    for role in [Role::Attacker, Role::Assistant, Role::Judge] {
+        write!(out, "{}", models.resolve(role, &file).describe())?;
+    }
+    let run = SettingFlags::default().merge(&file.run);
+    writeln!(
+        out,
+        "[run]\n  max_turns      = {}\n  max_tool_calls = {}\n  seed           = {}\n  stream         = {}",
+        run.max_turns,
+        run.max_tool_calls,
+        run.seed.map_or("none".to_string(), |s| s.to_string()),
+        run.stream
+    )?;
+    writeln!(
+        out,
+        "[paths]\n  episodes = {}\n  dataset  = {}\n  themes   = {}\n  keymap   = {}\n  log      = {}",
+        paths.episodes_dir.display(),
+        paths.dataset_dir.display(),
+        paths.themes_dir().display(),
+        paths.keymap_file().display(),
+        paths.log_dir.display()
+    )?;
+    Ok(())
+}
+
+pub(super) fn task_selection(source: args::TaskSource) -> TaskSelection {
+    TaskSelection {
+        data_dir: source.data_dir,
+        domain: source.domain,
+        split: source.split,
+        persona: source.persona,
+        limit: source.limit,
+        lenient: source.lenient,
+    }
+}
+
+pub(super) fn data(command: DataCommand, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let mut out = stdout();
+    match command {
+        DataCommand::Fetch { domain, all, force, data_dir, timeout } => {
+            let args = DataFetchArgs {
+                data_dir,
+                domain,
+                all,
+                force,
+                timeout: timeout.map(std::time::Duration::from_secs),
+                ..DataFetchArgs::default()
+            };
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            runtime.block_on(data::data_fetch(&args, paths, &mut out))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        DataCommand::Path { data_dir } => {
+            data::data_path(&DataPathArgs { data_dir }, paths, &mut out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        DataCommand::Verify { domain, data_dir, json } => {
+            let complete = data::data_verify(&DataVerifyArgs { data_dir, domain, json }, paths, &mut out)?;
+            Ok(if complete { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Each command to the function that does it.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::CommandFactory;
+
+use super::args::{Cli, Command, ConfigCommand, NotesCommand};
+use super::commands::{
+    batch_command, config_show, data, model_flags, run_command, search_command, task_selection,
+};
+use super::process::{stderr, stdout};
+use crate::app::AppState;
+use crate::app::browser::Browser;
+use crate::config::Paths;
+use crate::config::settings::ConfigFile;
+use crate::core::llm::Role;
+use crate::headless::tasks::TasksArgs;
+use crate::session::episode_tasks;
+use crate::tui::setup::{ForkFlags, load_keymap, one_episode, open_inputs, run_tui};
+
+pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        None => {
+            let episodes = crate::core::demo::demo_episodes();
+            let browser = Browser::new("demo episodes", episodes, Vec::new());
+            let mut state = AppState::with_browser(browser, load_keymap(paths)?, true);
+            state.autoplay.toggle();
+            run_tui(state, &cli.theme, paths, ForkFlags::default(), None).map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Replay { paths: inputs, models, dataset, theme }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let (state, rest) = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
+            let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir };
+            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks, rest)
+                .map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Compare { a, b, dataset, theme }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let [a, b] = [one_episode(&a, &tasks)?, one_episode(&b, &tasks)?];
+            let mut state = crate::app::drive::comparing(a, b, load_keymap(paths)?);
+            state.tasks = std::sync::Arc::new(tasks);
+            run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default(), None)
+                .map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Dump { paths: inputs, json, dataset }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let mut out = stdout();
+            crate::headless::dump::dump(&inputs, json, &tasks, &mut out, &mut stderr())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Tasks { source, json }) => {
+            let args = TasksArgs { select: task_selection(source), json };
+            crate::headless::tasks::tasks(&args, paths, &mut stdout(), &mut stderr())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Data { command }) => data(command, paths),
+        Some(Command::Judge { paths: inputs, models, rules_only, json, dataset }) => {
+            let flags = model_flags(models.into());
+            let judge = if rules_only {
+                None
+            } else {
+                let file = ConfigFile::load(&paths.config_file())?;
+                let role = flags.resolve(Role::Judge, &file);
+                if role.model.is_none() {
+                    anyhow::bail!(
+                        "no judge model: pass --judge-model NAME (or --rules-only for rule judges alone)"
+                    );
+                }
+                Some(role.endpoint(&paths.config_file())?)
+            };
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let args = crate::headless::judge::JudgeArgs { paths: inputs, judge, json, tasks };
+            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            let mut out = stdout();
+            let clean = runtime.block_on(crate::headless::judge::judge(&args, &mut out))?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Batch(batch)) => batch_command(*batch, paths),
+        Some(Command::Summary { dirs, json, dataset: _, by, judge_model, format, cache })
+            if by.is_some() || judge_model.is_some() || format.is_some() =>
+        {
+            let by = match by {
+                Some(list) => {
+                    crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg)?
+                }
+                None => Vec::new(),
+            };
+            use crate::headless::summary::Format;
+            let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
+            let args = crate::headless::summary::GroupedArgs {
+                paths: dirs,
+                by,
+                judge_model,
+                format,
+                cache: cache.dir(paths),
+            };
+            let clean = crate::headless::summary::grouped(&args, &mut stdout(), &mut stderr())?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Summary { dirs, json, dataset, .. }) => {
+            if dirs.len() > 2 {
+                anyhow::bail!(
+                    "summary compares at most two directories (with --by it takes any number of paths)"
+                );
+            }
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            let args = crate::headless::summary::SummaryArgs { dirs, json, tasks };
+            crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Ls { paths: inputs, json, filter, cache }) => {
+            let width = std::io::IsTerminal::is_terminal(&std::io::stdout())
+                .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| usize::from(w)))
+                .flatten();
+            let args =
+                crate::headless::ls::LsArgs { paths: inputs, json, filter, width, cache: cache.dir(paths) };
+            let clean = crate::headless::ls::ls(&args, &mut stdout(), &mut stderr())?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Agreement { paths: inputs, review: true, cache, .. }) => {
+            // The browser over the same episodes, opened on its agreement review.
+            let tasks = episode_tasks::open(None, paths)?;
+            let (mut state, rest) =
+                open_inputs(&inputs, tasks, load_keymap(paths)?, cache.dir(paths).as_deref())?;
+            if let Some(browser) = &mut state.browser {
+                browser.open_review();
+                state.screen = crate::app::state::Screen::Browser;
+            }
+            run_tui(state, &cli.theme, paths, ForkFlags::default(), rest).map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Search { pattern, paths: inputs, regex, case_sensitive, party, filter, json }) => {
+            search_command(pattern, inputs, regex, case_sensitive, &party, filter, json)
+        }
+        Some(Command::Agreement { paths: inputs, json, cache, .. }) => {
+            let args =
+                crate::headless::agreement::AgreementArgs { paths: inputs, json, cache: cache.dir(paths) };
+            let clean = crate::headless::agreement::run(&args, &mut stdout(), &mut stderr())?;
+            Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Run(mut run)) => {
+            let theme = run.theme.take().unwrap_or(cli.theme);
+            run_command(*run, false, &theme, paths)
+        }
+        Some(Command::Play(mut run)) => {
+            let theme = run.theme.take().unwrap_or(cli.theme);
+            run_command(*run, true, &theme, paths)
+        }
+        Some(Command::Config { command: ConfigCommand::Show { models } }) => {
+            config_show(&model_flags(models), paths)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Export { paths: inputs, format, output, redact, dataset }) => {
+            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+            crate::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Notes { command: NotesCommand::Export { paths: inputs, format } }) => {
+            let mut out = stdout();
+            crate::headless::notes::export(&inputs, format, &mut out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "converse-tui", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

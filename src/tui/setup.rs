@@ -1,0 +1,262 @@
+//! What a screen needs before the event loop starts: the keymap, theme, task picker, author and
+//! remembered layout; the inputs of `replay` opened (one journal in steps, a file whole, a
+//! directory indexed for the browser); the launchers that start live episodes and forks.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::app::AppState;
+use crate::app::browser::{Browser, BrowserEntry, EntrySource};
+use crate::app::task_picker::TaskPicker;
+use crate::config::settings::{ConfigFile, ModelFlags};
+use crate::config::ui_state::UiState;
+use crate::config::{Keymap, Paths, Theme};
+use crate::core::dataset::TaskLookup;
+use crate::core::sanitize::{SafeWriter, single_line};
+use crate::core::sim::runner::Start;
+use crate::session::episode_tasks;
+use crate::session::journal_load::{self, JournalLoad};
+use crate::session::{Launch, RunArgs, TaskSelection};
+
+pub fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
+    Keymap::load(&paths.keymap_file())
+}
+
+/// The tasks behind the picker (`t`) and redaction: `--data-dir`, else the downloaded benchmark,
+/// else the bundled sample.
+fn task_picker(paths: &Paths, data_dir: Option<&Path>) -> Option<TaskPicker> {
+    let selection = TaskSelection { data_dir: data_dir.map(Path::to_path_buf), ..Default::default() };
+    match crate::session::tasks::load(&selection, paths) {
+        Ok(loaded) => Some(TaskPicker::new(loaded.tasks, loaded.source.to_string())),
+        Err(e) => {
+            tracing::warn!("task picker unavailable: {e:#}");
+            None
+        }
+    }
+}
+
+pub fn load_theme(name: &str, paths: &Paths) -> anyhow::Result<Theme> {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    Theme::load(name, &paths.themes_dir(), no_color)
+}
+
+/// Who annotations are recorded as: `author` in the config file, else `$USER`.
+fn author(paths: &Paths) -> String {
+    let configured = ConfigFile::load(&paths.config_file()).ok().and_then(|c| c.author);
+    crate::core::annotate::default_author(configured.as_deref())
+}
+
+/// The layout chosen last time (`v`), written back when it changes.
+fn remember_layout(state: &mut AppState, paths: &Paths) -> anyhow::Result<()> {
+    let file = paths.ui_state_file();
+    state.layout_mode = UiState::load(&file)?.layout;
+    state.ui_state_file = Some(file);
+    Ok(())
+}
+
+/// What `replay` knows about the episodes it may fork (`T`): model flags, and where the tasks are.
+#[derive(Default)]
+pub struct ForkFlags {
+    pub models: ModelFlags,
+    pub data_dir: Option<PathBuf>,
+}
+
+pub fn run_tui(
+    mut state: AppState,
+    theme: &str,
+    paths: &Paths,
+    forks: ForkFlags,
+    rest: Option<JournalLoad>,
+) -> anyhow::Result<()> {
+    crate::tui::terminal::ensure_terminal()?;
+    remember_layout(&mut state, paths)?;
+    state.picker = task_picker(paths, forks.data_dir.as_deref());
+    state.author = author(paths);
+    let theme = load_theme(theme, paths)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let launcher = replay_launcher(paths.clone(), forks);
+    runtime.block_on(crate::tui::run(state, theme, None, Some(launcher), rest))?;
+    Ok(())
+}
+
+/// Starts a task chosen in the picker with the models of the config file,
+/// environment and flags; a fork runs with its parent's models and limits
+/// (a flag names another model). A missing model is reported on the status line.
+fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::Launcher {
+    let mut launch: Option<Launch> = None;
+    Box::new(move |id: &str, start: Start| {
+        let parent = start.resume.as_ref().and_then(|r| r.prefix.first()).and_then(|e| match &e.body {
+            crate::core::episode::EventBody::Episode(header) => Some(header.clone()),
+            _ => None,
+        });
+        if let Some(header) = parent {
+            let args = crate::session::fork_args(&header, &forks.models, forks.data_dir.clone());
+            return Launch::new(&args, &paths)?.start_with(id, start);
+        }
+        let launch = match &mut launch {
+            Some(launch) => launch,
+            slot => {
+                let args = RunArgs {
+                    models: forks.models.clone(),
+                    source: TaskSelection { data_dir: forks.data_dir.clone(), ..TaskSelection::default() },
+                    ..RunArgs::default()
+                };
+                slot.insert(Launch::new(&args, &paths)?)
+            }
+        };
+        launch.start_with(id, start)
+    })
+}
+
+/// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
+pub fn one_episode(path: &Path, tasks: &TaskLookup) -> anyhow::Result<crate::core::episode::Episode> {
+    let mut episodes = crate::core::import::load_path(path)?;
+    if episodes.len() != 1 {
+        anyhow::bail!(
+            "{}: holds {} episodes; compare takes a file of one episode per side (`dump` lists them)",
+            path.display(),
+            episodes.len()
+        );
+    }
+    for note in episode_tasks::enrich(tasks, &mut episodes) {
+        tracing::info!("{note}");
+    }
+    Ok(episodes.remove(0))
+}
+
+/// One episode opens on the inspector; several open the browser. Directories
+/// are indexed (episodes load when opened); files are loaded whole, but one journal alone is
+/// opened in steps: its first batch now, the rest read by the TUI once that is on screen.
+/// Imported episodes get their task from `tasks`, those loaded later from the
+/// browser too.
+pub fn open_inputs(
+    inputs: &[PathBuf],
+    tasks: TaskLookup,
+    keymap: Keymap,
+    cache_dir: Option<&Path>,
+) -> anyhow::Result<(AppState, Option<JournalLoad>)> {
+    if let [input] = inputs
+        && !input.is_dir()
+        && crate::core::episode::is_journal(input)
+    {
+        let (mut episode, rest) = JournalLoad::open(input, journal_load::batch_bytes())?;
+        for note in episode_tasks::enrich(&tasks, std::iter::once(&mut episode)) {
+            tracing::info!("{note}");
+        }
+        for warning in &episode.warnings {
+            tracing::warn!("{warning}");
+        }
+        let mut state = AppState::with_episode(episode, keymap);
+        state.tasks = std::sync::Arc::new(tasks);
+        if let Some(rest) = &rest {
+            let (read, total) = rest.progress();
+            state.loading_rest(read, total);
+        }
+        return Ok((state, rest));
+    }
+    let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
+    let mut errors = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            // The corpus index, as `ls` reads it (and from the same cache).
+            let corpus = crate::core::corpus::index_cached(std::slice::from_ref(input), cache_dir);
+            for warning in &corpus.warnings {
+                tracing::warn!("{warning}");
+            }
+            items.extend(corpus.rows.into_iter().map(|row| {
+                let source = EntrySource::File { path: row.path.clone(), id: row.id.clone() };
+                (BrowserEntry::from_row(row), source)
+            }));
+            errors.extend(corpus.errors.into_iter().map(|e| e.to_string()));
+        } else {
+            let mut episodes = crate::core::import::load_path(input)?;
+            for note in episode_tasks::enrich(&tasks, &mut episodes) {
+                tracing::info!("{note}");
+            }
+            items.extend(
+                episodes.into_iter().map(|e| (BrowserEntry::of(&e), EntrySource::Loaded(Box::new(e)))),
+            );
+        }
+    }
+    let single_file = inputs.len() == 1 && !inputs[0].is_dir();
+    if single_file
+        && items.len() == 1
+        && let Some((_, EntrySource::Loaded(episode))) = items.pop()
+    {
+        for warning in &episode.warnings {
+            tracing::warn!("{warning}");
+        }
+        let mut state = AppState::with_episode(*episode, keymap);
+        state.tasks = std::sync::Arc::new(tasks);
+        return Ok((state, None));
+    }
+    // A directory holding one episode: open it at once (the browser stays one key away).
+    let open_first = items.len() == 1 && errors.is_empty();
+    if open_first
+        && let Some((_, source)) = items.first_mut()
+        && let EntrySource::File { path, id } = source
+    {
+        let episode = crate::core::import::load_episode(path, id)?;
+        *source = EntrySource::Loaded(Box::new(episode));
+    }
+    let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    let mut state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, open_first);
+    state.tasks = std::sync::Arc::new(tasks);
+    Ok((state, None))
+}
+
+/// The live screen of `run` and `play` (`human`: the person at the keyboard is the attacker):
+/// the episode of `task` started at once, or the task picker to choose one.
+pub fn live(
+    launch: Launch,
+    task: Option<&str>,
+    human: bool,
+    theme: &str,
+    paths: &Paths,
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    crate::tui::terminal::ensure_terminal()?;
+    let keymap = load_keymap(paths)?;
+    let picker = TaskPicker::new(launch.tasks.clone(), launch.source.clone());
+    let theme = load_theme(theme, paths)?;
+    runtime.block_on(async move {
+        let (mut state, handle) = match task {
+            Some(task) => {
+                let handle = launch.start_with(task, Start { human, ..Start::default() })?;
+                // Printed before the screen takes over, so it is still there after.
+                let mut out = SafeWriter::new(std::io::stdout().lock());
+                writeln!(out, "episode {} → {}", handle.episode_id, handle.journal_path.display())?;
+                for warning in &handle.warnings {
+                    writeln!(out, "warning: {}", single_line(warning))?;
+                }
+                drop(out);
+                let mut state = AppState::live(
+                    keymap,
+                    handle.journal_path.display().to_string(),
+                    launch.settings.start_paused,
+                );
+                state.message = crate::app::state::warning_line(&handle.warnings);
+                if let Some(live) = &mut state.live {
+                    live.human = human;
+                }
+                (state, Some(handle))
+            }
+            None => (AppState::with_browser(Browser::new("", Vec::new(), Vec::new()), keymap, false), None),
+        };
+        state.picker = Some(picker);
+        state.author = author(paths);
+        remember_layout(&mut state, paths)?;
+        if handle.is_none() {
+            state.open_picker(None);
+        }
+        let launcher: crate::tui::event_loop::Launcher = Box::new(move |id: &str, mut start: Start| {
+            // In `play`, a task chosen in the picker is played by the human too.
+            start.human |= human && start.resume.is_none();
+            launch.start_with(id, start)
+        });
+        crate::tui::run(state, theme, handle, Some(launcher), None).await
+    })?;
+    Ok(())
+}
