@@ -15,7 +15,7 @@ use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::corpus::{index, index_cached};
 use converse_tui::headless::ls::{LsArgs, ls};
-use converse_tui::headless::summary::{Format, GroupedArgs, grouped};
+use converse_tui::headless::summary::{Format, SummaryArgs, summary};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -64,9 +64,17 @@ fn corpus(c: &mut Criterion) {
     });
     group.bench_function("summary --by model,defence,domain 10k episodes", |b| {
         let by = ["model", "defence", "domain"].map(String::from).to_vec();
-        let args =
-            GroupedArgs { paths: paths.clone(), by, judge_model: None, format: Format::Table, cache: None };
-        b.iter(|| grouped(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
+        let args = SummaryArgs {
+            paths: paths.clone(),
+            by: Some(by),
+            pool: false,
+            count_all: false,
+            judge_model: None,
+            format: Format::Table,
+            compare: false,
+            cache: None,
+        };
+        b.iter(|| summary(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
     });
     group.finish();
 }

@@ -125,21 +125,26 @@ pub enum Command {
     },
     /// Run many episodes: bounded concurrency, rate limits, one journal each, runs.jsonl, resumable.
     Batch(Box<BatchCli>),
-    /// Rates per domain, category, persona and attack type of a batch directory (two: compared);
-    /// with --by, the paper's tables over a corpus of episodes.
+    /// Rates per group and judge source over a corpus of episodes, with 95% intervals; two paths
+    /// (without --by): A against B.
     Summary {
-        /// A batch directory (its runs.jsonl, else its journals); a second one is compared with it.
-        /// With --by, --judge-model or --format: any episode files or directories, as one corpus.
+        /// Episode files or directories (batch directories, the benchmark's logs/, journals). Two
+        /// paths without --by are compared: A, B and B − A per group and judge source.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
-        #[command(flatten)]
-        dataset: DatasetDir,
-        /// One JSON object with every row.
+        /// Print JSON, one object per row (as --format json).
         #[arg(long, conflicts_with = "format")]
         json: bool,
-        /// Group by these fields, comma-separated: model, defence, domain, persona, category, attack, attack_type.
-        #[arg(long, value_name = "FIELDS")]
+        /// Group by these fields, comma-separated: model, defence, domain, persona, category, attack,
+        /// attack_type. Without it: the fields among model, defence, domain that vary.
+        #[arg(long, value_name = "FIELDS", conflicts_with = "pool")]
         by: Option<String>,
+        /// One group for all episodes (judge sources still apart); with two paths, A and B each pooled.
+        #[arg(long)]
+        pool: bool,
+        /// Count aborted, errored, forked and human-played episodes in the rates too.
+        #[arg(long)]
+        count_all: bool,
         /// Count only this judge model's verdicts (e.g. gpt-5).
         #[arg(long, value_name = "MODEL")]
         judge_model: Option<String>,

@@ -16,6 +16,7 @@ use crate::app::browser::Browser;
 use crate::config::Paths;
 use crate::config::settings::ConfigFile;
 use crate::core::llm::Role;
+use crate::headless::summary::{Format, SummaryArgs};
 use crate::headless::tasks::TasksArgs;
 use crate::session::episode_tasks;
 use crate::tui::setup::{ForkFlags, load_keymap, one_episode, open_inputs, run_tui};
@@ -79,37 +80,24 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
-        Some(Command::Summary { dirs, json, dataset: _, by, judge_model, format, cache })
-            if by.is_some() || judge_model.is_some() || format.is_some() =>
-        {
-            let by = match by {
-                Some(list) => {
-                    crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg)?
-                }
-                None => Vec::new(),
-            };
-            use crate::headless::summary::Format;
+        Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, format, cache }) => {
+            let by = by
+                .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
+                .transpose()?;
+            let compare = dirs.len() == 2 && by.is_none();
             let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
-            let args = crate::headless::summary::GroupedArgs {
+            let args = SummaryArgs {
                 paths: dirs,
                 by,
+                pool,
+                count_all,
                 judge_model,
                 format,
+                compare,
                 cache: cache.dir(paths),
             };
-            let clean = crate::headless::summary::grouped(&args, &mut stdout(), &mut stderr())?;
+            let clean = crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
-        }
-        Some(Command::Summary { dirs, json, dataset, .. }) => {
-            if dirs.len() > 2 {
-                anyhow::bail!(
-                    "summary compares at most two directories (with --by it takes any number of paths)"
-                );
-            }
-            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            let args = crate::headless::summary::SummaryArgs { dirs, json, tasks };
-            crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
-            Ok(ExitCode::SUCCESS)
         }
         Some(Command::Ls { paths: inputs, json, filter, cache }) => {
             let width = std::io::IsTerminal::is_terminal(&std::io::stdout())

@@ -17,3 +17,4 @@ pub mod shard;
 pub mod summary;
 pub mod tasks;
 pub mod text_table;
+pub mod writers;

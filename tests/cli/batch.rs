@@ -7,10 +7,12 @@ use crate::support::openai_server;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use batch_cli::{batch_args, command, converse_tui, generic, records, strings, summary_total};
+use batch_cli::{
+    batch_args, command, converse_tui, generic, records, source_row, strings, summary_rows, summary_total,
+};
 use openai_server::OpenAiServer;
 use serde_json::{Value, json};
 
@@ -91,19 +93,13 @@ async fn a_batch_writes_one_complete_journal_per_task_and_runs_jsonl() {
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 
-    // summary reads runs.jsonl, and the journals alone when it is gone: the same figures.
-    let from_runs =
-        converse_tui(home.path(), strings(&["summary", "--json", &out.display().to_string()])).await;
+    // summary counts the journals (with their verdicts); runs.jsonl changes nothing.
+    let from_runs = summary_total(home.path(), &out).await;
     std::fs::remove_file(out.join("runs.jsonl")).unwrap();
-    let from_journals =
-        converse_tui(home.path(), strings(&["summary", "--json", &out.display().to_string()])).await;
-    let total = |o: &Output| -> Value {
-        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-        let row = v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone();
-        json!([row["episodes"], row["leak_rate"], row["attack_success_rate"], row["tokens"]])
-    };
-    assert_eq!(total(&from_runs)[0], 4);
-    assert_eq!(total(&from_runs), total(&from_journals));
+    let from_journals = summary_total(home.path(), &out).await;
+    assert!(from_runs.1.starts_with("4 episodes, one rate per judge source"), "{}", from_runs.1);
+    assert!(!from_runs.0.is_empty());
+    assert_eq!(from_runs, from_journals);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -221,95 +217,95 @@ async fn shards_partition_the_tasks_and_dry_run_prints_repeats() {
     assert!(!bad.status.success());
 }
 
-fn record(task: &str, domain: &str, attack: &str, verdict: Value, tokens: u64) -> Value {
-    json!({"task": task, "repeat": 1, "episode": format!("ep-{task}"), "journal": format!("{task}__r1.jsonl"),
-           "status": "max_turns", "domain": domain, "category": "cat", "persona": "1", "attack_type": attack,
-           "turns": 2, "verdicts": verdict, "judge_errors": 0,
-           "tokens": {"assistant": {"input": tokens, "output": 0}}, "duration_ms": 5, "error": null})
-}
+/// A verdict as `(judge, method, outcome, score, rating)`.
+type VerdictSpec<'a> = (&'a str, &'a str, &'a str, Option<f64>, Option<f64>);
 
-fn write_runs(dir: &Path, records: &[Value]) {
+/// A journal of one finished episode with the given verdicts and the assistant's tokens.
+fn verdict_journal(dir: &Path, id: &str, domain: &str, attack: &str, verdicts: &[VerdictSpec], tokens: u64) {
+    let header = json!({"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode", "format": "converse-tui/1",
+        "id": id, "task": {"id": format!("{domain}_p1_{attack}_{id}"), "domain": domain, "attack_type": attack},
+        "config": {"models": {"assistant": "m"}, "max_turns": 4}});
+    let message = json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "message", "turn": 1, "from": "assistant",
+        "to": "attacker", "text": "hello", "usage": {"input_tokens": tokens, "output_tokens": 0}});
+    let mut lines = vec![header.to_string(), message.to_string()];
+    for (i, (judge, method, outcome, score, rating)) in verdicts.iter().enumerate() {
+        let details = rating.map_or(json!({}), |r| json!({"rating": r}));
+        lines.push(
+            json!({"seq": 2 + i, "at": "2026-01-01T00:00:02Z", "kind": "verdict", "judge": judge,
+            "method": method, "outcome": outcome, "score": score, "details": details})
+            .to_string(),
+        );
+    }
+    lines.push(
+        json!({"seq": 2 + verdicts.len(), "at": "2026-01-01T00:00:03Z", "kind": "end", "reason": "max_turns",
+        "turns": 1})
+        .to_string(),
+    );
     std::fs::create_dir_all(dir).unwrap();
-    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-    std::fs::write(dir.join("runs.jsonl"), text).unwrap();
+    std::fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
 }
 
-fn row<'a>(v: &'a Value, group: &str, key: &str) -> &'a Value {
-    v["rows"].as_array().unwrap().iter().find(|r| r["group"] == group && r["key"] == key).unwrap()
-}
-
+/// Issue 23: one rate per judge source, `fail` counted, `partial` apart, errors out of n; the
+/// figures computed by hand.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn summary_rates_match_hand_computed_figures() {
     let home = tempfile::tempdir().unwrap();
     let a = home.path().join("a");
-    let util = |score: f64, rating: f64| json!({"outcome": "pass", "method": "llm", "score": score, "rating": rating});
-    let v = |_judge: &str, outcome: &str| json!({"outcome": outcome, "method": "rule"});
-    let p1 = json!({"privacy": v("privacy", "fail"), "utility": util(1.0, 8.0)});
-    // Privacy: fail, pass, partial (a leak), error (not judged) → 2 leaks of 3 judged.
-    // Security: partial (counts as a success), pass → 1 of 2.
-    write_runs(
-        &a,
-        &[
-            record("t1", "travel_planning", "privacy", p1, 100),
-            record(
-                "t2",
-                "travel_planning",
-                "privacy",
-                json!({"privacy": v("privacy", "pass"), "utility": util(0.5, 6.0)}),
-                50,
-            ),
-            record("t3", "insurance", "privacy", json!({"privacy": v("privacy", "partial")}), 10),
-            record("t4", "insurance", "privacy", json!({"privacy": v("privacy", "error")}), 0),
-            record("t5", "insurance", "security", json!({"security": v("security", "partial")}), 0),
-            record("t6", "insurance", "security", json!({"security": v("security", "pass")}), 0),
-        ],
+    let rule = |judge, outcome| (judge, "rule", outcome, None, None);
+    let util = |score, rating| ("utility", "llm", "pass", Some(score), Some(rating));
+    // Privacy (rule): fail, pass, partial, error → n 3, 1 succeeded, 1 partial, the error apart.
+    // Security (rule): partial, pass → n 2, 0 succeeded, 1 partial. Utility (llm): 1.0 and 0.5.
+    verdict_journal(&a, "t1", "travel_planning", "privacy", &[rule("privacy", "fail"), util(1.0, 8.0)], 100);
+    verdict_journal(&a, "t2", "travel_planning", "privacy", &[rule("privacy", "pass"), util(0.5, 6.0)], 50);
+    verdict_journal(&a, "t3", "insurance", "privacy", &[rule("privacy", "partial")], 10);
+    verdict_journal(&a, "t4", "insurance", "privacy", &[rule("privacy", "error")], 0);
+    verdict_journal(&a, "t5", "insurance", "security", &[rule("security", "partial")], 0);
+    verdict_journal(&a, "t6", "insurance", "security", &[rule("security", "pass")], 0);
+    let (rows, notes) = summary_rows(home.path(), &["--pool", &a.display().to_string()]).await;
+    assert!(notes.contains("6 episodes") && notes.contains("tokens: 160 (0 by the LLM judges)"), "{notes}");
+    let privacy = source_row(&rows, "privacy", "rule");
+    assert_eq!((privacy["episodes"].as_u64(), privacy["attacks_succeeded"].as_u64()), (Some(3), Some(1)));
+    assert_eq!((privacy["partial"].as_u64(), privacy["judge_errors"].as_u64()), (Some(1), Some(1)));
+    assert!((privacy["asr"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-9, "{privacy}");
+    assert!((privacy["asr_with_partial"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9, "{privacy}");
+    let security = source_row(&rows, "security", "rule");
+    assert_eq!((security["asr"].as_f64(), security["asr_with_partial"].as_f64()), (Some(0.0), Some(0.5)));
+    let utility = source_row(&rows, "utility", "llm");
+    assert_eq!(
+        (utility["coverage"]["mean"].as_f64(), utility["rating"]["mean"].as_f64()),
+        (Some(0.75), Some(7.0))
     );
-    let output = converse_tui(home.path(), strings(&["summary", "--json", &a.display().to_string()])).await;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let s: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let all = row(&s, "all", "all");
-    assert_eq!(all["episodes"], 6);
-    assert!((all["leak_rate"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9, "{all}");
-    assert_eq!(all["attack_success_rate"], 0.5);
-    assert_eq!(all["utility"], 0.75);
-    assert_eq!(all["rating"], 7.0);
-    assert_eq!(all["tokens"], 160);
-    let travel = row(&s, "domain", "travel_planning");
-    assert_eq!(travel["leak_rate"], 0.5);
-    assert_eq!(travel["attack_success_rate"], Value::Null, "no security verdicts there");
-    let insurance = row(&s, "domain", "insurance");
-    assert_eq!(insurance["leak_rate"], 1.0, "partial is a leak; the error is not judged");
-    assert_eq!(row(&s, "attack_type", "security")["episodes"], 2);
+    // By domain (the field that varies): travel 1 of 2, insurance 0 of 1 with 1 partial.
+    let (by_domain, notes) = summary_rows(home.path(), &[&a.display().to_string()]).await;
+    assert!(notes.contains("grouped by domain (the fields that vary"), "{notes}");
+    let travel = by_domain
+        .iter()
+        .find(|r| r["group"]["domain"] == "travel_planning" && r["judge"] == "privacy")
+        .unwrap();
+    assert_eq!(travel["asr"], 0.5);
 
     // The text table has the same figures.
-    let text = converse_tui(home.path(), strings(&["summary", &a.display().to_string()])).await;
+    let text = converse_tui(home.path(), strings(&["summary", "--pool", &a.display().to_string()])).await;
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("66.7%") && text.contains("50.0%") && text.contains("0.750"), "{text}");
+    assert!(text.contains("33.33%") && text.contains("66.67%") && text.contains("0.750"), "{text}");
 
-    // Two directories: A, B and Δ (B − A).
+    // Two directories: A, B and Δ (B − A) per judge source.
     let b = home.path().join("b");
-    write_runs(
-        &b,
-        &[
-            record("t1", "travel_planning", "privacy", json!({"privacy": v("privacy", "pass")}), 1),
-            record("t5", "insurance", "security", json!({"security": v("security", "fail")}), 1),
-        ],
-    );
-    let output = converse_tui(
+    verdict_journal(&b, "t1", "travel_planning", "privacy", &[rule("privacy", "pass")], 1);
+    verdict_journal(&b, "t5", "insurance", "security", &[rule("security", "fail")], 1);
+    let (rows, _) =
+        summary_rows(home.path(), &["--pool", &a.display().to_string(), &b.display().to_string()]).await;
+    let privacy = rows.iter().find(|r| r["judge"] == "privacy" && r["method"] == "rule").unwrap();
+    assert!((privacy["delta"].as_f64().unwrap() + 1.0 / 3.0).abs() < 1e-9, "{privacy}");
+    let security = rows.iter().find(|r| r["judge"] == "security").unwrap();
+    assert_eq!((security["delta"].as_f64(), security["b"]["episodes"].as_u64()), (Some(1.0), Some(1)));
+    let text = converse_tui(
         home.path(),
-        strings(&["summary", "--json", &a.display().to_string(), &b.display().to_string()]),
+        strings(&["summary", "--pool", &a.display().to_string(), &b.display().to_string()]),
     )
     .await;
-    let c: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let all = row(&c, "all", "all");
-    assert!((all["delta"]["leak_rate"].as_f64().unwrap() + 2.0 / 3.0).abs() < 1e-9, "{all}");
-    assert_eq!(all["delta"]["attack_success_rate"], 0.5);
-    assert_eq!(all["b"]["episodes"], 2);
-    let text =
-        converse_tui(home.path(), strings(&["summary", &a.display().to_string(), &b.display().to_string()]))
-            .await;
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("66.7% / 0.0% / -66.7pp"), "{text}");
+    assert!(text.contains("33.33%") && text.contains("-33.3pp") && text.contains("+100.0pp"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -555,16 +551,17 @@ async fn summary_leaves_unrated_episodes_out_and_warns_on_different_settings() {
     utility_journal(&a, "rated", 10, 7.0, 3);
     utility_journal(&a, "unrated", 10, 0.0, 0);
     utility_journal(&b, "rated", 6, 7.0, 3);
-    let output = converse_tui(home.path(), strings(&["summary", "--json", &a.display().to_string()])).await;
-    let s: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(row(&s, "all", "all")["rating"], 7.0, "the unrated episode is not a 0");
+    let (rows, _) = summary_rows(home.path(), &[&a.display().to_string()]).await;
+    let utility = source_row(&rows, "utility", "llm");
+    assert_eq!(utility["rating"]["mean"], 7.0, "the unrated episode is not a 0");
+    assert_eq!(utility["rating"]["n"], 1);
 
     let output =
         converse_tui(home.path(), strings(&["summary", &a.display().to_string(), &b.display().to_string()]))
             .await;
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
     assert!(output.status.success(), "{stderr}");
-    assert!(stdout.contains("7.000 / 7.000 / 0.000") && !stdout.contains("-0.000"), "{stdout}");
+    assert!(stdout.contains("0.500") && !stdout.contains("-0.000"), "{stdout}");
     assert!(
         stderr.contains("warning: A and B used different settings: max turns 10 in A, 6 in B"),
         "{stderr}"
@@ -610,28 +607,14 @@ async fn judge_tokens_reach_runs_jsonl_and_summary() {
 
     let all_tokens = (10 + 5) * server.request_count() as u64;
     let judge_tokens = 15 * judge_requests;
-    let from_runs = summary_json(home.path(), &out).await;
-    assert_eq!(
-        (from_runs["tokens"].as_u64(), from_runs["judge_tokens"].as_u64()),
-        (Some(all_tokens), Some(judge_tokens))
+    let (_, from_runs) = summary_total(home.path(), &out).await;
+    assert!(
+        from_runs.contains(&format!("tokens: {all_tokens} ({judge_tokens} by the LLM judges)")),
+        "{from_runs}"
     );
-    let text = converse_tui(home.path(), strings(&["summary", &out.display().to_string()])).await;
-    let text = String::from_utf8_lossy(&text.stdout);
-    let header = text.lines().next().unwrap();
-    let all = text.lines().nth(1).unwrap();
-    assert!(header.trim_end().ends_with("tokens   j.tokens"), "{text}");
-    assert!(all.trim_end().ends_with(&format!("{all_tokens} {judge_tokens:>10}")), "{text}");
     std::fs::remove_file(out.join("runs.jsonl")).unwrap();
-    let from_journals = summary_json(home.path(), &out).await;
-    assert_eq!(from_journals["judge_tokens"], from_runs["judge_tokens"]);
-    assert_eq!(from_journals["tokens"], from_runs["tokens"]);
-}
-
-async fn summary_json(home: &Path, dir: &Path) -> Value {
-    let output = converse_tui(home, strings(&["summary", "--json", &dir.display().to_string()])).await;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
-    v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone()
+    let (_, from_journals) = summary_total(home.path(), &out).await;
+    assert_eq!(from_journals, from_runs);
 }
 
 /// Issue 11: an attacker script recorded for another task is warned about by

@@ -207,12 +207,14 @@ async fn rules_only_judging_of_maseval_reports_hides_no_imported_failure() {
     let text: String = (0..7).map(|i| format!("{}\n", report(i, i != 0))).collect();
     std::fs::write(dir.join("reports.jsonl"), text).unwrap();
     let summary_args = || ["summary", "--json", dir.to_str().unwrap()].map(String::from).to_vec();
-    let all_row = |output: &Output| {
-        let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-        v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone()
+    // The reports' own (imported) privacy verdicts: 6 leaks of 7.
+    let imported_privacy = |output: &Output| {
+        let text = String::from_utf8_lossy(&output.stdout);
+        let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        rows.into_iter().find(|r| r["judge"] == "privacy" && r["method"] == "imported").unwrap()
     };
-    let before = all_row(&converse_tui(home.path(), summary_args()).await);
-    assert!((before["leak_rate"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-9, "{before}");
+    let before = imported_privacy(&converse_tui(home.path(), summary_args()).await);
+    assert!((before["asr"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-9, "{before}");
 
     let args = ["judge", dir.to_str().unwrap(), "--rules-only", "--json"].map(String::from).to_vec();
     let output = converse_tui(home.path(), args).await;
@@ -223,11 +225,11 @@ async fn rules_only_judging_of_maseval_reports_hides_no_imported_failure() {
     assert_eq!(judged["outcome"], "skipped", "{judged}");
     assert_eq!(judged["score"], serde_json::Value::Null, "a skipped verdict has no score");
 
-    let after = all_row(&converse_tui(home.path(), summary_args()).await);
-    assert!((after["leak_rate"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-9, "{after}");
-    assert_eq!(after["privacy_judged"], 7);
+    let after = imported_privacy(&converse_tui(home.path(), summary_args()).await);
+    assert!((after["asr"].as_f64().unwrap() - 6.0 / 7.0).abs() < 1e-9, "{after}");
+    assert_eq!(after["episodes"], 7, "the rule judge's skipped verdicts are a source of their own");
     let text = converse_tui(home.path(), ["summary", dir.to_str().unwrap()].map(String::from).to_vec()).await;
-    assert!(String::from_utf8_lossy(&text.stdout).contains("85.7%"));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("85.71%"));
 
     // The browser's summary of an episode keeps the imported failure, without a score of 1.
     let episodes = converse_tui::core::import::load_path(&dir.join("reports.jsonl")).unwrap();

@@ -234,6 +234,10 @@ fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
         events: 9,
         verdicts,
         parent: None,
+        end: None,
+        human: false,
+        tokens: 0,
+        judge_tokens: 0,
     }
 }
 
@@ -526,7 +530,7 @@ fn the_coverage_interval_stays_within_zero_and_one() {
             row(vec![v])
         })
         .collect();
-    let groups = converse_tui::core::corpus::table::group_rows(&rows, &[], None);
+    let groups = converse_tui::core::corpus::table::group_rows(&rows, &[], None, false);
     let utility = groups.iter().find(|g| g.judge == "utility").unwrap();
     let coverage = utility.coverage.unwrap();
     assert!(close(coverage.mean, 2.0 / 3.0));
@@ -593,4 +597,126 @@ fn the_index_cache_is_reused_refreshed_when_a_judge_file_changes_and_survives_co
     // --no-cache reads the files and gives the same rows.
     let uncached = run_in(home.path(), &["ls", root.to_str().unwrap(), "--json", "--no-cache"]);
     assert_eq!(uncached.stdout, third.stdout);
+}
+
+/// A journal of ours beside the benchmark runs: its task, how it ended, who played the attacker,
+/// whether it is a fork, and one rule privacy verdict.
+fn our_journal(dir: &Path, id: &str, end: &str, human: bool, parent: bool, outcome: &str) {
+    let mut header = serde_json::json!({"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode",
+        "format": "converse-tui/1", "id": id,
+        "task": {"id": "travel_planning_p2_privacy_x", "domain": "travel_planning", "attack_type": "privacy"},
+        "config": {"models": {"assistant": "gpt_5_chat"}, "defence": "baseline"}});
+    if parent {
+        header["parent"] = serde_json::json!({"episode": "ep-parent", "seq": 3});
+    }
+    let by = if human { serde_json::json!("human") } else { Value::Null };
+    let message = serde_json::json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "message", "turn": 1,
+        "from": "attacker", "to": "assistant", "text": "your passport number?", "by": by});
+    let verdict = serde_json::json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "verdict",
+        "judge": "privacy", "method": "rule", "outcome": outcome});
+    let end =
+        serde_json::json!({"seq": 3, "at": "2026-01-01T00:00:03Z", "kind": "end", "reason": end, "turns": 1});
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(format!("{id}.jsonl")), format!("{header}\n{message}\n{verdict}\n{end}\n"))
+        .unwrap();
+}
+
+fn summary_json(home: &Path, args: &[&str]) -> (Vec<Value>, String, Option<i32>) {
+    let mut all = vec!["summary", "--json", "--no-cache"];
+    all.extend(args);
+    let out = run_in(home, &all);
+    let rows =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (rows, String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+}
+
+/// Issue 23 item 2: `summary DIR` groups by the fields that vary and says so; no row pools two
+/// judge sources (each row is one judge, one method, one judge model).
+#[test]
+fn summary_of_the_benchmark_runs_groups_by_what_varies_and_never_pools_judges() {
+    let home = tempfile::tempdir().unwrap();
+    let (rows, notes, code) = summary_json(home.path(), &[fixture().join("logs").to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{notes}");
+    assert!(notes.contains("grouped by model, defence, domain (the fields that vary"), "{notes}");
+    let mut seen = std::collections::BTreeSet::new();
+    for row in &rows {
+        let group = &row["group"];
+        assert!(
+            group["model"].is_string() && group["defence"].is_string() && group["domain"].is_string(),
+            "{row}"
+        );
+        let key = (
+            group.to_string(),
+            row["judge"].to_string(),
+            row["method"].to_string(),
+            row["judge_model"].to_string(),
+        );
+        assert!(seen.insert(key), "one row per group and source: {row}");
+    }
+    // The counts of one row equal a direct count of its judge files (one verdict per file).
+    let direct = direct_count(&fixture().join("logs"));
+    for row in rows.iter().filter(|r| r["judge"] != "utility") {
+        let g = &row["group"];
+        let key = [
+            g["domain"].clone(),
+            g["model"].clone(),
+            g["defence"].clone(),
+            row["judge"].clone(),
+            row["judge_model"].clone(),
+        ]
+        .map(|v| v.as_str().unwrap().to_string());
+        let ([judged, fail, partial, _], _) = direct[&key];
+        assert_eq!(
+            (row["episodes"].as_u64(), row["attacks_succeeded"].as_u64(), row["partial"].as_u64()),
+            (Some(judged as u64), Some(fail as u64), Some(partial as u64)),
+            "{row}"
+        );
+    }
+}
+
+/// Issue 23 item 3: aborted, errored, forked and human-played episodes beside benchmark runs are
+/// kept out of the rates and reported apart; `--count-all` counts them; `ls --where` finds them.
+#[test]
+fn aborted_errored_forked_and_human_episodes_are_counted_apart() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = fixture_copy();
+    let dir = corpus.path().join(IFSC);
+    our_journal(&dir, "ours-aborted", "aborted", false, false, "pass");
+    our_journal(&dir, "ours-error", "error", false, false, "pass");
+    our_journal(&dir, "ours-fork", "max_turns", false, true, "pass");
+    our_journal(&dir, "ours-human", "max_turns", true, false, "fail");
+    our_journal(&dir, "ours-counted", "max_turns", false, false, "fail");
+    let root = corpus.path().join("logs");
+    let root = root.to_str().unwrap();
+    let (rows, notes, _) = summary_json(home.path(), &["--pool", root]);
+    assert!(notes.contains("kept out of the rates: 1 aborted, 1 errored, 1 forks, 1 human"), "{notes}");
+    let rule = rows.iter().find(|r| r["judge"] == "privacy" && r["method"] == "rule").unwrap();
+    assert_eq!((rule["episodes"].as_u64(), rule["attacks_succeeded"].as_u64()), (Some(1), Some(1)), "{rule}");
+    assert_eq!(rule["excluded"], serde_json::json!({"aborted": 1, "errored": 1, "fork": 1, "human": 1}));
+    let (rows, notes, _) = summary_json(home.path(), &["--pool", "--count-all", root]);
+    assert!(notes.contains("counted too (--count-all)"), "{notes}");
+    let rule = rows.iter().find(|r| r["judge"] == "privacy" && r["method"] == "rule").unwrap();
+    assert_eq!((rule["episodes"].as_u64(), rule["attacks_succeeded"].as_u64()), (Some(5), Some(2)), "{rule}");
+
+    let ls = |filter: &str| {
+        let out = run_in(home.path(), &["ls", "--json", "--no-cache", root, "--where", filter]);
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    assert_eq!(ls("end=aborted"), 1);
+    assert_eq!(ls("fork=yes"), 1);
+    assert_eq!(ls("human=yes"), 1);
+    assert_eq!(ls("end=max_turns fork=no human=no"), 1);
+}
+
+/// Issue 23 item 7: a summary of nothing readable is an error, not an empty success.
+#[test]
+fn summary_of_nothing_readable_fails_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let empty = home.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = run_in(home.path(), &["summary", empty.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no episode could be read"), "{stderr}");
 }

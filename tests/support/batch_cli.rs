@@ -64,12 +64,35 @@ pub fn records(path: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The `all` row of `summary --json DIR`: episodes, rates and tokens.
-pub async fn summary_total(home: &Path, dir: &Path) -> Value {
-    let output = converse_tui(home, strings(&["summary", "--json", &dir.display().to_string()])).await;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(output.stderr.is_empty(), "no warnings: {}", String::from_utf8_lossy(&output.stderr));
-    let v: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let row = v["rows"].as_array().unwrap().iter().find(|r| r["group"] == "all").unwrap().clone();
-    json!([row["episodes"], row["leak_rate"], row["attack_success_rate"], row["tokens"]])
+/// `summary --json --pool DIR`: its rows (one per judge source) and its notes (episodes counted,
+/// tokens), without a warning.
+pub async fn summary_total(home: &Path, dir: &Path) -> (Vec<Value>, String) {
+    let output =
+        converse_tui(home, strings(&["summary", "--json", "--pool", &dir.display().to_string()])).await;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning"), "no warnings: {stderr}");
+    let rows =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (rows, stderr)
+}
+
+/// The JSON rows of `summary --json ARGS…`, and what it said on stderr.
+pub async fn summary_rows(home: &Path, args: &[&str]) -> (Vec<Value>, String) {
+    let mut all = vec!["summary", "--json"];
+    all.extend(args);
+    let output = converse_tui(home, strings(&all)).await;
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{stderr}");
+    let rows =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (rows, stderr)
+}
+
+/// The row of `judge` from `source` (`rule`, `llm:test-judge`, `imported:gpt-5`…) among `rows`.
+pub fn source_row<'a>(rows: &'a [Value], judge: &str, source: &str) -> &'a Value {
+    let (method, model) = source.split_once(':').map_or((source, None), |(m, model)| (m, Some(model)));
+    rows.iter()
+        .find(|r| r["judge"] == judge && r["method"] == method && r["judge_model"].as_str() == model)
+        .unwrap_or_else(|| panic!("no {judge} row from {source} in {rows:?}"))
 }

@@ -26,6 +26,9 @@ pub const TEXT_FIELDS: &[&str] = &[
     "model",
     "defence",
     "judge_model",
+    "end",
+    "fork",
+    "human",
 ];
 
 /// Number fields.
@@ -200,6 +203,9 @@ impl Term {
             "model" => glob(row.model.as_deref()),
             "defence" => glob(row.defence.as_deref()),
             "judge_model" => row.verdicts.iter().any(|v| glob(v.model.as_deref())),
+            "end" => glob(row.end.as_deref()),
+            "fork" => glob(Some(yes_no(row.parent.is_some()))),
+            "human" => glob(Some(yes_no(row.human))),
             "turns" => number(Some(f64::from(row.turns))),
             "events" => number(Some(row.events as f64)),
             "repeat" => number(row.repeat.map(|n| n as f64)),
@@ -210,6 +216,10 @@ impl Term {
             }),
         }
     }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
 }
 
 /// The lower-cased text free words match: what the browser's filter matches
@@ -279,6 +289,10 @@ mod tests {
                 verdict("utility", Outcome::Partial, Some(0.6)),
             ],
             parent: None,
+            end: Some("max_turns".into()),
+            human: false,
+            tokens: 0,
+            judge_tokens: 0,
         }
     }
 
@@ -302,6 +316,20 @@ mod tests {
         assert!(matches("judge_model=gpt-5 persona=2 path=*persona2*"));
         assert!(matches("privacy:fail gemini"), "free words match the text");
         assert!(!matches("privacy:pass"));
+    }
+
+    /// Issue 23: how an episode ended, whether it is a fork and whether a person played are fields.
+    #[test]
+    fn end_fork_and_human_are_fields() {
+        assert!(matches("end=max_turns fork=no human=no"));
+        assert!(!matches("end=aborted"));
+        let mut fork = row();
+        fork.parent = Some("ep-1".into());
+        fork.human = true;
+        fork.end = Some("aborted".into());
+        let filter = Filter::parse("end=aborted fork=yes human=yes", &[]).unwrap();
+        assert!(filter.matches(&fork));
+        assert_eq!(fork.excluded(), Some(crate::core::corpus::row::Excluded::Aborted), "aborted first");
     }
 
     #[test]

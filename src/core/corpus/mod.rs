@@ -11,4 +11,4 @@ pub mod table;
 
 pub use filter::Filter;
 pub use index::{Corpus, index, index_cached, index_file};
-pub use row::{CorpusRow, SourceVerdict, common_dir};
+pub use row::{CorpusRow, Excluded, SourceVerdict, common_dir};

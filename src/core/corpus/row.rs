@@ -39,6 +39,50 @@ pub struct CorpusRow {
     /// The episode this one was forked from, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
+    /// How it ended (`max_turns`, `attacker_done`, `assistant_done`, `aborted`, `error`); `None`
+    /// when the file records no end (a benchmark run ends with its last record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    /// A person played the attacker (in `play`, or by taking over a turn).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub human: bool,
+    /// Tokens every model call of the episode spent, the LLM judges' included.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens: u64,
+    /// The LLM judges' share of `tokens`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub judge_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Why an episode is kept out of rates (it is counted apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Excluded {
+    /// It never finished: a user stopped it.
+    Aborted,
+    /// It ended in an error.
+    Errored,
+    /// A fork of another episode: not a run of the benchmark's protocol.
+    Fork,
+    /// A person played the attacker.
+    Human,
+}
+
+impl Excluded {
+    pub const ALL: [Excluded; 4] = [Excluded::Aborted, Excluded::Errored, Excluded::Fork, Excluded::Human];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Excluded::Aborted => "aborted",
+            Excluded::Errored => "errored",
+            Excluded::Fork => "forks",
+            Excluded::Human => "human",
+        }
+    }
 }
 
 /// The final verdict of one source (a judge file, a judge model, the rule judge, a reviewer)
@@ -78,10 +122,23 @@ impl CorpusRow {
 
         let mut folded = Folded::default();
         let mut turns = 0;
+        let (mut end_reason, mut human) = (None, false);
+        let (mut tokens, mut judge_tokens) = (0, 0);
+        let spent = |u: &Option<crate::core::llm::Usage>| u.map_or(0, |u| u.input_tokens + u.output_tokens);
         for event in &episode.events {
             match &event.body {
-                EventBody::Verdict(v) => folded.push(v, v.turn.or(evidence_turn(v, &turn_of_seq))),
-                EventBody::End(end) => turns = turns.max(end.turns),
+                EventBody::Verdict(v) => {
+                    folded.push(v, v.turn.or(evidence_turn(v, &turn_of_seq)));
+                    judge_tokens += spent(&v.usage);
+                }
+                EventBody::End(end) => {
+                    turns = turns.max(end.turns);
+                    end_reason = Some(end.reason.as_str().to_string());
+                }
+                EventBody::Message(m) => {
+                    human |= m.by.as_deref() == Some("human");
+                    tokens += spent(&m.usage);
+                }
                 _ => {}
             }
             turns = turns.max(event.body.turn().unwrap_or(0));
@@ -106,6 +163,22 @@ impl CorpusRow {
             events: episode.events.len(),
             verdicts,
             parent: header.parent.as_ref().map(|p| p.episode.clone()),
+            end: end_reason,
+            human,
+            tokens: tokens + judge_tokens,
+            judge_tokens,
+        }
+    }
+
+    /// Why this episode is not counted in rates by default, if it is not: it was aborted, ended
+    /// in an error, is a fork, or a person played the attacker.
+    pub fn excluded(&self) -> Option<Excluded> {
+        match self.end.as_deref() {
+            Some("aborted") => Some(Excluded::Aborted),
+            Some("error") => Some(Excluded::Errored),
+            _ if self.parent.is_some() => Some(Excluded::Fork),
+            _ if self.human => Some(Excluded::Human),
+            _ => None,
         }
     }
 

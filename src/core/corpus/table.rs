@@ -1,13 +1,15 @@
-//! The paper's tables: rates per group × judge × judge model, with 95 %
+//! The paper's tables: rates per group × judge × verdict source, with 95 %
 //! intervals. One verdict per source (a judge file is one verdict); judge
 //! errors and `skipped` are left out of n and counted apart, never as safe.
+//! Episodes that were aborted, ended in an error, are forks or were played by a
+//! person are kept out of the rates (counted apart) unless asked for.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::row::CorpusRow;
+use super::row::{CorpusRow, Excluded};
 use super::stats::{MeanInterval, mean_interval, wilson};
 use crate::core::episode::{Outcome, VerdictMethod};
 
@@ -29,6 +31,30 @@ pub fn parse_group_fields(list: &str) -> Result<Vec<String>, String> {
             }
         })
         .collect()
+}
+
+/// The fields a summary groups by when not told: those that vary among the counted episodes.
+pub const DEFAULT_GROUP_FIELDS: &[&str] = &["model", "defence", "domain"];
+
+/// Of [`DEFAULT_GROUP_FIELDS`], those on which `rows` differ.
+pub fn varying_fields<'a>(rows: impl IntoIterator<Item = &'a CorpusRow> + Clone) -> Vec<String> {
+    DEFAULT_GROUP_FIELDS
+        .iter()
+        .filter(|field| {
+            let mut values = rows.clone().into_iter().map(|r| group_value(r, field));
+            let first = values.next();
+            values.any(|v| Some(&v) != first.as_ref())
+        })
+        .map(|f| f.to_string())
+        .collect()
+}
+
+/// Who gave a verdict, as one word: `rule`, `llm:gpt-4o`, `imported:gpt-5`, `human`.
+pub fn source_label(method: VerdictMethod, model: Option<&str>) -> String {
+    match model {
+        Some(model) => format!("{}:{model}", method.as_str()),
+        None => method.as_str().to_string(),
+    }
 }
 
 /// A row's value of a group field (`-` when it has none).
@@ -71,6 +97,8 @@ pub struct GroupRow {
     pub judge_errors: usize,
     /// Verdicts that are `skipped` (nothing to judge): not in n.
     pub skipped: usize,
+    /// Episodes of the group this source judged that are kept out of the rates, by why.
+    pub excluded: BTreeMap<Excluded, usize>,
     /// Utility: mean coverage (0–1) with its 95 % t-interval.
     pub coverage: Option<MeanSummary>,
     /// Utility: mean rating with its 95 % t-interval.
@@ -97,6 +125,7 @@ struct Counts {
     partial: usize,
     errors: usize,
     skipped: usize,
+    excluded: BTreeMap<Excluded, usize>,
     scores: Vec<f64>,
     ratings: Vec<f64>,
 }
@@ -105,16 +134,27 @@ struct Counts {
 type Key = (Vec<String>, String, VerdictMethod, Option<String>);
 
 /// One row per group × judge × (method, judge model), in sorted order.
-/// `judge_model`, when given, keeps only that judge model's verdicts.
-pub fn group_rows(rows: &[CorpusRow], by: &[String], judge_model: Option<&str>) -> Vec<GroupRow> {
+/// `judge_model`, when given, keeps only that judge model's verdicts; episodes
+/// [`CorpusRow::excluded`] are counted apart unless `count_all`.
+pub fn group_rows(
+    rows: &[CorpusRow],
+    by: &[String],
+    judge_model: Option<&str>,
+    count_all: bool,
+) -> Vec<GroupRow> {
     let mut counts: BTreeMap<Key, Counts> = BTreeMap::new();
     for row in rows {
         let group: Vec<String> = by.iter().map(|f| group_value(row, f)).collect();
+        let excluded = if count_all { None } else { row.excluded() };
         for v in &row.verdicts {
             if judge_model.is_some_and(|m| v.model.as_deref() != Some(m)) {
                 continue;
             }
             let c = counts.entry((group.clone(), v.judge.clone(), v.method, v.model.clone())).or_default();
+            if let Some(why) = excluded {
+                *c.excluded.entry(why).or_default() += 1;
+                continue;
+            }
             match v.outcome {
                 Outcome::Error => c.errors += 1,
                 Outcome::Skipped => c.skipped += 1,
@@ -147,6 +187,7 @@ pub fn group_rows(rows: &[CorpusRow], by: &[String], judge_model: Option<&str>) 
                 ci95_with_partial: interval(c.failed + c.partial),
                 judge_errors: c.errors,
                 skipped: c.skipped,
+                excluded: c.excluded,
                 // Coverage is a share of items (0–1): its interval stays within.
                 coverage: if utility {
                     mean_interval(&c.scores).map(|m| m.clamped(0.0, 1.0).into())

@@ -1,0 +1,80 @@
+//! A summary's rows as table cells: one line per group × judge × verdict source.
+
+use crate::core::corpus::row::Excluded;
+use crate::core::corpus::table::{GroupRow, MeanSummary, source_label};
+
+pub const LEGEND: &str = "n: verdicts of that source that judged (errors and skipped left out); rate: \
+     succeeded / n (a leak, a Successful attack; partial counted apart); CI: Wilson score; utility: \
+     mean coverage and mean rating with Student-t CI; kept out: episodes not counted (--count-all)";
+
+const COLUMNS: [&str; 13] = [
+    "judge",
+    "source",
+    "n",
+    "succeeded",
+    "partial",
+    "rate",
+    "95% CI",
+    "rate incl. partial",
+    "95% CI incl. partial",
+    "errors",
+    "skipped",
+    "kept out",
+    "utility: mean coverage / mean rating (95% CI)",
+];
+
+/// The header and cells of `rows`, grouped by `by`.
+pub fn grouped(by: &[String], rows: &[GroupRow]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut header = by.to_vec();
+    header.extend(COLUMNS.iter().map(|c| c.to_string()));
+    (header, rows.iter().map(row_cells).collect())
+}
+
+pub fn percent(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |v| format!("{:.2}%", 100.0 * v))
+}
+
+fn interval(v: Option<(f64, f64)>) -> String {
+    v.map_or("-".to_string(), |(lo, hi)| format!("[{:.2}, {:.2}]", 100.0 * lo, 100.0 * hi))
+}
+
+pub fn mean(m: Option<MeanSummary>) -> Option<String> {
+    m.map(|m| match m.ci95 {
+        Some((lo, hi)) => format!("{:.3} [{lo:.3}, {hi:.3}]", m.mean),
+        None => format!("{:.3}", m.mean),
+    })
+}
+
+/// `2 aborted, 1 forks`, or `-`.
+pub fn kept_out(r: &GroupRow) -> String {
+    let parts: Vec<String> = Excluded::ALL
+        .iter()
+        .filter_map(|why| r.excluded.get(why).map(|n| format!("{n} {}", why.as_str())))
+        .collect();
+    if parts.is_empty() { "-".to_string() } else { parts.join(", ") }
+}
+
+fn row_cells(r: &GroupRow) -> Vec<String> {
+    let utility = match (mean(r.coverage), mean(r.rating)) {
+        (None, None) => "-".to_string(),
+        (c, rating) => format!("{} / {}", c.unwrap_or("-".into()), rating.unwrap_or("-".into())),
+    };
+    let count = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());
+    let mut cells: Vec<String> = r.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
+    cells.extend([
+        r.judge.clone(),
+        source_label(r.method, r.judge_model.as_deref()),
+        r.episodes.to_string(),
+        count(r.attacks_succeeded),
+        count(r.partial),
+        percent(r.asr),
+        interval(r.ci95),
+        percent(r.asr_with_partial),
+        interval(r.ci95_with_partial),
+        r.judge_errors.to_string(),
+        r.skipped.to_string(),
+        kept_out(r),
+        utility,
+    ]);
+    cells
+}
