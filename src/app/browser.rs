@@ -22,6 +22,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
 use crate::core::corpus::row::severity as attack_severity;
+use crate::core::corpus::table::source_label;
 use crate::core::corpus::{CorpusRow, SourceVerdict, common_dir};
 use crate::core::episode::{Episode, Outcome, VerdictMethod};
 use crate::core::sanitize::single_line;
@@ -153,9 +154,25 @@ pub struct Group {
     /// The values of [`GROUP_BY`] down to this level (its depth is `key.len() - 1`).
     pub key: Vec<String>,
     pub episodes: usize,
-    /// Per judge (as [`Browser::judges`]): episodes where some source says `fail`, episodes judged.
-    pub rates: Vec<(usize, usize)>,
+    /// Per judge (as [`Browser::judges`]), from the selected verdict source only.
+    pub rates: Vec<GroupRate>,
+    /// Episodes of the group kept out of the rates (aborted, errored, forks, human-played).
+    pub kept_out: usize,
 }
+
+/// What one verdict source says of a group on one judge's question.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroupRate {
+    /// The source judged none of the group's episodes.
+    None,
+    /// `failed` of `judged` (a leak, a successful attack): the rate the benchmark publishes.
+    Rate { failed: usize, judged: usize },
+    /// The utility judge: the mean coverage of the `judged` episodes.
+    Coverage { mean: f64, judged: usize },
+}
+
+/// A verdict source: who gave verdicts (`rule`, `llm:MODEL`, `imported:MODEL`, `human`).
+pub type Source = (VerdictMethod, Option<String>);
 
 impl Group {
     pub fn depth(&self) -> usize {
@@ -218,6 +235,10 @@ pub struct Browser {
     pub after_open: Option<AfterOpen>,
     /// Rows marked for comparing (indices into `entries`, at most two, in marking order).
     pub marked: Vec<usize>,
+    /// Every verdict source of the corpus, the one with the most verdicts first.
+    pub verdict_sources: Vec<Source>,
+    /// The source whose verdicts the grouped view's rates count (an index into `verdict_sources`).
+    pub source: usize,
 }
 
 impl Browser {
@@ -285,6 +306,7 @@ impl Browser {
             .collect();
         others.sort();
         judges.extend(others.into_iter().map(|j| single_line(&j).into_owned()));
+        let verdict_sources = verdict_sources(&entries);
         let mut columns = vec![
             Column::Model,
             Column::Defence,
@@ -318,9 +340,26 @@ impl Browser {
             review: None,
             after_open: None,
             marked: Vec::new(),
+            verdict_sources,
+            source: 0,
         };
         browser.rebuild(None);
         browser
+    }
+
+    /// The verdict source the grouped view counts, as one word (`imported:gpt-5`), if any.
+    pub fn source_label(&self) -> Option<String> {
+        let (method, model) = self.verdict_sources.get(self.source)?;
+        Some(source_label(*method, model.as_deref()))
+    }
+
+    /// The next verdict source for the grouped view's rates.
+    pub fn next_source(&mut self) {
+        if !self.verdict_sources.is_empty() {
+            self.source = (self.source + 1) % self.verdict_sources.len();
+            let current = self.current_line();
+            self.rebuild(current);
+        }
     }
 
     /// The header of a column.
@@ -577,28 +616,16 @@ impl Browser {
         }
         let mut stack: Vec<Vec<String>> = children.get(&Vec::new()).cloned().unwrap_or_default();
         stack.reverse();
+        let source = self.verdict_sources.get(self.source).cloned();
         while let Some(key) = stack.pop() {
             let rows = &members[&key];
-            let rates = (0..self.judges.len())
-                .map(|j| {
-                    let judge = &self.judges[j];
-                    let judged = rows
-                        .iter()
-                        .filter(|&&i| {
-                            self.entries[i].row.verdicts_of(judge).any(|v| attack_severity(v.outcome) > 0)
-                        })
-                        .count();
-                    let failed = rows
-                        .iter()
-                        .filter(|&&i| {
-                            self.entries[i].row.verdicts_of(judge).any(|v| v.outcome == Outcome::Fail)
-                        })
-                        .count();
-                    (failed, judged)
-                })
-                .collect();
+            let counted: Vec<&CorpusRow> =
+                rows.iter().map(|&i| &self.entries[i].row).filter(|r| r.excluded().is_none()).collect();
+            let rates =
+                self.judges.iter().map(|judge| group_rate(&counted, judge, source.as_ref())).collect();
             self.lines.push(ListLine::Group(self.groups.len()));
-            self.groups.push(Group { key: key.clone(), episodes: rows.len(), rates });
+            let kept_out = rows.len() - counted.len();
+            self.groups.push(Group { key: key.clone(), episodes: rows.len(), rates, kept_out });
             if !self.unfolded.contains(&key) {
                 continue;
             }
@@ -614,10 +641,16 @@ impl Browser {
     /// the count in the path column, the rate in each judge's.
     pub fn group_cell(&self, group: &Group, column: Column) -> String {
         match column {
-            Column::Path => format!("{} episodes", group.episodes),
+            Column::Path => match group.kept_out {
+                0 => format!("{} episodes", group.episodes),
+                out => format!("{} episodes ({out} kept out)", group.episodes),
+            },
             Column::Judge(j) => match group.rates[j] {
-                (_, 0) => "-".into(),
-                (k, n) => format!("{k}/{n} {:.0}%", 100.0 * k as f64 / n as f64),
+                GroupRate::None => "-".into(),
+                GroupRate::Rate { failed, judged } => {
+                    format!("{failed}/{judged} {:.1}%", 100.0 * failed as f64 / judged as f64)
+                }
+                GroupRate::Coverage { mean, judged } => format!("cov {mean:.2} n={judged}"),
             },
             c => match GROUP_BY.iter().position(|&g| g == c) {
                 Some(level) if level == group.depth() => {
@@ -653,6 +686,43 @@ impl Browser {
 enum Current {
     Row(usize),
     Group(Vec<String>),
+}
+
+/// Every verdict source of the entries, the one with the most verdicts first (then by name).
+fn verdict_sources(entries: &[BrowserEntry]) -> Vec<Source> {
+    let mut counts: BTreeMap<Source, usize> = BTreeMap::new();
+    for v in entries.iter().flat_map(|e| &e.row.verdicts) {
+        *counts.entry((v.method, v.model.clone())).or_default() += 1;
+    }
+    let mut sources: Vec<(Source, usize)> = counts.into_iter().collect();
+    sources.sort_by(|(a, n), (b, m)| m.cmp(n).then_with(|| a.cmp(b)));
+    sources.into_iter().map(|(source, _)| source).collect()
+}
+
+/// One judge's figure for a group's counted episodes, from one verdict source's verdicts only
+/// (`error` and `skipped` are not judged): a rate of `fail`, or for utility the mean coverage.
+fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&Source>) -> GroupRate {
+    let Some((method, model)) = source else { return GroupRate::None };
+    let judged: Vec<&SourceVerdict> = rows
+        .iter()
+        .flat_map(|r| r.verdicts_of(judge))
+        .filter(|v| v.method == *method && v.model == *model && attack_severity(v.outcome) > 0)
+        .collect();
+    if judged.is_empty() {
+        return GroupRate::None;
+    }
+    if judge == "utility" {
+        let scores: Vec<f64> = judged.iter().filter_map(|v| v.score).collect();
+        if scores.is_empty() {
+            return GroupRate::None;
+        }
+        return GroupRate::Coverage {
+            mean: scores.iter().sum::<f64>() / scores.len() as f64,
+            judged: scores.len(),
+        };
+    }
+    let failed = judged.iter().filter(|v| v.outcome == Outcome::Fail).count();
+    GroupRate::Rate { failed, judged: judged.len() }
 }
 
 /// The first line shown so that `selected` is within `height` lines, moving as little as possible.

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::browser::{
-    Browser, Column, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol, visible_offset,
+    Browser, Column, GROUP_BY, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol, visible_offset,
 };
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
@@ -42,6 +42,11 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
         title.push(Span::styled(format!("· sorted by {} {arrow} ", browser.header(column)), theme.dim()));
     }
     if browser.grouped {
+        let source =
+            browser.source_label().map_or("no verdicts".to_string(), |s| single_line(&s).into_owned());
+        // The source first: a narrow screen cuts the title's end.
+        title.push(Span::styled("· rates from ", theme.dim()));
+        title.push(Span::styled(format!("{source} "), theme.title()));
         title.push(Span::styled("· grouped by model › defence › domain ", theme.dim()));
     }
     let block = Block::bordered().border_style(theme.border(true)).title(Line::from(title));
@@ -49,17 +54,27 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
     let fitted = fit(browser, inner_width);
     let height = area.height.saturating_sub(CHROME) as usize;
     let offset = visible_offset(browser.offset, browser.selected, height);
+    let path_shown = fitted.iter().any(|(c, _)| *c == Column::Path);
     let rows = browser.lines.iter().skip(offset).take(height).map(|line| match line {
         ListLine::Row(i) => {
             let e = &browser.entries[*i];
             // Marked for comparing: first in the row, so a narrow screen still shows it.
             let mark = browser.mark_of(*i).map(|n| format!("◆{n} "));
+            // A fork is drawn under its parent in the path column; without it, in the first.
+            let fork_first = (e.depth > 0 && !path_shown).then(|| format!("{}└ ", "  ".repeat(e.depth - 1)));
             Row::new(fitted.iter().enumerate().map(move |(at, &(column, width))| {
                 let text = e.cell(column, &browser.judges);
                 if let (0, Some(mark)) = (at, &mark) {
                     let rest = width.saturating_sub(mark.width());
                     return Cell::from(Line::from(vec![
                         Span::styled(mark.clone(), theme.timeline_current()),
+                        Span::raw(fit_text(column, &text, rest)),
+                    ]));
+                }
+                if let (0, Some(fork)) = (at, &fork_first) {
+                    let rest = width.saturating_sub(fork.width());
+                    return Cell::from(Line::from(vec![
+                        Span::styled(fork.clone(), theme.dim()),
                         Span::raw(fit_text(column, &text, rest)),
                     ]));
                 }
@@ -122,11 +137,14 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
     }
 }
 
-/// Columns least needed first: dropped in this order when the screen is too narrow.
-const DROP_ORDER: [Column; 7] = [
+/// Columns least needed first: dropped in this order when the screen is too narrow. What an
+/// episode is (its domain, category and attack) goes after the path that locates its file
+/// (issue 23: an 80-column browser showed neither).
+const DROP_ORDER: [Column; 8] = [
     Column::Events,
     Column::Persona,
     Column::Turns,
+    Column::Path,
     Column::Category,
     Column::Domain,
     Column::Attack,
@@ -183,7 +201,12 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
         }
     };
     shrink(&mut columns, None);
-    for drop in DROP_ORDER {
+    // The grouped view's names are in the model, defence and domain columns: they stay, and the
+    // path (a group's count) goes before them.
+    let grouped_order: Vec<Column> =
+        DROP_ORDER.iter().copied().filter(|c| !GROUP_BY.contains(c)).chain([Column::Path]).collect();
+    let order = if browser.grouped { grouped_order.as_slice() } else { DROP_ORDER.as_slice() };
+    for &drop in order {
         if total(&columns) <= width {
             break;
         }
@@ -321,12 +344,17 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
                 format!("filter '{}' · ", single_line(&browser.filter))
             };
             let open = if browser.grouped { "open/fold" } else { "open" };
+            let source = if browser.grouped {
+                format!("{} source · ", k(Command::NextSource))
+            } else {
+                String::new()
+            };
             let marked = match browser.marked.len() {
                 0 => String::new(),
                 n => format!("◆ {n} marked ({} compares two) · ", k(Command::CompareMarked)),
             };
             Line::from(format!(
-                " {marked}{filter}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
+                " {marked}{filter}{source}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
                 k(Command::OpenDetail),
                 k(Command::Search),
                 k(Command::SortNext),

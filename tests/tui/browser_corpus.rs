@@ -8,7 +8,7 @@ use crate::support::corpus as generated;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use converse_tui::app::browser::{AfterOpen, Browser, Column, ListLine};
+use converse_tui::app::browser::{AfterOpen, Browser, Column, GroupRate, ListLine};
 use converse_tui::app::state::{Overlay, Screen};
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
@@ -60,6 +60,8 @@ fn filtered_by_field() {
 fn grouped_by_model_defence_domain() {
     // Unfold the first model, then its first defence.
     snapshot("corpus_grouped", "z\n\u{1}\n");
+    // J: the rates of the next verdict source, named in the title.
+    snapshot("corpus_grouped_next_source", "zJ");
 }
 
 #[test]
@@ -123,30 +125,50 @@ fn the_field_filter_selects_exactly_the_matching_rows() {
     assert_eq!(b.shown, more_than_3);
 }
 
+/// Issue 23 item 1: a group's rate counts one verdict source (the one named in the title, `J`
+/// for the next), never "some judge says fail".
 #[test]
-fn groups_count_their_episodes_and_leaks() {
+fn groups_count_their_episodes_and_the_leaks_of_one_source() {
     let mut s = state();
     press(&mut s, "z");
-    let b = s.browser.as_ref().unwrap();
-    // Folded: one line per model, counts adding up to the corpus.
-    assert!(b.lines.iter().all(|l| matches!(l, ListLine::Group(_))));
-    assert_eq!(b.groups.iter().map(|g| g.episodes).sum::<usize>(), b.entries.len());
-    let privacy = b.judges.iter().position(|j| j == "privacy").unwrap();
-    for group in &b.groups {
-        let members: Vec<&CorpusRow> =
-            b.entries.iter().map(|e| &e.row).filter(|r| r.model.as_deref() == Some(&group.key[0])).collect();
-        assert_eq!(group.episodes, members.len());
-        let leaked =
-            members.iter().filter(|r| r.verdicts_of("privacy").any(|v| v.outcome == Outcome::Fail)).count();
-        let judged = members
-            .iter()
-            .filter(|r| {
-                r.verdicts_of("privacy")
-                    .any(|v| matches!(v.outcome, Outcome::Fail | Outcome::Partial | Outcome::Pass))
-            })
-            .count();
-        assert_eq!(group.rates[privacy], (leaked, judged), "{:?}", group.key);
+    let privacy = s.browser.as_ref().unwrap().judges.iter().position(|j| j == "privacy").unwrap();
+    assert!(
+        s.browser.as_ref().unwrap().verdict_sources.len() > 1,
+        "the generated corpus has several judge models"
+    );
+    for _ in 0..s.browser.as_ref().unwrap().verdict_sources.len() {
+        let b = s.browser.as_ref().unwrap();
+        let (method, model) = b.verdict_sources[b.source].clone();
+        // Folded: one line per model, counts adding up to the corpus.
+        assert!(b.lines.iter().all(|l| matches!(l, ListLine::Group(_))));
+        assert_eq!(b.groups.iter().map(|g| g.episodes).sum::<usize>(), b.entries.len());
+        for group in &b.groups {
+            let members: Vec<&CorpusRow> = b
+                .entries
+                .iter()
+                .map(|e| &e.row)
+                .filter(|r| r.model.as_deref() == Some(&group.key[0]))
+                .collect();
+            assert_eq!(group.episodes, members.len());
+            let of_source: Vec<Outcome> = members
+                .iter()
+                .flat_map(|r| r.verdicts_of("privacy"))
+                .filter(|v| v.method == method && v.model == model)
+                .map(|v| v.outcome)
+                .filter(|o| matches!(o, Outcome::Fail | Outcome::Partial | Outcome::Pass))
+                .collect();
+            let leaked = of_source.iter().filter(|o| **o == Outcome::Fail).count();
+            let expected = if of_source.is_empty() {
+                GroupRate::None
+            } else {
+                GroupRate::Rate { failed: leaked, judged: of_source.len() }
+            };
+            assert_eq!(group.rates[privacy], expected, "{:?} from {method:?} {model:?}", group.key);
+        }
+        press(&mut s, "J");
     }
+    assert_eq!(s.browser.as_ref().unwrap().source, 0, "J comes back to the first source");
+    let b = s.browser.as_ref().unwrap();
     // Enter unfolds the selected model into its defences, Enter again folds it.
     let before = b.lines.len();
     press(&mut s, "\n");

@@ -76,6 +76,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         Command::SortNext => browser.sort_next(),
         Command::SortReverse => browser.sort_reverse(),
         Command::GroupView => browser.toggle_grouped(),
+        Command::NextSource => browser.next_source(),
         Command::Review => {
             browser.open_review();
             let n = browser.review.as_ref().map_or(0, |r| r.items.len());

@@ -42,6 +42,7 @@ pub enum Command {
     SortNext,
     SortReverse,
     GroupView,
+    NextSource,
     Review,
     Tasks,
     Compose,
@@ -224,6 +225,12 @@ impl Command {
                 View,
                 "Browser: group by model › defence › domain with rates (Enter folds)",
                 &["z"],
+                &[B],
+            ),
+            NextSource => spec(
+                View,
+                "Browser: the verdict source (rule, llm:MODEL, imported:MODEL, human) the grouped view's rates count",
+                &["J"],
                 &[B],
             ),
             Review => spec(
