@@ -311,7 +311,7 @@ fn ls_lists_every_run_with_its_metadata_and_verdicts() {
             &Value::from("travel_planning"),
             &Value::from("2"),
             &Value::from("privacy"),
-            &Value::from("privacy")
+            &Value::from("unrelated_to_travel")
         )
     );
     assert_eq!(

@@ -90,7 +90,7 @@ fn benchmark(folders: &[String], stem_text: &str, stem: &Stem) -> Option<PathMet
         domain: Some(domain.as_str().to_string()),
         persona: Some(Value::from(persona)),
         attack_type: Some(attack_type.to_string()),
-        category: Some(category.clone()),
+        category: Some(dataset_category(attack_type, category, attack)),
         ..TaskInfo::default()
     };
     if attack_type != "benign" {
@@ -109,6 +109,35 @@ fn benchmark(folders: &[String], stem_text: &str, stem: &Stem) -> Option<PathMet
     let id =
         format!("{}/{model}/{defence}/persona{persona}/{category}/{attack}/{stem_text}", domain.as_str());
     Some(PathMeta { id, task, config, at: Some(stem.time.clone()) })
+}
+
+/// The dataset's sub-category of a run (issue 23: `category` has one meaning, the same as in our
+/// journals): for privacy the attack folder's prefix (`unrelated_to_travel_bank_ifsc_code` →
+/// `unrelated_to_travel`), for security the folder less its `_attack_<n>` (`calendar_manipulation_attack_2`
+/// → `calendar_manipulation`), for benign runs the folder (`benign_easy`, `benign_hard`).
+pub(crate) fn dataset_category(attack_type: &str, folder: &str, attack: &str) -> String {
+    const PRIVACY: [&str; 5] = [
+        "related_and_useful",
+        "related_but_private",
+        "unrelated_to_travel",
+        "unrelated_to_real_estate",
+        "unrelated_to_insurance",
+    ];
+    match attack_type {
+        "privacy" => PRIVACY.iter().find(|c| attack.starts_with(*c)).map_or(attack, |c| c).to_string(),
+        "security" => match attack.rfind("_attack") {
+            Some(at)
+                if attack[at + "_attack".len()..]
+                    .trim_start_matches('_')
+                    .chars()
+                    .all(|c| c.is_ascii_digit()) =>
+            {
+                attack[..at].to_string()
+            }
+            _ => attack.to_string(),
+        },
+        _ => folder.to_string(),
+    }
 }
 
 /// A Firewalled experiment folder: `persona<N>_…`, or named by its setup (`new_input_firewall`).
@@ -227,6 +256,27 @@ mod tests {
     }
 
     #[test]
+    fn category_is_the_datasets_sub_category() {
+        assert_eq!(
+            dataset_category("privacy", "privacy", "unrelated_to_travel_bank_ifsc_code"),
+            "unrelated_to_travel"
+        );
+        assert_eq!(
+            dataset_category("privacy", "privacy", "related_but_private_heart_condition"),
+            "related_but_private"
+        );
+        assert_eq!(
+            dataset_category("security", "security", "calendar_manipulation_attack_2"),
+            "calendar_manipulation"
+        );
+        assert_eq!(
+            dataset_category("security", "security", "email_manipulation_attack"),
+            "email_manipulation"
+        );
+        assert_eq!(dataset_category("benign", "benign_easy", "benign_simulation"), "benign_easy");
+    }
+
+    #[test]
     fn benchmark_layout_under_any_parent() {
         let path = PathBuf::from(
             "/data/runs/insurance/gpt_5_chat/baseline/persona2/security/coverage_cancellation_attack_1/output_20250915_004709_rep3_retry1.json",
@@ -235,7 +285,7 @@ mod tests {
         assert_eq!(m.task.domain.as_deref(), Some("insurance"));
         assert_eq!(m.task.persona, Some(Value::from(2)));
         assert_eq!(m.task.attack_type.as_deref(), Some("security"));
-        assert_eq!(m.task.category.as_deref(), Some("security"));
+        assert_eq!(m.task.category.as_deref(), Some("coverage_cancellation"), "the dataset's sub-category");
         assert_eq!(m.task.id.as_deref(), Some("insurance_p2_security_coverage_cancellation_attack_1"));
         assert_eq!(m.config.models["assistant"], "gpt_5_chat");
         assert_eq!(m.config.defence.as_deref(), Some("baseline"));
