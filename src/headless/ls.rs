@@ -31,7 +31,7 @@ pub fn ls(args: &LsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
             writeln!(out, "{}", crate::core::safe_json::to_string(&json_row(row))?)?;
         }
     } else {
-        write_table(&rows, args.width, out)?;
+        write_table(&rows, args.width, out, err)?;
     }
     report_problems(&corpus, err)
 }
@@ -78,7 +78,13 @@ pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<String> 
 const FIXED: [&str; 9] =
     ["model", "defence", "domain", "persona", "category", "attack", "rep", "turns", "events"];
 
-fn write_table(rows: &[&CorpusRow], width: Option<usize>, out: &mut dyn Write) -> anyhow::Result<()> {
+/// The table on `out`, the count and the folder the paths are under on `err` (a pipe gets rows only).
+fn write_table(
+    rows: &[&CorpusRow],
+    width: Option<usize>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
     let judges = judges(rows.iter().copied());
     let mut header: Vec<String> = FIXED.iter().map(|s| s.to_string()).collect();
     header.extend(judges.iter().cloned());
@@ -99,9 +105,9 @@ fn write_table(rows: &[&CorpusRow], width: Option<usize>, out: &mut dyn Write) -
         Table::new(header, cells).write(out)?;
     }
     if prefix.as_os_str().is_empty() {
-        writeln!(out, "{} episodes", rows.len())?;
+        writeln!(err, "{} episodes", rows.len())?;
     } else {
-        writeln!(out, "{} episodes (paths under {})", rows.len(), single_line(&prefix.to_string_lossy()))?;
+        writeln!(err, "{} episodes (paths under {})", rows.len(), single_line(&prefix.to_string_lossy()))?;
     }
     Ok(())
 }

@@ -36,12 +36,14 @@ pub fn tasks(
         }
         return Ok(());
     }
-    write_table(&loaded, out)?;
+    write_table(&loaded, out, err)?;
     Ok(())
 }
 
-fn write_table(loaded: &LoadedTasks, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "source: {}", loaded.source)?;
+/// The table on `out`; where the tasks come from and how many there are on `err` (a pipe gets
+/// rows only).
+fn write_table(loaded: &LoadedTasks, out: &mut dyn Write, err: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(err, "source: {}", loaded.source)?;
     let header = ["ID", "PERSONA", "TYPE", "CATEGORY", "DATA ITEM / ATTACK"];
     let rows: Vec<[String; 5]> = loaded
         .tasks
@@ -80,7 +82,7 @@ fn write_table(loaded: &LoadedTasks, out: &mut dyn Write) -> std::io::Result<()>
     let privacy = loaded.tasks.iter().filter(|t| t.attack_type == AttackType::Privacy).count();
     let security = loaded.tasks.len() - privacy;
     writeln!(
-        out,
+        err,
         "{} tasks ({privacy} privacy, {security} security) from {}",
         loaded.tasks.len(),
         loaded.source

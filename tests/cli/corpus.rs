@@ -364,11 +364,13 @@ fn an_unreadable_file_is_named_and_the_rest_still_listed() {
     assert!(!out.status.success(), "exit non-zero at the end");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains(&format!("{}:2: ", bad.display())), "{err}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    // The count is on stderr: stdout holds the rows alone (issue 23).
     assert!(
-        stdout.ends_with(&format!("10 episodes (paths under {})\n", corpus.path().join("logs").display())),
-        "{stdout}"
+        err.contains(&format!("10 episodes (paths under {})\n", corpus.path().join("logs").display())),
+        "{err}"
     );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 11, "the header and 10 rows: {stdout}");
 }
 
 #[test]
@@ -719,4 +721,47 @@ fn summary_of_nothing_readable_fails_in_one_line() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("no episode could be read"), "{stderr}");
+}
+
+/// Issue 23 item 8: the index cache is keyed on the canonical path: `logs`, `logs//` and the
+/// absolute path share one cache file (the second and third runs read no episode), and each run
+/// lists the paths as it was given them.
+#[test]
+fn the_index_cache_is_shared_by_every_spelling_of_a_path() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = fixture_copy();
+    let ls = |root: &str| {
+        let out = bin::command(home.path())
+            .current_dir(corpus.path())
+            .args(["ls", "--json", root])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let absolute = corpus.path().join("logs");
+    let relative = ls("logs");
+    let doubled = ls("logs//");
+    let full = ls(absolute.to_str().unwrap());
+    let caches = std::fs::read_dir(home.path().join("cache/corpus")).unwrap().count();
+    assert_eq!(caches, 1, "one cache file for the three spellings");
+    let paths = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(paths(&relative).iter().all(|p| p.starts_with("logs/")), "{relative}");
+    assert!(paths(&full).iter().all(|p| p.starts_with(absolute.to_str().unwrap())), "{full}");
+    // Apart from the paths, the rows are the same.
+    let without_paths = |text: &str| -> Vec<Value> {
+        text.lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("path");
+                v
+            })
+            .collect()
+    };
+    assert_eq!(without_paths(&relative), without_paths(&doubled));
+    assert_eq!(without_paths(&relative), without_paths(&full));
 }

@@ -25,6 +25,8 @@ const FORMAT: u32 = 4; // 4: a benchmark run's category is the dataset's sub-cat
 /// One episode file's rows, as cached.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
+    /// The file under the canonical form of the path it was opened under (the rows hold the
+    /// path as typed, and are given the path as typed now when reused).
     pub path: PathBuf,
     pub stamp: u64,
     pub rows: Vec<CorpusRow>,
@@ -38,18 +40,20 @@ struct CacheFile {
     entries: Vec<Entry>,
 }
 
-/// The cache file for a set of opened paths, under `cache_dir`.
+/// The cache file for a set of opened paths, under `cache_dir`: one per set of canonical paths,
+/// so `logs`, `/abs/logs` and `logs//` share it (issue 23).
 pub fn cache_file(cache_dir: &Path, paths: &[PathBuf]) -> PathBuf {
     let mut hash = Fnv::default();
-    // The rows hold the paths as given: `logs` and `/abs/logs` get a file each.
     for path in paths {
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        hash.write(absolute.as_os_str().as_encoded_bytes());
-        hash.write(&[0]);
-        hash.write(path.as_os_str().as_encoded_bytes());
+        hash.write(canonical(path).as_os_str().as_encoded_bytes());
         hash.write(&[0]);
     }
     cache_dir.join("corpus").join(format!("index-{:016x}.json", hash.0))
+}
+
+/// `path` with symbolic links, `.` and `..` resolved; as given when it cannot be.
+pub fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The cached entries by path; empty when there is no usable cache.

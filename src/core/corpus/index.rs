@@ -47,6 +47,14 @@ pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
     };
     let cache_file = cache::cache_file(cache_dir, paths);
     let mut cached = cache::read(&cache_file);
+    // Each file under the canonical form of the path it was found under: the cache's key.
+    let roots: Vec<(&PathBuf, PathBuf)> = paths.iter().map(|p| (p, cache::canonical(p))).collect();
+    let key_of = |file: &Path| -> PathBuf {
+        roots
+            .iter()
+            .find_map(|(typed, canonical)| file.strip_prefix(typed).ok().map(|rest| canonical.join(rest)))
+            .unwrap_or_else(|| file.to_path_buf())
+    };
     // One listing per folder: the stamps of every file in it.
     let mut folders: Vec<&Path> = files.iter().map(|f| f.parent().unwrap_or(Path::new(""))).collect();
     folders.sort_unstable();
@@ -59,8 +67,12 @@ pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
         .iter()
         .map(|file| {
             let stamp = stamp_of(file);
-            let hit = stamp.and_then(|s| cached.remove(file).filter(|e| e.stamp == s));
-            (stamp, hit.map(|e| Ok((e.rows, e.warnings))))
+            let hit = stamp.and_then(|s| cached.remove(&key_of(file)).filter(|e| e.stamp == s));
+            let with_path = |mut rows: Vec<CorpusRow>| {
+                rows.iter_mut().for_each(|row| row.path = file.clone());
+                rows
+            };
+            (stamp, hit.map(|e| Ok((with_path(e.rows), e.warnings))))
         })
         .collect();
     let misses = slots.iter().filter(|(_, hit)| hit.is_none()).count();
@@ -78,7 +90,7 @@ pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
             .zip(&files)
             .filter_map(|((stamp, result), path)| match (stamp, result) {
                 (Some(stamp), Ok((rows, warnings))) => Some(cache::Entry {
-                    path: path.clone(),
+                    path: key_of(path),
                     stamp: *stamp,
                     rows: rows.clone(),
                     warnings: warnings.clone(),
