@@ -169,14 +169,16 @@ mod tests {
         assert_eq!(FolderStamp::of(dir.path()).stamp(&dir.path().join("gone.json")), None);
     }
 
+    /// Issue 23: `logs`, `/abs/logs` and `logs/.` index the same files: one cache file.
     #[test]
-    fn each_spelling_of_the_opened_paths_has_its_own_file() {
+    fn every_spelling_of_the_opened_paths_shares_one_file() {
         let dir = tempfile::tempdir().unwrap();
         let absolute = dir.path().to_path_buf();
         let dotted = absolute.join(".");
         let a = cache_file(Path::new("/c"), std::slice::from_ref(&absolute));
         assert_eq!(a, cache_file(Path::new("/c"), std::slice::from_ref(&absolute)), "stable");
-        assert_ne!(a, cache_file(Path::new("/c"), &[dotted]), "rows hold the paths as given");
+        assert_eq!(a, cache_file(Path::new("/c"), &[dotted]), "the canonical path is the key");
+        assert_ne!(a, cache_file(Path::new("/c"), &[absolute.join("other")]));
         assert!(a.starts_with("/c/corpus"));
     }
 
