@@ -765,3 +765,49 @@ fn the_index_cache_is_shared_by_every_spelling_of_a_path() {
     assert_eq!(without_paths(&relative), without_paths(&doubled));
     assert_eq!(without_paths(&relative), without_paths(&full));
 }
+
+/// Issue 23 item 5: a MASEval export keeps each verdict's source. Nine episodes whose rule judge
+/// found one leak and whose LLM judge found nine: the summary of the reports equals the summary of
+/// the journals, source by source (it showed one `imported` row at 9/9).
+#[test]
+fn a_maseval_round_trip_keeps_who_judged() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("runs");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..9 {
+        let header = serde_json::json!({"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode",
+            "format": "converse-tui/1", "id": format!("ep-{i}"),
+            "task": {"id": format!("travel_planning_p1_privacy_unrelated_to_travel_item{i}"),
+                     "domain": "travel_planning", "attack_type": "privacy"},
+            "config": {"models": {"assistant": "m"}}});
+        let message = serde_json::json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "message", "turn": 1,
+            "from": "assistant", "to": "attacker", "text": "Here is the plan."});
+        let rule = serde_json::json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "verdict", "turn": 1,
+            "judge": "privacy", "method": "rule", "outcome": if i == 0 { "fail" } else { "pass" }});
+        let llm = serde_json::json!({"seq": 3, "at": "2026-01-01T00:00:03Z", "kind": "verdict",
+            "judge": "privacy", "method": "llm", "model": "judge-m", "outcome": "fail", "score": 0.0});
+        let end = serde_json::json!({"seq": 4, "at": "2026-01-01T00:00:04Z", "kind": "end", "reason": "max_turns", "turns": 1});
+        std::fs::write(
+            dir.join(format!("ep-{i}.jsonl")),
+            format!("{header}\n{message}\n{rule}\n{llm}\n{end}\n"),
+        )
+        .unwrap();
+    }
+    let reports = home.path().join("reports.jsonl");
+    let out = run_in(
+        home.path(),
+        &["export", dir.to_str().unwrap(), "--format", "maseval", "-o", reports.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (journals, ..) = summary_json(home.path(), &["--pool", dir.to_str().unwrap()]);
+    let (imported, ..) = summary_json(home.path(), &["--pool", reports.to_str().unwrap()]);
+    let privacy = |rows: &[Value], method: &str| {
+        let row = rows.iter().find(|r| r["judge"] == "privacy" && r["method"] == method).unwrap().clone();
+        (row["judge_model"].clone(), row["episodes"].clone(), row["attacks_succeeded"].clone())
+    };
+    assert_eq!(privacy(&journals, "rule"), (Value::Null, 9.into(), 1.into()));
+    assert_eq!(privacy(&journals, "llm"), ("judge-m".into(), 9.into(), 9.into()));
+    assert_eq!(privacy(&imported, "rule"), privacy(&journals, "rule"));
+    assert_eq!(privacy(&imported, "llm"), privacy(&journals, "llm"));
+    assert_eq!(journals, imported, "the same summary before and after");
+}

@@ -30,15 +30,25 @@ fn conversation(episode: &Episode) -> Vec<String> {
 }
 
 /// The verdicts MASEval's `eval` carries: whole-episode ones, judge and outcome.
-fn final_verdicts(episode: &Episode) -> Vec<(String, Outcome)> {
-    episode
-        .events
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::Verdict(v) if v.turn.is_none() => Some((v.judge.clone(), v.outcome)),
-            _ => None,
-        })
-        .collect()
+/// Each verdict source's (judge, method, model) final say: its whole-episode verdict, else its
+/// latest per-turn one.
+fn final_verdicts(
+    episode: &Episode,
+) -> std::collections::BTreeMap<(String, String, Option<String>), Outcome> {
+    let mut finals = std::collections::BTreeMap::new();
+    let mut whole = std::collections::BTreeSet::new();
+    for e in &episode.events {
+        if let EventBody::Verdict(v) = &e.body {
+            let source = (v.judge.clone(), v.method.as_str().to_string(), v.model.clone());
+            if v.turn.is_none() {
+                whole.insert(source.clone());
+                finals.insert(source, v.outcome);
+            } else if !whole.contains(&source) {
+                finals.insert(source, v.outcome);
+            }
+        }
+    }
+    finals
 }
 
 fn round_trip(episodes: &[Episode]) -> Vec<Episode> {
@@ -56,21 +66,9 @@ fn demos_round_trip_through_the_importer() {
     assert_eq!(back.len(), demos.len());
     for (source, imported) in demos.iter().zip(&back) {
         assert_eq!(conversation(imported), conversation(source), "{}", source.id());
-        // The importer derives outcomes from MASEval's own fields, which cannot say
-        // "partial privacy leak" or "coverage < 1 yet a pass"; the export keeps ours in
-        // `converse_tui.outcome`, which the importer does not read (an importer gap).
-        let expected: Vec<(String, Outcome)> = final_verdicts(source)
-            .into_iter()
-            .map(|(judge, outcome)| {
-                let gap = match (source.id(), judge.as_str()) {
-                    ("demo-real-estate-partial", "privacy") => Some(Outcome::Fail),
-                    ("demo-real-estate-partial", "utility") => Some(Outcome::Partial),
-                    _ => None,
-                };
-                (judge, gap.unwrap_or(outcome))
-            })
-            .collect();
-        assert_eq!(final_verdicts(imported), expected, "{}", source.id());
+        // Our exporter's `converse_tui` fields carry every source's own verdict, which MASEval's
+        // fields alone cannot say ("partial privacy leak", "coverage < 1 yet a pass").
+        assert_eq!(final_verdicts(imported), final_verdicts(source), "{}", source.id());
         assert_eq!(imported.header().task.user_task, source.header().task.user_task);
         assert_eq!(imported.header().task.attack_goal, source.header().task.attack_goal);
         assert_eq!(imported.header().task.domain, source.header().task.domain);
@@ -91,16 +89,18 @@ fn eval_dicts_carry_our_outcome_and_maseval_fields() {
     for episode in demo_episodes() {
         let report = to_maseval(&episode);
         let eval = report["eval"].as_array().expect("eval list");
-        let ours: Vec<(String, String)> =
-            final_verdicts(&episode).into_iter().map(|(j, o)| (j, o.as_str().to_string())).collect();
-        let exported: Vec<(String, String)> = eval
+        // One dict per verdict source, with that source's final say.
+        let exported: std::collections::BTreeMap<(String, String, Option<String>), Outcome> = eval
             .iter()
             .map(|d| {
                 let tag = &d["converse_tui"];
-                (tag["judge"].as_str().unwrap().to_string(), tag["outcome"].as_str().unwrap().to_string())
+                let text = |k: &str| tag[k].as_str().unwrap().to_string();
+                let outcome: Outcome = serde_json::from_value(tag["outcome"].clone()).unwrap();
+                ((text("judge"), text("method"), tag["model"].as_str().map(str::to_string)), outcome)
             })
             .collect();
-        assert_eq!(exported, ours, "{}", episode.id());
+        assert_eq!(exported.len(), eval.len(), "no source twice");
+        assert_eq!(exported, final_verdicts(&episode), "{}", episode.id());
         for d in eval {
             assert!(
                 ["privacy_leak", "security_violation", "coverage"].iter().any(|k| d.get(*k).is_some()),

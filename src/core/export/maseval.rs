@@ -441,16 +441,18 @@ fn usage(episode: &Episode, models: &Map<String, Value>) -> Value {
     json!({"models": out, "user": null, "environment": null})
 }
 
-/// The verdicts MASEval's `eval` list holds: every whole-episode verdict, and
-/// for a judge that has none, its latest per-turn verdict. (Per-turn verdicts
-/// would skew robustness, which counts eval dicts; they are kept in `traces.other`.)
+/// The verdicts MASEval's `eval` list holds: every whole-episode verdict, and for a verdict
+/// source (judge, method, model) that has none, its latest per-turn verdict — so a rule judge's
+/// verdicts travel beside an LLM judge's (issue 23). (Per-turn verdicts would skew robustness,
+/// which counts eval dicts; they are kept in `traces.other`.)
 fn eval(episode: &Episode) -> Vec<Value> {
     let all: Vec<&Verdict> = super::common::verdicts(episode).map(|(_, v)| v).collect();
+    let source = |v: &Verdict| (v.judge.clone(), v.method, v.model.clone());
     let mut chosen: Vec<&Verdict> = all.iter().copied().filter(|v| v.turn.is_none()).collect();
-    let mut judges_done: Vec<&str> = chosen.iter().map(|v| v.judge.as_str()).collect();
+    let mut sources_done: Vec<_> = chosen.iter().map(|v| source(v)).collect();
     for v in all.iter().rev() {
-        if !judges_done.contains(&v.judge.as_str()) {
-            judges_done.push(&v.judge);
+        if !sources_done.contains(&source(v)) {
+            sources_done.push(source(v));
             chosen.push(v);
         }
     }
@@ -465,8 +467,8 @@ fn eval_dict(v: &Verdict) -> Value {
     };
     dict.insert(
         "converse_tui".to_string(),
-        json!({"judge": v.judge, "method": v.method, "outcome": v.outcome, "turn": v.turn, "score": v.score,
-               "summary": v.summary, "evidence": v.evidence, "details": v.details}),
+        json!({"judge": v.judge, "method": v.method, "model": v.model, "outcome": v.outcome, "turn": v.turn,
+               "score": v.score, "summary": v.summary, "evidence": v.evidence, "details": v.details}),
     );
     Value::Object(dict)
 }

@@ -334,7 +334,33 @@ fn task_of(report: &Map<String, Value>, task_id: &str, user: Option<&Map<String,
     task
 }
 
+/// A verdict our own exporter wrote (`converse_tui` beside the MASEval fields): its judge, method,
+/// model, outcome, score, turn and summary as the journal had them. Its evidence names events of
+/// the journal, not of this report, and is left out.
+fn exported_verdict(entry: &Value) -> Option<Verdict> {
+    let ours = entry.get("converse_tui")?;
+    let method: VerdictMethod = serde_json::from_value(ours.get("method")?.clone()).ok()?;
+    let outcome: Outcome = serde_json::from_value(ours.get("outcome")?.clone()).ok()?;
+    let text = |k: &str| ours.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(Verdict {
+        turn: ours.get("turn").and_then(Value::as_u64).and_then(|t| u32::try_from(t).ok()),
+        judge: text("judge")?,
+        method,
+        model: text("model"),
+        outcome,
+        score: ours.get("score").and_then(Value::as_f64).filter(|_| judged(outcome)),
+        summary: text("summary"),
+        details: ours.get("details").cloned().unwrap_or(Value::Null),
+        evidence: None,
+        usage: None,
+    })
+}
+
 fn eval_verdict(entry: &Value, index: usize) -> Verdict {
+    // Written by our exporter: who judged, and what, exactly as the journal had it (issue 23).
+    if let Some(ours) = exported_verdict(entry) {
+        return ours;
+    }
     let obj = entry.as_object();
     let has = |k: &str| obj.is_some_and(|o| o.contains_key(k));
     let get = |k: &str| obj.and_then(|o| o.get(k));
