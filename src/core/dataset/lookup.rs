@@ -74,10 +74,12 @@ impl TaskLookup {
     }
 }
 
-/// True when the header names a task but lacks what the judges need.
+/// True when the header names a task but lacks what the judges and redaction need: the user's
+/// task, or the task's evaluation fields, which every task of the dataset carries (a MASEval
+/// report carries its query but none of them: issue 23).
 pub fn lacks_task_fields(episode: &Episode) -> bool {
     let task = &episode.header().task;
-    task.id.is_some() && task.user_task.is_none()
+    task.id.is_some() && (task.user_task.is_none() || !task.extra.contains_key("attack_strategy"))
 }
 
 fn fill_missing(info: &mut TaskInfo, task: &Task) {
