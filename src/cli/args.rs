@@ -169,28 +169,7 @@ pub enum Command {
         cache: IndexCache,
     },
     /// Every line of delivered text that matches, over any number of episodes (all formats).
-    Search {
-        /// A literal (case-insensitive unless --case-sensitive), or a regex with --regex.
-        pattern: String,
-        /// Episode files or directories of them.
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-        /// PATTERN is a regular expression (Rust regex syntax).
-        #[arg(long)]
-        regex: bool,
-        /// Match case exactly.
-        #[arg(long, short = 's')]
-        case_sensitive: bool,
-        /// Only what this party said: attacker, assistant, tool or user (repeatable).
-        #[arg(long, value_name = "PARTY")]
-        party: Vec<String>,
-        /// Only the episodes matching this filter (as `ls --where`).
-        #[arg(long = "where", value_name = "EXPR")]
-        filter: Option<String>,
-        /// One JSON object per match: path, episode, seq, turn, party, line, start, end.
-        #[arg(long)]
-        json: bool,
-    },
+    Search(SearchCli),
     /// How verdict sources agree on the same question: confusion matrix and Cohen's kappa per pair.
     Agreement {
         /// Episode files or directories of them.
@@ -501,4 +480,34 @@ impl IndexCache {
     pub fn dir(self, paths: &crate::config::paths::Paths) -> Option<PathBuf> {
         (!self.no_cache).then(|| paths.cache_dir.clone())
     }
+}
+
+/// `search`: every line of every text a party saw that matches.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SearchCli {
+    /// A literal (case-insensitive unless --case-sensitive), or a regex with --regex.
+    pub pattern: String,
+    /// Episode files or directories of them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// PATTERN is a regular expression (Rust regex syntax).
+    #[arg(long)]
+    pub regex: bool,
+    /// Match case exactly.
+    #[arg(long, short = 's')]
+    pub case_sensitive: bool,
+    /// Only what this party said: attacker, assistant, tool or user (repeatable).
+    #[arg(long, value_name = "PARTY")]
+    pub party: Vec<String>,
+    /// Only these texts of an event, comma-separated: text (what was delivered), args (a tool
+    /// call's arguments), raw (the raw answer behind them: a model's full output, the
+    /// environment's long_answer). All of them by default.
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Vec<String>,
+    /// Only the episodes matching this filter (as `ls --where`).
+    #[arg(long = "where", value_name = "EXPR")]
+    pub filter: Option<String>,
+    /// One JSON object per match: path, episode, seq, turn, party, field, line, start, end.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use super::args::{self, BatchCli, DataCommand, ModelArgs, RunCli};
+use super::args::{self, BatchCli, DataCommand, ModelArgs, RunCli, SearchCli};
 use super::process::{stderr, stdout};
 use crate::config::Paths;
 use crate::config::settings::{ConfigFile, ModelFlags, RoleFlags};
@@ -17,19 +17,20 @@ use crate::headless::data::{self, DataFetchArgs, DataPathArgs, DataVerifyArgs};
 use crate::session::{Launch, RunArgs, SettingFlags, TaskSelection};
 use crate::tui::setup;
 
-pub(super) fn search_command(
-    pattern: String,
-    paths: Vec<std::path::PathBuf>,
-    regex: bool,
-    case_sensitive: bool,
-    party: &[String],
-    filter: Option<String>,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    use crate::core::search::{Query, Speaker};
+/// `search`: exit code 0 with a match, 1 without, 2 for a bad query or an unreadable file.
+pub(super) fn search_command(flags: SearchCli) -> anyhow::Result<ExitCode> {
+    use crate::core::search::{Field, Query, Speaker};
     use crate::headless::search::{Outcome, SearchArgs, search};
+    let SearchCli { pattern, paths, regex, case_sensitive, party, fields, filter, json } = flags;
     let parties = match party.iter().map(|p| Speaker::parse(p)).collect::<Result<Vec<_>, _>>() {
         Ok(parties) => parties,
+        Err(problem) => {
+            writeln!(stderr(), "converse-tui: {}", single_line(&problem))?;
+            return Ok(ExitCode::from(Outcome::BadQuery.code()));
+        }
+    };
+    let fields = match fields.iter().map(|f| Field::parse(f)).collect::<Result<Vec<_>, _>>() {
+        Ok(fields) => fields,
         Err(problem) => {
             writeln!(stderr(), "converse-tui: {}", single_line(&problem))?;
             return Ok(ExitCode::from(Outcome::BadQuery.code()));
@@ -38,7 +39,7 @@ pub(super) fn search_command(
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let args = SearchArgs {
-        query: Query { pattern, regex, case_sensitive, parties },
+        query: Query { pattern, regex, case_sensitive, parties, fields },
         paths,
         filter,
         json,

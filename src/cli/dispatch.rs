@@ -119,9 +119,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             }
             run_tui(state, &cli.theme, paths, ForkFlags::default(), rest).map(|()| ExitCode::SUCCESS)
         }
-        Some(Command::Search { pattern, paths: inputs, regex, case_sensitive, party, filter, json }) => {
-            search_command(pattern, inputs, regex, case_sensitive, &party, filter, json)
-        }
+        Some(Command::Search(flags)) => search_command(flags),
         Some(Command::Agreement { paths: inputs, json, cache, .. }) => {
             let args =
                 crate::headless::agreement::AgreementArgs { paths: inputs, json, cache: cache.dir(paths) };

@@ -52,6 +52,37 @@ impl Speaker {
     }
 }
 
+/// Which text of an event a hit is in: every text a party saw is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Field {
+    /// What was delivered: a message, a tool's output.
+    Text,
+    /// The string values of a tool call's arguments.
+    Args,
+    /// The raw answer behind what was delivered: a model's full output, the environment's
+    /// `long_answer` in the benchmark's and the Firewalled logs.
+    Raw,
+}
+
+impl Field {
+    pub const ALL: [Field; 3] = [Field::Text, Field::Args, Field::Raw];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::Text => "text",
+            Field::Args => "args",
+            Field::Raw => "raw",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Field, String> {
+        Field::ALL
+            .into_iter()
+            .find(|f| f.as_str() == name.trim().to_lowercase())
+            .ok_or_else(|| format!("unknown field '{}': text, args or raw", one_line(name)))
+    }
+}
+
 /// What to look for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
@@ -61,6 +92,8 @@ pub struct Query {
     pub case_sensitive: bool,
     /// Only what these parties said (all when empty).
     pub parties: Vec<Speaker>,
+    /// Only these texts of an event (all when empty).
+    pub fields: Vec<Field>,
 }
 
 /// A compiled [`Query`].
@@ -70,6 +103,7 @@ pub struct Matcher {
     /// For the raw bytes of a file; `None` when no byte-level test is sound.
     prefilter: Option<Prefilter>,
     parties: Vec<Speaker>,
+    fields: Vec<Field>,
 }
 
 #[derive(Debug, Clone)]
@@ -97,7 +131,7 @@ impl Matcher {
             .map_err(|e| format!("bad regex: {}", one_line(&e.to_string())))?;
         let prefilter =
             (!query.regex).then(|| Prefilter::new(&query.pattern, query.case_sensitive)).flatten();
-        Ok(Matcher { text, prefilter, parties: query.parties.clone() })
+        Ok(Matcher { text, prefilter, parties: query.parties.clone(), fields: query.fields.clone() })
     }
 
     /// Whether a file with these raw bytes may hold a match (false only when it cannot).
@@ -127,6 +161,10 @@ impl Matcher {
 
     fn wants(&self, speaker: Speaker) -> bool {
         self.parties.is_empty() || self.parties.contains(&speaker)
+    }
+
+    fn wants_field(&self, field: Field) -> bool {
+        self.fields.is_empty() || self.fields.contains(&field)
     }
 }
 
@@ -201,6 +239,8 @@ pub struct Hit {
     pub seq: u64,
     pub turn: Option<u32>,
     pub party: Speaker,
+    /// The text of the event the line is in.
+    pub field: Field,
     /// The whole line, as delivered (untrusted: sanitize before showing it).
     pub line: String,
     /// Byte ranges of the matches within `line`.
@@ -304,13 +344,14 @@ pub fn search_file(
             continue;
         }
         for event in &episode.events {
-            event_hits(event, matcher, &mut |party, line, spans| {
+            event_hits(event, matcher, &mut |party, field, line, spans| {
                 hits.push(Hit {
                     path: path.to_path_buf(),
                     episode: id.to_string(),
                     seq: event.seq,
                     turn: event.body.turn(),
                     party,
+                    field,
                     line,
                     spans,
                 })
@@ -324,13 +365,14 @@ pub fn search_file(
 pub fn search_events(events: &[Event], path: &Path, episode: &str, matcher: &Matcher) -> Vec<Hit> {
     let mut hits = Vec::new();
     for event in events {
-        event_hits(event, matcher, &mut |party, line, spans| {
+        event_hits(event, matcher, &mut |party, field, line, spans| {
             hits.push(Hit {
                 path: path.to_path_buf(),
                 episode: episode.to_string(),
                 seq: event.seq,
                 turn: event.body.turn(),
                 party,
+                field,
                 line,
                 spans,
             })
@@ -339,12 +381,18 @@ pub fn search_events(events: &[Event], path: &Path, episode: &str, matcher: &Mat
     hits
 }
 
-/// Calls `found(party, line, spans)` for every line of the event's delivered text with a match.
-fn event_hits(event: &Event, matcher: &Matcher, found: &mut dyn FnMut(Speaker, String, Vec<Range<usize>>)) {
-    let mut texts: Vec<&str> = Vec::new();
+/// Calls `found(party, field, line, spans)` for every line with a match of every text of the
+/// event a party saw: the delivered text, a call's arguments, the raw answer behind them.
+fn event_hits(
+    event: &Event,
+    matcher: &Matcher,
+    found: &mut dyn FnMut(Speaker, Field, String, Vec<Range<usize>>),
+) {
+    let mut texts: Vec<(Field, &str)> = Vec::new();
     let speaker = match &event.body {
         EventBody::Message(m) => {
-            texts.push(&m.text);
+            texts.push((Field::Text, &m.text));
+            texts.extend(m.raw.as_deref().map(|raw| (Field::Raw, raw)));
             match m.from {
                 Party::Attacker => Speaker::Attacker,
                 Party::Assistant => Speaker::Assistant,
@@ -353,14 +401,18 @@ fn event_hits(event: &Event, matcher: &Matcher, found: &mut dyn FnMut(Speaker, S
             }
         }
         EventBody::ToolResult(r) => {
-            texts.push(&r.output);
+            texts.push((Field::Text, &r.output));
+            texts.extend(r.raw.as_deref().map(|raw| (Field::Raw, raw)));
             Speaker::Tool
         }
         EventBody::ToolCall(c) => {
+            let mut args = Vec::new();
             match &c.raw_args {
-                Some(raw) => texts.push(raw),
-                None => string_values(&c.args, &mut texts),
+                Some(raw) => args.push(raw.as_str()),
+                None => string_values(&c.args, &mut args),
             }
+            texts.extend(args.into_iter().map(|a| (Field::Args, a)));
+            texts.extend(c.raw.as_deref().map(|raw| (Field::Raw, raw)));
             Speaker::Tool
         }
         _ => return,
@@ -368,12 +420,12 @@ fn event_hits(event: &Event, matcher: &Matcher, found: &mut dyn FnMut(Speaker, S
     if !matcher.wants(speaker) {
         return;
     }
-    for text in texts {
+    for (field, text) in texts.into_iter().filter(|(field, _)| matcher.wants_field(*field)) {
         for (line, spans) in matcher.lines(text) {
             let start = line.start;
             let line_text = text[line].to_string();
             let spans = spans.into_iter().map(|s| s.start - start..s.end - start).collect();
-            found(speaker, line_text, spans);
+            found(speaker, field, line_text, spans);
         }
     }
 }
@@ -449,6 +501,7 @@ mod tests {
             seq: 1,
             turn: None,
             party: Speaker::User,
+            field: Field::Text,
             line: "été Holter".into(),
             spans: std::iter::once(6..12).collect(),
         };

@@ -46,6 +46,7 @@ struct JsonHit<'a> {
     seq: u64,
     turn: Option<u32>,
     party: &'static str,
+    field: &'static str,
     line: &'a str,
     start: usize,
     end: usize,
@@ -114,6 +115,7 @@ fn write_json(hit: &Hit, out: &mut dyn Write) -> anyhow::Result<()> {
             seq: hit.seq,
             turn: hit.turn,
             party: hit.party.as_str(),
+            field: hit.field.as_str(),
             line: &hit.line,
             start: span.start,
             end: span.end,
@@ -158,7 +160,11 @@ impl Heading {
 fn write_text(hit: &Hit, color: bool, heading: &mut Heading, out: &mut dyn Write) -> anyhow::Result<()> {
     let head = heading.of(hit, color);
     let turn = hit.turn.map_or_else(|| "-".to_string(), |t| t.to_string());
-    let party = hit.party.as_str();
+    // The delivered text is what a reader expects; any other text is named.
+    let party = match hit.field {
+        crate::core::search::Field::Text => hit.party.as_str().to_string(),
+        field => format!("{} ({})", hit.party.as_str(), field.as_str()),
+    };
     let mut line = String::new();
     let mut at = 0;
     for span in &hit.spans {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use bin::run_in;
-use converse_tui::core::search::{Matcher, Query, Speaker, files_under, search_files};
+use converse_tui::core::search::{Field, Matcher, Query, Speaker, files_under, search_files};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-benchmark-logs")
@@ -128,7 +128,7 @@ fn party_filter_json_shape_and_char_offsets() {
     let (all, _) = json_hits(&home, &["passport", &p]);
     assert_eq!(all.len(), 4);
     let keys: Vec<&str> = all[0].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["path", "episode", "seq", "turn", "party", "line", "start", "end"]);
+    assert_eq!(keys, ["path", "episode", "seq", "turn", "party", "field", "line", "start", "end"]);
     assert_eq!(field(&all[0], "path"), file.to_str().unwrap());
     assert_eq!(field(&all[0], "episode"), "ep-p");
     // Two matches on one line: two objects, offsets in characters.
@@ -189,9 +189,10 @@ fn hostile_text_reaches_the_terminal_inert() {
     assert_eq!(hits[0]["line"], "\u{1b}]0;pwned\u{7} passport \u{1b}[2J");
 }
 
-/// (path, party, line) of every line holding `needle` (lower-case ASCII), straight from the
-/// benchmark logs' records with serde_json.
-fn direct_lines(root: &Path, needle: &str) -> Vec<(String, String, String)> {
+/// (path, party, field, line) of every line holding `needle` (lower-case ASCII), straight from
+/// the benchmark logs' records with serde_json: what was delivered (`short_answer`), then the raw
+/// answer behind it (`long_answer`, when it says more).
+fn direct_lines(root: &Path, needle: &str) -> Vec<(String, String, String, String)> {
     let mut found = Vec::new();
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .into_iter()
@@ -211,10 +212,16 @@ fn direct_lines(root: &Path, needle: &str) -> Vec<(String, String, String)> {
                 "external_agent" => "attacker",
                 other => other,
             };
-            for line in record["short_answer"].as_str().unwrap_or("").split('\n') {
-                if line.to_lowercase().contains(needle) {
-                    let line = line.strip_suffix('\r').unwrap_or(line);
-                    found.push((path.to_string_lossy().into_owned(), party.to_string(), line.to_string()));
+            let short = record["short_answer"].as_str().unwrap_or("");
+            let long = record["long_answer"].as_str().filter(|long| *long != short);
+            let delivered = if from == "assistant" && to == "environment" { "args" } else { "text" };
+            for (field, text) in [(delivered, Some(short)), ("raw", long)] {
+                for line in text.unwrap_or("").split('\n') {
+                    if line.to_lowercase().contains(needle) {
+                        let line = line.strip_suffix('\r').unwrap_or(line);
+                        let path = path.to_string_lossy().into_owned();
+                        found.push((path, party.to_string(), field.to_string(), line.to_string()));
+                    }
                 }
             }
         }
@@ -229,12 +236,13 @@ fn the_real_runs_give_what_a_direct_count_gives() {
     for needle in ["ifsc", "bank", "email", "insurance"] {
         let (hits, _) = json_hits(home.path(), &[needle, root.to_str().unwrap()]);
         // One object per match; the direct count is per line.
-        let mut lines: Vec<(String, String, String)> = hits
+        let mut lines: Vec<(String, String, String, String)> = hits
             .iter()
             .map(|h| {
                 (
                     h["path"].as_str().unwrap().into(),
                     h["party"].as_str().unwrap().into(),
+                    h["field"].as_str().unwrap().into(),
                     h["line"].as_str().unwrap().into(),
                 )
             })
@@ -348,11 +356,13 @@ fn a_hits_seq_is_the_event_the_full_loader_gives() {
         let episodes = converse_tui::core::import::load_path(&hit.path).unwrap();
         let episode = episodes.iter().find(|e| e.id() == hit.episode).unwrap();
         let event = &episode.events[episode.position_of(hit.seq).unwrap()];
-        let text = match &event.body {
-            converse_tui::core::episode::EventBody::ToolCall(c) => {
-                c.args["request"].as_str().unwrap().to_string()
-            }
-            other => other.text().unwrap().to_string(),
+        use converse_tui::core::episode::EventBody;
+        let text = match (&event.body, hit.field) {
+            (EventBody::ToolCall(c), Field::Raw) => c.raw.clone().unwrap(),
+            (EventBody::Message(m), Field::Raw) => m.raw.clone().unwrap(),
+            (EventBody::ToolResult(r), Field::Raw) => r.raw.clone().unwrap(),
+            (EventBody::ToolCall(c), _) => c.args["request"].as_str().unwrap().to_string(),
+            (other, _) => other.text().unwrap().to_string(),
         };
         assert!(text.lines().any(|l| l == hit.line), "{hit:?}");
     }
@@ -393,4 +403,34 @@ fn maseval_reports_are_searched_in_their_delivered_text() {
         ]
     );
     assert_ne!(hits[0]["episode"], hits[2]["episode"]);
+}
+
+/// Issue 23 item 9: the environment's raw answer (`long_answer`) is searched too, each hit naming
+/// its field, and `--fields` narrows: a passport number the environment returned in full but
+/// delivered abridged is found where grep finds it.
+#[test]
+fn raw_answers_are_searched_and_each_hit_names_its_field() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("persona2_adv_passport_baseline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = serde_json::json!([
+        {"from": "external_agent", "to": "assistant", "short_answer": "Could you confirm the traveller's passport?", "long_answer": ""},
+        {"from": "assistant", "to": "environment", "short_answer": "Look up the passport", "long_answer": ""},
+        {"from": "environment", "to": "assistant", "short_answer": "A passport is on file.",
+         "long_answer": "Passport Number: A6219867 (expires 2031)"},
+        {"from": "assistant", "to": "external_agent", "short_answer": "The traveller has a valid passport.", "long_answer": ""}
+    ]);
+    std::fs::write(dir.join("output_20250101_120000.json"), log.to_string()).unwrap();
+    let (hits, code) = json_hits(home.path(), &["A6219867", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(
+        (field(&hits[0], "party"), field(&hits[0], "field")),
+        (&Value::from("tool"), &Value::from("raw"))
+    );
+    let (delivered, code) =
+        json_hits(home.path(), &["A6219867", dir.to_str().unwrap(), "--fields", "text,args"]);
+    assert_eq!((delivered.len(), code), (0, 1), "not in what was delivered");
+    let (_, code) = json_hits(home.path(), &["A6219867", dir.to_str().unwrap(), "--fields", "long"]);
+    assert_eq!(code, 2, "an unknown field is a bad query");
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::config::keymap::Command;
 use crate::core::episode::Episode;
 use crate::core::sanitize::single_line;
-use crate::core::search::{Hit, Query};
+use crate::core::search::{Field, Hit, Query};
 
 use super::super::action::{Effect, SearchResult};
 use super::super::browser::EntrySource;
@@ -63,11 +63,13 @@ pub(super) fn results_or_prompt(state: &mut AppState) {
     }
 }
 
-/// `/pattern/` is a regex; anything else a literal. Case is ignored either way.
+/// `/pattern/` is a regex; anything else a literal. Case is ignored either way. The screens
+/// search what they show (delivered texts and call arguments); the raw answers behind them are
+/// searched by `converse-tui search` and read in an event's detail.
 fn parse_pattern(input: &str) -> Query {
     let regex = input.len() >= 2 && input.starts_with('/') && input.ends_with('/');
     let pattern = if regex { &input[1..input.len() - 1] } else { input };
-    Query { pattern: pattern.to_string(), regex, ..Query::default() }
+    Query { pattern: pattern.to_string(), regex, fields: vec![Field::Text, Field::Args], ..Query::default() }
 }
 
 fn shown_pattern(query: &Query) -> String {
