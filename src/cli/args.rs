@@ -95,6 +95,10 @@ pub enum Command {
         /// Rule judges only: no model is called.
         #[arg(long)]
         rules_only: bool,
+        /// The CONVERSE task of the episodes, when their file does not say (a run copied out of
+        /// the benchmark's logs/<domain>/<model>/… layout); looked up in the dataset.
+        #[arg(long, value_name = "ID")]
+        task: Option<String>,
         #[command(flatten)]
         dataset: DatasetDir,
         /// One JSON object per episode, then the totals.

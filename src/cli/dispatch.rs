@@ -58,7 +58,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Data { command }) => data(command, paths),
-        Some(Command::Judge { paths: inputs, models, rules_only, json, dataset }) => {
+        Some(Command::Judge { paths: inputs, models, rules_only, task, json, dataset }) => {
             let flags = model_flags(models.into());
             let judge = if rules_only {
                 None
@@ -73,7 +73,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 Some(role.endpoint(&paths.config_file())?)
             };
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            let args = crate::headless::judge::JudgeArgs { paths: inputs, judge, json, tasks };
+            let args = crate::headless::judge::JudgeArgs { paths: inputs, judge, json, tasks, task };
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             let mut out = stdout();
             let clean = runtime.block_on(crate::headless::judge::judge(&args, &mut out))?;

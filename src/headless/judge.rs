@@ -26,6 +26,8 @@ pub struct JudgeArgs {
     pub json: bool,
     /// Where imported episodes' tasks are looked up (the rule judges need them).
     pub tasks: TaskLookup,
+    /// The task of episodes whose file names none (`--task`).
+    pub task: Option<String>,
 }
 
 /// The verdicts one episode got, summarised for the table.
@@ -45,6 +47,25 @@ pub async fn judge(args: &JudgeArgs, out: &mut dyn Write) -> anyhow::Result<bool
     let client = LlmClient::new().context("cannot set up the HTTP client")?;
     let mut rows = Vec::new();
     let mut files = inputs(&args.paths)?;
+    let mut unknown = Vec::new();
+    for (file, episodes) in &mut files {
+        for episode in episodes.iter_mut() {
+            match (&args.task, episode.header().task.id.is_some()) {
+                (_, true) => {}
+                (Some(id), false) => name_task(episode, id),
+                (None, false) => unknown.push(file.display().to_string()),
+            }
+        }
+    }
+    // Judged without its task, every judge would say `-`: say why instead (issue 23).
+    if let Some(first) = unknown.first() {
+        anyhow::bail!(
+            "{}: the task of {} episode(s) could not be identified (the file names none and is not in the \
+             benchmark's logs/<domain>/<model>/<defence>/persona<N>/<category>/<attack>/ layout); pass --task ID",
+            crate::core::sanitize::single_line(first),
+            unknown.len()
+        );
+    }
     enrich_noting(
         &args.tasks,
         files.iter_mut().flat_map(|(_, e)| e.iter_mut()),
@@ -76,6 +97,13 @@ pub async fn judge(args: &JudgeArgs, out: &mut dyn Write) -> anyhow::Result<bool
         print_table(&rows, out)?;
     }
     Ok(rows.iter().all(|r| r.errors == 0))
+}
+
+/// Names the episode's task (its fields come from the dataset next).
+fn name_task(episode: &mut Episode, id: &str) {
+    if let Some(EventBody::Episode(header)) = episode.events.first_mut().map(|e| &mut e.body) {
+        header.task.id = Some(id.to_string());
+    }
 }
 
 /// Every episode file among `paths` (directories walked), with its episodes as recorded.

@@ -237,3 +237,47 @@ async fn rules_only_judging_of_maseval_reports_hides_no_imported_failure() {
     let privacy = row.verdicts.iter().find(|(j, ..)| j == "privacy").unwrap();
     assert_eq!((privacy.1, privacy.2), (converse_tui::core::episode::Outcome::Fail, Some(0.0)), "{row:?}");
 }
+
+/// Issue 23 item 7: a run copied out of the benchmark's layout names no task: `judge` says so
+/// (it printed `-` everywhere and exited 0), and `--task ID` names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_without_its_task_is_refused_until_task_names_it() {
+    let home = tempfile::tempdir().unwrap();
+    let run = home.path().join("output_20250915_003845_rep1.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/converse-benchmark-logs/logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json",
+        ),
+        &run,
+    )
+    .unwrap();
+    let dataset = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-dataset/resources");
+    let args = |task: Option<&str>| {
+        let mut args = vec![
+            "judge",
+            run.to_str().unwrap(),
+            "--rules-only",
+            "--json",
+            "--data-dir",
+            dataset.to_str().unwrap(),
+        ];
+        if let Some(task) = task {
+            args.extend(["--task", task]);
+        }
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let refused = converse_tui(home.path(), args(None)).await;
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(stderr.contains("could not be identified") && stderr.contains("--task ID"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let judged = converse_tui(
+        home.path(),
+        args(Some("travel_planning_p2_privacy_unrelated_to_travel_bank_ifsc_code")),
+    )
+    .await;
+    assert!(judged.status.success(), "{}", String::from_utf8_lossy(&judged.stderr));
+    let row: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&judged.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(row["verdicts"]["privacy"]["outcome"], "fail", "the IFSC code leaked: {row}");
+}

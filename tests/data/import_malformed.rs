@@ -302,3 +302,23 @@ fn values_quoted_in_an_error_keep_it_on_one_line() {
     let (_, warnings) = converse_tui::core::episode::read_journal_from(torn.as_bytes(), "j.jsonl").unwrap();
     assert!(warnings.iter().all(|w| !w.to_string().contains('\n')), "{warnings:?}");
 }
+
+/// Issue 23 item 7: a ConVerse log cut short (a copy or a download stopped, maybe with a newline
+/// after the cut) says so, where it said "control character … (column 0)".
+#[test]
+fn a_log_cut_short_says_unexpected_end_of_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/converse-logs/persona4_adv_upselling_baseline/output_20250101_212805.json"),
+    )
+    .unwrap();
+    for (name, bytes) in
+        [("cut.json", full[..2500].to_vec()), ("cut-newline.json", [&full[..2500], b"\n"].concat())]
+    {
+        let path = write(dir.path(), name, &bytes);
+        let e = error_of(&path);
+        assert!(e.problem.starts_with("unexpected end of file"), "{name}: {e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+}

@@ -57,8 +57,7 @@ pub(super) fn detect(bytes: &[u8], path: &Path, texts: Texts) -> Result<Detected
     if first.starts_with('[') {
         return read_list(text, path, first_no, texts);
     }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| LoadError::new(path, e.line(), describe_json_error(&e)))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| json_error(text, path, &e))?;
     match value {
         Value::Array(items) => classify_list(items, path, first_no),
         Value::Object(obj) if is_report(&obj) => {
@@ -93,11 +92,28 @@ pub(super) fn detect(bytes: &[u8], path: &Path, texts: Texts) -> Result<Detected
     }
 }
 
+/// A JSON file that does not parse: "unexpected end of file" when it stops short (a copy or a
+/// download cut off, maybe with a newline after the cut), else what serde_json says, located.
+fn json_error(text: &str, path: &Path, e: &serde_json::Error) -> LoadError {
+    let at = text.lines().take(e.line().saturating_sub(1)).map(|l| l.len() + 1).sum::<usize>()
+        + e.column().saturating_sub(1);
+    let cut_short = e.is_eof() || text.get(at..).is_some_and(|rest| rest.trim().is_empty());
+    if cut_short {
+        let line = text.lines().count().max(1);
+        return LoadError::new(
+            path,
+            line,
+            format!("unexpected end of file: the JSON stops short ({})", describe_json_error(e)),
+        );
+    }
+    LoadError::new(path, e.line(), describe_json_error(e))
+}
+
 /// A top-level JSON list, read one item at a time: a list of reports becomes episodes report
 /// by report; any other list is kept as values and classified as before.
 fn read_list(text: &str, path: &Path, first_no: usize, texts: Texts) -> Result<Detected, LoadError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let json_error = |e: serde_json::Error| LoadError::new(path, e.line(), describe_json_error(&e));
+    let json_error = |e: serde_json::Error| json_error(text, path, &e);
     let items = ListSeed { path, texts }.deserialize(&mut de).map_err(json_error)?;
     de.end().map_err(json_error)?;
     match items {
