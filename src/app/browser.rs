@@ -183,10 +183,39 @@ impl Group {
 /// The agreement review list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Review {
-    /// Rows index [`Browser::entries`].
+    /// The disagreements shown: those of `all` the filter keeps. Rows index [`Browser::entries`].
     pub items: Vec<Disagreement>,
+    /// Every disagreement of the shown episodes.
+    pub all: Vec<Disagreement>,
+    /// Words every shown disagreement's judge or sources hold (`/`: `privacy`, `gpt-5`, `rule`).
+    pub filter: String,
     pub selected: usize,
     pub offset: usize,
+}
+
+impl Review {
+    /// Keeps the disagreements whose judge and sources hold every word of `filter`.
+    pub fn set_filter(&mut self, filter: String) {
+        let words: Vec<String> = filter.split_whitespace().map(str::to_lowercase).collect();
+        self.items = self
+            .all
+            .iter()
+            .filter(|d| {
+                let text = format!(
+                    "{} {} {}",
+                    d.judge,
+                    source_label(d.a.method, d.a.model.as_deref()),
+                    source_label(d.b.method, d.b.model.as_deref())
+                )
+                .to_lowercase();
+                words.iter().all(|w| text.contains(w.as_str()))
+            })
+            .cloned()
+            .collect();
+        self.filter = filter;
+        self.selected = 0;
+        self.offset = 0;
+    }
 }
 
 /// What to do once an episode opened from the browser is loaded.
@@ -559,7 +588,9 @@ impl Browser {
         let rows: Vec<CorpusRow> = self.shown.iter().map(|&i| self.entries[i].row.clone()).collect();
         let items =
             disagreements(&rows).into_iter().map(|d| Disagreement { row: self.shown[d.row], ..d }).collect();
-        self.review = Some(Review { items, selected: 0, offset: 0 });
+        let items: Vec<Disagreement> = items;
+        self.review =
+            Some(Review { all: items.clone(), items, filter: String::new(), selected: 0, offset: 0 });
     }
 
     fn current_line(&self) -> Option<Current> {

@@ -237,13 +237,17 @@ fn fit_text(column: Column, text: &str, width: usize) -> String {
 }
 
 fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review, theme: &Theme) {
-    let title = Line::from(vec![
+    let mut title = vec![
         Span::styled(" Agreement review — verdict sources that disagree ", theme.title()),
         Span::styled(
             format!("{} on {} shown episodes ", review.items.len(), browser.shown.len()),
             theme.dim(),
         ),
-    ]);
+    ];
+    if !review.filter.is_empty() {
+        title.push(Span::styled(format!("· filter '{}' ", single_line(&review.filter)), theme.dim()));
+    }
+    let title = Line::from(title);
     let block = Block::bordered().border_style(theme.border(true)).title(title);
     let height = area.height.saturating_sub(CHROME) as usize;
     let offset = visible_offset(review.offset, review.selected, height);
@@ -330,9 +334,10 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ if browser.review.is_some() => Line::from(format!(
-            " {} open at the disputed turn · {} label it there · {} back to the episodes · {} help · {} quit",
+            " {} open at the disputed turn · {} label it there · {} filter by judge or source · {} back to the episodes · {} help · {} quit",
             k(Command::OpenDetail),
             k(Command::Annotate),
+            k(Command::Search),
             k(Command::Close),
             k(Command::Help),
             k(Command::Quit)

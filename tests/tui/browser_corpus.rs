@@ -17,6 +17,8 @@ use converse_tui::core::corpus::{CorpusRow, index};
 use converse_tui::core::episode::{Outcome, VerdictMethod};
 
 use crate::support::screen::{self, snapshot_screens};
+use converse_tui::app::drive::handle;
+use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyModifiers};
 use screen::{press, render};
 
 /// 120 generated episodes, indexed once (the files stay in a temporary folder for the whole run).
@@ -282,4 +284,24 @@ fn the_selection_is_kept_when_returning_from_an_episode() {
     let b = s.browser.as_ref().unwrap();
     assert_eq!((b.selected, &b.shown), (selected, &shown));
     assert!(Path::new(path).exists());
+}
+
+/// Issue 23 item 10: the review filters by judge or source with `/` (letters typed there are the
+/// filter's, never commands), and Ctrl-U clears the prompt.
+#[test]
+fn the_review_filters_by_judge_and_letters_are_text() {
+    let mut s = state();
+    press(&mut s, "A");
+    let all = s.browser.as_ref().unwrap().review.as_ref().unwrap().items.len();
+    // `q` would quit and `s` sort on the list: in the prompt they are letters.
+    press(&mut s, "/security");
+    assert!(!s.quit);
+    let review = s.browser.as_ref().unwrap().review.as_ref().unwrap();
+    assert_eq!(review.filter, "security");
+    assert!(!review.items.is_empty() && review.items.len() < all, "{} of {all}", review.items.len());
+    assert!(review.items.iter().all(|d| d.judge == "security"));
+    handle(&mut s, TermEvent::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    assert_eq!(s.browser.as_ref().unwrap().review.as_ref().unwrap().items.len(), all, "Ctrl-U cleared it");
+    press(&mut s, "quality\n");
+    assert!(!s.quit && s.browser.as_ref().unwrap().review.as_ref().unwrap().items.is_empty());
 }

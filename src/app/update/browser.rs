@@ -118,6 +118,11 @@ fn review_command(state: &mut AppState, command: Command, height: usize) {
             let (row, turn) = (d.row, d.turn());
             open(state, row, Some(AfterOpen { turn, annotate: command == Command::Annotate }));
         }
+        Command::Search => {
+            // Words typed here are the filter's, never commands (issue 23).
+            let input = review.filter.clone();
+            state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
+        }
         Command::Close | Command::Review => {
             if let Some(browser) = &mut state.browser {
                 browser.review = None;

@@ -48,10 +48,10 @@ pub(super) fn command(state: &mut AppState, command: Command) {
     }
 }
 
-/// Asks for the pattern (the last one typed in).
+/// Asks for a pattern, from an empty prompt: a new search does not add to the last one's
+/// pattern (issue 23: `Holter` then `A6219867` searched `HolterA6219867`).
 pub(super) fn prompt(state: &mut AppState) {
-    let input = state.hits.as_ref().map(|l| shown_pattern(&l.query)).unwrap_or_default();
-    state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::SearchEpisodes, input }));
+    state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::SearchEpisodes, input: String::new() }));
 }
 
 /// The inspector's `F`: back to the results of the last search, or a new one.

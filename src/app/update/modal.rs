@@ -37,6 +37,14 @@ pub(super) fn form_command(state: &mut AppState, command: Command) {
 
 /// Typing in a form or prompt.
 pub(super) fn edit(state: &mut AppState, input: Input) {
+    // Ctrl-U clears what was typed, as in a shell.
+    if input.ctrl && input.key == Key::Char('u') {
+        if let Some(Overlay::Prompt(prompt)) = state.overlay_mut() {
+            prompt.input.clear();
+            live_filter(state);
+        }
+        return;
+    }
     let typed = match input.key {
         Key::Char(c) if !input.ctrl && !input.alt && !c.is_control() => Some(c),
         Key::Backspace => None,
@@ -96,7 +104,10 @@ fn live_filter(state: &mut AppState) {
 fn set_list_filter(state: &mut AppState, text: String) {
     match (state.screen, &mut state.picker, &mut state.browser) {
         (Screen::Tasks, Some(picker), _) => picker.set_text(text),
-        (_, _, Some(browser)) => browser.set_filter(text),
+        (_, _, Some(browser)) => match &mut browser.review {
+            Some(review) => review.set_filter(text),
+            None => browser.set_filter(text),
+        },
         _ => {}
     }
 }
