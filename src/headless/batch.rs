@@ -223,13 +223,16 @@ pub async fn batch(
         return Err(e);
     }
     report.stopped = *stop_rx.borrow();
-    let left = report.planned - report.skipped - report.finished;
+    // Aborted episodes are among those left to do: the counts add up to the planned ones.
+    let to_run = report.planned - report.skipped - report.finished;
+    let not_started = to_run.saturating_sub(report.aborted);
     if report.stopped {
         writeln!(
             out,
-            "stopped: {} finished, {} aborted, {left} not done; `--resume` continues in {}",
+            "stopped: {} finished, {} aborted and {not_started} not started of {} to run; `--resume` runs those {to_run} in {}",
             report.finished,
             report.aborted,
+            report.planned - report.skipped,
             args.out.display()
         )?;
     } else {
@@ -373,10 +376,9 @@ impl Progress {
     fn new(total: usize, bar: bool) -> Progress {
         let bar = bar.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} episodes · {elapsed_precise} · ETA {eta} · {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            let style =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} episodes · {elapsed_precise} · {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
             bar.set_style(style);
             bar.enable_steady_tick(Duration::from_millis(250));
             bar
@@ -392,18 +394,19 @@ impl Progress {
         let tokens: u64 = record.tokens.values().map(|t| t.input + t.output).sum();
         self.tokens.set(self.tokens.get() + tokens);
         let stats = format!("{} tokens · {} errors", self.tokens.get(), self.errors.get());
+        // An estimate needs a finished episode to go by: none before (issue 23: "0/9 · ETA 0s").
+        let done = self.done.get();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let eta = format!("ETA {:.0}s", elapsed / done as f64 * self.total.saturating_sub(done) as f64);
         match &self.bar {
             Some(bar) => {
-                bar.set_message(stats);
+                bar.set_message(format!("{eta} · {stats}"));
                 bar.inc(1);
             }
             None => {
-                let done = self.done.get();
-                let elapsed = self.started.elapsed().as_secs_f64();
-                let eta = if done > 0 { elapsed / done as f64 * (self.total - done) as f64 } else { 0.0 };
                 let _ = writeln!(
                     err,
-                    "[{done}/{}] {}#{} {} ({} turns, {:.1}s) · {stats} · ETA {eta:.0}s",
+                    "[{done}/{}] {}#{} {} ({} turns, {:.1}s) · {stats} · {eta}",
                     self.total,
                     record.task,
                     record.repeat,

@@ -138,6 +138,17 @@ async fn a_stopped_batch_resumes_and_runs_every_task_exactly_once() {
         assert_ne!(r["status"], "aborted", "aborted episodes are not in runs.jsonl");
     }
     assert_eq!(first.len() + aborted.len(), journals(&out).len());
+    // The stop line's counts add up to the episodes planned (issue 23: "0 finished, 3 aborted,
+    // 9 not done" of 9).
+    let counts: Vec<usize> = stdout
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(4)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let [finished, aborted_n, not_started, planned] = counts[..] else { panic!("{stdout}") };
+    assert_eq!(finished + aborted_n + not_started, planned, "{stdout}");
+    assert_eq!((finished, aborted_n, planned), (first.len(), aborted.len(), 4), "{stdout}");
 
     server.set_default(generic());
     let output = converse_tui(home.path(), {
