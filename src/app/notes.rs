@@ -19,13 +19,18 @@ pub struct Notes {
 }
 
 impl Notes {
-    pub fn set(&mut self, path: PathBuf, list: Vec<Annotation>, episode: &str) {
+    /// The notes of `episode` among `list`; returns how many name another episode (a notes file
+    /// copied from another run, say), which are not shown.
+    pub fn set(&mut self, path: PathBuf, list: Vec<Annotation>, episode: &str) -> usize {
+        let total = list.len();
         let list: Vec<Annotation> = list.into_iter().filter(|a| a.episode == episode).collect();
+        let others = total - list.len();
         let mut marks: HashMap<u64, Vec<Label>> = HashMap::new();
         for a in &list {
             marks.entry(a.target_seq).or_default().push(a.label);
         }
         *self = Notes { path: Some(path), list, marks };
+        others
     }
 }
 

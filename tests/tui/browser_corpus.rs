@@ -305,3 +305,29 @@ fn the_review_filters_by_judge_and_letters_are_text() {
     press(&mut s, "quality\n");
     assert!(!s.quit && s.browser.as_ref().unwrap().review.as_ref().unwrap().items.is_empty());
 }
+
+/// Issue 23 item 10: notes of another episode in an episode's notes file are said, not dropped in
+/// silence.
+#[test]
+fn notes_naming_another_episode_are_reported() {
+    let episode = converse_tui::core::demo::demo_episodes().remove(0);
+    let episode = converse_tui::core::episode::Episode::new(episode.events, "/tmp/runs/ep.jsonl".to_string());
+    let id = episode.id().to_string();
+    let mut s = AppState::with_episode(episode, Keymap::default());
+    let note = |episode: &str| Annotation {
+        id: format!("n-{episode}"),
+        episode: episode.into(),
+        target_seq: 1,
+        span: None,
+        label: Label::Note,
+        note: "x".into(),
+        author: "tester".into(),
+        created: "2025-01-01T00:00:00Z".into(),
+        at: "2025-01-01T00:00:00Z".into(),
+    };
+    let path = s.inspector().unwrap().notes_file().unwrap();
+    update(&mut s, Action::NotesLoaded { path, result: Ok(vec![note(&id), note("some-other-run")]) });
+    let message = s.message.clone().unwrap_or_default();
+    assert!(message.contains("1 note(s)") && message.contains("another episode"), "{message}");
+    assert_eq!(s.inspector().unwrap().notes.list.len(), 1);
+}

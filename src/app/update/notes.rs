@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use crate::core::annotate::{Annotation, human_verdict};
 use crate::core::corpus::CorpusRow;
 use crate::core::episode::VerdictMethod;
+use crate::core::sanitize::single_line;
 
 use super::super::action::FollowUp;
 use super::super::state::AppState;
@@ -17,7 +18,15 @@ pub(super) fn loaded(state: &mut AppState, path: PathBuf, result: Result<Vec<Ann
     match result {
         Ok(list) => {
             let id = inspector.view.episode.id().to_string();
-            inspector.notes.set(path.clone(), list, &id);
+            let others = inspector.notes.set(path.clone(), list, &id);
+            if others > 0 {
+                // Said, not dropped in silence (issue 23).
+                state.message = Some(format!(
+                    "{others} note(s) in {} name another episode than {}: not shown",
+                    single_line(&path.to_string_lossy()),
+                    single_line(&id)
+                ));
+            }
             apply(state, &path);
             annotate_if_asked(state);
         }
