@@ -31,22 +31,51 @@ pub fn index(paths: &[PathBuf]) -> Corpus {
 /// (see [`cache`]): only files that changed, or whose folder changed, are read.
 pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
     let mut corpus = Corpus::default();
+    index_in_batches(paths, cache_dir, usize::MAX, &mut |mut batch, _| {
+        corpus.rows.append(&mut batch.rows);
+        corpus.errors.append(&mut batch.errors);
+        corpus.warnings.append(&mut batch.warnings);
+        true
+    });
+    corpus
+}
+
+/// How far an index has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IndexProgress {
+    pub files_done: usize,
+    pub files_total: usize,
+    /// Bytes of the files done.
+    pub bytes_done: u64,
+}
+
+/// Every episode file under `paths`, and the paths that could not be walked.
+pub fn episode_files_of(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<LoadError>) {
+    let mut errors = Vec::new();
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            files.extend(episode_files(path, &mut corpus.errors));
+            files.extend(episode_files(path, &mut errors));
         } else {
             files.push(path.clone());
         }
     }
-    let Some(cache_dir) = cache_dir else {
-        let results: Vec<Result<FileRows, LoadError>> =
-            files.par_iter().map(|file| index_file(file)).collect();
-        collect(&mut corpus, results);
-        return corpus;
-    };
-    let cache_file = cache::cache_file(cache_dir, paths);
-    let mut cached = cache::read(&cache_file);
+    (files, errors)
+}
+
+/// [`index_cached`], handing the rows over `batch` files at a time, in path order, as they are
+/// indexed (a browser shows them while the rest is read); `on_batch` returns false to stop. The
+/// cache is written once every file is done.
+pub fn index_in_batches(
+    paths: &[PathBuf],
+    cache_dir: Option<&Path>,
+    batch: usize,
+    on_batch: &mut dyn FnMut(Corpus, IndexProgress) -> bool,
+) {
+    let (files, walk_errors) = episode_files_of(paths);
+    let mut walk_errors = Some(walk_errors);
+    let cache_file = cache_dir.map(|dir| cache::cache_file(dir, paths));
+    let mut cached = cache_file.as_deref().map(cache::read).unwrap_or_default();
     // Each file under the canonical form of the path it was found under: the cache's key.
     let roots: Vec<(&PathBuf, PathBuf)> = paths.iter().map(|p| (p, cache::canonical(p))).collect();
     let key_of = |file: &Path| -> PathBuf {
@@ -56,52 +85,74 @@ pub fn index_cached(paths: &[PathBuf], cache_dir: Option<&Path>) -> Corpus {
             .unwrap_or_else(|| file.to_path_buf())
     };
     // One listing per folder: the stamps of every file in it.
-    let mut folders: Vec<&Path> = files.iter().map(|f| f.parent().unwrap_or(Path::new(""))).collect();
-    folders.sort_unstable();
-    folders.dedup();
-    let stamps: HashMap<&Path, FolderStamp> = folders.par_iter().map(|d| (*d, FolderStamp::of(d))).collect();
+    let stamps: HashMap<&Path, FolderStamp> = if cache_dir.is_some() {
+        let mut folders: Vec<&Path> = files.iter().map(|f| f.parent().unwrap_or(Path::new(""))).collect();
+        folders.sort_unstable();
+        folders.dedup();
+        folders.par_iter().map(|d| (*d, FolderStamp::of(d))).collect()
+    } else {
+        HashMap::new()
+    };
     let stamp_of =
         |file: &Path| stamps.get(file.parent().unwrap_or(Path::new(""))).and_then(|s| s.stamp(file));
-    // Hits are taken out of the cache; misses are read in parallel.
-    let mut slots: Vec<(Option<u64>, Option<FileResult>)> = files
-        .iter()
-        .map(|file| {
-            let stamp = stamp_of(file);
-            let hit = stamp.and_then(|s| cached.remove(&key_of(file)).filter(|e| e.stamp == s));
-            let with_path = |mut rows: Vec<CorpusRow>| {
-                rows.iter_mut().for_each(|row| row.path = file.clone());
-                rows
-            };
-            (stamp, hit.map(|e| Ok((with_path(e.rows), e.warnings))))
-        })
-        .collect();
-    let misses = slots.iter().filter(|(_, hit)| hit.is_none()).count();
-    slots.par_iter_mut().zip(files.par_iter()).for_each(|((_, slot), file)| {
-        if slot.is_none() {
-            *slot = Some(index_file(file));
-        }
-    });
-    let results: Vec<(Option<u64>, FileResult)> =
-        slots.into_iter().map(|(stamp, result)| (stamp, result.expect("every slot read"))).collect();
-    // Rewritten when a file was read or one went away.
-    if misses > 0 || !cached.is_empty() {
-        let entries = results
+    let mut progress = IndexProgress { files_total: files.len(), ..IndexProgress::default() };
+    let mut entries = Vec::new();
+    let mut misses = 0;
+    for chunk in files.chunks(batch.max(1)) {
+        // Hits are taken out of the cache; misses are read in parallel.
+        let mut slots: Vec<(Option<u64>, Option<FileResult>)> = chunk
             .iter()
-            .zip(&files)
-            .filter_map(|((stamp, result), path)| match (stamp, result) {
-                (Some(stamp), Ok((rows, warnings))) => Some(cache::Entry {
-                    path: key_of(path),
-                    stamp: *stamp,
-                    rows: rows.clone(),
-                    warnings: warnings.clone(),
-                }),
-                _ => None,
+            .map(|file| {
+                let stamp = stamp_of(file);
+                let hit = stamp.and_then(|s| cached.remove(&key_of(file)).filter(|e| e.stamp == s));
+                let with_path = |mut rows: Vec<CorpusRow>| {
+                    rows.iter_mut().for_each(|row| row.path = file.clone());
+                    rows
+                };
+                (stamp, hit.map(|e| Ok((with_path(e.rows), e.warnings))))
             })
             .collect();
-        cache::write(&cache_file, entries);
+        misses += slots.iter().filter(|(_, hit)| hit.is_none()).count();
+        slots.par_iter_mut().zip(chunk.par_iter()).for_each(|((_, slot), file)| {
+            if slot.is_none() {
+                *slot = Some(index_file(file));
+            }
+        });
+        let results: Vec<(Option<u64>, FileResult)> =
+            slots.into_iter().map(|(stamp, result)| (stamp, result.expect("every slot read"))).collect();
+        if cache_dir.is_some() {
+            entries.extend(results.iter().zip(chunk).filter_map(|((stamp, result), path)| {
+                match (stamp, result) {
+                    (Some(stamp), Ok((rows, warnings))) => Some(cache::Entry {
+                        path: key_of(path),
+                        stamp: *stamp,
+                        rows: rows.clone(),
+                        warnings: warnings.clone(),
+                    }),
+                    _ => None,
+                }
+            }));
+        }
+        progress.files_done += chunk.len();
+        progress.bytes_done +=
+            chunk.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum::<u64>();
+        let mut corpus = Corpus { errors: walk_errors.take().unwrap_or_default(), ..Corpus::default() };
+        collect(&mut corpus, results.into_iter().map(|(_, r)| r).collect());
+        if !on_batch(corpus, progress) {
+            return;
+        }
     }
-    collect(&mut corpus, results.into_iter().map(|(_, r)| r).collect());
-    corpus
+    if files.is_empty()
+        && let Some(errors) = walk_errors.take()
+    {
+        on_batch(Corpus { errors, ..Corpus::default() }, progress);
+    }
+    // Rewritten when a file was read or one went away.
+    if let Some(file) = cache_file
+        && (misses > 0 || !cached.is_empty())
+    {
+        cache::write(&file, entries);
+    }
 }
 
 fn collect(corpus: &mut Corpus, results: Vec<Result<FileRows, LoadError>>) {
