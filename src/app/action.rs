@@ -67,6 +67,15 @@ pub enum Action {
         query: crate::core::search::Query,
         result: Result<SearchResult, String>,
     },
+    /// The next rows of the corpus being indexed for the browser ([`Effect::IndexCorpus`]),
+    /// with how far it has got and how long it has taken; `done` with the last batch.
+    Indexed {
+        rows: Vec<crate::core::corpus::CorpusRow>,
+        errors: Vec<String>,
+        progress: crate::core::corpus::index::IndexProgress,
+        elapsed: Duration,
+        done: bool,
+    },
     /// A request one screen's handler makes of another; `update` carries it out after the
     /// action that queued it ([`crate::app::AppState::follow_up`]), so handlers never call
     /// each other.
@@ -131,6 +140,11 @@ pub enum Effect {
     },
     /// Read an episode's notes file and answer with [`Action::NotesLoaded`].
     LoadNotes(std::path::PathBuf),
+    /// Index the episodes under `paths` off the loop, answering with [`Action::Indexed`] batches.
+    IndexCorpus {
+        paths: Vec<std::path::PathBuf>,
+        cache: Option<std::path::PathBuf>,
+    },
     /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
     OpenEpisode {
         path: std::path::PathBuf,

@@ -21,6 +21,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
+use crate::core::corpus::index::IndexProgress;
 use crate::core::corpus::row::severity as attack_severity;
 use crate::core::corpus::table::source_label;
 use crate::core::corpus::{CorpusRow, SourceVerdict, common_dir};
@@ -268,6 +269,8 @@ pub struct Browser {
     pub verdict_sources: Vec<Source>,
     /// The source whose verdicts the grouped view's rates count (an index into `verdict_sources`).
     pub source: usize,
+    /// While the corpus is being indexed: how far it has got, and in how long.
+    pub indexing: Option<(IndexProgress, std::time::Duration)>,
 }
 
 impl Browser {
@@ -371,9 +374,32 @@ impl Browser {
             marked: Vec::new(),
             verdict_sources,
             source: 0,
+            indexing: None,
         };
         browser.rebuild(None);
         browser
+    }
+
+    /// Adds rows just indexed (files in path order, after those already listed), keeping the
+    /// filter, sort, groups, source and the selected line as they are.
+    pub fn add_rows(&mut self, rows: Vec<CorpusRow>, errors: Vec<String>) {
+        let current = self.current_line();
+        let mut all: Vec<CorpusRow> = self.entries.iter().map(|e| e.row.clone()).collect();
+        all.extend(rows);
+        let mut all_errors = std::mem::take(&mut self.errors);
+        all_errors.extend(errors);
+        let mut grown = Browser::from_rows(std::mem::take(&mut self.title), all, all_errors);
+        grown.filter = std::mem::take(&mut self.filter);
+        grown.sort = self.sort;
+        grown.grouped = self.grouped;
+        grown.unfolded = std::mem::take(&mut self.unfolded);
+        grown.source = self.source.min(grown.verdict_sources.len().saturating_sub(1));
+        grown.marked = std::mem::take(&mut self.marked);
+        grown.indexing = self.indexing;
+        let filter = grown.filter.clone();
+        *self = grown;
+        self.set_filter(filter);
+        self.rebuild(current);
     }
 
     /// The verdict source the grouped view counts, as one word (`imported:gpt-5`), if any.

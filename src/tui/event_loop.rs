@@ -237,6 +237,47 @@ fn read_rest(mut load: JournalLoad, origin: String, tx: &mpsc::Sender<Action>) {
     let _ = tx.blocking_send(Action::LoadEnded { origin, end: load.finish() });
 }
 
+/// Files indexed per batch the browser shows while the rest is read.
+const INDEX_BATCH: usize = 200;
+
+/// Indexes a corpus on a thread of its own, its rows reaching the browser batch by batch. The
+/// thread stops at its next batch once nobody listens (the user quit).
+fn index_in_steps(
+    answers: mpsc::Sender<Action>,
+    paths: Vec<std::path::PathBuf>,
+    cache: Option<std::path::PathBuf>,
+) {
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let mut last = crate::core::corpus::index::IndexProgress::default();
+        crate::core::corpus::index::index_in_batches(
+            &paths,
+            cache.as_deref(),
+            INDEX_BATCH,
+            &mut |batch, progress| {
+                last = progress;
+                let errors = batch.errors.iter().map(ToString::to_string).collect();
+                let action = Action::Indexed {
+                    rows: batch.rows,
+                    errors,
+                    progress,
+                    elapsed: started.elapsed(),
+                    done: false,
+                };
+                answers.blocking_send(action).is_ok()
+            },
+        );
+        let done = Action::Indexed {
+            rows: Vec::new(),
+            errors: Vec::new(),
+            progress: last,
+            elapsed: started.elapsed(),
+            done: true,
+        };
+        let _ = answers.blocking_send(done);
+    });
+}
+
 /// Opens an episode off the loop: a journal in steps (its start answered at once, the rest
 /// through `loader`), anything else whole.
 fn open_episode(
@@ -368,6 +409,10 @@ async fn carry_out(
         }
         Effect::OpenEpisode { path, id } => {
             open_episode(answers.clone(), loader, path, id);
+            None
+        }
+        Effect::IndexCorpus { paths, cache } => {
+            index_in_steps(answers.clone(), paths, cache);
             None
         }
         Effect::OpenCompare(sources) => {

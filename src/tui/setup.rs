@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::app::AppState;
+use crate::app::action::Effect;
 use crate::app::browser::{Browser, BrowserEntry, EntrySource};
 use crate::app::task_picker::TaskPicker;
 use crate::config::settings::{ConfigFile, ModelFlags};
@@ -131,6 +132,9 @@ pub fn one_episode(path: &Path, tasks: &TaskLookup) -> anyhow::Result<crate::cor
 /// opened in steps: its first batch now, the rest read by the TUI once that is on screen.
 /// Imported episodes get their task from `tasks`, those loaded later from the
 /// browser too.
+/// Directories holding more episode files than this open at once and are indexed while shown.
+const INDEX_AT_ONCE: usize = 200;
+
 pub fn open_inputs(
     inputs: &[PathBuf],
     tasks: TaskLookup,
@@ -155,6 +159,22 @@ pub fn open_inputs(
             state.loading_rest(read, total);
         }
         return Ok((state, rest));
+    }
+    // A corpus of directories opens like a file: the browser at once, its rows as they are indexed
+    // (issue 23: a cold 10,000-run corpus was a blank screen for seconds). A small one is indexed
+    // first, so a directory of one episode still opens it.
+    let (files, _) = crate::core::corpus::index::episode_files_of(inputs);
+    if inputs.iter().all(|p| p.is_dir()) && files.len() > INDEX_AT_ONCE {
+        let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let mut browser = Browser::from_rows(title, Vec::new(), Vec::new());
+        let progress =
+            crate::core::corpus::index::IndexProgress { files_total: files.len(), ..Default::default() };
+        browser.indexing = Some((progress, std::time::Duration::ZERO));
+        let mut state = AppState::with_browser(browser, keymap, false);
+        state.tasks = std::sync::Arc::new(tasks);
+        let effect = Effect::IndexCorpus { paths: inputs.to_vec(), cache: cache_dir.map(Path::to_path_buf) };
+        state.effects.push(effect);
+        return Ok((state, None));
     }
     let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
     let mut errors = Vec::new();

@@ -37,6 +37,19 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
         Span::styled(format!(" Episodes — {} ", single_line(&browser.title)), theme.title()),
         Span::styled(format!("{} of {} ", browser.shown.len(), browser.entries.len()), theme.dim()),
     ];
+    if let Some((progress, elapsed)) = browser.indexing {
+        let rate = progress.files_done as f64 / elapsed.as_secs_f64().max(0.001);
+        title.push(Span::styled(
+            format!(
+                "· indexing {} of {} files, {:.1} MB, {:.0} files/s ",
+                progress.files_done,
+                progress.files_total,
+                progress.bytes_done as f64 / 1e6,
+                rate
+            ),
+            theme.title(),
+        ));
+    }
     if let Some((column, descending)) = browser.sort {
         let arrow = if descending { "↓" } else { "↑" };
         title.push(Span::styled(format!("· sorted by {} {arrow} ", browser.header(column)), theme.dim()));

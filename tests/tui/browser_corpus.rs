@@ -331,3 +331,45 @@ fn notes_naming_another_episode_are_reported() {
     assert!(message.contains("1 note(s)") && message.contains("another episode"), "{message}");
     assert_eq!(s.inspector().unwrap().notes.list.len(), 1);
 }
+
+/// Issue 23 item 8: a corpus opens like a file — the browser is there at once, the rows arrive
+/// batch by batch with how far the index has got, and what was selected stays selected.
+#[test]
+fn the_browser_fills_as_the_corpus_is_indexed() {
+    let all = rows().1.clone();
+    let make = || {
+        let mut browser = Browser::from_rows("generated corpus", Vec::new(), vec![]);
+        browser.indexing = Some((
+            converse_tui::core::corpus::index::IndexProgress { files_total: all.len(), ..Default::default() },
+            std::time::Duration::ZERO,
+        ));
+        let mut state = AppState::with_browser(browser, Keymap::default(), false);
+        state.picker = None;
+        let half = all.len() / 2;
+        let progress = converse_tui::core::corpus::index::IndexProgress {
+            files_done: half,
+            files_total: all.len(),
+            bytes_done: 3_400_000,
+        };
+        let rows = all[..half].to_vec();
+        let elapsed = std::time::Duration::from_millis(500);
+        update(&mut state, Action::Indexed { rows, errors: vec![], progress, elapsed, done: false });
+        state
+    };
+    snapshot_screens!("corpus_while_indexing", make, "\u{1}\u{1}");
+    let mut state = make();
+    press(&mut state, "\u{1}\u{1}");
+    let selected = state.browser.as_ref().unwrap().selected_episode();
+    let rest = all[all.len() / 2..].to_vec();
+    let progress = converse_tui::core::corpus::index::IndexProgress {
+        files_done: all.len(),
+        files_total: all.len(),
+        bytes_done: 6_800_000,
+    };
+    let elapsed = std::time::Duration::from_secs(1);
+    update(&mut state, Action::Indexed { rows: rest, errors: vec![], progress, elapsed, done: true });
+    let b = state.browser.as_ref().unwrap();
+    assert_eq!(b.entries.len(), all.len());
+    assert_eq!(b.indexing, None, "done");
+    assert_eq!(b.selected_episode(), selected, "the selection stays");
+}

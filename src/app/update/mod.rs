@@ -77,6 +77,12 @@ fn dispatch(state: &mut AppState, action: Action) {
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) => state.message = Some(problem),
         Action::FollowUp(request) => follow_up(state, request),
+        Action::Indexed { rows, errors, progress, elapsed, done } => {
+            if let Some(browser) = &mut state.browser {
+                browser.add_rows(rows, errors);
+                browser.indexing = (!done).then_some((progress, elapsed));
+            }
+        }
     }
 }
 
