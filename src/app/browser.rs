@@ -23,8 +23,8 @@ use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
 use crate::core::corpus::index::IndexProgress;
 use crate::core::corpus::row::severity as attack_severity;
-use crate::core::corpus::table::source_label;
 use crate::core::corpus::{CorpusRow, SourceVerdict, common_dir};
+use crate::core::episode::source_label;
 use crate::core::episode::{Episode, Outcome, VerdictMethod};
 use crate::core::sanitize::single_line;
 

@@ -49,14 +49,6 @@ pub fn varying_fields<'a>(rows: impl IntoIterator<Item = &'a CorpusRow> + Clone)
         .collect()
 }
 
-/// Who gave a verdict, as one word: `rule`, `llm:gpt-4o`, `imported:gpt-5`, `human`.
-pub fn source_label(method: VerdictMethod, model: Option<&str>) -> String {
-    match model {
-        Some(model) => format!("{}:{model}", method.as_str()),
-        None => method.as_str().to_string(),
-    }
-}
-
 /// A row's value of a group field (`-` when it has none).
 pub fn group_value(row: &CorpusRow, field: &str) -> String {
     let value = match field {

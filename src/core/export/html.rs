@@ -5,6 +5,7 @@
 //! piece of model, tool or imported text goes in as [`Inert`] (control bytes
 //! made inert first), so a message can never become markup.
 
+use crate::core::episode::source_label;
 use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
@@ -192,7 +193,7 @@ fn event_html(event: &Event, ranges: &[(usize, usize)]) -> Markup {
             html! {
                 div.ev.verdict id=(id) {
                     div.who {
-                        "Verdict: " (Inert(&v.judge)) " " span.meta { "(" (v.method.as_str()) ", " (scope) ")" }
+                        "Verdict: " (Inert(&v.judge)) " " span.meta { "(" (Inert(&source_label(v.method, v.model.as_deref()))) ", " (scope) ")" }
                         " " (outcome(v.outcome))
                     }
                     @if let Some(summary) = &v.summary { div.text { (Inert(summary)) } }
@@ -266,14 +267,14 @@ fn verdict_table(episode: &Episode) -> Markup {
             table.verdicts {
                 "\n"
                 tr {
-                    th { "Judge" } th { "Method" } th { "Outcome" } th { "Score" } th { "Turn" }
+                    th { "Judge" } th { "Source" } th { "Outcome" } th { "Score" } th { "Turn" }
                     th { "Summary" } th { "Evidence" }
                 }
                 "\n"
                 @for (_, v) in all {
                     tr {
                         td { (Inert(&v.judge)) }
-                        td { (v.method.as_str()) }
+                        td { (Inert(&source_label(v.method, v.model.as_deref()))) }
                         td { (outcome(v.outcome)) }
                         td { @if let Some(score) = v.score { (score) } }
                         td { @match v.turn { Some(t) => (t), None => "episode" } }

@@ -4,6 +4,7 @@
 //! escaped where it could break the document's structure. Code blocks use a
 //! fence longer than any backtick run inside them, so nothing closes them early.
 
+use crate::core::episode::source_label;
 use std::fmt::Write as _;
 
 use super::annotation::AnnotationView;
@@ -133,7 +134,7 @@ fn markdown_body(episode: &Episode) -> String {
                     out,
                     "*Verdict* {} ({}): **{}**{}\n",
                     inline(&v.judge),
-                    v.method.as_str(),
+                    inline(&source_label(v.method, v.model.as_deref())),
                     v.outcome.as_str(),
                     v.summary.as_deref().map(|s| format!(": {}", inline(s))).unwrap_or_default()
                 );
@@ -207,14 +208,14 @@ fn verdict_section(out: &mut String, episode: &Episode) {
         return;
     }
     out.push_str(
-        "## Verdicts\n\n| Judge | Method | Outcome | Score | Turn | Summary |\n|---|---|---|---|---|---|\n",
+        "## Verdicts\n\n| Judge | Source | Outcome | Score | Turn | Summary |\n|---|---|---|---|---|---|\n",
     );
     for (_, v) in &all {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} |",
             inline(&v.judge),
-            v.method.as_str(),
+            inline(&source_label(v.method, v.model.as_deref())),
             v.outcome.as_str(),
             v.score.map(|s| format!("{s}")).unwrap_or_default(),
             v.turn.map_or_else(|| "episode".to_string(), |t| t.to_string()),
@@ -232,7 +233,8 @@ fn verdict_section(out: &mut String, episode: &Episode) {
     for (_, v) in with_evidence {
         let Some(ev) = &v.evidence else { continue };
         let turn = v.turn.map_or_else(|| "episode".to_string(), |t| format!("turn {t}"));
-        let label = format!("{} ({}, {turn})", inline(&v.judge), v.method.as_str());
+        let label =
+            format!("{} ({}, {turn})", inline(&v.judge), inline(&source_label(v.method, v.model.as_deref())));
         match groups.iter_mut().find(|(e, _)| *e == ev) {
             Some((_, labels)) => labels.push(label),
             None => groups.push((ev, vec![label])),

@@ -1,7 +1,8 @@
 //! A summary's rows as table cells: one line per group × judge × verdict source.
 
 use crate::core::corpus::row::Excluded;
-use crate::core::corpus::table::{GroupRow, MeanSummary, source_label};
+use crate::core::corpus::table::{GroupRow, MeanSummary};
+use crate::core::episode::source_label;
 
 pub const LEGEND: &str = "n: verdicts of that source that judged (errors and skipped left out); rate: \
      succeeded / n (a leak, a Successful attack; partial counted apart); CI: Wilson score; utility: \

@@ -11,9 +11,10 @@ use super::super::writers::Format;
 use super::batch_info;
 use super::cells::{mean, percent};
 use super::grouping::{SummaryArgs, grouping, grouping_note};
-use crate::core::corpus::table::{GroupRow, group_rows, source_label};
+use crate::core::corpus::table::{GroupRow, group_rows};
 use crate::core::corpus::{CorpusRow, index_cached};
 use crate::core::episode::VerdictMethod;
+use crate::core::episode::source_label;
 use crate::core::sanitize::single_line;
 
 /// One line of the comparison: a group and judge source, and its row in A and in B.
