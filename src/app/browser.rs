@@ -417,6 +417,22 @@ impl Browser {
         }
     }
 
+    /// Counts `label`'s verdicts in the grouped view, when some row has that source.
+    pub fn prefer_source(&mut self, label: &str) {
+        let Some(at) = self
+            .verdict_sources
+            .iter()
+            .position(|(method, model)| source_label(*method, model.as_deref()) == label)
+        else {
+            return;
+        };
+        if at != self.source {
+            self.source = at;
+            let current = self.current_line();
+            self.rebuild(current);
+        }
+    }
+
     /// The header of a column.
     pub fn header(&self, column: Column) -> String {
         match column {

@@ -60,6 +60,8 @@ pub struct AppState {
     pub layout_mode: LayoutMode,
     /// Where the layout choice is written (none in tests and demos that should not write).
     pub ui_state_file: Option<std::path::PathBuf>,
+    /// The verdict source last chosen in the browser (`J`), remembered in `ui_state_file`.
+    pub verdict_source: Option<String>,
     /// The comparison on the compare screen.
     pub compare: Option<super::compare::Compare>,
     /// The inspectors (and the active one) the compare screen replaced, restored when it closes.
@@ -93,6 +95,7 @@ impl AppState {
             tasks: std::sync::Arc::default(),
             layout_mode: LayoutMode::Panes,
             ui_state_file: None,
+            verdict_source: None,
             compare: None,
             compared_from: None,
         }
@@ -228,6 +231,17 @@ impl AppState {
         };
         let height = self.layout.text(target).0.height;
         Some((target, stream_rows(stream.lines.len(), height)))
+    }
+
+    /// Writes the layout and the verdict source to the state file (if there is one).
+    pub fn save_ui_state(&mut self) {
+        if let Some(path) = &self.ui_state_file {
+            let remembered = crate::config::ui_state::UiState {
+                layout: self.layout_mode,
+                verdict_source: self.verdict_source.clone(),
+            };
+            self.effects.push(Effect::SaveUiState { path: path.clone(), contents: remembered.to_toml() });
+        }
     }
 
     /// A browser over several episodes; `open_first` also opens the first on the inspector.

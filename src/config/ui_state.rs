@@ -27,6 +27,9 @@ pub enum LayoutMode {
 pub struct UiState {
     #[serde(default)]
     pub layout: LayoutMode,
+    /// The verdict source the browser's grouped view counts (`imported:gpt-5`), chosen with `J`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_source: Option<String>,
 }
 
 impl UiState {
@@ -41,8 +44,9 @@ impl UiState {
 
     /// The file's text.
     pub fn to_toml(&self) -> String {
-        let mut text =
-            String::from("# Written by converse-tui when the layout changes (v in the inspector).\n");
+        let mut text = String::from(
+            "# Written by converse-tui when the layout (v in the inspector) or the verdict source (J in the browser) changes.\n",
+        );
         text.push_str(&toml::to_string(self).unwrap_or_default());
         text
     }
@@ -57,7 +61,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.toml");
         assert_eq!(UiState::load(&path).unwrap(), UiState::default());
-        let state = UiState { layout: LayoutMode::Transcript };
+        let state = UiState { layout: LayoutMode::Transcript, verdict_source: Some("imported:gpt-5".into()) };
         std::fs::write(&path, state.to_toml()).unwrap();
         assert_eq!(UiState::load(&path).unwrap(), state);
         assert!(state.to_toml().contains("layout = \"transcript\""));

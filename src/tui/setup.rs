@@ -52,7 +52,12 @@ fn author(paths: &Paths) -> String {
 /// The layout chosen last time (`v`), written back when it changes.
 fn remember_layout(state: &mut AppState, paths: &Paths) -> anyhow::Result<()> {
     let file = paths.ui_state_file();
-    state.layout_mode = UiState::load(&file)?.layout;
+    let remembered = UiState::load(&file)?;
+    state.layout_mode = remembered.layout;
+    if let (Some(label), Some(browser)) = (&remembered.verdict_source, &mut state.browser) {
+        browser.prefer_source(label);
+    }
+    state.verdict_source = remembered.verdict_source;
     state.ui_state_file = Some(file);
     Ok(())
 }

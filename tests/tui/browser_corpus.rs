@@ -373,3 +373,38 @@ fn the_browser_fills_as_the_corpus_is_indexed() {
     assert_eq!(b.indexing, None, "done");
     assert_eq!(b.selected_episode(), selected, "the selection stays");
 }
+
+#[test]
+fn the_chosen_source_is_remembered_and_taken_again_as_rows_arrive() {
+    let mut state = state();
+    state.ui_state_file = Some(std::path::PathBuf::from("/nonexistent/state.toml"));
+    let first = state.browser.as_ref().unwrap().source_label().unwrap();
+    let effects = press(&mut state, "zJ");
+    let chosen = state.browser.as_ref().unwrap().source_label().unwrap();
+    assert_ne!(chosen, first, "J moved on");
+    let saved: Vec<&String> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::SaveUiState { contents, .. } => Some(contents),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(saved.len(), 1, "{effects:?}");
+    assert!(saved[0].contains(&format!("verdict_source = \"{chosen}\"")), "{}", saved[0]);
+    // A later session remembers it: the rows of a corpus being indexed open on that source.
+    let mut later = AppState::with_browser(
+        Browser::from_rows("generated corpus", vec![], vec![]),
+        Keymap::default(),
+        false,
+    );
+    later.verdict_source = Some(chosen.clone());
+    let all = rows().1.clone();
+    let progress = converse_tui::core::corpus::index::IndexProgress {
+        files_done: all.len(),
+        files_total: all.len(),
+        bytes_done: 0,
+    };
+    let elapsed = std::time::Duration::ZERO;
+    update(&mut later, Action::Indexed { rows: all, errors: vec![], progress, elapsed, done: true });
+    assert_eq!(later.browser.as_ref().unwrap().source_label(), Some(chosen));
+}

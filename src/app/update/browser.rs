@@ -76,7 +76,11 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         Command::SortNext => browser.sort_next(),
         Command::SortReverse => browser.sort_reverse(),
         Command::GroupView => browser.toggle_grouped(),
-        Command::NextSource => browser.next_source(),
+        Command::NextSource => {
+            browser.next_source();
+            state.verdict_source = browser.source_label();
+            state.save_ui_state();
+        }
         Command::Review => {
             browser.open_review();
             let n = browser.review.as_ref().map_or(0, |r| r.items.len());

@@ -1,7 +1,7 @@
 //! Commands on the inspector: stepping, panes, detail, redaction, annotations, the live runner.
 
 use crate::config::keymap::Command;
-use crate::config::ui_state::{LayoutMode, UiState};
+use crate::config::ui_state::LayoutMode;
 use crate::core::episode::EventBody;
 
 use super::super::action::Effect;
@@ -165,10 +165,7 @@ fn toggle_layout(state: &mut AppState) {
         LayoutMode::Transcript => "transcript layout (v: the three panes)".into(),
         LayoutMode::Panes => "three panes (v: the transcript)".into(),
     });
-    if let Some(path) = &state.ui_state_file {
-        let contents = UiState { layout: state.layout_mode }.to_toml();
-        state.effects.push(Effect::SaveUiState { path: path.clone(), contents });
-    }
+    state.save_ui_state();
 }
 
 fn open_prompt(state: &mut AppState, kind: PromptKind) {

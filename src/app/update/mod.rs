@@ -81,6 +81,10 @@ fn dispatch(state: &mut AppState, action: Action) {
             if let Some(browser) = &mut state.browser {
                 browser.add_rows(rows, errors);
                 browser.indexing = (!done).then_some((progress, elapsed));
+                // The source remembered (or chosen meanwhile), once rows that have it arrive.
+                if let Some(label) = &state.verdict_source {
+                    browser.prefer_source(label);
+                }
             }
         }
     }
