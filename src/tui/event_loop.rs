@@ -81,6 +81,8 @@ pub async fn run(
     let size = guard.terminal.size()?;
     // Answers of effects done off the loop (an episode loaded from the browser).
     let (answers_tx, mut answers) = mpsc::channel::<Action>(16);
+    // An answer read past a run of index batches (see `merge_indexed`), handled next.
+    let mut held: Option<Action> = None;
     // No polling: the terminal's events arrive as a stream, and nothing wakes the loop while idle.
     let mut terminal_events = EventStream::new();
     let mut live = runner.map(Live::new);
@@ -138,47 +140,51 @@ pub async fn run(
             last_tick = Instant::now();
         }
         ticking = wants_ticks;
-        let action = tokio::select! {
-            event = terminal_events.next() => match event {
-                Some(Ok(event)) => match route(&state, event) {
-                    Some(action) => action,
-                    None => continue,
-                },
-                Some(Err(_)) | None => break,
-            },
-            Some(action) = answers.recv() => action,
-            loaded = async {
-                match loader.as_mut() {
-                    Some(rx) => rx.recv().await,
-                    None => std::future::pending().await,
-                }
-            } => match loaded {
-                Some(action) => action,
-                None => {
-                    loader = None;
-                    continue;
-                }
-            },
-            Some(from_runner) = async {
-                match live.as_mut() {
-                    Some(l) => tokio::select! {
-                        update = l.updates.recv() => update.map(Action::Runner),
-                        changed = l.gate_changes.changed() => {
-                            changed.ok().map(|()| Action::Gate(*l.gate_changes.borrow_and_update()))
-                        }
+        let action = if let Some(action) = held.take() {
+            action
+        } else {
+            tokio::select! {
+                event = terminal_events.next() => match event {
+                    Some(Ok(event)) => match route(&state, event) {
+                        Some(action) => action,
+                        None => continue,
                     },
-                    None => std::future::pending().await,
+                    Some(Err(_)) | None => break,
+                },
+                Some(action) = answers.recv() => merge_indexed(action, &mut answers, &mut held),
+                loaded = async {
+                    match loader.as_mut() {
+                        Some(rx) => rx.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => match loaded {
+                    Some(action) => action,
+                    None => {
+                        loader = None;
+                        continue;
+                    }
+                },
+                Some(from_runner) = async {
+                    match live.as_mut() {
+                        Some(l) => tokio::select! {
+                            update = l.updates.recv() => update.map(Action::Runner),
+                            changed = l.gate_changes.changed() => {
+                                changed.ok().map(|()| Action::Gate(*l.gate_changes.borrow_and_update()))
+                            }
+                        },
+                        None => std::future::pending().await,
+                    }
+                } => from_runner,
+                _ = ticks.tick(), if ticking => {
+                    let now = Instant::now();
+                    let dt = now - last_tick;
+                    last_tick = now;
+                    Action::Tick(dt)
                 }
-            } => from_runner,
-            _ = ticks.tick(), if ticking => {
-                let now = Instant::now();
-                let dt = now - last_tick;
-                last_tick = now;
-                Action::Tick(dt)
+                // A change waits for the next frame slot.
+                _ = frames.next_frame(), if frames.dirty => continue,
+                _ = stop.recv() => break,
             }
-            // A change waits for the next frame slot.
-            _ = frames.next_frame(), if frames.dirty => continue,
-            _ = stop.recv() => break,
         };
         let runner_update = matches!(action, Action::Runner(_));
         let loaded = matches!(action, Action::Loaded { .. } | Action::LoadEnded { .. });
@@ -235,6 +241,30 @@ fn read_rest(mut load: JournalLoad, origin: String, tx: &mpsc::Sender<Action>) {
         std::thread::sleep(pause);
     }
     let _ = tx.blocking_send(Action::LoadEnded { origin, end: load.finish() });
+}
+
+/// An index batch with the batches already waiting behind it, as one: the browser rebuilds its
+/// list once for them all, so the indexer is not held up by one rebuild per batch. An answer of
+/// another kind read meanwhile is `held` for the next turn of the loop.
+fn merge_indexed(action: Action, answers: &mut mpsc::Receiver<Action>, held: &mut Option<Action>) -> Action {
+    let Action::Indexed { mut rows, mut errors, mut progress, mut elapsed, mut done } = action else {
+        return action;
+    };
+    while !done {
+        match answers.try_recv() {
+            Ok(Action::Indexed { rows: more, errors: more_errors, progress: p, elapsed: e, done: d }) => {
+                rows.extend(more);
+                errors.extend(more_errors);
+                (progress, elapsed, done) = (p, e, d);
+            }
+            Ok(other) => {
+                *held = Some(other);
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    Action::Indexed { rows, errors, progress, elapsed, done }
 }
 
 /// Files indexed per batch the browser shows while the rest is read.
@@ -530,5 +560,39 @@ fn apply(gate: &StepGate, control: RunnerControl) {
         RunnerControl::StepCall => gate.step_call(),
         RunnerControl::StepTurn => gate.step_turn(),
         RunnerControl::Abort => gate.abort(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::corpus::index::IndexProgress;
+
+    fn batch(files_done: usize, errors: &[&str], done: bool) -> Action {
+        Action::Indexed {
+            rows: Vec::new(),
+            errors: errors.iter().map(|e| e.to_string()).collect(),
+            progress: IndexProgress { files_done, files_total: 30, bytes_done: 0 },
+            elapsed: Duration::from_millis(files_done as u64),
+            done,
+        }
+    }
+
+    #[test]
+    fn waiting_index_batches_are_merged_and_another_answer_is_held() {
+        let (tx, mut rx) = mpsc::channel(8);
+        for action in [batch(20, &["b"], false), Action::Problem("p".into()), batch(30, &[], true)] {
+            tx.try_send(action).unwrap();
+        }
+        let mut held = None;
+        let merged = merge_indexed(batch(10, &["a"], false), &mut rx, &mut held);
+        assert_eq!(merged, batch(20, &["a", "b"], false));
+        assert_eq!(held, Some(Action::Problem("p".into())));
+        // The last batch ends the run: nothing after it is read.
+        let mut held = None;
+        tx.try_send(Action::Problem("q".into())).unwrap();
+        assert_eq!(merge_indexed(rx.try_recv().unwrap(), &mut rx, &mut held), batch(30, &[], true));
+        assert_eq!(held, None);
+        assert_eq!(rx.try_recv().unwrap(), Action::Problem("q".into()));
     }
 }
