@@ -88,7 +88,7 @@ impl BrowserEntry {
             Column::Category => text(&r.category.clone().or_else(|| r.attack_type.clone())),
             Column::Attack => text(&r.attack.clone().or_else(|| r.task_id.clone())),
             Column::Turns => r.turns.to_string(),
-            Column::Events => r.events.saturating_sub(1).to_string(),
+            Column::Events => r.events.to_string(),
             Column::Judge(j) => verdict_cell(r.verdicts_of(&judges[j])),
             Column::Path => self.path.clone(),
         }

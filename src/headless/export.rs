@@ -22,7 +22,7 @@ pub use crate::core::export::Format;
 use crate::core::export::{to_html, to_json_lines, to_markdown_with, to_maseval_line_with};
 use crate::core::import::{load_dir, load_path};
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
-use crate::core::sanitize::SafeWriter;
+use crate::core::sanitize::{SafeWriter, single_line};
 use crate::session::episode_tasks::enrich_noting;
 
 /// Exports every episode under `paths` in `format` to `out` (stdout when `None`).
@@ -40,6 +40,63 @@ pub fn export(
 
 /// [`export`] with the stdout stream given, for tests and embedding.
 pub fn export_to(
+    paths: &[PathBuf],
+    format: Format,
+    out: Option<&Path>,
+    redact: bool,
+    tasks: &TaskLookup,
+    stdout: &mut dyn Write,
+) -> anyhow::Result<()> {
+    export_episodes(paths, format, out, redact, tasks, stdout)?;
+    if format == Format::Json {
+        carry_notes(paths, out)?;
+    }
+    Ok(())
+}
+
+/// A JSON export is a journal, which holds no annotations: they go beside it, as the notes file
+/// `FILE.notes.jsonl` of `-o FILE` (the events keep their `seq`, so every note keeps its target).
+/// Exported to stdout, stderr says where they are (issue 23: they were dropped without a word).
+fn carry_notes(paths: &[PathBuf], out: Option<&Path>) -> anyhow::Result<()> {
+    let mut sources = Vec::new();
+    for path in paths {
+        let mut errors = Vec::new();
+        let files = if path.is_dir() {
+            crate::core::import::episode_files(path, &mut errors)
+        } else {
+            vec![path.clone()]
+        };
+        sources.extend(files.iter().map(|f| notes_path(f)).filter(|n| n.is_file()));
+    }
+    if sources.is_empty() {
+        return Ok(());
+    }
+    match out {
+        Some(out) => {
+            let mut records = Vec::new();
+            for source in &sources {
+                records.extend(
+                    std::fs::read(source).with_context(|| format!("{}: cannot read", source.display()))?,
+                );
+            }
+            let target = notes_path(out);
+            crate::core::atomic_file::write_atomic(&target, &records)
+                .with_context(|| format!("{}: cannot write the annotations", target.display()))?;
+        }
+        None => {
+            let names: Vec<String> =
+                sources.iter().map(|s| single_line(&s.to_string_lossy()).into_owned()).collect();
+            writeln!(
+                SafeWriter::new(std::io::stderr()),
+                "note: the annotations are not in the journal: they are in {} (-o FILE writes them beside it)",
+                names.join(", ")
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn export_episodes(
     paths: &[PathBuf],
     format: Format,
     out: Option<&Path>,

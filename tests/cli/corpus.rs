@@ -811,3 +811,20 @@ fn a_maseval_round_trip_keeps_who_judged() {
     assert_eq!(privacy(&imported, "llm"), privacy(&journals, "llm"));
     assert_eq!(journals, imported, "the same summary before and after");
 }
+
+/// Issue 23 item 10: `ls` counts the events as the browser and the inspector's `event k/N` do
+/// (after the header); it counted one more.
+#[test]
+fn ls_counts_events_as_the_browser_and_the_inspector() {
+    let home = tempfile::tempdir().unwrap();
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
+    let out = run_in(home.path(), &["ls", "--json", "--no-cache", file.to_str().unwrap()]);
+    let row: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    let episode = converse_tui::core::import::load_path(&file).unwrap().remove(0);
+    let view = converse_tui::app::view::EpisodeView::new(episode.clone());
+    assert_eq!(row["events"].as_u64(), Some(view.last() as u64), "the inspector's N");
+    let browser = converse_tui::app::browser::Browser::new("one", vec![episode], vec![]);
+    let cell = browser.entries[0].cell(converse_tui::app::browser::Column::Events, &browser.judges);
+    assert_eq!(cell, row["events"].to_string(), "the browser's column");
+}

@@ -32,7 +32,9 @@ pub struct CorpusRow {
     pub repeat: Option<u64>,
     pub retry: Option<u64>,
     pub turns: u32,
-    /// Events, the header and merged sidecar verdicts included.
+    /// Events after the header, merged sidecar verdicts included: the N of the inspector's
+    /// `event k/N`, the same in `ls`, `--where events>…` and the browser (issue 23: `ls` counted
+    /// the header too).
     pub events: usize,
     /// The final say of every verdict source: one per (judge, method, model).
     pub verdicts: Vec<SourceVerdict>,
@@ -160,7 +162,7 @@ impl CorpusRow {
             repeat: number("repetition"),
             retry: number("retry"),
             turns,
-            events: episode.events.len(),
+            events: episode.events.len().saturating_sub(1),
             verdicts,
             parent: header.parent.as_ref().map(|p| p.episode.clone()),
             end: end_reason,
