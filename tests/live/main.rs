@@ -8,6 +8,7 @@ mod hostile_turns;
 mod judge_llm;
 mod llm_client;
 mod llm_deadline;
+mod mcp_server;
 mod rate_limit;
 mod sim_environment;
 mod sim_prompts;

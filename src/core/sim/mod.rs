@@ -8,6 +8,7 @@ pub mod emitter;
 pub mod environment;
 pub mod fork;
 pub mod gate;
+pub mod mcp_server;
 pub mod model_call;
 pub mod prompts;
 pub mod run_error;
