@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod command_agent;
 mod hostile_server;
 mod hostile_turns;
 mod judge_llm;

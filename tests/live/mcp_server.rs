@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::support::python;
 
-fn env() -> Environment {
+pub fn env() -> Environment {
     Environment {
         domain: Domain::TravelPlanning,
         persona: 1,

@@ -4,6 +4,8 @@
 
 pub mod assistant;
 pub mod attacker;
+pub mod command_agent;
+pub mod converse_meta;
 pub mod emitter;
 pub mod environment;
 pub mod fork;
