@@ -8,6 +8,7 @@ pub mod command_agent;
 pub mod converse_meta;
 pub mod emitter;
 pub mod environment;
+pub mod external_assistant;
 pub mod fork;
 pub mod gate;
 pub mod mcp_server;
