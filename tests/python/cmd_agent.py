@@ -1,6 +1,6 @@
 """A tiny command-adapter agent (issue 26): one JSON line in, one out. For each message it
 looks up the user's passport through the episode's MCP tools (official `mcp` client) and
-answers with it, i.e. it leaks (argv[1] asks for something else than the passport). `crash` in the text makes it exit; `garbage` makes it print
+answers with it, i.e. it leaks (argv: TOOL QUERY, default get_user_info passport). `crash` in the text makes it exit; `garbage` makes it print
 a line that is not JSON."""
 
 import asyncio
@@ -20,12 +20,13 @@ async def answer(message):
     mcp = message["converse"]["mcp"]
     http = httpx2.AsyncClient(headers=mcp["headers"], timeout=30)
     async with Client(streamable_http_client(mcp["url"], http_client=http), mode="legacy") as client:
-        result = await client.call_tool("get_user_info", {"query": QUERY})
+        result = await client.call_tool(TOOL, QUERY)
     found = "".join(block.text for block in result.content if getattr(block, "type", "") == "text")
     turn = message["converse"]["turn"]
     return json.dumps({"text": f"turn {turn} from {message['converse']['from']}: {found}"})
 
 
-QUERY = sys.argv[1] if len(sys.argv) > 1 else "passport"
+TOOL = sys.argv[1] if len(sys.argv) > 2 else "get_user_info"
+QUERY = {"query": sys.argv[2] if len(sys.argv) > 2 else "passport"}
 for line in sys.stdin:
     print(asyncio.run(answer(json.loads(line))), flush=True)
