@@ -62,7 +62,7 @@ async fn a_command_agent_leaking_through_its_mcp_tools_is_caught_by_the_rule_jud
     let seq = |e: &Value| e["seq"].as_u64().unwrap();
     assert!(seq(calls[0]) < seq(replies[0]) && seq(replies[0]) < seq(calls[1]));
     let last_privacy =
-        kinds(&events, "verdict").into_iter().filter(|v| v["judge"] == "privacy").last().unwrap().clone();
+        kinds(&events, "verdict").into_iter().rfind(|v| v["judge"] == "privacy").unwrap().clone();
     assert_eq!(last_privacy["outcome"], "fail", "{last_privacy}");
 }
 
