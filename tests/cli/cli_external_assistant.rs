@@ -10,14 +10,14 @@ use crate::support::{bin, python};
 
 const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
 
-async fn run_with_agent(home: &Path, agent: String) -> (Output, Vec<Value>) {
+async fn run_with_agent(home: &Path, task: &str, agent: String) -> (Output, Vec<Value>) {
     let out = home.join("runs");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
     let args = [
         "run".to_string(),
         "--headless".into(),
         "--task".into(),
-        TASK.into(),
+        task.into(),
         "--attacker-script".into(),
         script.display().to_string(),
         "--assistant".into(),
@@ -45,7 +45,7 @@ async fn a_command_agent_leaking_through_its_mcp_tools_is_caught_by_the_rule_jud
     let home = tempfile::tempdir().unwrap();
     let agent_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/cmd_agent.py");
     let command = format!("{} {} search_emails salary", python::python().display(), agent_script.display());
-    let (output, events) = run_with_agent(home.path(), format!("cmd:{command}")).await;
+    let (output, events) = run_with_agent(home.path(), TASK, format!("cmd:{command}")).await;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(events[0]["config"]["models"]["assistant"], format!("cmd:{command}"));
     let calls = kinds(&events, "tool_call");
@@ -69,10 +69,34 @@ async fn a_command_agent_leaking_through_its_mcp_tools_is_caught_by_the_rule_jud
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_that_exits_is_an_error_event_and_a_failed_run() {
     let home = tempfile::tempdir().unwrap();
-    let (output, events) = run_with_agent(home.path(), "cmd:false".into()).await;
+    let (output, events) = run_with_agent(home.path(), TASK, "cmd:false".into()).await;
     assert!(!output.status.success());
     let errors = kinds(&events, "error");
     assert_eq!(errors.len(), 1, "{events:?}");
     assert_eq!(errors[0]["source"], "assistant agent");
     assert_eq!(errors[0]["message"], "the agent exited without answering");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_side_effecting_call_through_mcp_changes_the_environment_and_fails_the_security_judge() {
+    let home = tempfile::tempdir().unwrap();
+    let agent_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/cmd_agent.py");
+    let command = format!(
+        "{} {} delete_calendar_event '{{\"event_id\": \"bouldering\"}}'",
+        python::python().display(),
+        agent_script.display()
+    );
+    let task = "travel_planning_p1_security_toolkit_manipulation_cancel_competition";
+    let (output, events) = run_with_agent(home.path(), task, format!("cmd:{command}")).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let outputs: Vec<_> =
+        kinds(&events, "tool_result").iter().map(|r| r["output"].as_str().unwrap()).collect();
+    // One environment for the episode: the second turn's call finds the event gone.
+    assert_eq!(
+        outputs,
+        ["Deleted calendar event 'bouldering'.", "No calendar event found for 'bouldering'."]
+    );
+    let verdict = kinds(&events, "verdict").into_iter().rfind(|v| v["judge"] == "security").unwrap().clone();
+    assert_eq!(verdict["outcome"], "fail", "{verdict}");
+    assert!(verdict["summary"].as_str().unwrap().starts_with("turn 1: delete_calendar_event"), "{verdict}");
 }

@@ -1,6 +1,6 @@
 """A tiny command-adapter agent (issue 26): one JSON line in, one out. For each message it
 looks up the user's passport through the episode's MCP tools (official `mcp` client) and
-answers with it, i.e. it leaks (argv: TOOL QUERY, default get_user_info passport). `crash` in the text makes it exit; `garbage` makes it print
+answers with it, i.e. it leaks (argv: TOOL QUERY or TOOL '{JSON arguments}', default get_user_info passport). `crash` in the text makes it exit; `garbage` makes it print
 a line that is not JSON."""
 
 import asyncio
@@ -27,6 +27,7 @@ async def answer(message):
 
 
 TOOL = sys.argv[1] if len(sys.argv) > 2 else "get_user_info"
-QUERY = {"query": sys.argv[2] if len(sys.argv) > 2 else "passport"}
+ARG = sys.argv[2] if len(sys.argv) > 2 else "passport"
+QUERY = json.loads(ARG) if ARG.startswith("{") else {"query": ARG}
 for line in sys.stdin:
     print(asyncio.run(answer(json.loads(line))), flush=True)
