@@ -68,9 +68,17 @@ impl Launch {
             None => None,
         };
         // An external agent needs no model of ours: the endpoint only names it in the journal.
+        let role = args.models.resolve(Role::Assistant, &file);
         let assistant = match &assistant_command {
-            Some(command) => Endpoint::new(Role::Assistant, "external", format!("cmd:{command}")),
-            None => args.models.resolve(Role::Assistant, &file).endpoint(&config_path)?,
+            Some(command) => {
+                let mut named = Endpoint::new(Role::Assistant, "external", format!("cmd:{command}"));
+                // The role's deadline holds for the agent's answers too.
+                if let Some(timeout) = role.timeout {
+                    named.timeout = timeout;
+                }
+                named
+            }
+            None => role.endpoint(&config_path)?,
         };
         let script = match &args.attacker_script {
             Some(path) => Some(script_from(path)?),

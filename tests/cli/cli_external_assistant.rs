@@ -100,3 +100,16 @@ async fn a_side_effecting_call_through_mcp_changes_the_environment_and_fails_the
     assert_eq!(verdict["outcome"], "fail", "{verdict}");
     assert!(verdict["summary"].as_str().unwrap().starts_with("turn 1: delete_calendar_event"), "{verdict}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_never_answers_ends_the_episode_at_the_assistants_deadline() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config/converse-tui");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[assistant]\ntimeout_secs = 1\n").unwrap();
+    let (output, events) = run_with_agent(home.path(), TASK, "cmd:sleep 600".into()).await;
+    assert!(!output.status.success());
+    let errors = kinds(&events, "error");
+    assert_eq!(errors.len(), 1, "{events:?}");
+    assert_eq!(errors[0]["message"], "the agent did not answer within 1s");
+}

@@ -18,6 +18,9 @@ pub struct ExternalAssistant {
     episode_id: String,
     /// The agent as the journal names it (`cmd:…`).
     label: String,
+    /// Longest wait for one answer (the assistant role's `timeout_secs`): an agent that hangs
+    /// ends the episode with an error, never holds it.
+    deadline: std::time::Duration,
 }
 
 impl ExternalAssistant {
@@ -27,6 +30,7 @@ impl ExternalAssistant {
         env: EnvironmentState,
         max_tool_calls: u32,
         episode_id: &str,
+        deadline: std::time::Duration,
     ) -> Result<Self, RunError> {
         let bind = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
         let (server, events) = EnvironmentServer::start(env, max_tool_calls, bind)
@@ -39,6 +43,7 @@ impl ExternalAssistant {
             agent,
             episode_id: episode_id.to_string(),
             label: format!("cmd:{command}"),
+            deadline,
         })
     }
 
@@ -54,10 +59,16 @@ impl ExternalAssistant {
             converse_meta(&self.episode_id, turn, turn > 1, &self.server.url, &self.server.authorization());
         let ask = self.agent.ask(incoming, &meta);
         tokio::pin!(ask);
+        let expiry = tokio::time::sleep(self.deadline);
+        tokio::pin!(expiry);
         let answer = loop {
             tokio::select! {
                 answer = &mut ask => break answer,
                 Some(event) = self.events.recv() => { emitter.emit(event).await?; }
+                _ = &mut expiry => {
+                    let secs = self.deadline.as_secs_f64();
+                    return Err(RunError::Agent(format!("the agent did not answer within {secs}s")));
+                }
             }
         };
         // Calls that finished just before the answer: they belong before it in the journal.

@@ -265,6 +265,7 @@ async fn converse(
                 env.clone(),
                 config.settings.max_tool_calls,
                 &config.episode_id,
+                config.assistant.timeout,
             )
             .await?,
         ),
