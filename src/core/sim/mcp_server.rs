@@ -125,7 +125,15 @@ type Service = StreamableHttpService<Tools, LocalSessionManager>;
 async fn accept_loop(listener: tokio::net::TcpListener, service: Service, expected: String) {
     let expected = Arc::new(expected);
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors and the like: wait rather than spin on the same error.
+                tracing::warn!(error = %e, "the MCP server could not accept a connection");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
         let service = service.clone();
         let expected = expected.clone();
         tokio::spawn(async move {
