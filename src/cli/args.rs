@@ -423,6 +423,9 @@ pub struct EpisodeSettings {
     /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
     #[arg(long, value_name = "FILE")]
     pub assistant_prompt: Option<PathBuf>,
+    /// Your own agent as the assistant: `cmd:COMMAND` (JSON lines on stdio; tools over MCP).
+    #[arg(long, value_name = "AGENT")]
+    pub assistant: Option<String>,
     #[command(flatten)]
     pub flags: crate::session::SettingFlags,
 }

@@ -73,6 +73,7 @@ pub(super) fn run_args(s: args::EpisodeSettings, source: TaskSelection, models: 
         models,
         attacker_script: s.attacker_script,
         assistant_prompt: s.assistant_prompt,
+        assistant: s.assistant,
         settings: s.flags,
         ..RunArgs::default()
     }

@@ -28,6 +28,8 @@ pub struct RunArgs {
     /// Replay the attacker messages of this episode instead of an attacker model.
     pub attacker_script: Option<PathBuf>,
     pub assistant_prompt: Option<PathBuf>,
+    /// An external assistant: `cmd:COMMAND LINE` (issue 26).
+    pub assistant: Option<String>,
     /// Limits, sampling and pacing given on the command line (the config file fills the rest).
     pub settings: SettingFlags,
     /// Where journals go (default: the data dir's `episodes/`).
@@ -44,6 +46,8 @@ pub struct Launch {
     judge: Option<Endpoint>,
     script: Option<Script>,
     assistant_prompt: Option<(PathBuf, String)>,
+    /// The external assistant's command line, when an agent of the user's plays the assistant.
+    assistant_command: Option<String>,
     /// Every episode's settings, resolved once.
     pub settings: EpisodeSettings,
     pub out: PathBuf,
@@ -56,7 +60,26 @@ impl Launch {
         let file = ConfigFile::load(&config_path)?;
         let settings = args.settings.resolve(&file.run)?;
         let loaded = super::tasks::load(&args.source, paths)?;
-        let assistant = args.models.resolve(Role::Assistant, &file).endpoint(&config_path)?;
+        let assistant_command = match args.assistant.as_deref() {
+            Some(spec) => match spec.strip_prefix("cmd:") {
+                Some(command) if !command.trim().is_empty() => Some(command.to_string()),
+                _ => bail!("--assistant {spec:?}: expected cmd:COMMAND (A2A agents are not supported yet)"),
+            },
+            None => None,
+        };
+        // An external agent needs no model of ours: the endpoint only names it in the journal.
+        let role = args.models.resolve(Role::Assistant, &file);
+        let assistant = match &assistant_command {
+            Some(command) => {
+                let mut named = Endpoint::new(Role::Assistant, "external", format!("cmd:{command}"));
+                // The role's deadline holds for the agent's answers too.
+                if let Some(timeout) = role.timeout {
+                    named.timeout = timeout;
+                }
+                named
+            }
+            None => role.endpoint(&config_path)?,
+        };
         let script = match &args.attacker_script {
             Some(path) => Some(script_from(path)?),
             None => None,
@@ -89,6 +112,7 @@ impl Launch {
             judge,
             script,
             assistant_prompt,
+            assistant_command,
             settings,
             out: args.out.clone().unwrap_or_else(|| paths.episodes_dir.clone()),
             client: LlmClient::new().context("cannot set up the HTTP client")?,
@@ -166,6 +190,7 @@ impl Launch {
             journal_path,
             assistant: self.assistant.clone(),
             assistant_prompt,
+            assistant_command: self.assistant_command.clone(),
             attacker,
             attacker_model: match (start.human, &self.script, &self.attacker) {
                 (false, None, Ok(endpoint)) => Some(endpoint.model.clone()),

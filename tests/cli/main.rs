@@ -4,6 +4,7 @@
 mod support;
 
 mod batch;
+mod cli_external_assistant;
 mod cli_judge;
 mod cli_run;
 mod cluster_slurm;

