@@ -409,7 +409,7 @@ async fn carry_out(
             Some(switch_to(live, started, &id).await)
         }
         Effect::Fork { task_id, resume, human, beside } => {
-            let start = Start { human, resume: Some(resume), journal_dir: beside };
+            let start = Start { human, resume: Some(resume), journal_dir: beside, ..Start::default() };
             let started = launcher.as_mut().map(|launch| launch(&task_id, start));
             Some(switch_to(live, started, &task_id).await)
         }
