@@ -41,7 +41,8 @@ pub enum Command {
     },
     /// Two episodes side by side, turn by turn: where they diverge, and their verdicts per turn.
     Compare {
-        /// The first episode (a file of any supported format holding one episode).
+        /// The first episode (a file of any supported format holding one episode, or an attack
+        /// case: the episode it was made from).
         a: PathBuf,
         /// The second episode.
         b: PathBuf,

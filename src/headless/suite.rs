@@ -5,14 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use crate::core::corpus::index::episode_files_of;
 use crate::core::corpus::index_cached;
 use crate::core::dataset::Task;
 use crate::core::sanitize::single_line;
 use crate::core::suite::from_episode::case_of;
-use crate::core::suite::{Case, CaseFile, Continuation, read_suite};
+use crate::core::suite::store::{Added, Suite, describe};
+use crate::core::suite::{CaseFile, Continuation, read_suite};
 
 use super::text_table::Table;
 
@@ -43,11 +42,7 @@ pub fn add(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<AddReport> {
-    std::fs::create_dir_all(&args.suite)
-        .with_context(|| format!("{}: cannot create the suite directory", args.suite.display()))?;
-    let existing = read_suite(&args.suite)?;
-    let mut known: HashMap<String, String> =
-        existing.iter().map(|c| (c.case.fingerprint(), c.id.clone())).collect();
+    let mut suite = Suite::open(&args.suite)?;
     let tasks: HashMap<&str, &Task> = tasks.iter().map(|t| (t.id.as_str(), t)).collect();
     let mut report = AddReport::default();
     let (sources, problems) = sources(args)?;
@@ -81,20 +76,18 @@ pub fn add(
                 case.continuation = Continuation::Live;
                 case.attacker_model = args.attacker_model.clone();
             }
-            let fingerprint = case.fingerprint();
-            if let Some(same) = known.get(&fingerprint) {
-                writeln!(
-                    err,
-                    "duplicate: {shown} ({}) is the attack of case {same}",
-                    single_line(episode.id())
-                )?;
-                report.duplicates += 1;
-                continue;
+            match suite.add(&case)? {
+                Added::New(id) => writeln!(out, "added {id}: {}", describe(&case))?,
+                Added::Duplicate(same) => {
+                    writeln!(
+                        err,
+                        "duplicate: {shown} ({}) is the attack of case {same}",
+                        single_line(episode.id())
+                    )?;
+                    report.duplicates += 1;
+                    continue;
+                }
             }
-            let id = case_id(&case.task, &fingerprint);
-            write_new(&args.suite.join(format!("{id}.toml")), &case)?;
-            writeln!(out, "added {id}: {} turns, expect {}", case.turns.len(), expect_text(&case))?;
-            known.insert(fingerprint, id);
             report.added += 1;
         }
     }
@@ -128,26 +121,6 @@ fn sources(args: &AddArgs) -> anyhow::Result<Sources> {
     }
     let problems = corpus.errors.iter().map(ToString::to_string).collect();
     Ok((by_file.into_iter().map(|(f, ids)| (f, Some(ids))).collect(), problems))
-}
-
-/// `<task>-<fingerprint>`, with characters a file name should not hold replaced.
-fn case_id(task: &str, fingerprint: &str) -> String {
-    let safe: String =
-        task.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-    format!("{safe}-{}", &fingerprint[..8.min(fingerprint.len())])
-}
-
-/// Writes a new case file atomically; an existing file is never replaced.
-fn write_new(path: &Path, case: &Case) -> anyhow::Result<()> {
-    if path.exists() {
-        anyhow::bail!("{}: already exists; not replaced", path.display());
-    }
-    crate::core::atomic_file::write_atomic(path, case.to_toml()?.as_bytes())
-        .with_context(|| format!("{}: cannot write", path.display()))
-}
-
-fn expect_text(case: &Case) -> String {
-    case.expect.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// `suite ls`: one line per case (or one JSON object with `json`).
@@ -190,7 +163,7 @@ fn ls_row(c: &CaseFile) -> Vec<String> {
         c.case.task.clone(),
         c.case.turns.len().to_string(),
         continuation,
-        expect_text(&c.case),
+        c.case.expect.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
         origin,
     ]
 }

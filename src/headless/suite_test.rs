@@ -73,6 +73,13 @@ pub async fn test(
     if batch.stopped {
         writeln!(err, "stopped: the cases not run are undecided; `--resume` runs the rest")?;
     }
+    for case in report.cases.iter().filter(|c| c.verdict != Verdict::Pass) {
+        if let (Some(file), Some(run)) =
+            (cases.iter().find(|f| f.id == case.case), case.runs.iter().find(|r| r.verdict != Verdict::Pass))
+        {
+            writeln!(err, "compare: converse-tui compare {} {}", file.path.display(), run.journal.display())?;
+        }
+    }
     if args.json {
         for case in &report.cases {
             writeln!(out, "{}", crate::core::safe_json::to_string(case)?)?;

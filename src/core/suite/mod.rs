@@ -4,6 +4,7 @@ pub mod case;
 pub mod expectation;
 pub mod from_episode;
 pub mod outcome;
+pub mod store;
 
 pub use case::{Case, CaseFile, Continuation, Origin, read_suite};
 pub use expectation::{Check, Expectation, check};

@@ -121,11 +121,12 @@ pub fn first_problem(case: &CaseResult) -> Option<String> {
         return Some(format!("run {}: {error}", run.repeat));
     }
     run.checks.iter().find_map(|(e, k)| match k {
-        Check::Broken { turn, words, why, .. } => Some(format!(
-            "{e} broken: {why}{}{}",
-            turn.map(|t| format!(" at turn {t}")).unwrap_or_default(),
-            words.as_ref().map(|w| format!(": \"{w}\"")).unwrap_or_default()
-        )),
+        Check::Broken { by, turn, words, why } => {
+            let at = turn.map(|t| format!(" at turn {t}")).unwrap_or_default();
+            // The words say it; without them, the judge's own account does.
+            let shown = words.as_ref().map_or_else(|| format!(" ({why})"), |w| format!(": \"{w}\""));
+            Some(format!("{e} broken by {by}{at}{shown}"))
+        }
         Check::Undecided { why } => Some(format!("{e} undecided: {why}")),
         Check::Held { .. } => None,
     })
