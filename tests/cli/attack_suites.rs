@@ -283,3 +283,12 @@ async fn a_dry_run_lists_the_runs_and_an_empty_suite_is_an_error() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn suite_ls_lists_case_task_turns_expectations_and_origin() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/attack-suite/suite");
+    let output = run(home.path(), &["suite", "ls", &suite.display().to_string()]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    insta::assert_snapshot!("suite_ls", stdout(&output));
+}
