@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::config::Paths;
-use crate::config::settings::{ConfigFile, ModelFlags};
+use crate::config::settings::{ConfigFile, EffectiveRole, ModelFlags};
 use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
@@ -44,6 +44,8 @@ pub struct Launch {
     pub source: String,
     assistant: Endpoint,
     attacker: Result<Endpoint, String>,
+    /// The attacker's role with its model left open: an attack case may name the model.
+    attacker_role: (EffectiveRole, PathBuf),
     judge: Option<Endpoint>,
     script: Option<Script>,
     assistant_prompt: Option<(PathBuf, String)>,
@@ -86,8 +88,8 @@ impl Launch {
             None => None,
         };
         // Needed only when a model plays the attacker: checked when an episode starts.
-        let attacker =
-            args.models.resolve(Role::Attacker, &file).endpoint(&config_path).map_err(|e| e.to_string());
+        let attacker_role = args.models.resolve(Role::Attacker, &file);
+        let attacker = attacker_role.endpoint(&config_path).map_err(|e| e.to_string());
         // LLM judges only when a judge model is named; rule judges always run.
         let judge_role = args.models.resolve(Role::Judge, &file);
         let judge = match &judge_role.model {
@@ -110,6 +112,7 @@ impl Launch {
             source: loaded.source.to_string(),
             assistant,
             attacker,
+            attacker_role: (attacker_role, config_path.clone()),
             judge,
             script,
             assistant_prompt,
@@ -272,16 +275,20 @@ impl Launch {
     /// The model that plays on once a live case's run leaves its recording: the launcher's
     /// attacker endpoint, with the case's model when it names one.
     fn live_attacker(&self, recorded: &RecordedAttack) -> anyhow::Result<LlmAttacker> {
-        let mut endpoint = match &self.attacker {
-            Ok(endpoint) => endpoint.clone(),
+        let endpoint = match &recorded.attacker_model {
+            Some(model) => {
+                let (role, config_path) = &self.attacker_role;
+                let role = EffectiveRole { model: Some(model.clone()), ..role.clone() };
+                role.endpoint(config_path).map_err(|e| e.to_string())
+            }
+            None => self.attacker.clone(),
+        };
+        match endpoint {
+            Ok(endpoint) => Ok(LlmAttacker { endpoint, params: self.settings.params() }),
             Err(problem) => {
                 bail!("{}: continue = \"live\" needs an attacker model: {problem}", recorded.source)
             }
-        };
-        if let Some(model) = &recorded.attacker_model {
-            endpoint.model = model.clone();
         }
-        Ok(LlmAttacker { endpoint, params: self.settings.params() })
     }
 
     /// A warning when the attacker script was recorded for another task than `task_id`.
