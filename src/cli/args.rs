@@ -393,6 +393,7 @@ pub enum SuiteCommand {
     },
     /// One line per case: task, turns, how it goes on, what must hold, where it came from.
     Ls {
+        /// The suite directory.
         suite: PathBuf,
         /// One JSON object per case.
         #[arg(long)]
