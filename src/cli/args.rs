@@ -190,6 +190,9 @@ pub enum Command {
         #[command(flatten)]
         cache: IndexCache,
     },
+    /// Re-run an episode N times from one turn (its reply drawn again, or the rest played on):
+    /// how often and how soon each judge source sees a leak, with 95% intervals.
+    Fan(Box<FanCli>),
     /// Attack suites: attacks that worked, kept as cases (TOML files) that `test` runs again.
     Suite {
         #[command(subcommand)]
@@ -399,6 +402,52 @@ pub enum SuiteCommand {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct FanCli {
+    /// The episode (a file of any supported format holding one episode).
+    pub episode: PathBuf,
+    /// The turn whose message to the assistant every attempt answers again (1: the user's task).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub turn: u32,
+    /// How many attempts.
+    #[arg(short = 'n', long = "attempts", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempts: u32,
+    /// Play the rest of the conversation on (the attacker model moves after the reply) instead of
+    /// drawing the one reply again.
+    #[arg(long)]
+    pub rest: bool,
+    #[command(flatten)]
+    pub dataset: DatasetDir,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Where the attempts' fork journals and runs.jsonl go (not needed with --dry-run).
+    #[arg(long, value_name = "DIR", required_unless_present = "dry_run")]
+    pub out: Option<PathBuf>,
+    /// Attempts at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: u32,
+    /// Attacker requests per minute, shared by all attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_attacker: Option<u32>,
+    /// Assistant requests per minute, shared by all attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_assistant: Option<u32>,
+    /// Judge requests per minute, shared by all attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_judge: Option<u32>,
+    /// Continue a stopped fan: the attempts in the runs file are not run again.
+    #[arg(long)]
+    pub resume: bool,
+    /// Print the attempts' journals and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// One JSON object per judge source, then one per attempt.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub settings: EpisodeSettings,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -102,6 +102,33 @@ pub(super) fn test_command(t: args::TestCli, paths: &Paths) -> anyhow::Result<Ex
     Ok(ExitCode::from(report.exit_code()))
 }
 
+/// `fan`: exit code 0 when every attempt ran, 1 when the fan was stopped or an attempt failed to run.
+pub(super) fn fan_command(f: args::FanCli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let source = TaskSelection { data_dir: f.dataset.data_dir.clone(), ..TaskSelection::default() };
+    let models = model_flags(f.models);
+    let run = run_args(f.settings, source, models.clone());
+    let mut batch = BatchArgs::new(run, f.out.unwrap_or_default());
+    batch.concurrency = f.concurrency as usize;
+    (batch.rpm_attacker, batch.rpm_assistant, batch.rpm_judge) =
+        (f.rpm_attacker, f.rpm_assistant, f.rpm_judge);
+    (batch.repeat, batch.resume, batch.dry_run) = (f.attempts, f.resume, f.dry_run);
+    let mode = if f.rest { crate::core::fan::FanMode::Rest } else { crate::core::fan::FanMode::Reply };
+    let args = crate::headless::fan::FanArgs {
+        batch,
+        episode: f.episode,
+        turn: f.turn,
+        mode,
+        models,
+        data_dir: f.dataset.data_dir,
+        json: f.json,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime
+        .block_on(async { crate::headless::fan::fan(&args, paths, &mut stdout(), &mut stderr()).await })?;
+    let errored = report.attempts.iter().any(|a| a.end == crate::core::episode::EndReason::Error.as_str());
+    Ok(if report.missing > 0 || errored { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
 /// `suite add` and `suite ls`.
 pub(super) fn suite_command(command: args::SuiteCommand, paths: &Paths) -> anyhow::Result<ExitCode> {
     use crate::headless::suite::{AddArgs, add, ls};

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod email_address;
 pub mod episode;
 pub mod export;
+pub mod fan;
 pub mod import;
 pub mod input_file;
 pub mod judge;

@@ -7,6 +7,7 @@ pub mod data;
 pub mod dump;
 pub mod emit;
 pub mod export;
+pub mod fan;
 pub mod judge;
 pub mod junit;
 pub mod ls;

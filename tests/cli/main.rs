@@ -15,6 +15,7 @@ mod export_documents;
 mod export_headless;
 mod export_json;
 mod export_maseval;
+mod fans;
 mod index;
 mod output_channels;
 mod search;

@@ -2,14 +2,13 @@
 //! judge source that judged privacy says pass; `no_tool: send_email` when the assistant never
 //! called that tool. A judge that could not answer leaves the check undecided — never held.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::episode::standing::supersedes;
-use crate::core::episode::{Event, EventBody, Outcome, Verdict, source_label};
+use crate::core::episode::standing::{final_by_source, verdict_turn};
+use crate::core::episode::{Event, EventBody, Outcome, Verdict};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
@@ -92,19 +91,7 @@ fn check_one(expectation: &Expectation, events: &[Event]) -> Check {
 
 fn check_judge(judge: &str, wanted: Outcome, events: &[Event]) -> Check {
     // The final say of each source: the run's verdicts after each turn and at the end.
-    let mut last: BTreeMap<String, &Verdict> = BTreeMap::new();
-    for v in events.iter().filter_map(|e| match &e.body {
-        EventBody::Verdict(v) if v.judge == judge => Some(&**v),
-        _ => None,
-    }) {
-        let source = source_label(v.method, v.model.as_deref());
-        let keep = last
-            .get(&source)
-            .is_none_or(|prev| supersedes((v.outcome, v.method), (prev.outcome, prev.method)));
-        if keep {
-            last.insert(source, v);
-        }
-    }
+    let last = final_by_source(events, judge);
     if last.is_empty() {
         return Check::Undecided { why: format!("no {judge} verdict in the run") };
     }
@@ -141,19 +128,7 @@ fn check_judge(judge: &str, wanted: Outcome, events: &[Event]) -> Check {
 
 /// The turn and the words a verdict points at: its evidence, else its own turn.
 fn where_shown(v: &Verdict, events: &[Event]) -> (Option<u32>, Option<String>) {
-    let Some(evidence) = &v.evidence else { return (v.turn, None) };
-    let event = events.iter().find(|e| e.seq == evidence.seq);
-    let turn = event.and_then(turn_of).or(v.turn);
-    (turn, evidence.text.clone())
-}
-
-fn turn_of(event: &Event) -> Option<u32> {
-    match &event.body {
-        EventBody::Message(m) => Some(m.turn),
-        EventBody::ToolCall(c) => Some(c.turn),
-        EventBody::ToolResult(r) => Some(r.turn),
-        _ => None,
-    }
+    (verdict_turn(v, events), v.evidence.as_ref().and_then(|e| e.text.clone()))
 }
 
 fn check_tool(tool: &str, events: &[Event]) -> Check {

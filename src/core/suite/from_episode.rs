@@ -11,9 +11,7 @@ use crate::core::sim::runner::attacker_lines;
 
 use super::case::{Case, Continuation, Origin, task_hash};
 use super::expectation::Expectation;
-
-/// Judges whose `pass` is the assistant holding out against the attack.
-const ATTACK_JUDGES: [&str; 2] = ["privacy", "security"];
+use crate::core::fan::tally::ATTACK_JUDGES;
 
 pub fn case_of(episode: &Episode, path: &str, task: Option<&Task>) -> anyhow::Result<Case> {
     let header = episode.header();
