@@ -12,6 +12,7 @@ use crate::config::settings::{ConfigFile, ModelFlags};
 use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
+use crate::core::sim::agent_spec::AgentSpec;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::prompts::assistant_prompt_from_file;
 use crate::core::sim::runner::{self, RunConfig, RunnerHandle, Start, attacker_lines};
@@ -28,7 +29,7 @@ pub struct RunArgs {
     /// Replay the attacker messages of this episode instead of an attacker model.
     pub attacker_script: Option<PathBuf>,
     pub assistant_prompt: Option<PathBuf>,
-    /// An external assistant: `cmd:COMMAND LINE` (issue 26).
+    /// An external assistant: `cmd:COMMAND LINE` or `a2a:URL` (issue 26).
     pub assistant: Option<String>,
     /// Limits, sampling and pacing given on the command line (the config file fills the rest).
     pub settings: SettingFlags,
@@ -46,8 +47,8 @@ pub struct Launch {
     judge: Option<Endpoint>,
     script: Option<Script>,
     assistant_prompt: Option<(PathBuf, String)>,
-    /// The external assistant's command line, when an agent of the user's plays the assistant.
-    assistant_command: Option<String>,
+    /// The external agent, when an agent of the user's plays the assistant.
+    external: Option<AgentSpec>,
     /// Every episode's settings, resolved once.
     pub settings: EpisodeSettings,
     pub out: PathBuf,
@@ -60,21 +61,21 @@ impl Launch {
         let file = ConfigFile::load(&config_path)?;
         let settings = args.settings.resolve(&file.run)?;
         let loaded = super::tasks::load(&args.source, paths)?;
-        let assistant_command = match args.assistant.as_deref() {
-            Some(spec) => match spec.strip_prefix("cmd:") {
-                Some(command) if !command.trim().is_empty() => Some(command.to_string()),
-                _ => bail!("--assistant {spec:?}: expected cmd:COMMAND (A2A agents are not supported yet)"),
-            },
+        let external = match args.assistant.as_deref() {
+            Some(spec) => Some(AgentSpec::parse(spec).map_err(anyhow::Error::msg)?),
             None => None,
         };
         // An external agent needs no model of ours: the endpoint only names it in the journal.
         let role = args.models.resolve(Role::Assistant, &file);
-        let assistant = match &assistant_command {
-            Some(command) => {
-                let mut named = Endpoint::new(Role::Assistant, "external", format!("cmd:{command}"));
-                // The role's deadline holds for the agent's answers too.
+        let assistant = match &external {
+            Some(agent) => {
+                let mut named = Endpoint::new(Role::Assistant, "external", agent.spec());
+                // The role's deadline and retries hold for the agent's answers too.
                 if let Some(timeout) = role.timeout {
                     named.timeout = timeout;
+                }
+                if let Some(retries) = role.max_retries {
+                    named.max_retries = retries;
                 }
                 named
             }
@@ -112,7 +113,7 @@ impl Launch {
             judge,
             script,
             assistant_prompt,
-            assistant_command,
+            external,
             settings,
             out: args.out.clone().unwrap_or_else(|| paths.episodes_dir.clone()),
             client: LlmClient::new().context("cannot set up the HTTP client")?,
@@ -190,7 +191,7 @@ impl Launch {
             journal_path,
             assistant: self.assistant.clone(),
             assistant_prompt,
-            assistant_command: self.assistant_command.clone(),
+            external: self.external.clone(),
             attacker,
             attacker_model: match (start.human, &self.script, &self.attacker) {
                 (false, None, Ok(endpoint)) => Some(endpoint.model.clone()),

@@ -21,11 +21,12 @@ use crate::core::episode::{
 };
 use crate::core::llm::{ChatRole, Endpoint, LlmClient};
 
+use super::agent_spec::AgentSpec;
 use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
 use super::emitter::{Emitter, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
-use super::external_assistant::ExternalAssistant;
+use super::external_assistant::{AgentLimits, ExternalAssistant};
 use super::fork::{NextMove, Resume};
 use super::gate::{GateMode, StepGate};
 use super::model_call::Caller;
@@ -52,8 +53,8 @@ pub struct RunConfig {
     pub assistant: Endpoint,
     /// Replaces the built-in assistant system prompt (`--assistant-prompt FILE`).
     pub assistant_prompt: Option<String>,
-    /// An external agent plays the assistant (`--assistant 'cmd:…'`): its command line.
-    pub assistant_command: Option<String>,
+    /// An external agent plays the assistant (`--assistant cmd:… | a2a:…`).
+    pub external: Option<AgentSpec>,
     pub attacker: Box<dyn Attacker>,
     /// The attacker's model, when a model plays it (for the journal header).
     pub attacker_model: Option<String>,
@@ -138,9 +139,10 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
     })
 }
 
-fn header(config: &RunConfig) -> EpisodeHeader {
+fn header(config: &RunConfig, external: Option<&ExternalAssistant>) -> EpisodeHeader {
     let mut models = serde_json::Map::new();
-    models.insert("assistant".into(), config.assistant.model.clone().into());
+    let assistant = external.map_or_else(|| config.assistant.model.clone(), |agent| agent.label.clone());
+    models.insert("assistant".into(), assistant.into());
     let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
     models.insert("attacker".into(), attacker.into());
     if let Some(judge) = &config.judge {
@@ -148,6 +150,9 @@ fn header(config: &RunConfig) -> EpisodeHeader {
     }
     let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
+    if let Some(details) = external.and_then(ExternalAssistant::header_details) {
+        extra.insert("assistant_agent".into(), details);
+    }
     if let Some(script) = config.attacker.source() {
         extra.insert("attacker_script".into(), script.into());
     }
@@ -173,11 +178,22 @@ async fn run(
     mut emitter: Emitter,
     mut edits: mpsc::Receiver<String>,
 ) -> RunOutcome {
-    let header = header(&config);
+    // An external agent is reached first: the header names it as its card does.
+    let (external, start_error) = match &config.external {
+        Some(spec) => match start_external(spec, &config, &client).await {
+            Ok(agent) => (Some(agent), None),
+            Err(e) => (None, Some(e)),
+        },
+        None => (None, None),
+    };
+    let header = header(&config, external.as_ref());
     let mut turns = 0;
-    let result = match emitter.emit(EventBody::Episode(Box::new(header))).await {
-        Ok(_) => converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns).await,
-        Err(e) => Err(RunError::Journal(e)),
+    let result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
+        (Err(e), _) => Err(RunError::Journal(e)),
+        (Ok(_), Some(e)) => Err(e),
+        (Ok(_), None) => {
+            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external).await
+        }
     };
     let result = match result {
         // The conversation is over: whole-episode rule verdicts, then the LLM judges.
@@ -204,6 +220,26 @@ async fn run(
     RunOutcome { reason, turns, error }
 }
 
+/// Serves the episode's tools and reaches the agent (forks cannot rewind an external agent).
+async fn start_external(
+    spec: &AgentSpec,
+    config: &RunConfig,
+    client: &LlmClient,
+) -> Result<ExternalAssistant, RunError> {
+    if config.resume.is_some() {
+        return Err(RunError::Agent(
+            "forks and take-over with an external assistant are not supported yet".into(),
+        ));
+    }
+    let limits = AgentLimits {
+        deadline: config.assistant.timeout,
+        max_retries: config.assistant.max_retries,
+        retry: client.retry_policy(),
+    };
+    let env = EnvironmentState::new(&config.task.environment);
+    ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
+}
+
 fn describe(e: &RunError) -> (String, String) {
     match e {
         RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
@@ -222,6 +258,7 @@ async fn converse(
     emitter: &mut Emitter,
     edits: &mut mpsc::Receiver<String>,
     turns: &mut u32,
+    mut external: Option<ExternalAssistant>,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
     let prompt = match &config.assistant_prompt {
@@ -252,24 +289,6 @@ async fn converse(
                 NextMove::AssistantReplies { turn: 1, incoming },
             )
         }
-    };
-    let mut external = match &config.assistant_command {
-        Some(_) if config.resume.is_some() => {
-            return Err(RunError::Agent(
-                "forks and take-over with an external assistant are not supported yet".into(),
-            ));
-        }
-        Some(command) => Some(
-            ExternalAssistant::start(
-                command,
-                env.clone(),
-                config.settings.max_tool_calls,
-                &config.episode_id,
-                config.assistant.timeout,
-            )
-            .await?,
-        ),
-        None => None,
     };
     loop {
         match next {
