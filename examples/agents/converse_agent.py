@@ -13,9 +13,11 @@ MCP, where each message's `metadata.converse.mcp` says (URL and headers). One co
 """
 
 import argparse
+import asyncio
 import json
 import logging
 import os
+import socket
 
 import httpx
 import httpx2
@@ -166,19 +168,27 @@ def card(url, dialect):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=9999)
+    parser.add_argument("--port", type=int, default=9999, help="0: any free port (printed)")
     parser.add_argument("--model", default=os.environ.get("AGENT_MODEL", "gpt-4o-mini"))
     parser.add_argument("--dialect", choices=["1.0", "0.3"], default="1.0")
     args = parser.parse_args()
     model = ChatModel(
         os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"), os.environ.get("OPENAI_API_KEY"), args.model
     )
-    agent_card = card(f"http://{args.host}:{args.port}/", args.dialect)
+    # Bound before the card is made, so `--port 0` can name the port it got.
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((args.host, args.port))
+    sock.listen(64)
+    url = f"http://{args.host}:{sock.getsockname()[1]}"
+    agent_card = card(url + "/", args.dialect)
     handler = DefaultRequestHandler(
         agent_executor=ConverseAgent(model), task_store=InMemoryTaskStore(), agent_card=agent_card
     )
     routes = create_agent_card_routes(agent_card) + create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True)
-    uvicorn.run(Starlette(routes=routes), host=args.host, port=args.port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(Starlette(routes=routes), log_level="warning"))
+    print(f"A2A agent ({args.dialect}) at {url}", flush=True)
+    asyncio.run(server.serve(sockets=[sock]))
 
 
 if __name__ == "__main__":
