@@ -98,3 +98,40 @@ async fn a_model_failure_inside_the_agent_is_a_failed_task_and_an_error_event() 
     let message = errors[0]["message"].as_str().unwrap();
     assert!(message.starts_with("the agent's task ended failed: agent error:"), "{message}");
 }
+
+/// A home whose config gives the assistant role a 1 s deadline and no retries.
+fn quick_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config/converse-tui");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "[assistant]\ntimeout_secs = 1\nmax_retries = 0\n").unwrap();
+    home
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_hangs_ends_the_episode_at_the_deadline_and_one_not_there_is_a_one_line_failure() {
+    let home = quick_home();
+    // A fake agent: its card, then a message it never answers.
+    let fake = OpenAiServer::start(Vec::new()).await;
+    fake.push(Reply::json(serde_json::json!({"name": "stuck", "url": format!("{}/", fake.root_url())})));
+    fake.push(Reply::hang());
+    let (output, events) = run_with_agent(home.path(), TASK, format!("a2a:{}", fake.root_url())).await;
+    assert!(!output.status.success());
+    let errors = kinds(&events, "error");
+    assert_eq!(errors.len(), 1, "{events:?}");
+    assert_eq!(errors[0]["message"], "the agent did not answer within 1s");
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let home = quick_home();
+    let (output, events) = run_with_agent(home.path(), TASK, format!("a2a:http://127.0.0.1:{port}")).await;
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let failure = stderr.lines().last().unwrap();
+    assert!(
+        failure.starts_with(&format!(
+            "converse-tui: cannot read the agent card http://127.0.0.1:{port}/.well-known/agent-card.json: "
+        )),
+        "{stderr}"
+    );
+    assert_eq!(events[0]["config"]["models"]["assistant"], format!("a2a:http://127.0.0.1:{port}"));
+}

@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod a2a_client;
 mod command_agent;
 mod hostile_server;
 mod hostile_turns;

@@ -167,10 +167,17 @@ async fn authorized(
         *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
         return response;
     }
-    match tower_service::Service::call(service, request).await {
+    let ends_session = request.method() == hyper::Method::DELETE;
+    let mut response = match tower_service::Service::call(service, request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    };
+    // rmcp answers a session's DELETE with 202; the official clients expect 200 or 204 and
+    // warn on anything else ("Session termination failed: 202").
+    if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
+        *response.status_mut() = hyper::StatusCode::NO_CONTENT;
     }
+    response
 }
 
 /// The MCP handler: lists the seven tools and runs calls against the shared environment.
