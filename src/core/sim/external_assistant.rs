@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::core::episode::{EventBody, Message, Party};
-use crate::core::llm::{RetryPolicy, Role};
+use crate::core::llm::{LlmClient, RetryPolicy, Role};
 
 use super::a2a::client::A2aAgent;
 use super::a2a::wire::TaskState;
@@ -30,6 +30,8 @@ pub struct AgentLimits {
     /// Retries of a request that never reached an A2A agent (the role's `max_retries`).
     pub max_retries: u32,
     pub retry: RetryPolicy,
+    /// Paces the agent's messages with the assistant role's rate limit (`--rpm-assistant`).
+    pub pacing: LlmClient,
 }
 
 pub struct ExternalAssistant {
@@ -40,6 +42,7 @@ pub struct ExternalAssistant {
     /// The agent as the journal names it (`cmd:…`, or the A2A card's name, version, protocol, URL).
     pub label: String,
     deadline: std::time::Duration,
+    pacing: LlmClient,
 }
 
 impl ExternalAssistant {
@@ -78,6 +81,7 @@ impl ExternalAssistant {
             episode_id: episode_id.to_string(),
             label,
             deadline: limits.deadline,
+            pacing: limits.pacing.clone(),
         })
     }
 
@@ -105,6 +109,7 @@ impl ExternalAssistant {
         self.server.begin_turn(turn).await;
         let meta =
             converse_meta(&self.episode_id, turn, turn > 1, &self.server.url, &self.server.authorization());
+        self.pacing.pace(Role::Assistant).await;
         emitter.phase(Phase::Waiting(Role::Assistant));
         let (deltas, mut shown) = tokio::sync::mpsc::unbounded_channel::<String>();
         let message_id = format!("{}-{turn}", self.episode_id);

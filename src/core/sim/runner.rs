@@ -235,6 +235,7 @@ async fn start_external(
         deadline: config.assistant.timeout,
         max_retries: config.assistant.max_retries,
         retry: client.retry_policy(),
+        pacing: client.clone(),
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
