@@ -14,6 +14,7 @@ use super::command_agent::CommandAgent;
 use super::converse_meta::converse_meta;
 use super::emitter::{Emitter, Phase, RunnerUpdate};
 use super::environment::EnvironmentState;
+use super::gate::{GateMode, StepGate};
 use super::mcp_server::EnvironmentServer;
 use super::run_error::RunError;
 
@@ -32,6 +33,8 @@ pub struct AgentLimits {
     pub retry: RetryPolicy,
     /// Paces the agent's messages with the assistant role's rate limit (`--rpm-assistant`).
     pub pacing: LlmClient,
+    /// The episode's step gate: each message to the agent and each of its tool calls waits here.
+    pub gate: StepGate,
 }
 
 pub struct ExternalAssistant {
@@ -43,6 +46,7 @@ pub struct ExternalAssistant {
     pub label: String,
     deadline: std::time::Duration,
     pacing: LlmClient,
+    gate: StepGate,
 }
 
 impl ExternalAssistant {
@@ -58,6 +62,7 @@ impl ExternalAssistant {
         let (server, events) = EnvironmentServer::start(env, max_tool_calls, bind)
             .await
             .map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
+        server.hold_calls_at(limits.gate.clone());
         let (agent, label) = match spec {
             AgentSpec::Command(command) => {
                 let agent = CommandAgent::spawn(command).map_err(|e| RunError::Agent(e.to_string()))?;
@@ -82,6 +87,7 @@ impl ExternalAssistant {
             label,
             deadline: limits.deadline,
             pacing: limits.pacing.clone(),
+            gate: limits.gate.clone(),
         })
     }
 
@@ -109,6 +115,11 @@ impl ExternalAssistant {
         self.server.begin_turn(turn).await;
         let meta =
             converse_meta(&self.episode_id, turn, turn > 1, &self.server.url, &self.server.authorization());
+        // A message to the agent is a step like a model call: a paused episode holds it here.
+        if self.gate.mode() == GateMode::Paused {
+            emitter.phase(Phase::Paused(Role::Assistant));
+        }
+        self.gate.before_call().await.map_err(|_| RunError::Aborted)?;
         self.pacing.pace(Role::Assistant).await;
         emitter.phase(Phase::Waiting(Role::Assistant));
         let (deltas, mut shown) = tokio::sync::mpsc::unbounded_channel::<String>();
@@ -129,7 +140,14 @@ impl ExternalAssistant {
                         emitter.notify(RunnerUpdate::Delta { role: Role::Assistant, text });
                     }
                 }
-                _ = &mut expiry => return Err(late(self.deadline)),
+                _ = &mut expiry => {
+                    // Time spent paused on a held tool call is the user's, not the agent's.
+                    if self.gate.mode() != GateMode::Paused {
+                        return Err(late(self.deadline));
+                    }
+                    expiry.as_mut().reset(tokio::time::Instant::now() + self.deadline);
+                }
+                _ = self.gate.aborted() => return Err(RunError::Aborted),
             }
         };
         // Calls that finished just before the answer: they belong before it in the journal.

@@ -180,7 +180,7 @@ async fn run(
 ) -> RunOutcome {
     // An external agent is reached first: the header names it as its card does.
     let (external, start_error) = match &config.external {
-        Some(spec) => match start_external(spec, &config, &client).await {
+        Some(spec) => match start_external(spec, &config, &client, &gate).await {
             Ok(agent) => (Some(agent), None),
             Err(e) => (None, Some(e)),
         },
@@ -225,6 +225,7 @@ async fn start_external(
     spec: &AgentSpec,
     config: &RunConfig,
     client: &LlmClient,
+    gate: &StepGate,
 ) -> Result<ExternalAssistant, RunError> {
     if config.resume.is_some() {
         return Err(RunError::Agent(
@@ -236,6 +237,7 @@ async fn start_external(
         max_retries: config.assistant.max_retries,
         retry: client.retry_policy(),
         pacing: client.clone(),
+        gate: gate.clone(),
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
