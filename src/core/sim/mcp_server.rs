@@ -136,7 +136,11 @@ async fn accept_loop(listener: tokio::net::TcpListener, service: Service, expect
     let expected = Arc::new(expected);
     loop {
         let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+            Ok((stream, _)) => {
+                // Small JSON-RPC answers: without this, Nagle and delayed ACKs add tens of ms per call.
+                let _ = stream.set_nodelay(true);
+                stream
+            }
             Err(e) => {
                 // Out of descriptors and the like: wait rather than spin on the same error.
                 tracing::warn!(error = %e, "the MCP server could not accept a connection");
