@@ -21,5 +21,6 @@ pub mod sanitize;
 pub mod search;
 pub mod signals;
 pub mod sim;
+pub mod suite;
 pub mod text;
 pub mod words;

@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attack_suites;
 mod batch;
 mod cli_a2a_agent;
 mod cli_external_assistant;
