@@ -239,8 +239,21 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
         None | Some("llm") => recorded("attacker"),
         Some(_) => None,
     };
+    // An external agent played the assistant: the fork reaches it again (its card's URL, or the
+    // command line), unless a flag names a model.
+    let agent = header
+        .config
+        .extra
+        .get("assistant_agent")
+        .and_then(|a| a.get("url"))
+        .and_then(|u| u.as_str())
+        .map(|url| format!("a2a:{url}"))
+        .or_else(|| recorded("assistant").filter(|m| m.starts_with("cmd:")))
+        .filter(|_| flags.roles.assistant.model.is_none());
     let mut models = flags.clone();
-    models.roles.assistant.model = models.roles.assistant.model.or_else(|| recorded("assistant"));
+    if agent.is_none() {
+        models.roles.assistant.model = models.roles.assistant.model.or_else(|| recorded("assistant"));
+    }
     models.roles.attacker.model = models.roles.attacker.model.or(recorded_attacker);
     models.roles.judge.model = models.roles.judge.model.or_else(|| recorded("judge"));
     RunArgs {
@@ -251,6 +264,7 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
             max_tool_calls: header.config.max_tool_calls,
             ..SettingFlags::default()
         },
+        assistant: agent,
         ..RunArgs::default()
     }
 }

@@ -4,6 +4,7 @@
 mod support;
 
 mod a2a_client;
+mod a2a_fork;
 mod command_agent;
 mod hostile_server;
 mod hostile_turns;

@@ -31,6 +31,7 @@ use super::fork::{NextMove, Resume};
 use super::gate::{GateMode, StepGate};
 use super::model_call::Caller;
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
+use super::replay::replay_into;
 use super::run_error::RunError;
 use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
@@ -222,18 +223,13 @@ async fn run(
     RunOutcome { reason, turns, error }
 }
 
-/// Serves the episode's tools and reaches the agent (forks cannot rewind an external agent).
+/// Serves the episode's tools on a fresh environment and reaches the agent.
 async fn start_external(
     spec: &AgentSpec,
     config: &RunConfig,
     client: &LlmClient,
     gate: &StepGate,
 ) -> Result<ExternalAssistant, RunError> {
-    if config.resume.is_some() {
-        return Err(RunError::Agent(
-            "forks and take-over with an external assistant are not supported yet".into(),
-        ));
-    }
     let limits = AgentLimits {
         deadline: config.assistant.timeout,
         max_retries: config.assistant.max_retries,
@@ -274,8 +270,13 @@ async fn converse(
     let caller = Caller { client, gate, stream: config.settings.stream };
     let last_turn = assistant_turns(config.settings.max_turns);
 
-    let (mut env, mut history, mut next) = match &config.resume {
-        Some(resume) => {
+    let (mut env, mut history, mut next) = match (&config.resume, external.as_mut()) {
+        // An external agent cannot be rewound: the recorded turns are sent to it again.
+        (Some(resume), Some(agent)) => {
+            let history = replay_into(agent, resume, emitter).await?;
+            (EnvironmentState::new(&task.environment), history, resume.next_move())
+        }
+        (Some(resume), None) => {
             // A fork: the copied events first (the source's header stays behind), then its state rebuilt.
             for event in resume.prefix.iter().skip(1) {
                 emitter.copy(event).await?;
@@ -284,7 +285,7 @@ async fn converse(
             let env = EnvironmentState::rebuild_from_events(&task.environment, &resume.prefix);
             (env, resume.attacker_history(), resume.next_move())
         }
-        None => {
+        (None, _) => {
             let incoming = task.user_task.clone();
             emitter.emit(message(1, Party::User, incoming.clone(), None, None, None, None)).await?;
             let history = vec![(AttackerHistoryRole::Attacker, incoming.clone())];
