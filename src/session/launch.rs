@@ -355,4 +355,26 @@ mod tests {
         assert_eq!(args.models.roles.assistant.model.as_deref(), Some("other"));
         assert_eq!(args.models.roles.attacker.model, None, "\"human\" is not a model name");
     }
+
+    #[test]
+    fn a_fork_of_an_external_agents_episode_reaches_the_agent_again() {
+        let mut a2a = header("scripted");
+        a2a.config.models.insert("assistant".into(), "fake 2 (A2A 1.0 at http://h:9)".into());
+        a2a.config.extra.insert("assistant_agent".into(), serde_json::json!({"url": "http://h:9"}));
+        let args = fork_args(&a2a, &ModelFlags::default(), None);
+        assert_eq!(
+            (args.assistant.as_deref(), args.models.roles.assistant.model),
+            (Some("a2a:http://h:9"), None)
+        );
+        let mut cmd = header("scripted");
+        cmd.config.models.insert("assistant".into(), "cmd:python agent.py".into());
+        assert_eq!(
+            fork_args(&cmd, &ModelFlags::default(), None).assistant.as_deref(),
+            Some("cmd:python agent.py")
+        );
+        // A model named on the command line wins over the agent.
+        let mut flags = ModelFlags::default();
+        flags.roles.assistant.model = Some("other".into());
+        assert_eq!(fork_args(&a2a, &flags, None).assistant, None);
+    }
 }
