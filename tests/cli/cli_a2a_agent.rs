@@ -135,3 +135,55 @@ async fn an_agent_that_hangs_ends_the_episode_at_the_deadline_and_one_not_there_
     );
     assert_eq!(events[0]["config"]["models"]["assistant"], format!("a2a:http://127.0.0.1:{port}"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_against_the_agent_stopped_mid_way_resumes_and_runs_every_task_exactly_once() {
+    use crate::batch::{journals, last_event, runs};
+    use crate::support::batch_cli::{batch_args, command, converse_tui, generic};
+    // One scripted server is the attacker's model and the agent's; slow, so episodes are in flight.
+    let model = OpenAiServer::start(Vec::new()).await;
+    model.set_default(generic().delay(std::time::Duration::from_millis(300)));
+    let base = model.base_url();
+    let agent = tokio::task::spawn_blocking(move || SampleAgent::start("1.0", &base)).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("batch");
+    let assistant = format!("a2a:{}", agent.url);
+    let extra = ["--limit", "4", "--concurrency", "2", "--max-turns", "3", "--assistant", &assistant];
+    let args = batch_args(&model.base_url(), &out, &extra);
+    let child = command(home.path(), &args).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while runs(&out).is_empty() {
+        assert!(std::time::Instant::now() < give_up, "no episode finished");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let stopped = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    assert!(!stopped.status.success());
+    let first = runs(&out).len();
+    assert!(first < 4, "stopped before the end");
+    for journal in journals(&out) {
+        assert_eq!(last_event(&journal)["kind"], "end", "{}", journal.display());
+    }
+
+    model.set_default(generic());
+    let mut resume = args.clone();
+    resume.push("--resume".into());
+    let output = converse_tui(home.path(), resume).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let records = runs(&out);
+    let mut tasks: Vec<&str> = records.iter().map(|r| r["task"].as_str().unwrap()).collect();
+    tasks.sort();
+    tasks.dedup();
+    assert_eq!((records.len(), tasks.len()), (4, 4), "each task exactly once: {records:?}");
+    assert!(records.iter().all(|r| r["status"] == "max_turns"), "{records:?}");
+    for journal in journals(&out).iter().filter(|j| last_event(j)["reason"] == "max_turns") {
+        let header = &crate::support::batch_cli::records(journal)[0];
+        assert_eq!(header["config"]["assistant_agent"]["url"], agent.url.as_str());
+    }
+}
