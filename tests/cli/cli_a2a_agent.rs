@@ -187,3 +187,30 @@ async fn a_batch_against_the_agent_stopped_mid_way_resumes_and_runs_every_task_e
         assert_eq!(header["config"]["assistant_agent"]["url"], agent.url.as_str());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agents_card_and_replies_never_reach_the_terminal_raw() {
+    let fake = OpenAiServer::start(Vec::new()).await;
+    let url = format!("{}/", fake.root_url());
+    fake.push(Reply::json(
+        serde_json::json!({"name": "evil\u{1b}[2J agent\u{202e}", "version": "\u{7}1", "url": url}),
+    ));
+    let reply = |text: &str| {
+        Reply::json(
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "message", "role": "agent",
+            "messageId": "m", "parts": [{"kind": "text", "text": text}]}}),
+        )
+    };
+    fake.push(reply("fine \u{1b}]52;c;cHduZWQ=\u{7} thanks"));
+    fake.push(reply("bye \u{1b}[31m"));
+    let home = quick_home();
+    let (output, events) = run_with_agent(home.path(), TASK, format!("a2a:{}", fake.root_url())).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for stream in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{202e}']), "{text:?}");
+    }
+    // The journal keeps what the agent said (JSON-escaped), for the judges and the record.
+    assert_eq!(events[0]["config"]["assistant_agent"]["name"], "evil\u{1b}[2J agent\u{202e}");
+    assert_eq!(replies(&events)[1], "bye \u{1b}[31m");
+}
