@@ -570,7 +570,7 @@ pub struct EpisodeSettings {
     /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
     #[arg(long, value_name = "FILE")]
     pub assistant_prompt: Option<PathBuf>,
-    /// Your own agent as the assistant: `cmd:COMMAND` (JSON lines on stdio; tools over MCP).
+    /// Your own agent as the assistant: `a2a:URL` (an A2A agent) or `cmd:COMMAND` (JSON lines on stdio); its tools over MCP.
     #[arg(long, value_name = "AGENT")]
     pub assistant: Option<String>,
     #[command(flatten)]

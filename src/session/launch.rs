@@ -12,6 +12,7 @@ use crate::config::settings::{ConfigFile, EffectiveRole, ModelFlags};
 use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
+use crate::core::sim::agent_spec::AgentSpec;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::prompts::assistant_prompt_from_file;
 use crate::core::sim::replay_attacker::{RecordedAttack, ReplayThenLive};
@@ -29,7 +30,7 @@ pub struct RunArgs {
     /// Replay the attacker messages of this episode instead of an attacker model.
     pub attacker_script: Option<PathBuf>,
     pub assistant_prompt: Option<PathBuf>,
-    /// An external assistant: `cmd:COMMAND LINE` (issue 26).
+    /// An external assistant: `cmd:COMMAND LINE` or `a2a:URL` (issue 26).
     pub assistant: Option<String>,
     /// Limits, sampling and pacing given on the command line (the config file fills the rest).
     pub settings: SettingFlags,
@@ -49,8 +50,8 @@ pub struct Launch {
     judge: Option<Endpoint>,
     script: Option<Script>,
     assistant_prompt: Option<(PathBuf, String)>,
-    /// The external assistant's command line, when an agent of the user's plays the assistant.
-    assistant_command: Option<String>,
+    /// The external agent, when an agent of the user's plays the assistant.
+    external: Option<AgentSpec>,
     /// Every episode's settings, resolved once.
     pub settings: EpisodeSettings,
     pub out: PathBuf,
@@ -63,21 +64,21 @@ impl Launch {
         let file = ConfigFile::load(&config_path)?;
         let settings = args.settings.resolve(&file.run)?;
         let loaded = super::tasks::load(&args.source, paths)?;
-        let assistant_command = match args.assistant.as_deref() {
-            Some(spec) => match spec.strip_prefix("cmd:") {
-                Some(command) if !command.trim().is_empty() => Some(command.to_string()),
-                _ => bail!("--assistant {spec:?}: expected cmd:COMMAND (A2A agents are not supported yet)"),
-            },
+        let external = match args.assistant.as_deref() {
+            Some(spec) => Some(AgentSpec::parse(spec).map_err(anyhow::Error::msg)?),
             None => None,
         };
         // An external agent needs no model of ours: the endpoint only names it in the journal.
         let role = args.models.resolve(Role::Assistant, &file);
-        let assistant = match &assistant_command {
-            Some(command) => {
-                let mut named = Endpoint::new(Role::Assistant, "external", format!("cmd:{command}"));
-                // The role's deadline holds for the agent's answers too.
+        let assistant = match &external {
+            Some(agent) => {
+                let mut named = Endpoint::new(Role::Assistant, "external", agent.spec());
+                // The role's deadline and retries hold for the agent's answers too.
                 if let Some(timeout) = role.timeout {
                     named.timeout = timeout;
+                }
+                if let Some(retries) = role.max_retries {
+                    named.max_retries = retries;
                 }
                 named
             }
@@ -116,7 +117,7 @@ impl Launch {
             judge,
             script,
             assistant_prompt,
-            assistant_command,
+            external,
             settings,
             out: args.out.clone().unwrap_or_else(|| paths.episodes_dir.clone()),
             client: LlmClient::new().context("cannot set up the HTTP client")?,
@@ -209,7 +210,7 @@ impl Launch {
             journal_path,
             assistant: self.assistant.clone(),
             assistant_prompt,
-            assistant_command: self.assistant_command.clone(),
+            external: self.external.clone(),
             attacker,
             attacker_model,
             judge: self.judge.clone(),
@@ -238,8 +239,21 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
         None | Some("llm") => recorded("attacker"),
         Some(_) => None,
     };
+    // An external agent played the assistant: the fork reaches it again (its card's URL, or the
+    // command line), unless a flag names a model.
+    let agent = header
+        .config
+        .extra
+        .get("assistant_agent")
+        .and_then(|a| a.get("url"))
+        .and_then(|u| u.as_str())
+        .map(|url| format!("a2a:{url}"))
+        .or_else(|| recorded("assistant").filter(|m| m.starts_with("cmd:")))
+        .filter(|_| flags.roles.assistant.model.is_none());
     let mut models = flags.clone();
-    models.roles.assistant.model = models.roles.assistant.model.or_else(|| recorded("assistant"));
+    if agent.is_none() {
+        models.roles.assistant.model = models.roles.assistant.model.or_else(|| recorded("assistant"));
+    }
     models.roles.attacker.model = models.roles.attacker.model.or(recorded_attacker);
     models.roles.judge.model = models.roles.judge.model.or_else(|| recorded("judge"));
     RunArgs {
@@ -250,6 +264,7 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
             max_tool_calls: header.config.max_tool_calls,
             ..SettingFlags::default()
         },
+        assistant: agent,
         ..RunArgs::default()
     }
 }
@@ -339,5 +354,27 @@ mod tests {
         let args = fork_args(&header("human"), &flags, None);
         assert_eq!(args.models.roles.assistant.model.as_deref(), Some("other"));
         assert_eq!(args.models.roles.attacker.model, None, "\"human\" is not a model name");
+    }
+
+    #[test]
+    fn a_fork_of_an_external_agents_episode_reaches_the_agent_again() {
+        let mut a2a = header("scripted");
+        a2a.config.models.insert("assistant".into(), "fake 2 (A2A 1.0 at http://h:9)".into());
+        a2a.config.extra.insert("assistant_agent".into(), serde_json::json!({"url": "http://h:9"}));
+        let args = fork_args(&a2a, &ModelFlags::default(), None);
+        assert_eq!(
+            (args.assistant.as_deref(), args.models.roles.assistant.model),
+            (Some("a2a:http://h:9"), None)
+        );
+        let mut cmd = header("scripted");
+        cmd.config.models.insert("assistant".into(), "cmd:python agent.py".into());
+        assert_eq!(
+            fork_args(&cmd, &ModelFlags::default(), None).assistant.as_deref(),
+            Some("cmd:python agent.py")
+        );
+        // A model named on the command line wins over the agent.
+        let mut flags = ModelFlags::default();
+        flags.roles.assistant.model = Some("other".into());
+        assert_eq!(fork_args(&a2a, &flags, None).assistant, None);
     }
 }

@@ -16,7 +16,7 @@ use batch_cli::{
 use openai_server::OpenAiServer;
 use serde_json::{Value, json};
 
-fn runs(dir: &Path) -> Vec<Value> {
+pub(crate) fn runs(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("runs.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -25,7 +25,7 @@ fn runs(dir: &Path) -> Vec<Value> {
 }
 
 /// Journals in `dir` (`*.jsonl` but the runs files), sorted.
-fn journals(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn journals(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -37,7 +37,7 @@ fn journals(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn last_event(journal: &Path) -> Value {
+pub(crate) fn last_event(journal: &Path) -> Value {
     let text = std::fs::read_to_string(journal).unwrap();
     serde_json::from_str(text.lines().last().unwrap()).unwrap()
 }

@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use crate::support::{bin, python};
 
-const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
+pub(crate) const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
 
-async fn run_with_agent(home: &Path, task: &str, agent: String) -> (Output, Vec<Value>) {
+pub(crate) async fn run_with_agent(home: &Path, task: &str, agent: String) -> (Output, Vec<Value>) {
     let out = home.join("runs");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
     let args = [
@@ -36,7 +36,7 @@ async fn run_with_agent(home: &Path, task: &str, agent: String) -> (Output, Vec<
     (output, events)
 }
 
-fn kinds<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+pub(crate) fn kinds<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["kind"] == kind).collect()
 }
 

@@ -5,6 +5,7 @@ mod support;
 
 mod attack_suites;
 mod batch;
+mod cli_a2a_agent;
 mod cli_external_assistant;
 mod cli_judge;
 mod cli_run;

@@ -3,6 +3,8 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod a2a_client;
+mod a2a_fork;
 mod command_agent;
 mod hostile_server;
 mod hostile_turns;

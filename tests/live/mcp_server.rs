@@ -8,6 +8,7 @@ use std::process::Command;
 use converse_tui::core::dataset::{CalendarEntry, Domain, Email, Environment};
 use converse_tui::core::episode::EventBody;
 use converse_tui::core::sim::assistant::BUDGET_FALLBACK;
+use converse_tui::core::sim::gate::{GateMode, StepGate};
 use converse_tui::core::sim::mcp_server::EnvironmentServer;
 use converse_tui::core::sim::{EnvironmentState, TOOL_NAMES};
 use pretty_assertions::assert_eq;
@@ -156,4 +157,46 @@ async fn a_request_without_the_token_is_refused() {
     .unwrap();
     assert!(!output.status.success());
     assert!(events.try_recv().is_err());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
+    let (server, mut events) =
+        EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+    let gate = StepGate::new(true);
+    server.hold_calls_at(gate.clone());
+    server.begin_turn(1).await;
+    let token = token_of(&server);
+    let calls =
+        json!([["send_email", {"recipient": "eve@evil.example", "body": "X1234567"}], ["read_calendar", {}]]);
+    let client = {
+        let url = server.url.clone();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_env_client.py");
+        tokio::task::spawn_blocking(move || {
+            Command::new(python::python())
+                .arg(script)
+                .args([url, token, "legacy".into(), calls.to_string()])
+                .output()
+        })
+    };
+    // The first call is journaled, then held: nothing has run.
+    let Some(EventBody::ToolCall(call)) = events.recv().await else { panic!("no tool_call") };
+    assert_eq!(call.tool, "send_email");
+    assert!(events.try_recv().is_err() && !client.is_finished());
+    assert!(server.environment().await.sent_emails.is_empty(), "held, not run");
+    // One step runs exactly that call, and the next one is held in turn.
+    gate.step_call();
+    let Some(EventBody::ToolResult(result)) = events.recv().await else { panic!("no tool_result") };
+    assert_eq!((result.tool.as_str(), result.ok), ("send_email", true));
+    let Some(EventBody::ToolCall(next)) = events.recv().await else { panic!("no second tool_call") };
+    assert_eq!(next.tool, "read_calendar");
+    assert_eq!(gate.mode(), GateMode::Paused);
+    assert_eq!(server.environment().await.sent_emails.len(), 1);
+    gate.resume();
+    let output = client.await.unwrap().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let Some(EventBody::ToolResult(last)) = events.recv().await else { panic!("no second tool_result") };
+    assert_eq!(last.tool, "read_calendar");
 }

@@ -46,7 +46,7 @@ fn run_config(server: &OpenAiServer, attacker: Box<dyn Attacker>, max_turns: u32
         journal_path: dir.path().join("ep-test.jsonl"),
         assistant: endpoint(server, Role::Assistant, "assistant-model"),
         assistant_prompt: None,
-        assistant_command: None,
+        external: None,
         attacker,
         attacker_model: Some("attacker-model".into()),
         judge: None,

@@ -10,5 +10,6 @@ pub mod files;
 pub mod journals;
 pub mod openai_server;
 pub mod python;
+pub mod sample_agent;
 pub mod screen;
 pub mod tmux;

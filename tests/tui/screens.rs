@@ -166,6 +166,44 @@ fn live_state(paused: bool) -> AppState {
     state
 }
 
+/// A live episode of the sample A2A agent (a journal it made, `tests/fixtures/a2a/`): its MCP
+/// tool calls arrive between the attacker's messages; then it streams its turn-2 reply, or the
+/// run is paused holding its turn-2 tool call.
+fn live_external_agent_state(held: bool) -> AppState {
+    use converse_tui::core::llm::Role;
+    use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/a2a/sample-agent-episode.jsonl");
+    let (events, _) = read_journal(path).unwrap();
+    let mut state = AppState::live(Keymap::default(), "runs/ep-a2a.jsonl", false);
+    update(&mut state, Action::Resize(160, 48));
+    // Through the turn-2 tool call (held) or its result (the reply then streams).
+    let upto = if held { 8 } else { 9 };
+    for event in events.iter().take(upto) {
+        update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
+    }
+    update(&mut state, Action::Tick(std::time::Duration::from_secs(2)));
+    if held {
+        update(&mut state, Action::Gate(converse_tui::core::sim::gate::GateMode::Paused));
+    } else {
+        update(&mut state, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
+        for part in ["From your mail: your salary ", "rises to 96,500 USD"] {
+            let text = part.to_string();
+            update(&mut state, Action::Runner(RunnerUpdate::Delta { role: Role::Assistant, text }));
+        }
+    }
+    state
+}
+
+#[test]
+fn live_screen_external_agent_streaming_between_tool_calls() {
+    snapshot("live_external_agent_streaming", || live_external_agent_state(false), "");
+}
+
+#[test]
+fn live_screen_external_agent_paused_holding_a_tool_call() {
+    snapshot("live_external_agent_held_call", || live_external_agent_state(true), "");
+}
+
 #[test]
 fn live_screen_mid_stream() {
     snapshot("live_streaming", || live_state(false), "");

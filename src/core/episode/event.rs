@@ -359,6 +359,9 @@ pub enum ControlAction {
     Edit,
     /// The person playing the attacker ended the episode.
     End,
+    /// A fork of an external agent's episode replayed this turn, and the agent's reply now
+    /// differs from the recording (`by: replay`).
+    Diverged,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

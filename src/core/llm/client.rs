@@ -86,7 +86,13 @@ impl LlmClient {
     /// Waits for the role's rate-limit slot, if it has one. Retries wait too:
     /// a retry is a request like any other to the provider.
     async fn throttle(&self, endpoint: &Endpoint) {
-        if let Some(limiter) = self.limits.as_ref().and_then(|l| l.for_role(endpoint.role)) {
+        self.pace(endpoint.role).await;
+    }
+
+    /// Waits for `role`'s rate-limit slot: what an external assistant's messages wait for too
+    /// (`--rpm-assistant` paces an agent as it paces a model).
+    pub async fn pace(&self, role: super::endpoint::Role) {
+        if let Some(limiter) = self.limits.as_ref().and_then(|l| l.for_role(role)) {
             limiter.acquire().await;
         }
     }

@@ -13,7 +13,7 @@ pub mod key_mask;
 pub mod per_role;
 pub mod rate_limit;
 pub mod retry;
-mod sse;
+pub(crate) mod sse;
 pub mod stream;
 pub mod types;
 

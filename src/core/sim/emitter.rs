@@ -121,6 +121,12 @@ impl Emitter {
         self.secrets.stream_masker()
     }
 
+    /// The run's secrets, for a stream masker held while events are emitted (an external agent's
+    /// reply streams in between its tool calls).
+    pub fn secrets(&self) -> Secrets {
+        self.secrets.clone()
+    }
+
     pub fn phase(&self, phase: Phase) {
         self.notify(RunnerUpdate::Phase(phase));
     }

@@ -1,53 +1,111 @@
 //! An external assistant in the runner (issue 26): the agent answers each message itself and
 //! reaches the persona's tools through the episode's MCP server; its tool calls are journaled as
-//! they happen, between the messages.
+//! they happen, between the messages. The agent is a command on stdio or an A2A agent.
+
+use serde_json::{Value, json};
 
 use crate::core::episode::{EventBody, Message, Party};
+use crate::core::llm::{LlmClient, RetryPolicy, Role};
 
+use super::a2a::client::A2aAgent;
+use super::a2a::wire::TaskState;
+use super::agent_spec::AgentSpec;
 use super::command_agent::CommandAgent;
 use super::converse_meta::converse_meta;
-use super::emitter::Emitter;
+use super::emitter::{Emitter, Phase, RunnerUpdate};
 use super::environment::EnvironmentState;
+use super::gate::{GateMode, StepGate};
 use super::mcp_server::EnvironmentServer;
 use super::run_error::RunError;
+
+enum Agent {
+    Command(CommandAgent),
+    A2a(A2aAgent),
+}
+
+/// How the agent is reached: its deadline and its retries.
+pub struct AgentLimits {
+    /// Longest wait for one answer (the assistant role's `timeout_secs`): an agent that hangs
+    /// ends the episode with an error, never holds it.
+    pub deadline: std::time::Duration,
+    /// Retries of a request that never reached an A2A agent (the role's `max_retries`).
+    pub max_retries: u32,
+    pub retry: RetryPolicy,
+    /// Paces the agent's messages with the assistant role's rate limit (`--rpm-assistant`).
+    pub pacing: LlmClient,
+    /// The episode's step gate: each message to the agent and each of its tool calls waits here.
+    pub gate: StepGate,
+}
 
 pub struct ExternalAssistant {
     server: EnvironmentServer,
     events: tokio::sync::mpsc::UnboundedReceiver<EventBody>,
-    agent: CommandAgent,
+    agent: Agent,
     episode_id: String,
-    /// The agent as the journal names it (`cmd:…`).
-    label: String,
-    /// Longest wait for one answer (the assistant role's `timeout_secs`): an agent that hangs
-    /// ends the episode with an error, never holds it.
+    /// The agent as the journal names it (`cmd:…`, or the A2A card's name, version, protocol, URL).
+    pub label: String,
     deadline: std::time::Duration,
+    pacing: LlmClient,
+    gate: StepGate,
 }
 
 impl ExternalAssistant {
-    /// Serves `env` on loopback and starts the agent's process.
+    /// Serves `env` on loopback and starts the agent's process, or reads its agent card.
     pub async fn start(
-        command: &str,
+        spec: &AgentSpec,
         env: EnvironmentState,
         max_tool_calls: u32,
         episode_id: &str,
-        deadline: std::time::Duration,
+        limits: &AgentLimits,
     ) -> Result<Self, RunError> {
         let bind = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
         let (server, events) = EnvironmentServer::start(env, max_tool_calls, bind)
             .await
             .map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
-        let agent = CommandAgent::spawn(command).map_err(|e| RunError::Agent(e.to_string()))?;
+        server.hold_calls_at(limits.gate.clone());
+        let (agent, label) = match spec {
+            AgentSpec::Command(command) => {
+                let agent = CommandAgent::spawn(command).map_err(|e| RunError::Agent(e.to_string()))?;
+                (Agent::Command(agent), spec.spec())
+            }
+            AgentSpec::A2a(url) => {
+                // One context per episode: the episode's id names it.
+                let connect = A2aAgent::connect(url, episode_id, limits.max_retries, limits.retry);
+                let agent = tokio::time::timeout(limits.deadline, connect)
+                    .await
+                    .map_err(|_| late(limits.deadline))?
+                    .map_err(|e| RunError::Agent(e.to_string()))?;
+                let label = agent.card.label(&agent.url);
+                (Agent::A2a(agent), label)
+            }
+        };
         Ok(ExternalAssistant {
             server,
             events,
             agent,
             episode_id: episode_id.to_string(),
-            label: format!("cmd:{command}"),
-            deadline,
+            label,
+            deadline: limits.deadline,
+            pacing: limits.pacing.clone(),
+            gate: limits.gate.clone(),
         })
     }
 
-    /// One turn: the agent answers `incoming`; its tool calls are journaled while it works.
+    /// What the journal header adds about an A2A agent (`extra.assistant_agent`).
+    pub fn header_details(&self) -> Option<Value> {
+        match &self.agent {
+            Agent::Command(_) => None,
+            Agent::A2a(agent) => Some(json!({
+                "name": agent.card.name,
+                "version": agent.card.version,
+                "url": agent.url,
+                "protocol": format!("A2A {}", agent.card.dialect.version()),
+            })),
+        }
+    }
+
+    /// One turn: the agent answers `incoming`; its tool calls are journaled while it works and
+    /// its streamed text is shown as it comes.
     pub async fn respond(
         &mut self,
         turn: u32,
@@ -57,32 +115,55 @@ impl ExternalAssistant {
         self.server.begin_turn(turn).await;
         let meta =
             converse_meta(&self.episode_id, turn, turn > 1, &self.server.url, &self.server.authorization());
-        let ask = self.agent.ask(incoming, &meta);
+        // A message to the agent is a step like a model call: a paused episode holds it here.
+        if self.gate.mode() == GateMode::Paused {
+            emitter.phase(Phase::Paused(Role::Assistant));
+        }
+        self.gate.before_call().await.map_err(|_| RunError::Aborted)?;
+        self.pacing.pace(Role::Assistant).await;
+        emitter.phase(Phase::Waiting(Role::Assistant));
+        let (deltas, mut shown) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let message_id = format!("{}-{turn}", self.episode_id);
+        let ask = ask(&mut self.agent, incoming, &message_id, &meta, deltas);
         tokio::pin!(ask);
         let expiry = tokio::time::sleep(self.deadline);
         tokio::pin!(expiry);
+        let secrets = emitter.secrets();
+        let mut masker = secrets.stream_masker();
         let answer = loop {
             tokio::select! {
                 answer = &mut ask => break answer,
                 Some(event) = self.events.recv() => { emitter.emit(event).await?; }
-                _ = &mut expiry => {
-                    let secs = self.deadline.as_secs_f64();
-                    return Err(RunError::Agent(format!("the agent did not answer within {secs}s")));
+                Some(text) = shown.recv() => {
+                    let text = masker.push(&text);
+                    if !text.is_empty() {
+                        emitter.notify(RunnerUpdate::Delta { role: Role::Assistant, text });
+                    }
                 }
+                _ = &mut expiry => {
+                    // Time spent paused on a held tool call is the user's, not the agent's.
+                    if self.gate.mode() != GateMode::Paused {
+                        return Err(late(self.deadline));
+                    }
+                    expiry.as_mut().reset(tokio::time::Instant::now() + self.deadline);
+                }
+                _ = self.gate.aborted() => return Err(RunError::Aborted),
             }
         };
         // Calls that finished just before the answer: they belong before it in the journal.
         while let Ok(event) = self.events.try_recv() {
             emitter.emit(event).await?;
         }
-        let text = answer.map_err(|e| RunError::Agent(e.to_string()))?;
+        let (text, state) = answer?;
+        // An agent waiting for input answered with a question: the state is kept with the reply.
+        let raw = (state != TaskState::Completed).then(|| format!("A2A task {}: {text}", state.name()));
         emitter
             .emit(EventBody::Message(Message {
                 turn,
                 from: Party::Assistant,
                 to: Party::Attacker,
                 text: text.clone(),
-                raw: None,
+                raw,
                 model: Some(self.label.clone()),
                 usage: None,
                 by: None,
@@ -90,4 +171,33 @@ impl ExternalAssistant {
             .await?;
         Ok(text)
     }
+}
+
+/// The agent's answer to one message, with the A2A task state it ended in.
+async fn ask(
+    agent: &mut Agent,
+    text: &str,
+    message_id: &str,
+    meta: &Value,
+    deltas: tokio::sync::mpsc::UnboundedSender<String>,
+) -> Result<(String, TaskState), RunError> {
+    match agent {
+        Agent::Command(agent) => {
+            let text = agent.ask(text, meta).await.map_err(|e| RunError::Agent(e.to_string()))?;
+            Ok((text, TaskState::Completed))
+        }
+        Agent::A2a(agent) => {
+            let reply = agent
+                .ask(text, message_id, meta, |fragment| {
+                    let _ = deltas.send(fragment.to_string());
+                })
+                .await
+                .map_err(|e| RunError::Agent(e.to_string()))?;
+            Ok((reply.text, reply.state))
+        }
+    }
+}
+
+fn late(deadline: std::time::Duration) -> RunError {
+    RunError::Agent(format!("the agent did not answer within {}s", deadline.as_secs_f64()))
 }

@@ -29,6 +29,7 @@ use crate::core::episode::{EventBody, ToolCall as ToolCallEvent, ToolResult};
 
 use super::assistant::BUDGET_FALLBACK;
 use super::environment::{EnvironmentState, tool_definitions};
+use super::gate::StepGate;
 
 /// The environment and the turn's tool count, shared by every MCP session of the episode.
 struct Shared {
@@ -36,6 +37,8 @@ struct Shared {
     turn: Mutex<TurnBudget>,
     max_tool_calls: u32,
     events: mpsc::UnboundedSender<EventBody>,
+    /// The episode's step gate: a paused episode holds each tool call after journaling it.
+    gate: std::sync::OnceLock<StepGate>,
 }
 
 #[derive(Default)]
@@ -74,6 +77,7 @@ impl EnvironmentServer {
             turn: Mutex::new(TurnBudget::default()),
             max_tool_calls,
             events,
+            gate: std::sync::OnceLock::new(),
         });
         let listener = tokio::net::TcpListener::bind(bind).await?;
         let local = listener.local_addr()?;
@@ -97,6 +101,12 @@ impl EnvironmentServer {
     /// The header the agent must send: `Authorization: Bearer TOKEN`.
     pub fn authorization(&self) -> String {
         format!("Bearer {}", self.token)
+    }
+
+    /// Holds every tool call at `gate` while the episode is paused: the call is journaled, then
+    /// waits for a step or continue before it runs (a step lets one call through).
+    pub fn hold_calls_at(&self, gate: StepGate) {
+        let _ = self.shared.gate.set(gate);
     }
 
     /// Starts conversational turn `turn`: its tool budget starts afresh.
@@ -126,7 +136,11 @@ async fn accept_loop(listener: tokio::net::TcpListener, service: Service, expect
     let expected = Arc::new(expected);
     loop {
         let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+            Ok((stream, _)) => {
+                // Small JSON-RPC answers: without this, Nagle and delayed ACKs add tens of ms per call.
+                let _ = stream.set_nodelay(true);
+                stream
+            }
             Err(e) => {
                 // Out of descriptors and the like: wait rather than spin on the same error.
                 tracing::warn!(error = %e, "the MCP server could not accept a connection");
@@ -167,10 +181,17 @@ async fn authorized(
         *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
         return response;
     }
-    match tower_service::Service::call(service, request).await {
+    let ends_session = request.method() == hyper::Method::DELETE;
+    let mut response = match tower_service::Service::call(service, request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    };
+    // rmcp answers a session's DELETE with 202; the official clients expect 200 or 204 and
+    // warn on anything else ("Session termination failed: 202").
+    if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
+        *response.status_mut() = hyper::StatusCode::NO_CONTENT;
     }
+    response
 }
 
 /// The MCP handler: lists the seven tools and runs calls against the shared environment.
@@ -224,7 +245,14 @@ impl Tools {
             raw_args: None,
             raw: None,
         }));
-        let (output, ok) = if within_budget {
+        // Held while paused; an episode aborted meanwhile runs nothing.
+        let aborted = match self.shared.gate.get() {
+            Some(gate) => gate.before_call().await.is_err(),
+            None => false,
+        };
+        let (output, ok) = if aborted {
+            ("The episode was stopped; the tool did not run.".to_string(), false)
+        } else if within_budget {
             let outcome = self.shared.env.lock().await.execute(&tool, &raw_args);
             (outcome.output, outcome.ok)
         } else {

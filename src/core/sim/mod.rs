@@ -2,6 +2,8 @@
 //! simulated parties, the assistant and attackers, and the runner that plays
 //! an episode live (converse-reference.md §2–§3).
 
+pub mod a2a;
+pub mod agent_spec;
 pub mod assistant;
 pub mod attacker;
 pub mod command_agent;
@@ -14,6 +16,7 @@ pub mod gate;
 pub mod mcp_server;
 pub mod model_call;
 pub mod prompts;
+pub mod replay;
 pub mod replay_attacker;
 pub mod run_error;
 pub mod runner;

@@ -21,15 +21,17 @@ use crate::core::episode::{
 };
 use crate::core::llm::{ChatRole, Endpoint, LlmClient};
 
+use super::agent_spec::AgentSpec;
 use super::assistant::Assistant;
 use super::attacker::{Attacker, AttackerContext, AttackerMove};
 use super::emitter::{Emitter, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
-use super::external_assistant::ExternalAssistant;
+use super::external_assistant::{AgentLimits, ExternalAssistant};
 use super::fork::{NextMove, Resume};
 use super::gate::{GateMode, StepGate};
 use super::model_call::Caller;
 use super::prompts::{AttackerHistoryRole, assistant_system_prompt};
+use super::replay::replay_into;
 use super::run_error::RunError;
 use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
@@ -52,8 +54,8 @@ pub struct RunConfig {
     pub assistant: Endpoint,
     /// Replaces the built-in assistant system prompt (`--assistant-prompt FILE`).
     pub assistant_prompt: Option<String>,
-    /// An external agent plays the assistant (`--assistant 'cmd:…'`): its command line.
-    pub assistant_command: Option<String>,
+    /// An external agent plays the assistant (`--assistant cmd:… | a2a:…`).
+    pub external: Option<AgentSpec>,
     pub attacker: Box<dyn Attacker>,
     /// The attacker's model, when a model plays it (for the journal header).
     pub attacker_model: Option<String>,
@@ -140,9 +142,10 @@ pub fn spawn(config: RunConfig, client: LlmClient) -> anyhow::Result<RunnerHandl
     })
 }
 
-fn header(config: &RunConfig) -> EpisodeHeader {
+fn header(config: &RunConfig, external: Option<&ExternalAssistant>) -> EpisodeHeader {
     let mut models = serde_json::Map::new();
-    models.insert("assistant".into(), config.assistant.model.clone().into());
+    let assistant = external.map_or_else(|| config.assistant.model.clone(), |agent| agent.label.clone());
+    models.insert("assistant".into(), assistant.into());
     let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
     models.insert("attacker".into(), attacker.into());
     if let Some(judge) = &config.judge {
@@ -150,6 +153,9 @@ fn header(config: &RunConfig) -> EpisodeHeader {
     }
     let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
+    if let Some(details) = external.and_then(ExternalAssistant::header_details) {
+        extra.insert("assistant_agent".into(), details);
+    }
     if let Some(script) = config.attacker.source() {
         extra.insert("attacker_script".into(), script.into());
     }
@@ -175,11 +181,22 @@ async fn run(
     mut emitter: Emitter,
     mut edits: mpsc::Receiver<String>,
 ) -> RunOutcome {
-    let header = header(&config);
+    // An external agent is reached first: the header names it as its card does.
+    let (external, start_error) = match &config.external {
+        Some(spec) => match start_external(spec, &config, &client, &gate).await {
+            Ok(agent) => (Some(agent), None),
+            Err(e) => (None, Some(e)),
+        },
+        None => (None, None),
+    };
+    let header = header(&config, external.as_ref());
     let mut turns = 0;
-    let result = match emitter.emit(EventBody::Episode(Box::new(header))).await {
-        Ok(_) => converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns).await,
-        Err(e) => Err(RunError::Journal(e)),
+    let result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
+        (Err(e), _) => Err(RunError::Journal(e)),
+        (Ok(_), Some(e)) => Err(e),
+        (Ok(_), None) => {
+            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external).await
+        }
     };
     let result = match result {
         // The conversation is over: whole-episode rule verdicts, then the LLM judges.
@@ -206,6 +223,24 @@ async fn run(
     RunOutcome { reason, turns, error }
 }
 
+/// Serves the episode's tools on a fresh environment and reaches the agent.
+async fn start_external(
+    spec: &AgentSpec,
+    config: &RunConfig,
+    client: &LlmClient,
+    gate: &StepGate,
+) -> Result<ExternalAssistant, RunError> {
+    let limits = AgentLimits {
+        deadline: config.assistant.timeout,
+        max_retries: config.assistant.max_retries,
+        retry: client.retry_policy(),
+        pacing: client.clone(),
+        gate: gate.clone(),
+    };
+    let env = EnvironmentState::new(&config.task.environment);
+    ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
+}
+
 fn describe(e: &RunError) -> (String, String) {
     match e {
         RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
@@ -224,6 +259,7 @@ async fn converse(
     emitter: &mut Emitter,
     edits: &mut mpsc::Receiver<String>,
     turns: &mut u32,
+    mut external: Option<ExternalAssistant>,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
     let prompt = match &config.assistant_prompt {
@@ -234,8 +270,13 @@ async fn converse(
     let caller = Caller { client, gate, stream: config.settings.stream };
     let last_turn = assistant_turns(config.settings.max_turns);
 
-    let (mut env, mut history, mut next) = match &config.resume {
-        Some(resume) => {
+    let (mut env, mut history, mut next) = match (&config.resume, external.as_mut()) {
+        // An external agent cannot be rewound: the recorded turns are sent to it again.
+        (Some(resume), Some(agent)) => {
+            let history = replay_into(agent, resume, emitter).await?;
+            (EnvironmentState::new(&task.environment), history, resume.next_move())
+        }
+        (Some(resume), None) => {
             // A fork: the copied events first (the source's header stays behind), then its state rebuilt.
             for event in resume.prefix.iter().skip(1) {
                 emitter.copy(event).await?;
@@ -244,7 +285,7 @@ async fn converse(
             let env = EnvironmentState::rebuild_from_events(&task.environment, &resume.prefix);
             (env, resume.attacker_history(), resume.next_move())
         }
-        None => {
+        (None, _) => {
             let incoming = task.user_task.clone();
             emitter.emit(message(1, Party::User, incoming.clone(), None, None, None, None)).await?;
             let history = vec![(AttackerHistoryRole::Attacker, incoming.clone())];
@@ -254,24 +295,6 @@ async fn converse(
                 NextMove::AssistantReplies { turn: 1, incoming },
             )
         }
-    };
-    let mut external = match &config.assistant_command {
-        Some(_) if config.resume.is_some() => {
-            return Err(RunError::Agent(
-                "forks and take-over with an external assistant are not supported yet".into(),
-            ));
-        }
-        Some(command) => Some(
-            ExternalAssistant::start(
-                command,
-                env.clone(),
-                config.settings.max_tool_calls,
-                &config.episode_id,
-                config.assistant.timeout,
-            )
-            .await?,
-        ),
-        None => None,
     };
     loop {
         match next {

@@ -6,7 +6,7 @@ use crate::core::llm::key_mask::{self, KeyMask};
 
 /// The API key values of a run, in every form an echo takes (see [`KeyMask`]).
 /// `Debug` shows no value.
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub struct Secrets(KeyMask);
 
 impl Secrets {
