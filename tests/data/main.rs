@@ -12,6 +12,7 @@ mod demo_episodes;
 mod episode_tasks;
 mod import_benchmark;
 mod import_converse;
+mod import_inspect;
 mod import_malformed;
 mod import_maseval;
 mod judge_fixtures;
