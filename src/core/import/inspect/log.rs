@@ -81,6 +81,8 @@ impl LogInfo {
         format: &str,
     ) -> EpisodeHeader {
         let mut task = TaskInfo {
+            // `{task}/{sample id}`: the same task in every epoch and every run of the log's task.
+            id: Some(format!("{}/{}", self.task, id_text(id))),
             // The Inspect task: what `domain` groups and filters by in `ls`, `summary` and the browser.
             domain: Some(self.task.clone()),
             user_task: input_text(input, attachments),
@@ -99,6 +101,8 @@ impl LogInfo {
             );
         }
         let mut config = EpisodeConfig { models: self.models.clone(), ..EpisodeConfig::default() };
+        // An epoch is a repetition of the sample (the `rep` column).
+        config.extra.insert("repetition".into(), Value::from(epoch));
         config.extra.insert("inspect".into(), self.run.clone());
         let mut header = EpisodeHeader::new(episode_id(id, epoch), task, config);
         header.source =
