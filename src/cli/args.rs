@@ -105,7 +105,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Export episodes: readable Markdown, self-contained HTML, JSON events, or MASEval reports.
+    /// Export episodes: readable Markdown, self-contained HTML, JSON events, MASEval reports, or an Inspect .eval log.
     Export {
         /// Episode files or directories of them.
         #[arg(required = true)]

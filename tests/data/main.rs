@@ -10,6 +10,7 @@ mod dataset_persona;
 mod dataset_sample;
 mod demo_episodes;
 mod episode_tasks;
+mod export_inspect;
 mod import_benchmark;
 mod import_converse;
 mod import_inspect;
