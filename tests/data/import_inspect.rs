@@ -131,11 +131,11 @@ fn check_scores(events: &[Value], scores: &serde_json::Map<String, Value>, what:
 }
 
 #[test]
-fn every_message_and_score_of_a_zstd_and_a_deflate_log_reads_as_inspect_reads_it() {
+fn every_message_and_score_of_zstd_deflate_and_chunked_logs_reads_as_inspect_reads_it() {
     let (dir, expected) = logs();
     assert_eq!(expected["compression"]["weather.eval"], serde_json::json!([93]), "Inspect's default: zstd");
     assert_eq!(expected["compression"]["weather-deflate.eval"], serde_json::json!([8]), "deflate");
-    for name in ["weather.eval", "weather-deflate.eval"] {
+    for name in ["weather.eval", "weather-deflate.eval", "chunked/weather.eval"] {
         let log = &expected[name];
         let episodes = dumped(&dir.join(name));
         let samples = log["samples"].as_array().unwrap();
@@ -165,15 +165,19 @@ fn every_message_and_score_of_a_zstd_and_a_deflate_log_reads_as_inspect_reads_it
 #[test]
 fn an_audit_shows_the_targets_conversation_the_auditor_as_attacker() {
     let (dir, expected) = logs();
-    let sample = &expected["audit.eval"]["samples"][0];
-    let conversation = sample["target_conversation"].as_array().unwrap();
-    assert_eq!(conversation.len(), 4, "two probes and two replies");
-    let episodes = dumped(&dir.join("audit.eval"));
-    let (_, events) = &episodes[0];
-    assert_eq!(events[0]["config"]["models"]["attacker"], "mockllm/auditor");
-    assert_eq!(events[0]["config"]["models"]["assistant"], "mockllm/target");
-    check_conversation(events, conversation, "attacker", "audit");
-    check_scores(events, sample["scores"].as_object().unwrap(), "audit");
+    for name in ["audit.eval", "chunked/audit.eval"] {
+        let sample = &expected[name]["samples"][0];
+        let conversation = sample["target_conversation"].as_array().unwrap();
+        assert_eq!(conversation.len(), 4, "two probes and two replies");
+        // The sample's own messages are only the task input: the conversation comes from the pool.
+        assert_eq!(sample["messages"].as_array().unwrap().len(), 1, "{name}");
+        let episodes = dumped(&dir.join(name));
+        let (_, events) = &episodes[0];
+        assert_eq!(events[0]["config"]["models"]["attacker"], "mockllm/auditor", "{name}");
+        assert_eq!(events[0]["config"]["models"]["assistant"], "mockllm/target", "{name}");
+        check_conversation(events, conversation, "attacker", name);
+        check_scores(events, sample["scores"].as_object().unwrap(), name);
+    }
 }
 
 #[test]

@@ -6,7 +6,9 @@ Writes OUT_DIR/weather.eval (zstd, Inspect's default: a two-sample agent task ag
 with a tool call, a long tool result moved to an attachment and two scorers), OUT_DIR/weather-deflate.eval
 (the same log with every entry recompressed with deflate, as Inspect wrote before zstd), and
 OUT_DIR/audit.eval (an audit: an auditor model writes to a target model under Inspect model roles,
-the target's calls condensed into the sample's message pool). Prints one JSON object: for each
+the target's calls condensed into the sample's message pool), and OUT_DIR/chunked/{weather,audit}.eval
+(both converted by Inspect to its chunked sample layout, `samples/{id}_epoch_{n}/…`, which its own
+reader does not read yet: their view is that of the logs they were converted from). Prints one JSON object: for each
 log, every sample's messages and scores as `inspect_ai.log.read_eval_log` reads them, and for the
 audit the target's conversation.
 """
@@ -182,6 +184,11 @@ def main():
     weather = weather_log(out_dir)
     deflate = deflate_copy(weather, os.path.join(out_dir, "weather-deflate.eval"))
     audit = audit_log(out_dir)
+    from inspect_ai.log._recorders.chunked.convert import convert_eval_logs_to_chunked
+
+    chunked_dir = os.path.join(out_dir, "chunked")
+    for path in (weather, audit):
+        convert_eval_logs_to_chunked(path, chunked_dir)
     methods = {}
     for path in (weather, deflate, audit):
         with zipfile.ZipFile(path) as z:
@@ -192,6 +199,10 @@ def main():
                 "weather.eval": samples_view(weather),
                 "weather-deflate.eval": samples_view(deflate),
                 "audit.eval": samples_view(audit),
+                # read_eval_log of 0.3.285 cannot read the chunked layout its converter writes yet:
+                # a chunked log holds what the log it was converted from holds.
+                "chunked/weather.eval": samples_view(weather),
+                "chunked/audit.eval": samples_view(audit),
                 "compression": methods,
             }
         )

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use zip::ZipArchive;
 
-use super::schema::{LogHeader, Sample, SampleSummary};
+use super::schema::{ChatMessage, EventsData, LogHeader, Sample, SampleEvent, SampleSummary};
 use crate::core::episode::journal::describe_json_error;
 use crate::core::import::error::LoadError;
 
@@ -159,36 +159,54 @@ impl<R: Read + Seek> EvalArchive<R> {
         }
     }
 
-    /// Inspect's chunked layout: `sample.json` is the sample less its sequences; the messages
-    /// are `messages/{start}.json` lists, the attachments `attachments/{start}.json` lists of
-    /// strings referenced as `attachment://<index>`.
+    /// Inspect's chunked layout: `sample.json` is the sample less its sequences. `messages/{start}.json`
+    /// chunks are the message pool its model events point into, extended with the final conversation,
+    /// which the shell's `message_refs` name; `events/{start}.json` chunks are its events,
+    /// `attachments/{start}.json` chunks its attachments (`attachment://<index>`), `metadata.json` its
+    /// metadata.
     fn chunked_sample(&mut self, shell: &str) -> Result<Sample, LoadError> {
         let prefix = shell.strip_suffix("sample.json").unwrap_or(shell).to_string();
         let mut sample: Sample = self.read_json(shell)?;
         let names = self.names();
         let chunks = |sequence: &str| -> Vec<String> {
+            let folder = format!("{prefix}{sequence}/");
             let mut found: Vec<(u64, String)> = names
                 .iter()
                 .filter_map(|n| {
-                    let start = n.strip_prefix(&format!("{prefix}{sequence}/"))?.strip_suffix(".json")?;
-                    Some((start.parse().ok()?, n.clone()))
+                    Some((n.strip_prefix(&folder)?.strip_suffix(".json")?.parse().ok()?, n.clone()))
                 })
                 .collect();
             found.sort();
             found.into_iter().map(|(_, n)| n).collect()
         };
-        if sample.messages.is_empty() {
-            for name in chunks("messages") {
-                sample.messages.extend(self.read_json::<Vec<super::schema::ChatMessage>>(&name)?);
-            }
+        let mut pool = Vec::new();
+        for name in chunks("messages") {
+            pool.extend(self.read_json::<Vec<ChatMessage>>(&name)?);
         }
-        let mut index = sample.attachments.len();
+        for name in chunks("events") {
+            sample.events.extend(self.read_json::<Vec<SampleEvent>>(&name)?);
+        }
+        let mut index = 0usize;
         for name in chunks("attachments") {
             for text in self.read_json::<Vec<serde_json::Value>>(&name)? {
                 sample.attachments.insert(index.to_string(), text);
                 index += 1;
             }
         }
+        let metadata = format!("{prefix}metadata.json");
+        if self.has(&metadata) {
+            sample.metadata = self.read_json(&metadata)?;
+        }
+        if let Some(refs) = sample.message_refs.take() {
+            sample.messages = refs
+                .iter()
+                .flat_map(|&(start, end)| {
+                    let start = start.min(pool.len());
+                    pool[start..end.clamp(start, pool.len())].iter().cloned()
+                })
+                .collect();
+        }
+        sample.events_data = Some(EventsData { messages: pool });
         Ok(sample)
     }
 }

@@ -100,6 +100,9 @@ pub struct Sample {
     /// The condensed pools model events point into (`input_refs`).
     #[serde(default)]
     pub events_data: Option<EventsData>,
+    /// The chunked layout's final conversation: half-open ranges of the message sequence.
+    #[serde(default)]
+    pub message_refs: Option<Vec<(usize, usize)>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
