@@ -8,31 +8,6 @@ use converse_tui::core::episode::{Event, EventBody, Evidence, Outcome};
 
 use crate::support::{bin, journals, python};
 
-/// What Inspect's reader reads in the log at argv[1], as JSON.
-const READ_BACK: &str = r#"
-import json, sys
-from inspect_ai.log import read_eval_log
-log = read_eval_log(sys.argv[1])
-def message(m):
-    view = {"role": m.role, "text": m.text}
-    if getattr(m, "tool_calls", None):
-        view["tool_calls"] = [{"id": c.id, "function": c.function, "arguments": c.arguments} for c in m.tool_calls]
-    if m.role == "tool":
-        view["tool_call_id"] = m.tool_call_id
-        view["function"] = m.function
-    return view
-print(json.dumps({
-    "status": log.status, "task": log.eval.task, "model": log.eval.model,
-    "samples": [{
-        "id": s.id, "epoch": s.epoch, "input": s.input,
-        "messages": [message(m) for m in s.messages],
-        "scores": {k: {"value": v.value, "explanation": v.explanation, "metadata": v.metadata} for k, v in s.scores.items()},
-        "metadata": s.metadata,
-        "tool_events": [{"id": e.id, "function": e.function, "result": e.result} for e in s.events if e.event == "tool"],
-    } for s in log.samples],
-}))
-"#;
-
 /// Two runs of one task (epochs 1 and 2), the first with evidence on a verdict and a note.
 fn episodes() -> Vec<Vec<Event>> {
     let first = journals::journal_events(0);
@@ -77,7 +52,10 @@ fn an_export_reads_back_in_inspect_with_every_message_score_and_note() {
         .unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
 
-    let log: Value = serde_json::from_str(&python::run_script(READ_BACK, &[out.to_str().unwrap()])).unwrap();
+    let view = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/inspect_view.py");
+    let read = std::process::Command::new(python::python()).arg(view).arg(&out).output().unwrap();
+    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+    let log: Value = serde_json::from_slice(&read.stdout).unwrap();
     assert_eq!((log["status"].as_str(), log["task"].as_str()), (Some("success"), Some("travel_planning")));
     assert_eq!(log["model"], "gpt-4o-mini");
     let samples = log["samples"].as_array().unwrap();

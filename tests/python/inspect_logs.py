@@ -27,11 +27,11 @@ _model.count_text_tokens = lambda text: max(1, len(text) // 4)
 import inspect_ai._util.zipfile  # noqa: E402,F401  (zstd entries for the stdlib zipfile)
 from inspect_ai import Task, eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
-from inspect_ai.log import read_eval_log  # noqa: E402
 from inspect_ai.model import ChatMessageUser, ModelOutput, get_model  # noqa: E402
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, match, scorer  # noqa: E402
 from inspect_ai.solver import generate, solver, system_message, use_tools  # noqa: E402
 from inspect_ai.tool import tool  # noqa: E402
+from inspect_view import log_view  # noqa: E402  (beside this script)
 
 
 @tool
@@ -141,44 +141,6 @@ def deflate_copy(path, out):
     return out
 
 
-def text_of(message):
-    return message.text
-
-
-def message_view(m):
-    view = {"role": m.role, "text": text_of(m)}
-    if getattr(m, "tool_calls", None):
-        view["tool_calls"] = [{"id": c.id, "function": c.function, "arguments": c.arguments} for c in m.tool_calls]
-    if m.role == "tool":
-        view["tool_call_id"] = m.tool_call_id
-        view["function"] = m.function
-    return view
-
-
-def samples_view(path):
-    log = read_eval_log(path)
-    samples = []
-    for s in log.samples:
-        view = {
-            "id": s.id,
-            "epoch": s.epoch,
-            "messages": [message_view(m) for m in s.messages],
-            "scores": {
-                name: {"value": sc.value, "answer": sc.answer, "explanation": sc.explanation}
-                for name, sc in (s.scores or {}).items()
-            },
-            "attachments": len(s.attachments),
-        }
-        target_calls = [e for e in s.events if e.event == "model" and e.role == "target"]
-        if target_calls:
-            last = target_calls[-1]
-            view["target_conversation"] = [message_view(m) for m in last.input] + [
-                message_view(last.output.message)
-            ]
-        samples.append(view)
-    return {"task": log.eval.task, "model": log.eval.model, "samples": samples}
-
-
 def main():
     out_dir = sys.argv[1]
     weather = weather_log(out_dir)
@@ -196,13 +158,13 @@ def main():
     print(
         json.dumps(
             {
-                "weather.eval": samples_view(weather),
-                "weather-deflate.eval": samples_view(deflate),
-                "audit.eval": samples_view(audit),
+                "weather.eval": log_view(weather),
+                "weather-deflate.eval": log_view(deflate),
+                "audit.eval": log_view(audit),
                 # read_eval_log of 0.3.285 cannot read the chunked layout its converter writes yet:
                 # a chunked log holds what the log it was converted from holds.
-                "chunked/weather.eval": samples_view(weather),
-                "chunked/audit.eval": samples_view(audit),
+                "chunked/weather.eval": log_view(weather),
+                "chunked/audit.eval": log_view(audit),
                 "compression": methods,
             }
         )

@@ -48,7 +48,8 @@ pub struct EvalError {
     pub message: String,
 }
 
-/// One row of `summaries.json` (and of `_journal/summaries/N.json`).
+/// One row of `summaries.json` (and of `_journal/summaries/N.json`): Inspect's `EvalSampleSummary`, a
+/// type of its own there too (a shared flattened part would make serde buffer every sample whole).
 #[derive(Debug, Deserialize)]
 pub struct SampleSummary {
     pub id: Value,
