@@ -22,7 +22,7 @@ use crate::core::episode::{Episode, EventBody, Message, Party, ToolCall, ToolRes
 use crate::core::import::defaults::NO_TIME;
 
 /// The episode of `sample`, a sample of the log `info` read from `path`.
-pub fn episode(sample: Sample, info: &LogInfo, path: &Path) -> Episode {
+pub fn episode(mut sample: Sample, info: &LogInfo, path: &Path) -> Episode {
     let attachments = Attachments(&sample.attachments);
     let mut header = info.header(
         path,
@@ -31,12 +31,13 @@ pub fn episode(sample: Sample, info: &LogInfo, path: &Path) -> Episode {
         &attachments,
         FORMAT,
     );
-    let (messages, user) = match target_conversation(&sample) {
-        Some(messages) if info.audit => (messages, Party::Attacker),
-        _ => (sample.messages.clone(), Party::User),
+    let audit = if info.audit { target_conversation(&sample) } else { None };
+    let (messages, user) = match audit {
+        Some(messages) => (messages, Party::Attacker),
+        // Taken, not copied: a sample's messages can be hundreds of MB.
+        None => (std::mem::take(&mut sample.messages), Party::User),
     };
-    let system: Vec<String> =
-        messages.iter().filter(|m| m.role == "system").map(|m| attachments.message_text(m).0).collect();
+    let (events, system) = conversation(messages, user, &attachments);
     if !system.is_empty() {
         header.task.extra.insert("system_message".into(), Value::String(system.join("\n\n")));
     }
@@ -44,7 +45,7 @@ pub fn episode(sample: Sample, info: &LogInfo, path: &Path) -> Episode {
         header.config.extra.insert("model_usage".into(), Value::Object(sample.model_usage.clone()));
     }
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
-    bodies.extend(conversation(&messages, user, &attachments));
+    bodies.extend(events);
     bodies.extend(scores::verdicts(sample.scores.as_ref(), &attachments).into_iter().map(EventBody::from));
     bodies.extend(error_event(sample.error.as_ref()));
     let at =
@@ -78,14 +79,21 @@ fn resolve_refs(refs: &[(usize, usize)], pool: Option<&EventsData>) -> Vec<ChatM
     messages
 }
 
-/// The events of a conversation; `user` is the party whose turns the `user` role holds.
-fn conversation(messages: &[ChatMessage], user: Party, attachments: &Attachments) -> Vec<EventBody> {
+/// The events of a conversation, and the texts of its system messages (shown in the header);
+/// `user` is the party whose turns the `user` role holds.
+fn conversation(
+    messages: Vec<ChatMessage>,
+    user: Party,
+    attachments: &Attachments,
+) -> (Vec<EventBody>, Vec<String>) {
     let mut bodies = Vec::new();
+    let mut system = Vec::new();
     let mut turn = 1u32;
     let mut answered = false;
     for message in messages {
-        let (text, reasoning) = attachments.message_text(message);
+        let (text, reasoning) = attachments.take_text(message.content);
         match message.role.as_str() {
+            "system" => system.push(text),
             "user" => {
                 if answered {
                     turn += 1;
@@ -98,14 +106,14 @@ fn conversation(messages: &[ChatMessage], user: Party, attachments: &Attachments
                     turn += 1;
                 }
                 answered = true;
-                let calls = message.tool_calls.as_deref().unwrap_or_default();
+                let calls = message.tool_calls.unwrap_or_default();
                 if !text.is_empty() || reasoning.is_some() || calls.is_empty() {
                     let raw = reasoning.map(|r| format!("[reasoning]\n{r}\n\n{text}"));
                     let mut said = Message::new(turn, Party::Assistant, user, text);
-                    (said.raw, said.model) = (raw, message.model.clone());
+                    (said.raw, said.model) = (raw, message.model);
                     bodies.push(EventBody::Message(said));
                 }
-                for call in calls {
+                for call in &calls {
                     bodies.push(EventBody::from(tool_call(turn, call, attachments)));
                 }
             }
@@ -117,18 +125,18 @@ fn conversation(messages: &[ChatMessage], user: Party, attachments: &Attachments
                 };
                 bodies.push(EventBody::ToolResult(ToolResult {
                     turn,
-                    call_id: message.tool_call_id.clone().unwrap_or_default(),
-                    tool: message.function.clone().unwrap_or_default(),
+                    call_id: message.tool_call_id.unwrap_or_default(),
+                    tool: message.function.unwrap_or_default(),
                     output,
                     ok,
                     raw: None,
                 }));
             }
-            // System messages are in the header (`system_message`).
+            // Any other role (none in Inspect today) says nothing of the conversation.
             _ => {}
         }
     }
-    bodies
+    (bodies, system)
 }
 
 fn tool_call(turn: u32, call: &super::schema::ToolCall, attachments: &Attachments) -> ToolCall {

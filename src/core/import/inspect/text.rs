@@ -13,10 +13,19 @@ impl Attachments<'_> {
     /// `text`, or the attachment it names. A reference to an attachment the sample does not
     /// hold is kept as written (Inspect's reader does the same).
     pub fn resolve(&self, text: &str) -> String {
-        match text.strip_prefix(ATTACHMENT).and_then(|key| self.0.get(key)).and_then(Value::as_str) {
+        self.named(text).unwrap_or(text).to_string()
+    }
+
+    /// [`Self::resolve`] taking the text: an ordinary text is moved, not copied.
+    pub fn resolve_owned(&self, text: String) -> String {
+        match self.named(&text) {
             Some(found) => found.to_string(),
-            None => text.to_string(),
+            None => text,
         }
+    }
+
+    fn named(&self, text: &str) -> Option<&str> {
+        text.strip_prefix(ATTACHMENT).and_then(|key| self.0.get(key)).and_then(Value::as_str)
     }
 
     /// A JSON value (tool arguments) with every string that is a reference resolved.
@@ -31,21 +40,21 @@ impl Attachments<'_> {
         }
     }
 
-    /// What a message says, and its reasoning when it shows any.
-    pub fn message_text(&self, message: &ChatMessage) -> (String, Option<String>) {
-        match &message.content {
-            Content::Text(text) => (self.resolve(text), None),
+    /// What a message says, and its reasoning when it shows any; the content is taken, so a huge
+    /// text is moved into the event, never copied.
+    pub fn take_text(&self, content: Content) -> (String, Option<String>) {
+        match content {
+            Content::Text(text) => (self.resolve_owned(text), None),
             Content::Parts(parts) => {
                 let mut text = Vec::new();
                 let mut reasoning = Vec::new();
                 for part in parts {
                     match part.kind.as_str() {
-                        "text" => text.push(self.resolve(part.text.as_deref().unwrap_or_default())),
+                        "text" => text.push(self.resolve_owned(part.text.unwrap_or_default())),
                         "reasoning" if part.redacted => reasoning.push("[reasoning redacted]".to_string()),
                         "reasoning" => {
-                            let said =
-                                part.reasoning.as_deref().or(part.summary.as_deref()).unwrap_or_default();
-                            reasoning.push(self.resolve(said));
+                            let said = part.reasoning.or(part.summary).unwrap_or_default();
+                            reasoning.push(self.resolve_owned(said));
                         }
                         // Media are not shown in a terminal: their place is marked.
                         kind @ ("image" | "audio" | "video" | "document" | "data") => {
@@ -69,7 +78,7 @@ pub fn input_text(input: &Value, attachments: &Attachments) -> Option<String> {
             let texts: Vec<String> = messages
                 .iter()
                 .filter_map(|m| serde_json::from_value::<ChatMessage>(m.clone()).ok())
-                .map(|m| attachments.message_text(&m).0)
+                .map(|m| attachments.take_text(m.content).0)
                 .collect();
             (!texts.is_empty()).then(|| texts.join("\n"))
         }
