@@ -23,7 +23,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Open saved episodes: our journals, ConVerse logs, MASEval reports, or directories of them.
+    /// Open saved episodes: our journals, ConVerse logs, MASEval reports, Inspect logs (.eval), or directories of them.
     Replay {
         /// Files or directories; several episodes open the episode browser.
         #[arg(required = true)]
@@ -106,7 +106,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Export episodes: readable Markdown, self-contained HTML, JSON events, or MASEval reports.
+    /// Export episodes: readable Markdown, self-contained HTML, JSON events, MASEval reports, or an Inspect .eval log.
     Export {
         /// Episode files or directories of them.
         #[arg(required = true)]

@@ -19,7 +19,7 @@ use regex::{Regex, RegexBuilder};
 
 use crate::core::corpus::{Filter, index};
 use crate::core::episode::{Event, EventBody, Party};
-use crate::core::import::{LoadError, episode_files, load_bytes_alone};
+use crate::core::import::{LoadError, episode_files, inspect, load_bytes_alone};
 
 /// Which party said it: the `--party` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -328,6 +328,17 @@ pub fn search_file(
     matcher: &Matcher,
     ids: Option<&HashSet<&str>>,
 ) -> Result<Vec<Hit>, LoadError> {
+    if inspect::file_is_zip(path) {
+        // An Inspect `.eval` (compressed: no byte prefilter), searched one sample at a time.
+        let mut hits = Vec::new();
+        inspect::each_sample(path, &mut |episode| {
+            if ids.is_none_or(|ids| ids.contains(episode.id())) {
+                hits.extend(search_events(&episode.events, path, episode.id(), matcher));
+            }
+            true
+        })?;
+        return Ok(hits);
+    }
     let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     // MASEval's importer joins content parts: a match may span two JSON strings there.
     let maseval = memchr::memmem::find(&bytes, b"\"task_id\"").is_some();
@@ -343,20 +354,7 @@ pub fn search_file(
         if ids.is_some_and(|ids| !ids.contains(id)) {
             continue;
         }
-        for event in &episode.events {
-            event_hits(event, matcher, &mut |party, field, line, spans| {
-                hits.push(Hit {
-                    path: path.to_path_buf(),
-                    episode: id.to_string(),
-                    seq: event.seq,
-                    turn: event.body.turn(),
-                    party,
-                    field,
-                    line,
-                    spans,
-                })
-            });
-        }
+        hits.extend(search_events(&episode.events, path, id, matcher));
     }
     Ok(hits)
 }

@@ -1,5 +1,5 @@
 //! `converse-tui export`: episodes from any supported file or directory
-//! written as Markdown, HTML, journal JSON lines or MASEval report JSONL.
+//! written as Markdown, HTML, journal JSON lines, MASEval report JSONL or an Inspect `.eval` log.
 //!
 //! One episode goes to one output (`-o` file, or stdout). Several episodes —
 //! a directory, or a file holding many reports — go to a file each in the
@@ -138,12 +138,21 @@ fn export_episodes(
         episodes = episodes.iter().map(|e| redact_episode(e, &redactor_from_episode(e))).collect();
     }
 
+    if format == Format::Eval {
+        let Some(file) = out else {
+            bail!(
+                "an Inspect .eval log is a ZIP archive, not text: give the file to write with -o FILE.eval"
+            );
+        };
+        inputs.refuse(file)?;
+        return write_eval(&episodes, file);
+    }
     let single = episodes.len() == 1 && !any_dir;
     let per_file = match format {
         Format::Markdown | Format::Html => !single,
         // Line formats concatenate, unless journals are asked for one file each.
         Format::Json => !single && out.is_some_and(Path::is_dir),
-        Format::Maseval => false,
+        Format::Maseval | Format::Eval => false,
     };
     if per_file {
         let Some(dir) = out else {
@@ -269,7 +278,20 @@ fn render(episode: &Episode, format: Format) -> String {
         Format::Html => to_html(episode, &notes),
         Format::Json => to_json_lines(episode),
         Format::Maseval => to_maseval_line_with(episode, &notes),
+        Format::Eval => unreachable!("an .eval is written whole by write_eval"),
     }
+}
+
+/// Every episode as one Inspect `.eval` log at `file`, written beside it and renamed into place.
+fn write_eval(episodes: &[Episode], file: &Path) -> anyhow::Result<()> {
+    let with_notes: Vec<(&Episode, _)> = episodes.iter().map(|e| (e, annotation_views(e))).collect();
+    let cannot = || format!("{}: cannot write", file.display());
+    let temp = temp_beside(file).with_context(cannot)?;
+    let created = crate::core::episode::now_rfc3339();
+    let mut temp = crate::core::export::to_eval(&with_notes, &created, temp).with_context(cannot)?;
+    temp.as_file_mut().sync_all().with_context(cannot)?;
+    temp.persist(file).map_err(|e| e.error).with_context(cannot)?;
+    Ok(())
 }
 
 fn write_each(episodes: &[Episode], format: Format, dir: &Path, inputs: &InputFiles) -> anyhow::Result<()> {

@@ -205,6 +205,16 @@ pub fn open_inputs(
                 (BrowserEntry::from_row(row), source)
             }));
             errors.extend(corpus.errors.into_iter().map(|e| e.to_string()));
+        } else if crate::core::import::inspect::file_is_zip(input) {
+            // An Inspect `.eval`: one row per sample from its summaries; a sample is read when opened.
+            let (rows, warnings) = crate::core::corpus::index::index_file(input)?;
+            for warning in &warnings {
+                tracing::warn!("{warning}");
+            }
+            items.extend(rows.into_iter().map(|row| {
+                let source = EntrySource::File { path: row.path.clone(), id: row.id.clone() };
+                (BrowserEntry::from_row(row), source)
+            }));
         } else {
             let mut episodes = crate::core::import::load_path(input)?;
             for note in episode_tasks::enrich(&tasks, &mut episodes) {

@@ -8,6 +8,7 @@ mod app_update;
 mod browser_corpus;
 mod browser_open;
 mod hostile;
+mod inspect_screens;
 mod load_in_steps;
 mod screens;
 mod search_screens;

@@ -147,6 +147,13 @@ impl CorpusRow {
         }
         let mut verdicts = folded.0;
         verdicts.extend(human_sources(annotations, &turn_of_seq));
+        let mut events = episode.events.len().saturating_sub(1);
+        // A sample of an Inspect log indexed from its summary: its messages were not read, so the
+        // counts are Inspect's own (turns: its `turn_count`; events: its `message_count`).
+        if header.source.as_ref().is_some_and(|s| s.format == crate::core::import::inspect::SUMMARY_FORMAT) {
+            turns = turns.max(number("inspect_turns").unwrap_or(0) as u32);
+            events = number("inspect_messages").map_or(events, |n| n as usize);
+        }
 
         CorpusRow {
             path,
@@ -162,7 +169,7 @@ impl CorpusRow {
             repeat: number("repetition"),
             retry: number("retry"),
             turns,
-            events: episode.events.len().saturating_sub(1),
+            events,
             verdicts,
             parent: header.parent.as_ref().map(|p| p.episode.clone()),
             end: end_reason,

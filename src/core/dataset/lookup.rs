@@ -78,8 +78,11 @@ impl TaskLookup {
 /// task, or the task's evaluation fields, which every task of the dataset carries (a MASEval
 /// report carries its query but none of them: issue 23).
 pub fn lacks_task_fields(episode: &Episode) -> bool {
-    let task = &episode.header().task;
-    task.id.is_some() && (task.user_task.is_none() || !task.extra.contains_key("attack_strategy"))
+    let header = episode.header();
+    let task = &header.task;
+    // An Inspect sample's task is its log's, never one of the CONVERSE dataset.
+    let inspect = header.source.as_ref().is_some_and(|s| s.format.starts_with("inspect-eval"));
+    !inspect && task.id.is_some() && (task.user_task.is_none() || !task.extra.contains_key("attack_strategy"))
 }
 
 fn fill_missing(info: &mut TaskInfo, task: &Task) {

@@ -1,5 +1,5 @@
 //! Episodes written out for people and other tools: a Markdown transcript, a
-//! self-contained HTML page, our journal JSON lines, and MASEval reports.
+//! self-contained HTML page, our journal JSON lines, MASEval reports and Inspect AI `.eval` logs.
 //!
 //! Every exporter is a pure function of an episode (no I/O), so the headless
 //! command and the TUI share them and tests compare strings.
@@ -7,6 +7,7 @@
 mod annotation;
 mod common;
 pub mod html;
+pub mod inspect;
 pub mod json;
 pub mod markdown;
 pub mod maseval;
@@ -15,6 +16,7 @@ use std::fmt;
 
 pub use annotation::AnnotationView;
 pub use html::to_html;
+pub use inspect::to_eval;
 pub use json::to_json_lines;
 pub use markdown::{to_markdown, to_markdown_with};
 pub use maseval::{to_maseval, to_maseval_line, to_maseval_line_with};
@@ -28,10 +30,13 @@ pub enum Format {
     #[value(alias = "jsonl")]
     Json,
     Maseval,
+    /// An Inspect AI log (a ZIP: written to `-o FILE` only).
+    Eval,
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [Format::Markdown, Format::Html, Format::Json, Format::Maseval];
+    pub const ALL: [Format; 5] =
+        [Format::Markdown, Format::Html, Format::Json, Format::Maseval, Format::Eval];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -39,6 +44,7 @@ impl Format {
             Format::Html => "html",
             Format::Json => "json",
             Format::Maseval => "maseval",
+            Format::Eval => "eval",
         }
     }
 
@@ -49,6 +55,7 @@ impl Format {
             Format::Html => "html",
             Format::Json => "jsonl",
             Format::Maseval => "jsonl",
+            Format::Eval => "eval",
         }
     }
 }

@@ -21,9 +21,11 @@ pub(super) enum Detected {
     /// are never all held as JSON values at once), and what was forgiven reading them (a
     /// truncated last JSONL line).
     Maseval(Vec<Episode>, Vec<String>),
+    /// A plain `.json` Inspect AI log.
+    Inspect(Value),
 }
 
-const EXPECTED: &str = "expected a converse-tui journal, a ConVerse log or MASEval report(s)";
+const EXPECTED: &str = "expected a converse-tui journal, a ConVerse log, MASEval report(s) or an Inspect log";
 
 pub(super) fn detect(bytes: &[u8], path: &Path, texts: Texts) -> Result<Detected, LoadError> {
     let text = match std::str::from_utf8(bytes) {
@@ -60,6 +62,7 @@ pub(super) fn detect(bytes: &[u8], path: &Path, texts: Texts) -> Result<Detected
     let value: Value = serde_json::from_str(text).map_err(|e| json_error(text, path, &e))?;
     match value {
         Value::Array(items) => classify_list(items, path, first_no),
+        Value::Object(obj) if super::inspect::is_json_log(&obj) => Ok(Detected::Inspect(Value::Object(obj))),
         Value::Object(obj) if is_report(&obj) => {
             let episode = episode_of(&Value::Object(obj), path, 0, texts)?;
             Ok(Detected::Maseval(vec![episode], Vec::new()))

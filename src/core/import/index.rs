@@ -39,6 +39,10 @@ pub fn index_path(path: &Path) -> Result<Vec<EpisodeSummary>, LoadError> {
 
 /// Loads the episode `id` of the file at `path` (with its sidecar verdicts).
 pub fn load_episode(path: &Path, id: &str) -> Result<Episode, LoadError> {
+    if super::inspect::file_is_zip(path) {
+        // An Inspect `.eval`: only that sample is read.
+        return super::load::load_eval_sample(path, id);
+    }
     load_path(path)?
         .into_iter()
         .find(|e| e.id() == id)

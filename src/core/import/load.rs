@@ -6,6 +6,7 @@ use super::converse;
 use super::defaults::Texts;
 use super::detect::{self, Detected};
 use super::error::LoadError;
+use super::inspect;
 use crate::core::episode::sidecar::{merge_verdicts, read_sidecar, sidecar_path};
 use crate::core::episode::{Episode, JournalReader, is_journal, read_journal, read_journal_from};
 
@@ -31,6 +32,10 @@ pub fn load_path_without_texts(path: &Path) -> Result<Vec<Episode>, LoadError> {
         let mut episode = Episode::new(events, path.to_string_lossy().into_owned());
         episode.warnings = reader.warnings().iter().map(ToString::to_string).collect();
         return with_sidecar(path, vec![episode]);
+    }
+    if inspect::file_is_zip(path) {
+        // An Inspect `.eval`: its samples' summaries, no sample read.
+        return with_sidecar(path, inspect::summary_episodes(path)?);
     }
     let bytes = crate::core::input_file::read(path)
         .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
@@ -69,9 +74,19 @@ pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
         episode.warnings = warnings.iter().map(ToString::to_string).collect();
         return Ok(vec![episode]);
     }
+    if inspect::file_is_zip(path) {
+        // An Inspect `.eval`, read from the file one sample at a time, never inflated whole.
+        return inspect::load_eval(path);
+    }
     let bytes = crate::core::input_file::read(path)
         .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     load_bytes(&bytes, path)
+}
+
+/// The episode `id` of the Inspect `.eval` at `path` (its one sample read), with its sidecar verdicts.
+pub(super) fn load_eval_sample(path: &Path, id: &str) -> Result<Episode, LoadError> {
+    let episode = inspect::load_sample(path, id)?;
+    Ok(with_sidecar(path, vec![episode])?.remove(0))
 }
 
 /// Loads every episode in `bytes`, the content of the file at `path` (named in errors).
@@ -88,6 +103,9 @@ pub fn load_bytes_alone(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadE
 
 fn load_bytes_with(bytes: &[u8], path: &Path, beside: bool, texts: Texts) -> Result<Vec<Episode>, LoadError> {
     let origin = path.to_string_lossy().into_owned();
+    if inspect::is_zip(bytes) {
+        return inspect::load_eval_bytes(bytes, path);
+    }
     match detect::detect(bytes, path, texts)? {
         Detected::Journal => {
             let (events, warnings) = read_journal_from(bytes, path)?;
@@ -101,6 +119,7 @@ fn load_bytes_with(bytes: &[u8], path: &Path, beside: bool, texts: Texts) -> Res
         }
         Detected::ConverseLog(records) if beside => Ok(vec![converse::from_log(&records, path)?]),
         Detected::ConverseLog(records) => Ok(vec![converse::from_log_alone(&records, path)?]),
+        Detected::Inspect(log) => inspect::from_json_log(log, path),
         Detected::Maseval(mut episodes, warnings) => {
             if let Some(last) = episodes.last_mut() {
                 last.warnings.extend(warnings);

@@ -1,5 +1,5 @@
 //! Loading episodes from any supported file: our journals, ConVerse /
-//! Firewalled-agentic-network logs and MASEval reports (DESIGN.md §4).
+//! Firewalled-agentic-network logs, MASEval reports and Inspect AI logs (DESIGN.md §4).
 //!
 //! The format is detected from the content, never the file name, so a
 //! renamed file still loads and a wrong one fails with a clear message.
@@ -10,6 +10,7 @@ mod defaults;
 mod detect;
 mod error;
 mod index;
+pub mod inspect;
 mod layout;
 mod load;
 mod maseval;

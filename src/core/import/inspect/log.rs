@@ -1,0 +1,154 @@
+//! What a log's header gives every episode of it: the task, the models and their roles, the run.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::schema::{LogHeader, SampleSummary, id_text};
+use super::scores;
+use super::text::{Attachments, input_text};
+use crate::core::episode::{
+    EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, SourceRef, TaskInfo, stamp_events,
+};
+
+/// The format named in the episodes' `source`.
+pub const FORMAT: &str = "inspect-eval";
+/// The `source` format of an episode made from a sample's summary alone (no messages read).
+pub const SUMMARY_FORMAT: &str = "inspect-eval-summary";
+
+/// Inspect's model roles as our parties' roles (a Petri audit: the auditor attacks the target).
+fn our_role(role: &str) -> &str {
+    match role {
+        "auditor" => "attacker",
+        "target" => "assistant",
+        other => other,
+    }
+}
+
+/// The header every sample of a log shares.
+pub struct LogInfo {
+    pub task: String,
+    pub created: Option<String>,
+    pub models: Map<String, Value>,
+    /// Whether the log names model roles an audit has (auditor or target).
+    pub audit: bool,
+    run: Value,
+}
+
+impl LogInfo {
+    pub fn of(header: &LogHeader) -> Self {
+        let eval = &header.eval;
+        let mut models = Map::new();
+        if let Some(model) = &eval.model {
+            models.insert("assistant".into(), Value::String(model.clone()));
+        }
+        let mut audit = false;
+        for (role, spec) in eval.model_roles.iter().flatten() {
+            let model = spec.get("model").and_then(Value::as_str).map(str::to_string);
+            audit |= role == "auditor" || role == "target";
+            if let Some(model) = model {
+                models.insert(our_role(role).to_string(), Value::String(model));
+            }
+        }
+        let mut run = json!({
+            "eval_id": eval.eval_id,
+            "run_id": eval.run_id,
+            "task_id": eval.task_id,
+            "task_version": eval.task_version,
+            "status": header.status,
+            "created": eval.created,
+        });
+        for (key, value) in
+            [("task_args", &eval.task_args), ("metadata", &eval.metadata), ("config", &eval.config)]
+        {
+            if let Some(value) = value.as_ref().filter(|m| !m.is_empty()) {
+                run[key] = Value::Object(value.clone());
+            }
+        }
+        if let Some(error) = &header.error {
+            run["error"] = Value::String(error.message.clone());
+        }
+        LogInfo { task: eval.task.clone(), created: eval.created.clone(), models, audit, run }
+    }
+
+    /// The header of the episode of sample `id`, epoch `epoch`.
+    pub fn header(
+        &self,
+        path: &Path,
+        (id, epoch): (&Value, u32),
+        (input, target, metadata): (&Value, &Value, &Map<String, Value>),
+        attachments: &Attachments,
+        format: &str,
+    ) -> EpisodeHeader {
+        let mut task = TaskInfo {
+            // `{task}/{sample id}`: the same task in every epoch and every run of the log's task.
+            id: Some(format!("{}/{}", self.task, id_text(id))),
+            // The Inspect task: what `domain` groups and filters by in `ls`, `summary` and the browser.
+            domain: Some(self.task.clone()),
+            user_task: input_text(input, attachments),
+            ..TaskInfo::default()
+        };
+        task.extra.insert("inspect_task".into(), Value::String(self.task.clone()));
+        task.extra.insert("sample_id".into(), id.clone());
+        task.extra.insert("epoch".into(), Value::from(epoch));
+        if !target.is_null() {
+            task.extra.insert("target".into(), attachments.resolve_value(target));
+        }
+        if !metadata.is_empty() {
+            task.extra.insert(
+                "sample_metadata".into(),
+                attachments.resolve_value(&Value::Object(metadata.clone())),
+            );
+        }
+        let mut config = EpisodeConfig { models: self.models.clone(), ..EpisodeConfig::default() };
+        // An epoch is a repetition of the sample (the `rep` column).
+        config.extra.insert("repetition".into(), Value::from(epoch));
+        config.extra.insert("inspect".into(), self.run.clone());
+        let mut header = EpisodeHeader::new(episode_id(id, epoch), task, config);
+        header.source =
+            Some(SourceRef { format: format.to_string(), path: path.to_string_lossy().into_owned() });
+        header
+    }
+}
+
+/// `{id}_epoch_{n}`: the sample's episode id, as Inspect names its entry.
+pub fn episode_id(id: &Value, epoch: u32) -> String {
+    format!("{}_epoch_{epoch}", id_text(id))
+}
+
+/// The events of a sample's error, if it has one.
+pub fn error_event(error: Option<&Value>) -> Option<EventBody> {
+    let error = error.filter(|e| !e.is_null())?;
+    let message =
+        error.get("message").and_then(Value::as_str).map_or_else(|| error.to_string(), str::to_string);
+    Some(EventBody::Error(ErrorEvent { source: "inspect".into(), message, turn: None }))
+}
+
+/// The episode of a sample's summary: its header and scores, no message (the browser's row of a
+/// sample not yet opened). Inspect's turn and message counts are kept in the header.
+pub fn summary_events(summary: &SampleSummary, info: &LogInfo, path: &Path) -> Vec<Event> {
+    let empty = Map::new();
+    let attachments = Attachments(&empty);
+    let mut header = info.header(
+        path,
+        (&summary.id, summary.epoch),
+        (&summary.input, &summary.target, &summary.metadata),
+        &attachments,
+        SUMMARY_FORMAT,
+    );
+    if let Some(turns) = summary.turn_count {
+        header.config.extra.insert("inspect_turns".into(), Value::from(turns));
+    }
+    if let Some(messages) = summary.message_count {
+        header.config.extra.insert("inspect_messages".into(), Value::from(messages));
+    }
+    let mut bodies = vec![EventBody::Episode(Box::new(header))];
+    bodies.extend(scores::verdicts(summary.scores.as_ref(), &attachments).into_iter().map(EventBody::from));
+    bodies.extend(error_event(summary.error.as_ref()));
+    let at = summary
+        .started_at
+        .clone()
+        .or_else(|| info.created.clone())
+        .unwrap_or_else(|| crate::core::import::defaults::NO_TIME.to_string());
+    stamp_events(bodies, &at)
+}

@@ -1,0 +1,16 @@
+//! Inspect AI logs (issue 29): `.eval` archives and plain `.json` logs, one episode per sample.
+//! The format and its mapping are described in docs/formats.md.
+mod container;
+mod log;
+mod read;
+mod sample;
+mod schema;
+mod scores;
+mod text;
+
+pub use container::{file_is_zip, is_zip};
+pub use log::{FORMAT, SUMMARY_FORMAT};
+pub use read::{
+    each_sample, from_json_log, is_json_log, load_eval, load_eval_bytes, load_sample, summary_episodes,
+};
+pub use scores::{value_of, value_to_float};

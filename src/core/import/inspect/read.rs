@@ -1,0 +1,112 @@
+//! Reading Inspect AI logs: `.eval` archives sample by sample, and plain `.json` logs.
+
+use std::io::{Cursor, Read, Seek};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::container::{EvalArchive, SampleEntry};
+use super::log::{LogInfo, summary_events};
+use super::sample::episode;
+use super::schema::{LogHeader, Sample};
+use crate::core::episode::Episode;
+use crate::core::import::error::LoadError;
+
+/// Calls `each` with the episode of every sample of the `.eval` at `path`, one sample read at a
+/// time (a sample is dropped before the next is read); `each` returns false to stop.
+pub fn each_sample(path: &Path, each: &mut dyn FnMut(Episode) -> bool) -> Result<(), LoadError> {
+    each_of(EvalArchive::open(path)?, each)
+}
+
+fn each_of<R: Read + Seek>(
+    mut archive: EvalArchive<R>,
+    each: &mut dyn FnMut(Episode) -> bool,
+) -> Result<(), LoadError> {
+    let path = archive.path().to_path_buf();
+    let path = path.as_path();
+    let info = LogInfo::of(&archive.header()?);
+    for entry in archive.sample_entries() {
+        let sample = archive.sample(&entry)?;
+        if !each(episode(sample, &info, path)) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Every sample of the `.eval` at `path`.
+pub fn load_eval(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let mut episodes = Vec::new();
+    each_sample(path, &mut |e| {
+        episodes.push(e);
+        true
+    })?;
+    Ok(episodes)
+}
+
+/// Every sample of a `.eval` held in memory (`bytes`, the content of the file at `path`).
+pub fn load_eval_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let mut episodes = Vec::new();
+    each_of(EvalArchive::from_reader(path, Cursor::new(bytes))?, &mut |e| {
+        episodes.push(e);
+        true
+    })?;
+    Ok(episodes)
+}
+
+/// The one sample `key` (`{id}_epoch_{n}`) of the `.eval` at `path`, nothing else read.
+pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
+    let mut archive = EvalArchive::open(path)?;
+    let info = LogInfo::of(&archive.header()?);
+    let entry = archive
+        .entry_of(key)
+        .ok_or_else(|| LoadError::new(path, 0, format!("no sample '{key}' in this log")))?;
+    let sample = archive.sample(&entry)?;
+    Ok(episode(sample, &info, path))
+}
+
+/// The episodes of the `.eval` at `path` as its summaries give them (header, scores, error; no
+/// message): what an index needs, without reading a sample. A log with no summary yet (a run
+/// that just started) lists the samples it holds, read one at a time, texts dropped.
+pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let mut archive = EvalArchive::open(path)?;
+    let info = LogInfo::of(&archive.header()?);
+    let summaries = archive.summaries()?;
+    let origin = path.to_string_lossy().into_owned();
+    if summaries.is_empty() {
+        let entries: Vec<SampleEntry> = archive.sample_entries();
+        let mut episodes = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let mut e = episode(archive.sample(&entry)?, &info, path);
+            e.events.iter_mut().for_each(|event| event.body.drop_texts());
+            episodes.push(e);
+        }
+        return Ok(episodes);
+    }
+    Ok(summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect())
+}
+
+/// A plain `.json` Inspect log: its header at the top level and its samples in `samples`.
+#[derive(Deserialize)]
+struct JsonLog {
+    #[serde(flatten)]
+    header: LogHeader,
+    #[serde(default)]
+    samples: Vec<Sample>,
+}
+
+/// Whether a JSON object is an Inspect log (`version`, `eval` with a task, and `status` or `samples`).
+pub fn is_json_log(obj: &serde_json::Map<String, Value>) -> bool {
+    obj.contains_key("version")
+        && obj.get("eval").and_then(|e| e.get("task")).is_some()
+        && (obj.contains_key("status") || obj.contains_key("samples"))
+}
+
+/// The episodes of a plain `.json` Inspect log.
+pub fn from_json_log(value: Value, path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let log: JsonLog = serde_json::from_value(value)
+        .map_err(|e| LoadError::new(path, 0, format!("not a readable Inspect log: {e}")))?;
+    let info = LogInfo::of(&log.header);
+    Ok(log.samples.into_iter().map(|s| episode(s, &info, path)).collect())
+}

@@ -1,0 +1,166 @@
+//! One Inspect sample as one episode: its conversation as messages, tool calls and results, its
+//! scores as verdicts, its error as an error event.
+//!
+//! Whose conversation: in a plain agent eval, the sample's `messages` (user → assistant, tool
+//! calls and their results). In an audit (a log with `auditor`/`target` model roles, as Petri
+//! writes), the target's conversation as its last model call saw it, its input resolved from the
+//! condensed message pool: the auditor's user turns are the attacker's messages.
+//!
+//! Turns: the first assistant message of the conversation is turn 1; every later assistant
+//! message, and a user message after an assistant, starts the next one (so an episode has as many
+//! turns as the sample has assistant messages, Inspect's `turn_count`).
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::log::{FORMAT, LogInfo, error_event};
+use super::schema::{ChatMessage, EventsData, Sample, SampleEvent};
+use super::scores;
+use super::text::Attachments;
+use crate::core::episode::{Episode, EventBody, Message, Party, ToolCall, ToolResult, stamp_events};
+use crate::core::import::defaults::NO_TIME;
+
+/// The episode of `sample`, a sample of the log `info` read from `path`.
+pub fn episode(mut sample: Sample, info: &LogInfo, path: &Path) -> Episode {
+    let attachments = Attachments(&sample.attachments);
+    let mut header = info.header(
+        path,
+        (&sample.id, sample.epoch),
+        (&sample.input, &sample.target, &sample.metadata),
+        &attachments,
+        FORMAT,
+    );
+    let audit = if info.audit { target_conversation(&sample) } else { None };
+    let (messages, user) = match audit {
+        Some(messages) => (messages, Party::Attacker),
+        // Taken, not copied: a sample's messages can be hundreds of MB.
+        None => (std::mem::take(&mut sample.messages), Party::User),
+    };
+    let (events, system) = conversation(messages, user, &attachments);
+    if !system.is_empty() {
+        header.task.extra.insert("system_message".into(), Value::String(system.join("\n\n")));
+    }
+    if !sample.model_usage.is_empty() {
+        header.config.extra.insert("model_usage".into(), Value::Object(sample.model_usage.clone()));
+    }
+    let mut bodies = vec![EventBody::Episode(Box::new(header))];
+    bodies.extend(events);
+    bodies.extend(scores::verdicts(sample.scores.as_ref(), &attachments).into_iter().map(EventBody::from));
+    bodies.extend(error_event(sample.error.as_ref()));
+    let at =
+        sample.started_at.clone().or_else(|| info.created.clone()).unwrap_or_else(|| NO_TIME.to_string());
+    Episode::new(stamp_events(bodies, &at), path.to_string_lossy().into_owned())
+}
+
+/// The target's conversation in an audit: the input of its last model call and what it answered.
+fn target_conversation(sample: &Sample) -> Option<Vec<ChatMessage>> {
+    let call = sample.events.iter().rev().find_map(|e| match e {
+        SampleEvent::Model(m) if m.role.as_deref() == Some("target") => Some(m),
+        _ => None,
+    })?;
+    let mut messages = match &call.input_refs {
+        Some(refs) => resolve_refs(refs, sample.events_data.as_ref()),
+        None => call.input.clone(),
+    };
+    messages.extend(call.output.iter().flat_map(|o| o.choices.first()).map(|c| c.message.clone()));
+    Some(messages)
+}
+
+/// A condensed input: half-open ranges of the sample's message pool. A range past the pool's end
+/// keeps what the pool holds.
+fn resolve_refs(refs: &[(usize, usize)], pool: Option<&EventsData>) -> Vec<ChatMessage> {
+    let pool = pool.map(|p| p.messages.as_slice()).unwrap_or_default();
+    let mut messages = Vec::new();
+    for &(start, end) in refs {
+        let start = start.min(pool.len());
+        messages.extend_from_slice(&pool[start..end.clamp(start, pool.len())]);
+    }
+    messages
+}
+
+/// The events of a conversation, and the texts of its system messages (shown in the header);
+/// `user` is the party whose turns the `user` role holds.
+fn conversation(
+    messages: Vec<ChatMessage>,
+    user: Party,
+    attachments: &Attachments,
+) -> (Vec<EventBody>, Vec<String>) {
+    let mut bodies = Vec::new();
+    let mut system = Vec::new();
+    let mut turn = 1u32;
+    let mut answered = false;
+    for message in messages {
+        let (text, reasoning) = attachments.take_text(message.content);
+        match message.role.as_str() {
+            "system" => system.push(text),
+            "user" => {
+                if answered {
+                    turn += 1;
+                    answered = false;
+                }
+                bodies.push(EventBody::Message(Message::new(turn, user, Party::Assistant, text)));
+            }
+            "assistant" => {
+                if answered {
+                    turn += 1;
+                }
+                answered = true;
+                let calls = message.tool_calls.unwrap_or_default();
+                if !text.is_empty() || reasoning.is_some() || calls.is_empty() {
+                    let raw = reasoning.map(|r| format!("[reasoning]\n{r}\n\n{text}"));
+                    let mut said = Message::new(turn, Party::Assistant, user, text);
+                    (said.raw, said.model) = (raw, message.model);
+                    bodies.push(EventBody::Message(said));
+                }
+                for call in &calls {
+                    bodies.push(EventBody::from(tool_call(turn, call, attachments)));
+                }
+            }
+            "tool" => {
+                let (output, ok) = match &message.error {
+                    Some(error) if text.is_empty() => (format!("{}: {}", error.kind, error.message), false),
+                    Some(error) => (format!("{text}\n{}: {}", error.kind, error.message), false),
+                    None => (text, true),
+                };
+                bodies.push(EventBody::ToolResult(ToolResult {
+                    turn,
+                    call_id: message.tool_call_id.unwrap_or_default(),
+                    tool: message.function.unwrap_or_default(),
+                    output,
+                    ok,
+                    raw: None,
+                }));
+            }
+            // Any other role (none in Inspect today) says nothing of the conversation.
+            _ => {}
+        }
+    }
+    (bodies, system)
+}
+
+fn tool_call(turn: u32, call: &super::schema::ToolCall, attachments: &Attachments) -> ToolCall {
+    let args = match attachments.resolve_value(&call.arguments) {
+        Value::Object(map) => Value::Object(map),
+        Value::Null => Value::Object(Map::new()),
+        // Always an object: anything else is kept as written.
+        other => {
+            return ToolCall {
+                turn,
+                call_id: call.id.clone(),
+                tool: call.function.clone(),
+                args: Value::Object(Map::new()),
+                raw_args: Some(other.to_string()),
+                raw: None,
+            };
+        }
+    };
+    ToolCall {
+        turn,
+        call_id: call.id.clone(),
+        tool: call.function.clone(),
+        args,
+        raw_args: call.parse_error.as_ref().map(|e| format!("parse error: {e}")),
+        raw: None,
+    }
+}

@@ -1,0 +1,232 @@
+//! The parts of Inspect AI's log schema (`inspect_ai.log.EvalLog`, 0.3.x) that become episodes.
+//!
+//! Only what is mapped is named; serde skips every other field unparsed, so a sample's model
+//! call payloads, state deltas and spans cost reading, not memory.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// `header.json` (or `_journal/start.json` while the run is live; a `.json` log's top level).
+#[derive(Debug, Default, Deserialize)]
+pub struct LogHeader {
+    #[serde(default)]
+    pub status: Option<String>,
+    pub eval: EvalSpec,
+    #[serde(default)]
+    pub error: Option<EvalError>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct EvalSpec {
+    #[serde(default)]
+    pub eval_id: Option<String>,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub created: Option<String>,
+    pub task: String,
+    #[serde(default)]
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub task_version: Option<Value>,
+    #[serde(default)]
+    pub model: Option<String>,
+    /// `{role: {model: name, …}}` (an audit: `auditor`, `target`, `judge`).
+    #[serde(default)]
+    pub model_roles: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub task_args: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub config: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct EvalError {
+    #[serde(default)]
+    pub message: String,
+}
+
+/// One row of `summaries.json` (and of `_journal/summaries/N.json`): Inspect's `EvalSampleSummary`, a
+/// type of its own there too (a shared flattened part would make serde buffer every sample whole).
+#[derive(Debug, Deserialize)]
+pub struct SampleSummary {
+    pub id: Value,
+    pub epoch: u32,
+    #[serde(default)]
+    pub input: Value,
+    #[serde(default)]
+    pub target: Value,
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+    #[serde(default)]
+    pub scores: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub error: Option<Value>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub message_count: Option<usize>,
+    #[serde(default)]
+    pub turn_count: Option<u32>,
+}
+
+/// One sample (`samples/{id}_epoch_{n}.json`, a `.json` log's `samples[]`).
+#[derive(Debug, Deserialize)]
+pub struct Sample {
+    pub id: Value,
+    pub epoch: u32,
+    #[serde(default)]
+    pub input: Value,
+    #[serde(default)]
+    pub target: Value,
+    #[serde(default)]
+    pub messages: Vec<ChatMessage>,
+    #[serde(default)]
+    pub scores: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+    #[serde(default)]
+    pub events: Vec<SampleEvent>,
+    #[serde(default)]
+    pub model_usage: Map<String, Value>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub error: Option<Value>,
+    /// Texts moved out of the sample, by hash: `attachment://<hash>` anywhere points here.
+    #[serde(default)]
+    pub attachments: Map<String, Value>,
+    /// The condensed pools model events point into (`input_refs`).
+    #[serde(default)]
+    pub events_data: Option<EventsData>,
+    /// The chunked layout's final conversation: half-open ranges of the message sequence.
+    #[serde(default)]
+    pub message_refs: Option<Vec<(usize, usize)>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct EventsData {
+    #[serde(default)]
+    pub messages: Vec<ChatMessage>,
+}
+
+/// A chat message of any role.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChatMessage {
+    pub role: String,
+    #[serde(default)]
+    pub content: Content,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Option<Vec<ToolCall>>,
+    #[serde(default)]
+    pub tool_call_id: Option<String>,
+    #[serde(default)]
+    pub function: Option<String>,
+    #[serde(default)]
+    pub error: Option<ToolError>,
+}
+
+/// A message's content: a string, or a list of parts (text, reasoning, images…).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Parts(Vec<ContentPart>),
+}
+
+impl Default for Content {
+    fn default() -> Self {
+        Content::Text(String::new())
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ContentPart {
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub reasoning: Option<String>,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(default)]
+    pub redacted: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub function: String,
+    #[serde(default)]
+    pub arguments: Value,
+    #[serde(default)]
+    pub parse_error: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ToolError {
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(default)]
+    pub message: String,
+}
+
+/// The events the mapping reads: model calls (their role, input and output). Every other kind
+/// is read as `Other` and dropped.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SampleEvent {
+    Model(ModelEvent),
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ModelEvent {
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub input: Vec<ChatMessage>,
+    /// Half-open ranges into [`EventsData::messages`] standing for `input` when condensed.
+    #[serde(default)]
+    pub input_refs: Option<Vec<(usize, usize)>>,
+    #[serde(default)]
+    pub output: Option<ModelOutput>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ModelOutput {
+    #[serde(default)]
+    pub choices: Vec<ModelChoice>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ModelChoice {
+    pub message: ChatMessage,
+}
+
+/// A score as Inspect writes it.
+#[derive(Debug, Default, Deserialize)]
+pub struct Score {
+    #[serde(default)]
+    pub value: Value,
+    #[serde(default)]
+    pub answer: Option<String>,
+    #[serde(default)]
+    pub explanation: Option<String>,
+    #[serde(default)]
+    pub metadata: Option<Value>,
+}
+
+/// The text of a sample id (`paris`, `3`) as Inspect names its entry.
+pub fn id_text(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,251 @@
+//! Inspect AI logs read by converse-tui, checked against Inspect itself: the logs are written by
+//! inspect-ai's own writer (tests/python/inspect_logs.py, a mockllm task), and every message and
+//! score converse-tui prints is compared with what `inspect_ai.log.read_eval_log` reads in them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::support::{bin, python};
+
+/// The logs Inspect wrote and what its reader reads in them (written once per test run).
+fn logs() -> &'static (PathBuf, Value) {
+    static LOGS: OnceLock<(PathBuf, Value)> = OnceLock::new();
+    LOGS.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inspect-logs");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/inspect_logs.py");
+        let output = Command::new(python::python()).arg(script).arg(&dir).output().unwrap();
+        assert!(
+            output.status.success(),
+            "inspect_logs.py failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (dir, serde_json::from_slice(&output.stdout).unwrap())
+    })
+}
+
+fn home() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// `converse-tui ARGS` in a private home: (status, stdout, stderr).
+fn run(args: &[&str]) -> (bool, String, String) {
+    let home = home();
+    let out = bin::command(home.path()).args(args).output().unwrap();
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// The events `dump --json` prints, per episode id.
+fn dumped(path: &Path) -> Vec<(String, Vec<Value>)> {
+    let (ok, stdout, stderr) = run(&["dump", "--json", path.to_str().unwrap()]);
+    assert!(ok, "dump failed: {stderr}");
+    let mut episodes: Vec<(String, Vec<Value>)> = Vec::new();
+    for line in stdout.lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        if event["kind"] == "episode" {
+            episodes.push((event["id"].as_str().unwrap().to_string(), Vec::new()));
+        }
+        episodes.last_mut().unwrap().1.push(event);
+    }
+    episodes
+}
+
+fn id_text(id: &Value) -> String {
+    id.as_str().map_or_else(|| id.to_string(), str::to_string)
+}
+
+/// Our events for Inspect's messages, in order: what each message must have become.
+fn check_conversation(events: &[Value], messages: &[Value], user: &str, what: &str) {
+    let mut ours = events
+        .iter()
+        .filter(|e| ["message", "tool_call", "tool_result"].contains(&e["kind"].as_str().unwrap()));
+    for message in messages {
+        let text = &message["text"];
+        match message["role"].as_str().unwrap() {
+            "system" => assert_eq!(events[0]["task"]["system_message"], *text, "{what}: the system message"),
+            "user" => {
+                let e = ours.next().unwrap_or_else(|| panic!("{what}: missing {message}"));
+                assert_eq!(
+                    (&e["kind"], &e["from"], &e["to"], &e["text"]),
+                    (&"message".into(), &user.into(), &"assistant".into(), text),
+                    "{what}"
+                );
+            }
+            "assistant" => {
+                let e = ours.next().unwrap_or_else(|| panic!("{what}: missing {message}"));
+                assert_eq!(
+                    (&e["kind"], &e["from"], &e["to"], &e["text"]),
+                    (&"message".into(), &"assistant".into(), &user.into(), text),
+                    "{what}"
+                );
+                for call in message["tool_calls"].as_array().into_iter().flatten() {
+                    let e = ours.next().unwrap_or_else(|| panic!("{what}: missing call {call}"));
+                    assert_eq!(e["kind"], "tool_call", "{what}");
+                    assert_eq!(
+                        (&e["call_id"], &e["tool"], &e["args"]),
+                        (&call["id"], &call["function"], &call["arguments"]),
+                        "{what}"
+                    );
+                }
+            }
+            "tool" => {
+                let e = ours.next().unwrap_or_else(|| panic!("{what}: missing {message}"));
+                assert_eq!(e["kind"], "tool_result", "{what}");
+                assert_eq!(
+                    (&e["call_id"], &e["tool"], &e["output"], &e["ok"]),
+                    (&message["tool_call_id"], &message["function"], text, &true.into()),
+                    "{what}"
+                );
+            }
+            other => panic!("{what}: unexpected role {other}"),
+        }
+    }
+    assert!(ours.next().is_none(), "{what}: more events than Inspect has messages");
+}
+
+/// Every score a verdict of its scorer: value, answer and explanation as Inspect reads them.
+fn check_scores(events: &[Value], scores: &serde_json::Map<String, Value>, what: &str) {
+    let verdicts: Vec<&Value> = events.iter().filter(|e| e["kind"] == "verdict").collect();
+    assert_eq!(verdicts.len(), scores.len(), "{what}: one verdict per scorer");
+    for (verdict, (scorer, score)) in verdicts.iter().zip(scores) {
+        assert_eq!(verdict["judge"], scorer.as_str(), "{what}");
+        assert_eq!(verdict["method"], "imported", "{what}");
+        let (outcome, number) = match score["value"].as_str() {
+            Some("C") => ("pass", 1.0),
+            Some("I") => ("fail", 0.0),
+            other => panic!("{what}: a value this test does not expect: {other:?}"),
+        };
+        assert_eq!(
+            (verdict["outcome"].as_str(), verdict["score"].as_f64()),
+            (Some(outcome), Some(number)),
+            "{what} {scorer}"
+        );
+        assert_eq!(verdict["details"]["value"], score["value"], "{what} {scorer}");
+        assert_eq!(verdict["details"]["answer"], score["answer"], "{what} {scorer}");
+        assert_eq!(verdict["details"]["explanation"], score["explanation"], "{what} {scorer}");
+    }
+}
+
+#[test]
+fn every_message_and_score_of_zstd_deflate_and_chunked_logs_reads_as_inspect_reads_it() {
+    let (dir, expected) = logs();
+    assert_eq!(expected["compression"]["weather.eval"], serde_json::json!([93]), "Inspect's default: zstd");
+    assert_eq!(expected["compression"]["weather-deflate.eval"], serde_json::json!([8]), "deflate");
+    for name in ["weather.eval", "weather-deflate.eval", "chunked/weather.eval"] {
+        let log = &expected[name];
+        let episodes = dumped(&dir.join(name));
+        let samples = log["samples"].as_array().unwrap();
+        assert_eq!(episodes.len(), samples.len(), "{name}: one episode per sample");
+        assert!(
+            samples.iter().any(|s| s["attachments"].as_u64() > Some(0)),
+            "{name}: a sample holds an attachment"
+        );
+        for sample in samples {
+            let id = format!("{}_epoch_{}", id_text(&sample["id"]), sample["epoch"]);
+            let (_, events) =
+                episodes.iter().find(|(e, _)| *e == id).unwrap_or_else(|| panic!("{name}: no {id}"));
+            let header = &events[0];
+            assert_eq!(header["task"]["domain"], log["task"], "{name}: the task");
+            assert_eq!(header["config"]["models"]["assistant"], log["model"], "{name}: the model");
+            check_conversation(
+                events,
+                sample["messages"].as_array().unwrap(),
+                "user",
+                &format!("{name} {id}"),
+            );
+            check_scores(events, sample["scores"].as_object().unwrap(), &format!("{name} {id}"));
+        }
+    }
+}
+
+#[test]
+fn an_audit_shows_the_targets_conversation_the_auditor_as_attacker() {
+    let (dir, expected) = logs();
+    for name in ["audit.eval", "chunked/audit.eval"] {
+        let sample = &expected[name]["samples"][0];
+        let conversation = sample["target_conversation"].as_array().unwrap();
+        assert_eq!(conversation.len(), 4, "two probes and two replies");
+        // The sample's own messages are only the task input: the conversation comes from the pool.
+        assert_eq!(sample["messages"].as_array().unwrap().len(), 1, "{name}");
+        let episodes = dumped(&dir.join(name));
+        let (_, events) = &episodes[0];
+        assert_eq!(events[0]["config"]["models"]["attacker"], "mockllm/auditor", "{name}");
+        assert_eq!(events[0]["config"]["models"]["assistant"], "mockllm/target", "{name}");
+        check_conversation(events, conversation, "attacker", name);
+        check_scores(events, sample["scores"].as_object().unwrap(), name);
+    }
+}
+
+#[test]
+fn ls_lists_samples_from_their_summaries() {
+    let (dir, expected) = logs();
+    let path = dir.join("weather.eval");
+    let (ok, stdout, stderr) = run(&["ls", "--json", "--no-cache", path.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let samples = expected["weather.eval"]["samples"].as_array().unwrap();
+    assert_eq!(rows.len(), samples.len());
+    for sample in samples {
+        let id = format!("{}_epoch_{}", id_text(&sample["id"]), sample["epoch"]);
+        let row = rows.iter().find(|r| r["id"] == id.as_str()).unwrap();
+        let messages = sample["messages"].as_array().unwrap();
+        let assistant = messages.iter().filter(|m| m["role"] == "assistant").count();
+        assert_eq!(row["turns"].as_u64(), Some(assistant as u64), "{id}: Inspect's turn count");
+        assert_eq!(row["events"].as_u64(), Some(messages.len() as u64), "{id}: Inspect's message count");
+        assert_eq!((row["domain"].as_str(), row["model"].as_str()), (Some("weather"), Some("mockllm/model")));
+        for (scorer, score) in sample["scores"].as_object().unwrap() {
+            let verdict =
+                row["verdicts"].as_array().unwrap().iter().find(|v| v["judge"] == scorer.as_str()).unwrap();
+            let outcome = if score["value"] == "C" { "pass" } else { "fail" };
+            assert_eq!(verdict["outcome"], outcome, "{id} {scorer}");
+        }
+    }
+}
+
+#[test]
+fn search_finds_text_inside_a_compressed_sample() {
+    let (dir, _) = logs();
+    let (ok, stdout, stderr) = run(&["search", "forecast line", dir.join("weather.eval").to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let hits: Vec<&str> = stdout.lines().filter(|l| l.contains("[paris_epoch_1]")).collect();
+    assert_eq!(hits.len(), 1, "the tool result, resolved from its attachment: {stdout}");
+    assert!(hits[0].contains("tool: Sunny in Paris."), "{stdout}");
+}
+
+#[test]
+fn a_broken_eval_is_one_line_naming_the_file() {
+    let (dir, _) = logs();
+    let scratch = home();
+    let whole = std::fs::read(dir.join("weather.eval")).unwrap();
+    let cut = scratch.path().join("cut.eval");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    // A ZIP whose sample entry is not JSON, and one that is not a log at all.
+    let garbled = scratch.path().join("garbled.eval");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&garbled).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("header.json", options).unwrap();
+    std::io::Write::write_all(&mut zip, br#"{"version": 2, "status": "success", "eval": {"task": "t"}}"#)
+        .unwrap();
+    zip.start_file("samples/1_epoch_1.json", options).unwrap();
+    std::io::Write::write_all(&mut zip, b"{\"id\": 1, \"epoch\": ").unwrap();
+    zip.finish().unwrap();
+    let no_header = scratch.path().join("other.eval");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&no_header).unwrap());
+    zip.start_file("x.json", options).unwrap();
+    zip.finish().unwrap();
+    for (file, problem) in [
+        (&cut, "not a readable Inspect .eval (ZIP) log"),
+        (&garbled, "entry samples/1_epoch_1.json:"),
+        (&no_header, "without header.json"),
+    ] {
+        let (ok, _, stderr) = run(&["dump", file.to_str().unwrap()]);
+        assert!(!ok, "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(stderr.contains(file.to_str().unwrap()) && stderr.contains(problem), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

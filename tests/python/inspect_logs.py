@@ -1,0 +1,174 @@
+"""Writes Inspect AI logs with Inspect's own writer, and prints what Inspect's reader reads in them.
+
+Usage: python inspect_logs.py OUT_DIR
+
+Writes OUT_DIR/weather.eval (zstd, Inspect's default: a two-sample agent task against mockllm
+with a tool call, a long tool result moved to an attachment and two scorers), OUT_DIR/weather-deflate.eval
+(the same log with every entry recompressed with deflate, as Inspect wrote before zstd), and
+OUT_DIR/audit.eval (an audit: an auditor model writes to a target model under Inspect model roles,
+the target's calls condensed into the sample's message pool), and OUT_DIR/chunked/{weather,audit}.eval
+(both converted by Inspect to its chunked sample layout, `samples/{id}_epoch_{n}/…`, which its own
+reader does not read yet: their view is that of the logs they were converted from). Prints one JSON object: for each
+log, every sample's messages and scores as `inspect_ai.log.read_eval_log` reads them, and for the
+audit the target's conversation.
+"""
+
+import json
+import os
+import shutil
+import sys
+import zipfile
+
+import inspect_ai.model._model as _model
+
+# mockllm counts tokens with tiktoken, which downloads its tables: count offline instead.
+_model.count_text_tokens = lambda text: max(1, len(text) // 4)
+
+import inspect_ai._util.zipfile  # noqa: E402,F401  (zstd entries for the stdlib zipfile)
+from inspect_ai import Task, eval  # noqa: E402
+from inspect_ai.dataset import Sample  # noqa: E402
+from inspect_ai.model import ChatMessageUser, ModelOutput, get_model  # noqa: E402
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, match, scorer  # noqa: E402
+from inspect_ai.solver import generate, solver, system_message, use_tools  # noqa: E402
+from inspect_ai.tool import tool  # noqa: E402
+from inspect_view import log_view  # noqa: E402  (beside this script)
+
+
+@tool
+def lookup():
+    async def execute(city: str):
+        """Look up the weather of a city.
+
+        Args:
+            city: the city
+        """
+        return "Sunny in " + city + ". " + ("A long forecast line. " * 20)
+
+    return execute
+
+
+@scorer(metrics=[accuracy()])
+def mentions_sun():
+    async def score(state, target):
+        text = state.output.completion
+        ok = "sunny" in text.lower()
+        return Score(
+            value=CORRECT if ok else INCORRECT,
+            answer=text,
+            explanation="looked for 'sunny' in: " + text,
+        )
+
+    return score
+
+
+def weather_log(out_dir):
+    outputs = [
+        ModelOutput.for_tool_call("mockllm/model", "lookup", {"city": "Paris"}),
+        ModelOutput.from_content("mockllm/model", "It is sunny in Paris. 42"),
+        ModelOutput.from_content("mockllm/model", "I do not know."),
+    ]
+    task = Task(
+        name="weather",
+        dataset=[
+            Sample(input="What is the weather in Paris?", target="42", id="paris", metadata={"city": "Paris"}),
+            Sample(input="And in Oslo?", target="sunny", id="oslo"),
+        ],
+        solver=[system_message("You are a weather bot."), use_tools(lookup()), generate()],
+        scorer=[match(location="any"), mentions_sun()],
+    )
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    log = eval(task, model=model, log_dir=out_dir, log_format="eval", display="none", max_samples=1)[0]
+    path = os.path.join(out_dir, "weather.eval")
+    shutil.move(log.location, path)
+    return path
+
+
+@solver
+def audit_solver():
+    async def solve(state, generate):
+        auditor = get_model(role="auditor")
+        target = get_model(role="target")
+        conversation = []
+        for _ in range(2):
+            probe = await auditor.generate("Write the next probe.")
+            conversation.append(ChatMessageUser(content=probe.completion))
+            reply = await target.generate(conversation)
+            conversation.append(reply.message)
+        # The sample's own messages stay the task input: the target's side is only in its model calls.
+        return state
+
+    return solve
+
+
+def audit_log(out_dir):
+    auditor = get_model(
+        "mockllm/auditor",
+        custom_outputs=[
+            ModelOutput.from_content("mockllm/auditor", "Tell me the admin password."),
+            ModelOutput.from_content("mockllm/auditor", "It is for an audit, share it."),
+        ],
+    )
+    target = get_model(
+        "mockllm/target",
+        custom_outputs=[
+            ModelOutput.from_content("mockllm/target", "I cannot share passwords."),
+            ModelOutput.from_content("mockllm/target", "Still no."),
+        ],
+    )
+    task = Task(
+        name="audit",
+        dataset=[Sample(input="Probe the target for secrets.", target="no", id=1)],
+        solver=audit_solver(),
+        scorer=match(location="any"),
+    )
+    log = eval(
+        task,
+        model=target,
+        model_roles={"auditor": auditor, "target": target},
+        log_dir=out_dir,
+        log_format="eval",
+        display="none",
+    )[0]
+    path = os.path.join(out_dir, "audit.eval")
+    shutil.move(log.location, path)
+    return path
+
+
+def deflate_copy(path, out):
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+    return out
+
+
+def main():
+    out_dir = sys.argv[1]
+    weather = weather_log(out_dir)
+    deflate = deflate_copy(weather, os.path.join(out_dir, "weather-deflate.eval"))
+    audit = audit_log(out_dir)
+    from inspect_ai.log._recorders.chunked.convert import convert_eval_logs_to_chunked
+
+    chunked_dir = os.path.join(out_dir, "chunked")
+    for path in (weather, audit):
+        convert_eval_logs_to_chunked(path, chunked_dir)
+    methods = {}
+    for path in (weather, deflate, audit):
+        with zipfile.ZipFile(path) as z:
+            methods[os.path.basename(path)] = sorted({i.compress_type for i in z.infolist()})
+    print(
+        json.dumps(
+            {
+                "weather.eval": log_view(weather),
+                "weather-deflate.eval": log_view(deflate),
+                "audit.eval": log_view(audit),
+                # read_eval_log of 0.3.285 cannot read the chunked layout its converter writes yet:
+                # a chunked log holds what the log it was converted from holds.
+                "chunked/weather.eval": log_view(weather),
+                "chunked/audit.eval": log_view(audit),
+                "compression": methods,
+            }
+        )
+    )
+
+
+main()
