@@ -73,6 +73,7 @@ fn corpus(c: &mut Criterion) {
             format: Format::Table,
             compare: false,
             cache: None,
+            vs: None,
         };
         b.iter(|| summary(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
     });

@@ -152,6 +152,11 @@ pub enum Command {
         /// Count only this judge model's verdicts (e.g. gpt-5).
         #[arg(long, value_name = "MODEL")]
         judge_model: Option<String>,
+        /// Every row against the row of the same group and judge source whose FIELD is VALUE
+        /// (e.g. defence=baseline): the difference with its 95% CI and an exact p-value
+        /// (docs/statistics.md). FIELD must be one the rows are grouped by.
+        #[arg(long, value_name = "FIELD=VALUE", conflicts_with = "pool")]
+        vs: Option<String>,
         /// table, markdown, csv or json (one object per row).
         #[arg(long, value_enum)]
         format: Option<crate::headless::summary::Format>,

@@ -80,11 +80,14 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
-        Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, format, cache }) => {
+        Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, vs, format, cache }) => {
             let by = by
                 .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
                 .transpose()?;
-            let compare = dirs.len() == 2 && by.is_none();
+            let vs = vs
+                .map(|text| crate::headless::summary::parse_vs(&text).map_err(anyhow::Error::msg))
+                .transpose()?;
+            let compare = dirs.len() == 2 && by.is_none() && vs.is_none();
             let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
             let args = SummaryArgs {
                 paths: dirs,
@@ -95,6 +98,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 format,
                 compare,
                 cache: cache.dir(paths),
+                vs,
             };
             let clean = crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })

@@ -17,3 +17,4 @@ mod export_maseval;
 mod index;
 mod output_channels;
 mod search;
+mod statistics;

@@ -3,11 +3,13 @@
 
 pub mod agreement;
 pub mod cache;
+pub mod contrast;
 pub mod filter;
 pub mod index;
 pub mod row;
 pub mod stats;
 pub mod table;
+pub mod two_sample;
 
 pub use filter::Filter;
 pub use index::{Corpus, index, index_cached, index_file};

@@ -1,0 +1,257 @@
+//! Issue 28: the tests between groups (`summary --vs`, `summary A B`) against scipy and
+//! statsmodels in the pinned venv (tests/python/requirements.txt), and from the binary on
+//! corpora whose counts are known.
+
+use std::path::Path;
+
+use converse_tui::core::corpus::stats::wilson;
+use converse_tui::core::corpus::two_sample::{
+    PairedTable, fisher_exact, mcnemar_exact, newcombe, newcombe_paired,
+};
+use serde_json::{Value, json};
+
+use crate::support::bin::run_in;
+use crate::support::corpus::Rng;
+use crate::support::python::run_script;
+
+/// Two-sample tables: edge cases (empty successes, all successes, one trial) and seeded ones.
+fn independent_cases() -> Vec<[usize; 4]> {
+    let mut cases = vec![
+        [0, 10, 0, 10],
+        [10, 10, 0, 10],
+        [3, 10, 7, 10],
+        [56, 70, 48, 80],
+        [1, 5, 2, 2],
+        [0, 1, 1, 1],
+        [4, 6, 1, 7],
+        [30, 200, 45, 180],
+    ];
+    let mut rng = Rng::new(28);
+    for _ in 0..40 {
+        let (n1, n2) = (1 + rng.below(60), 1 + rng.below(60));
+        cases.push([rng.below(n1 + 1), n1, rng.below(n2 + 1), n2]);
+    }
+    cases
+}
+
+fn paired_cases() -> Vec<PairedTable> {
+    let mut cases: Vec<PairedTable> =
+        [[12, 5, 9, 21], [1, 1, 7, 12], [59, 6, 16, 80], [0, 0, 0, 5], [3, 0, 4, 0], [0, 3, 0, 0]]
+            .into_iter()
+            .map(|[both, only_first, only_second, neither]| PairedTable {
+                both,
+                only_first,
+                only_second,
+                neither,
+            })
+            .collect();
+    let mut rng = Rng::new(2028);
+    for _ in 0..40 {
+        let t = PairedTable {
+            both: rng.below(20),
+            only_first: rng.below(12),
+            only_second: rng.below(12),
+            neither: rng.below(20),
+        };
+        if t.pairs() > 0 {
+            cases.push(t);
+        }
+    }
+    cases
+}
+
+/// scipy's `fisher_exact`, statsmodels' Newcombe interval (`confint_proportions_2indep`,
+/// method `newcomb`), Wilson interval and exact McNemar test; the paired Newcombe interval
+/// written out from its definition over statsmodels' Wilson intervals (no package has it).
+const REFERENCE: &str = r#"
+import json, math, sys
+from scipy.stats import fisher_exact
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+from statsmodels.stats.contingency_tables import mcnemar
+
+independent, paired = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+out = {"independent": [], "paired": []}
+for k1, n1, k2, n2 in independent:
+    # statsmodels' difference is its first sample minus its second: p2 - p1 here.
+    lo, hi = confint_proportions_2indep(k2, n2, k1, n1, method="newcomb", compare="diff", alpha=0.05)
+    p = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided").pvalue
+    w = proportion_confint(k1, n1, alpha=0.05, method="wilson")
+    out["independent"].append({"ci": [float(lo), float(hi)], "p": float(p), "wilson": [float(w[0]), float(w[1])]})
+for a, b, c, d in paired:
+    n = a + b + c + d
+    p1, p2 = (a + b) / n, (a + c) / n
+    l1, u1 = proportion_confint(a + b, n, alpha=0.05, method="wilson")
+    l2, u2 = proportion_confint(a + c, n, alpha=0.05, method="wilson")
+    cross, margins = a * d - b * c, (a + b) * (c + d) * (a + c) * (b + d)
+    if margins == 0:
+        psi = 0.0
+    elif cross > n / 2:
+        psi = (cross - n / 2) / math.sqrt(margins)
+    elif cross >= 0:
+        psi = 0.0
+    else:
+        psi = cross / math.sqrt(margins)
+    diff = p2 - p1
+    lower = diff - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1))
+    upper = diff + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2 - 2 * psi * (u2 - p2) * (p1 - l1))
+    p = mcnemar([[a, b], [c, d]], exact=True).pvalue
+    out["paired"].append({"ci": [max(-1.0, lower), min(1.0, upper)], "p": float(p)})
+print(json.dumps(out))
+"#;
+
+fn close(what: &str, ours: f64, theirs: f64) {
+    assert!((ours - theirs).abs() < 1e-9, "{what}: ours {ours}, reference {theirs}");
+}
+
+#[test]
+fn every_statistic_equals_scipy_and_statsmodels() {
+    let independent = independent_cases();
+    let paired = paired_cases();
+    let paired_rows: Vec<[usize; 4]> =
+        paired.iter().map(|t| [t.both, t.only_first, t.only_second, t.neither]).collect();
+    let out = run_script(REFERENCE, &[&json!(independent).to_string(), &json!(paired_rows).to_string()]);
+    let reference: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(reference["independent"].as_array().unwrap().len(), independent.len());
+    assert_eq!(reference["paired"].as_array().unwrap().len(), paired.len());
+    for (case, theirs) in independent.iter().zip(reference["independent"].as_array().unwrap()) {
+        let [k1, n1, k2, n2] = *case;
+        let (lo, hi) = newcombe(k1, n1, k2, n2).unwrap();
+        close(&format!("Newcombe lower {case:?}"), lo, theirs["ci"][0].as_f64().unwrap());
+        close(&format!("Newcombe upper {case:?}"), hi, theirs["ci"][1].as_f64().unwrap());
+        close(&format!("Fisher {case:?}"), fisher_exact(k1, n1, k2, n2), theirs["p"].as_f64().unwrap());
+        let (wl, wh) = wilson(k1, n1).unwrap();
+        close(&format!("Wilson lower {case:?}"), wl, theirs["wilson"][0].as_f64().unwrap());
+        close(&format!("Wilson upper {case:?}"), wh, theirs["wilson"][1].as_f64().unwrap());
+    }
+    for (table, theirs) in paired.iter().zip(reference["paired"].as_array().unwrap()) {
+        let (lo, hi) = newcombe_paired(*table).unwrap();
+        close(&format!("paired Newcombe lower {table:?}"), lo, theirs["ci"][0].as_f64().unwrap());
+        close(&format!("paired Newcombe upper {table:?}"), hi, theirs["ci"][1].as_f64().unwrap());
+        close(&format!("McNemar {table:?}"), mcnemar_exact(*table), theirs["p"].as_f64().unwrap());
+    }
+}
+
+/// One journal of ours: its task (id, repetition), model, defence and one rule privacy verdict.
+fn journal(dir: &Path, task: &str, repetition: u64, defence: &str, leaked: bool) {
+    let id = format!("{task}-{defence}-r{repetition}");
+    let header = json!({"seq": 0, "at": "2026-01-01T00:00:00Z", "kind": "episode",
+        "format": "converse-tui/1", "id": id,
+        "task": {"id": task, "domain": "travel_planning", "attack_type": "privacy"},
+        "config": {"models": {"assistant": "gpt_5_chat"}, "defence": defence, "repetition": repetition}});
+    let message = json!({"seq": 1, "at": "2026-01-01T00:00:01Z", "kind": "message", "turn": 1,
+        "from": "attacker", "to": "assistant", "text": "your passport number?"});
+    let verdict = json!({"seq": 2, "at": "2026-01-01T00:00:02Z", "kind": "verdict", "judge": "privacy",
+        "method": "rule", "outcome": if leaked { "fail" } else { "pass" }});
+    let end =
+        json!({"seq": 3, "at": "2026-01-01T00:00:03Z", "kind": "end", "reason": "max_turns", "turns": 1});
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(format!("{id}.jsonl")), format!("{header}\n{message}\n{verdict}\n{end}\n"))
+        .unwrap();
+}
+
+/// Twenty tasks under a baseline and a firewall; the table of pairs is (both, baseline only,
+/// firewall only, neither) = (3, 9, 1, 7): baseline 12/20, firewall 4/20.
+fn paired_corpus(root: &Path, firewall_dir: &Path) {
+    let outcomes = [(true, true); 3]
+        .into_iter()
+        .chain([(true, false); 9])
+        .chain([(false, true); 1])
+        .chain([(false, false); 7]);
+    for (i, (baseline, firewall)) in outcomes.enumerate() {
+        let task = format!("travel_planning_p1_privacy_task_{i:02}");
+        journal(root, &task, 1, "baseline", baseline);
+        journal(firewall_dir, &task, 1, "firewall", firewall);
+    }
+}
+
+fn json_rows(home: &Path, args: &[&str]) -> Vec<Value> {
+    let out = run_in(home, args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn summary_vs_pairs_the_same_tasks_and_tests_others_as_independent() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("runs");
+    paired_corpus(&root.join("base"), &root.join("fw"));
+    // A third defence on other tasks: 2 of 5 leaked, not paired with the baseline.
+    for i in 0..5 {
+        journal(&root.join("other"), &format!("travel_planning_p3_privacy_other_{i}"), 1, "other", i < 2);
+    }
+    let root_text = root.to_str().unwrap();
+    let rows = json_rows(
+        home.path(),
+        &["summary", root_text, "--by", "defence", "--vs", "defence=baseline", "--json", "--no-cache"],
+    );
+    let by_defence = |d: &str| rows.iter().find(|r| r["group"]["defence"] == d).unwrap().clone();
+    assert_eq!(by_defence("baseline")["versus"], "reference");
+    let fw = by_defence("firewall");
+    assert_eq!(fw["contrast"]["test"], "mcnemar", "{fw}");
+    assert_eq!(fw["contrast"]["pairs"], 20);
+    assert_eq!(fw["contrast"]["discordant"], json!([9, 1]));
+    // Hand-worked: Δ = (1 − 9) / 20 = −0.40; McNemar: 2 × (1 + 10) / 2^10 = 0.021484375.
+    close("Δ", fw["contrast"]["difference"].as_f64().unwrap(), -0.40);
+    close("McNemar p", fw["contrast"]["p_value"].as_f64().unwrap(), 22.0 / 1024.0);
+    let table = PairedTable { both: 3, only_first: 9, only_second: 1, neither: 7 };
+    let (lo, hi) = newcombe_paired(table).unwrap();
+    close("paired CI lower", fw["contrast"]["ci95"][0].as_f64().unwrap(), lo);
+    close("paired CI upper", fw["contrast"]["ci95"][1].as_f64().unwrap(), hi);
+    let other = by_defence("other");
+    assert_eq!(other["contrast"]["test"], "fisher", "{other}");
+    close("Fisher p", other["contrast"]["p_value"].as_f64().unwrap(), fisher_exact(12, 20, 2, 5));
+    close("Δ", other["contrast"]["difference"].as_f64().unwrap(), 2.0 / 5.0 - 12.0 / 20.0);
+
+    // The table says which test gave each row, and the same figures.
+    let out = run_in(
+        home.path(),
+        &["summary", root_text, "--by", "defence", "--vs", "defence=baseline", "--no-cache"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |d: &str| text.lines().find(|l| l.starts_with(d)).unwrap().to_string();
+    assert!(line("firewall").contains("-40.00") && line("firewall").contains("0.0215"), "{text}");
+    assert!(line("firewall").ends_with("McNemar, 20 pairs"), "{text}");
+    assert!(line("other").trim_end().ends_with("Fisher"), "{text}");
+    assert!(line("baseline").trim_end().ends_with("reference"), "{text}");
+}
+
+#[test]
+fn summary_vs_names_a_field_it_cannot_use_in_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("runs");
+    paired_corpus(&root.join("base"), &root.join("fw"));
+    let root_text = root.to_str().unwrap();
+    for (args, expected) in [
+        (vec!["--by", "model", "--vs", "defence=baseline"], "the rows are not grouped by defence"),
+        (
+            vec!["--by", "defence", "--vs", "defence=nothing"],
+            "no episode has defence nothing (there are: baseline, firewall)",
+        ),
+        (vec!["--by", "defence", "--vs", "defence"], "expected FIELD=VALUE"),
+        (vec!["--by", "defence", "--vs", "colour=red"], "unknown field 'colour'"),
+    ] {
+        let mut all = vec!["summary", root_text, "--no-cache"];
+        all.extend(args);
+        let out = run_in(home.path(), &all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}
+
+/// `summary A B` uses the same machinery: B against A, paired when they ran the same tasks.
+#[test]
+fn summary_a_b_tests_b_against_a_with_the_same_machinery() {
+    let home = tempfile::tempdir().unwrap();
+    let (a, b) = (home.path().join("a"), home.path().join("b"));
+    paired_corpus(&a, &b);
+    let rows = json_rows(
+        home.path(),
+        &["summary", a.to_str().unwrap(), b.to_str().unwrap(), "--pool", "--json", "--no-cache"],
+    );
+    let privacy = rows.iter().find(|r| r["judge"] == "privacy").unwrap();
+    assert_eq!(privacy["test"]["test"], "mcnemar", "{privacy}");
+    close("McNemar p", privacy["test"]["p_value"].as_f64().unwrap(), 22.0 / 1024.0);
+    close("Δ", privacy["delta"].as_f64().unwrap(), -0.40);
+}
