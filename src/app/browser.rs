@@ -23,6 +23,7 @@ use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
 use crate::core::corpus::index::IndexProgress;
 use crate::core::corpus::row::severity as attack_severity;
+use crate::core::corpus::series::{CHARTED, ChartSeries, chart_series};
 use crate::core::corpus::{CorpusRow, SourceVerdict, common_dir};
 use crate::core::episode::source_label;
 use crate::core::episode::{Episode, Outcome, VerdictMethod};
@@ -172,6 +173,14 @@ pub enum GroupRate {
     Coverage { mean: f64, judged: usize },
 }
 
+/// The grouped view drawn as charts: which judge's page, and the series of the groups listed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartView {
+    /// An index into [`CHARTED`] (privacy, security).
+    pub judge: usize,
+    pub series: ChartSeries,
+}
+
 /// A verdict source: who gave verdicts (`rule`, `llm:MODEL`, `imported:MODEL`, `human`).
 pub type Source = (VerdictMethod, Option<String>);
 
@@ -271,6 +280,8 @@ pub struct Browser {
     pub source: usize,
     /// While the corpus is being indexed: how far it has got, and in how long.
     pub indexing: Option<(IndexProgress, std::time::Duration)>,
+    /// The grouped view as charts (`c`), of the groups listed, built when they change.
+    pub chart: Option<ChartView>,
 }
 
 impl Browser {
@@ -375,6 +386,7 @@ impl Browser {
             verdict_sources,
             source: 0,
             indexing: None,
+            chart: None,
         };
         browser.rebuild(None);
         browser
@@ -525,6 +537,22 @@ impl Browser {
     pub fn toggle_grouped(&mut self) {
         let current = self.current_line();
         self.grouped = !self.grouped;
+        if !self.grouped {
+            self.chart = None;
+        }
+        self.rebuild(current);
+    }
+
+    /// The grouped view's table, then its charts judge by judge (privacy, security), then the
+    /// table again; from the plain list, the grouped view's first chart.
+    pub fn cycle_chart(&mut self) {
+        let current = self.current_line();
+        self.grouped = true;
+        self.chart = match self.chart.take() {
+            None => Some(ChartView::default()),
+            Some(view) if view.judge + 1 < CHARTED.len() => Some(ChartView { judge: view.judge + 1, ..view }),
+            Some(_) => None,
+        };
         self.rebuild(current);
     }
 
@@ -707,6 +735,20 @@ impl Browser {
             } else if let Some(kids) = children.get(&key) {
                 stack.extend(kids.iter().rev().cloned());
             }
+        }
+        if let Some(view) = &mut self.chart {
+            // The groups the table lists, each with its episodes: charted once, here.
+            let groups: Vec<(String, Vec<&CorpusRow>)> = self
+                .groups
+                .iter()
+                .map(|g| (g.key.join(" / "), members[&g.key].iter().map(|&i| &self.entries[i].row).collect()))
+                .collect();
+            let source =
+                self.verdict_sources.get(self.source).map(|(m, model)| source_label(*m, model.as_deref()));
+            view.series = match source {
+                Some(source) => chart_series(&groups, &[], &source, false),
+                None => ChartSeries::default(),
+            };
         }
     }
 

@@ -163,6 +163,29 @@ pub enum Command {
         #[command(flatten)]
         cache: IndexCache,
     },
+    /// Charts of a corpus in the terminal: rates per group with 95% intervals, and turns to the
+    /// first leak / unauthorized action (Kaplan–Meier), one judge source at a time.
+    Chart {
+        /// Episode files or directories (the benchmark's logs/, batch directories, journals).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Group by these fields, comma-separated (as summary --by). Without it: the fields among
+        /// model, defence, domain that vary.
+        #[arg(long, value_name = "FIELDS")]
+        by: Option<String>,
+        /// The verdict source charted: rule, llm:MODEL, imported:MODEL, human. Without it: the
+        /// source with the most privacy and security verdicts.
+        #[arg(long, value_name = "SOURCE")]
+        judge: Option<String>,
+        /// Count aborted, errored, forked and human-played episodes too.
+        #[arg(long)]
+        count_all: bool,
+        /// Columns to draw in (default: the terminal's width, 100 when piped).
+        #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(40..=1000))]
+        width: Option<u16>,
+        #[command(flatten)]
+        cache: IndexCache,
+    },
     /// One line per episode of a corpus: model, defence, domain, persona, category, attack, verdicts.
     Ls {
         /// Episode files or directories of them.

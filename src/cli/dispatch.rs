@@ -103,6 +103,11 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let clean = crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
+        Some(Command::Chart { paths: inputs, by, judge, count_all, width, cache }) => {
+            let request =
+                super::commands::ChartRequest { by, judge, count_all, width, cache: cache.dir(paths) };
+            super::commands::chart_command(&inputs, request, paths)
+        }
         Some(Command::Ls { paths: inputs, json, filter, cache }) => {
             let width = std::io::IsTerminal::is_terminal(&std::io::stdout())
                 .then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| usize::from(w)))

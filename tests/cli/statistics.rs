@@ -255,3 +255,70 @@ fn summary_a_b_tests_b_against_a_with_the_same_machinery() {
     close("McNemar p", privacy["test"]["p_value"].as_f64().unwrap(), 22.0 / 1024.0);
     close("Δ", privacy["delta"].as_f64().unwrap(), -0.40);
 }
+
+/// lifelines' `KaplanMeierFitter`: the survival function, its 95 % interval (exponential
+/// Greenwood), the median and the median's interval (`median_survival_times` of the interval).
+const LIFELINES: &str = r#"
+import json, math, sys, warnings
+warnings.simplefilter("ignore")
+from lifelines import KaplanMeierFitter
+from lifelines.utils import median_survival_times
+
+out = []
+for durations, events in json.loads(sys.argv[1]):
+    k = KaplanMeierFitter().fit(durations, events)
+    sf, ci = k.survival_function_, k.confidence_interval_
+    steps = [[float(t), float(sf.iloc[i, 0]), float(ci.iloc[i, 0]), float(ci.iloc[i, 1])]
+             for i, t in enumerate(sf.index) if t > 0]
+    m = median_survival_times(ci)
+    finite = lambda v: None if math.isinf(v) else float(v)
+    out.append({"steps": steps, "median": finite(k.median_survival_time_),
+                "median_ci": [finite(m.iloc[0, 0]), finite(m.iloc[0, 1])]})
+print(json.dumps(out))
+"#;
+
+#[test]
+fn kaplan_meier_equals_lifelines() {
+    use converse_tui::core::corpus::survival::{Observation, kaplan_meier};
+    let mut samples: Vec<Vec<Observation>> = vec![
+        // Ties of events and censoring at one turn; everyone leaks by the end; nobody leaks.
+        [(1, true), (3, true), (2, false), (4, false), (5, true), (5, false), (6, true)]
+            .map(|(turn, event)| Observation { turn, event })
+            .to_vec(),
+        [(2, true), (3, true)].map(|(turn, event)| Observation { turn, event }).to_vec(),
+        [(4, false), (7, false)].map(|(turn, event)| Observation { turn, event }).to_vec(),
+    ];
+    let mut rng = Rng::new(1728);
+    for _ in 0..12 {
+        let n = 5 + rng.below(40);
+        samples.push(
+            (0..n).map(|_| Observation { turn: 1 + rng.below(12) as u32, event: rng.below(3) > 0 }).collect(),
+        );
+    }
+    let input: Vec<(Vec<u32>, Vec<u8>)> = samples
+        .iter()
+        .map(|s| (s.iter().map(|o| o.turn).collect(), s.iter().map(|o| u8::from(o.event)).collect()))
+        .collect();
+    let out = run_script(LIFELINES, &[&json!(input).to_string()]);
+    let reference: Vec<Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(reference.len(), samples.len());
+    for (sample, theirs) in samples.iter().zip(&reference) {
+        let curve = kaplan_meier(sample).unwrap();
+        let steps = theirs["steps"].as_array().unwrap();
+        assert_eq!(curve.steps.len(), steps.len(), "{sample:?}");
+        for (ours, step) in curve.steps.iter().zip(steps) {
+            let at = |i: usize| step[i].as_f64().unwrap();
+            assert_eq!(f64::from(ours.turn), at(0));
+            close(&format!("S({}) {sample:?}", ours.turn), ours.survival, at(1));
+            close(&format!("lower({}) {sample:?}", ours.turn), ours.ci95.0, at(2));
+            close(&format!("upper({}) {sample:?}", ours.turn), ours.ci95.1, at(3));
+        }
+        let turn = |v: &Value| v.as_f64().map(|t| t as u32);
+        assert_eq!(curve.median, turn(&theirs["median"]), "median {sample:?}");
+        assert_eq!(
+            curve.median_ci95,
+            (turn(&theirs["median_ci"][0]), turn(&theirs["median_ci"][1])),
+            "median CI {sample:?}"
+        );
+    }
+}

@@ -76,6 +76,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         Command::SortNext => browser.sort_next(),
         Command::SortReverse => browser.sort_reverse(),
         Command::GroupView => browser.toggle_grouped(),
+        Command::ChartView => browser.cycle_chart(),
         Command::NextSource => {
             browser.next_source();
             state.verdict_source = browser.source_label();

@@ -6,8 +6,11 @@ pub mod cache;
 pub mod contrast;
 pub mod filter;
 pub mod index;
+pub mod leak_turn;
 pub mod row;
+pub mod series;
 pub mod stats;
+pub mod survival;
 pub mod table;
 pub mod two_sample;
 

@@ -1,0 +1,189 @@
+//! The series behind the charts (`chart`, the browser's `c`, `export --format html|csv|json` of
+//! a corpus): per group, one judge source's rate with its Wilson interval, sorted; and the
+//! Kaplan–Meier curve of turns to the first leak (privacy) or the first unauthorized action
+//! (security), episodes that never leaked censored at their last turn. Computed once when the
+//! data changes, never while drawing.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::row::CorpusRow;
+use super::stats::wilson;
+use super::survival::{Curve, Observation, kaplan_meier};
+use super::table::group_value;
+use crate::core::episode::{Outcome, source_label};
+use crate::core::sanitize::single_line;
+
+/// The judges charted, with what their event is.
+pub const CHARTED: [(&str, &str); 2] = [("privacy", "first leak"), ("security", "first unauthorized action")];
+
+/// One group's rate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RateBar {
+    /// The group's value per grouping field, joined with ` / ` (`gpt_5_chat / baseline`).
+    pub label: String,
+    pub succeeded: usize,
+    pub n: usize,
+    pub rate: f64,
+    pub ci95: (f64, f64),
+}
+
+/// The rates of one judge from one source, highest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RateChart {
+    pub judge: String,
+    pub source: String,
+    pub bars: Vec<RateBar>,
+}
+
+/// One group's curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SurvivalLine {
+    pub label: String,
+    pub curve: Curve,
+    /// Episodes that leaked at a turn nobody knows (the judge named none and none of its
+    /// snippets was found): not in the curve.
+    pub unknown_turn: usize,
+}
+
+/// The curves of one judge from one source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SurvivalChart {
+    pub judge: String,
+    pub source: String,
+    /// `first leak`, `first unauthorized action`.
+    pub event: String,
+    pub lines: Vec<SurvivalLine>,
+}
+
+/// Everything charted for one source and one grouping.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct ChartSeries {
+    pub by: Vec<String>,
+    pub source: String,
+    pub rates: Vec<RateChart>,
+    pub survival: Vec<SurvivalChart>,
+}
+
+impl ChartSeries {
+    /// True when no group has a judged verdict of the source.
+    pub fn is_empty(&self) -> bool {
+        self.rates.iter().all(|r| r.bars.is_empty())
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    succeeded: usize,
+    n: usize,
+    observations: Vec<Observation>,
+    unknown_turn: usize,
+}
+
+/// Every source of privacy or security verdicts that judged among `rows`, the one with the most
+/// verdicts first (ties by name).
+pub fn sources(rows: &[CorpusRow]) -> Vec<String> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for v in rows.iter().flat_map(|r| &r.verdicts) {
+        let charted = CHARTED.iter().any(|(judge, _)| v.judge == *judge);
+        if charted && matches!(v.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail) {
+            *counts.entry(source_label(v.method, v.model.as_deref())).or_default() += 1;
+        }
+    }
+    let mut sources: Vec<(String, usize)> = counts.into_iter().collect();
+    sources.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    sources.into_iter().map(|(s, _)| s).collect()
+}
+
+/// `rows` in groups by `by`, labelled by their values joined with ` / ` (`all` without fields),
+/// in label order.
+pub fn groups_by<'a>(rows: &'a [CorpusRow], by: &[String]) -> Vec<(String, Vec<&'a CorpusRow>)> {
+    let mut groups: BTreeMap<String, Vec<&CorpusRow>> = BTreeMap::new();
+    for row in rows {
+        groups.entry(label(by, row)).or_default().push(row);
+    }
+    groups.into_iter().collect()
+}
+
+/// The series of `groups` (label, rows), counting `source`'s verdicts (`imported:gpt-5`,
+/// `rule`) only; rows kept out of the rates (aborted, errored, forks, human) are left out
+/// unless `count_all`. `by` names what the labels are made of.
+pub fn chart_series(
+    groups: &[(String, Vec<&CorpusRow>)],
+    by: &[String],
+    source: &str,
+    count_all: bool,
+) -> ChartSeries {
+    let mut tallies: BTreeMap<(&str, String), Tally> = BTreeMap::new();
+    let counted = groups
+        .iter()
+        .flat_map(|(label, rows)| rows.iter().map(move |row| (label, row)))
+        .filter(|(_, row)| count_all || row.excluded().is_none());
+    for (label, row) in counted {
+        for (judge, _) in CHARTED {
+            let verdict = row
+                .verdicts_of(judge)
+                .find(|v| source_label(v.method, v.model.as_deref()) == source)
+                .filter(|v| matches!(v.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail));
+            let Some(v) = verdict else { continue };
+            let tally = tallies.entry((judge, label.clone())).or_default();
+            tally.n += 1;
+            let leaked = v.outcome == Outcome::Fail;
+            tally.succeeded += usize::from(leaked);
+            match (leaked, v.turn) {
+                (true, Some(turn)) => tally.observations.push(Observation { turn, event: true }),
+                (true, None) => tally.unknown_turn += 1,
+                (false, _) => tally.observations.push(Observation { turn: row.turns, event: false }),
+            }
+        }
+    }
+    let mut series = ChartSeries { by: by.to_vec(), source: source.to_string(), ..ChartSeries::default() };
+    for (judge, event) in CHARTED {
+        let mine: Vec<(&String, &Tally)> =
+            tallies.iter().filter(|((j, _), _)| *j == judge).map(|((_, label), t)| (label, t)).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut bars: Vec<RateBar> = mine
+            .iter()
+            .filter_map(|(label, t)| {
+                Some(RateBar {
+                    label: label.to_string(),
+                    succeeded: t.succeeded,
+                    n: t.n,
+                    rate: t.succeeded as f64 / t.n as f64,
+                    ci95: wilson(t.succeeded, t.n)?,
+                })
+            })
+            .collect();
+        // Highest rate first; ties by label, for a stable order.
+        bars.sort_by(|a, b| b.rate.total_cmp(&a.rate).then_with(|| a.label.cmp(&b.label)));
+        let lines = mine
+            .iter()
+            .filter_map(|(label, t)| {
+                Some(SurvivalLine {
+                    label: label.to_string(),
+                    curve: kaplan_meier(&t.observations)?,
+                    unknown_turn: t.unknown_turn,
+                })
+            })
+            .collect();
+        series.rates.push(RateChart { judge: judge.to_string(), source: source.to_string(), bars });
+        series.survival.push(SurvivalChart {
+            judge: judge.to_string(),
+            source: source.to_string(),
+            event: event.to_string(),
+            lines,
+        });
+    }
+    series
+}
+
+/// The group of a row as one label; `all` without grouping fields.
+fn label(by: &[String], row: &CorpusRow) -> String {
+    if by.is_empty() {
+        return "all".to_string();
+    }
+    by.iter().map(|f| single_line(&group_value(row, f)).into_owned()).collect::<Vec<_>>().join(" / ")
+}
