@@ -147,11 +147,33 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             config_show(&model_flags(models), paths)?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Export { paths: inputs, format, output, redact, dataset }) => {
-            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            crate::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Export {
+            paths: inputs,
+            format,
+            output,
+            redact,
+            dataset,
+            by,
+            judge,
+            count_all,
+            cache,
+        }) => match format.episode_format() {
+            Some(format) if by.is_none() && judge.is_none() => {
+                let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+                crate::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            _ => {
+                let request = super::commands::ChartRequest {
+                    by,
+                    judge,
+                    count_all,
+                    width: None,
+                    cache: cache.dir(paths),
+                };
+                super::commands::export_charts_command(inputs, request, format, output.as_deref(), redact)
+            }
+        },
         Some(Command::Notes { command: NotesCommand::Export { paths: inputs, format } }) => {
             let mut out = stdout();
             crate::headless::notes::export(&inputs, format, &mut out)?;

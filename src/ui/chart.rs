@@ -217,7 +217,7 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
     for cell in grid[half].iter_mut() {
         *cell = ("┈".to_string(), None);
     }
-    for (i, line) in chart.lines.iter().enumerate() {
+    for (i, line) in chart.lines.iter().enumerate().filter(|(_, l)| l.curve.observations > 0) {
         let mut previous_row = None;
         for x in 0..plot_width {
             // Turn 0 at the left edge, the last turn at the right.
@@ -267,16 +267,7 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
     ]));
     let shown = if chart.lines.len() > legend_rows { legend_rows - 1 } else { legend_rows };
     for (i, line) in chart.lines.iter().enumerate().take(shown) {
-        let median = match (line.curve.median, line.curve.median_ci95) {
-            (Some(m), (lo, hi)) => format!("median turn {m} [{}, {}]", turn_text(lo), turn_text(hi)),
-            (None, _) => "median not reached".to_string(),
-        };
-        let unknown = match line.unknown_turn {
-            0 => String::new(),
-            n => format!(" (+{n} at an unknown turn, left out)"),
-        };
-        let text =
-            format!(" {}  {}/{}{unknown} · {median}", line.label, line.curve.events, line.curve.observations);
+        let text = format!(" {}", line.legend());
         lines.push(Line::from(vec![
             Span::styled(symbol(i), series_style(theme, i).add_modifier(Modifier::BOLD)),
             Span::styled(text, theme.text()),
@@ -289,10 +280,6 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
         lines.push(Line::styled("no verdict of this source judged", theme.dim()));
     }
     Paragraph::new(lines).render(inner, buf);
-}
-
-fn turn_text(turn: Option<u32>) -> String {
-    turn.map_or("–".to_string(), |t| t.to_string())
 }
 
 /// Up to six whole turns from 0 to `last`, evenly spread.

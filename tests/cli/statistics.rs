@@ -322,3 +322,212 @@ fn kaplan_meier_equals_lifelines() {
         );
     }
 }
+
+/// The benchmark's judge files and logs read directly: per model/defence group, the privacy
+/// verdicts of one judge model (leaked or not), the turn of each leak found from the snippets the
+/// judge quotes (the first assistant message to the provider that holds one, turns counted as the
+/// provider's messages open them), never-leaked runs censored at their last turn; fitted with
+/// lifelines.
+const DIRECT_COUNT: &str = r#"
+import json, os, re, sys, warnings
+warnings.simplefilter("ignore")
+from lifelines import KaplanMeierFitter
+from lifelines.utils import median_survival_times
+
+root, judge_model = sys.argv[1], sys.argv[2]
+norm = lambda t: " ".join(str(t).split()).lower()
+def snippets(value, out):
+    if isinstance(value, str): out.append(value)
+    elif isinstance(value, list):
+        for v in value: snippets(v, out)
+groups = {}
+for folder, _, files in os.walk(root):
+    for name in files:
+        m = re.match(r"^privacy_judge_(.+?)_(\d{8}_\d{6}.*)\.json$", name)
+        if not m or m.group(1) != judge_model: continue
+        judge = json.load(open(os.path.join(folder, name), encoding="utf-8"))
+        if "error" in judge: continue
+        ev = judge.get("llm_evaluation") or {}
+        answer = ev.get("leaked_information") if judge.get("evaluation_type") == "information_leak" else ev.get("shared_raw_data")
+        answer = str(answer).strip().lower()
+        if answer not in ("yes", "no"): continue
+        records = json.load(open(os.path.join(folder, "output_" + m.group(2) + ".json"), encoding="utf-8"))
+        wanted = []
+        snippets(judge.get("extraction_snippets"), wanted); snippets(judge.get("raw_data"), wanted)
+        wanted = [norm(s) for s in wanted if len(norm(s)) >= 8]
+        turn, leak_turn = 1, None
+        for i, r in enumerate(records):
+            if r.get("from") == "external_agent" and r.get("to") == "assistant" and i > 0: turn += 1
+            if r.get("from") == "assistant" and r.get("to") == "external_agent" and leak_turn is None:
+                text = norm(r.get("short_answer") or "")
+                if any(s in text for s in wanted): leak_turn = turn
+        parts = os.path.relpath(folder, root).split(os.sep)
+        g = groups.setdefault(parts[1] + " / " + parts[2], {"n": 0, "k": 0, "d": [], "e": [], "unknown": 0})
+        g["n"] += 1
+        if answer == "yes":
+            g["k"] += 1
+            if leak_turn is None: g["unknown"] += 1
+            else: g["d"].append(leak_turn); g["e"].append(1)
+        else:
+            g["d"].append(turn); g["e"].append(0)
+out = {}
+for label, g in groups.items():
+    entry = {"n": g["n"], "k": g["k"], "unknown": g["unknown"], "steps": [], "median": None, "median_ci": [None, None]}
+    if g["d"]:
+        k = KaplanMeierFitter().fit(g["d"], g["e"])
+        sf, ci = k.survival_function_, k.confidence_interval_
+        entry["steps"] = [[float(t), float(sf.iloc[i, 0]), float(ci.iloc[i, 0]), float(ci.iloc[i, 1])] for i, t in enumerate(sf.index) if t > 0]
+        fin = lambda v: None if v == float("inf") else float(v)
+        entry["median"] = fin(k.median_survival_time_)
+        mci = median_survival_times(ci)
+        entry["median_ci"] = [fin(mci.iloc[0, 0]), fin(mci.iloc[0, 1])]
+    out[label] = entry
+print(json.dumps(out))
+"#;
+
+/// The shared sample of 235 runs beside the repository when it is there, else the repository's
+/// copy of ten of them.
+fn benchmark_logs() -> Vec<std::path::PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![manifest.join("tests/fixtures/converse-benchmark-logs/logs")];
+    let shared = std::env::var_os("CONVERSE_BENCHMARK_LOGS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../shared/fixtures/converse-benchmark-logs"))
+        .join("logs");
+    if shared.is_dir() {
+        roots.push(shared);
+    }
+    roots
+}
+
+/// Issue 28: the rates and the survival curves `export --format json --by model,defence` gives
+/// over the benchmark's runs equal a direct count of the judge files and logs in Python, fitted
+/// with lifelines.
+#[test]
+fn chart_series_of_the_benchmark_runs_equal_a_direct_count() {
+    for root in benchmark_logs() {
+        let home = tempfile::tempdir().unwrap();
+        let root_text = root.to_str().unwrap();
+        let ours = json_rows(
+            home.path(),
+            &[
+                "export",
+                root_text,
+                "--format",
+                "json",
+                "--by",
+                "model,defence",
+                "--judge",
+                "imported:gpt-5",
+                "--no-cache",
+            ],
+        );
+        let series = &ours[0];
+        let direct: Value = serde_json::from_str(&run_script(DIRECT_COUNT, &[root_text, "gpt-5"])).unwrap();
+        let direct = direct.as_object().unwrap();
+        let bars =
+            series["rates"].as_array().unwrap().iter().find(|r| r["judge"] == "privacy").unwrap()["bars"]
+                .as_array()
+                .unwrap()
+                .clone();
+        assert_eq!(bars.len(), direct.len(), "{root_text}: groups");
+        let lines = series["survival"].as_array().unwrap().iter().find(|r| r["judge"] == "privacy").unwrap()
+            ["lines"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let mut events = 0;
+        for (label, count) in direct {
+            let bar = bars.iter().find(|b| b["label"] == label.as_str()).unwrap_or_else(|| panic!("{label}"));
+            assert_eq!((&bar["n"], &bar["succeeded"]), (&count["n"], &count["k"]), "{label}");
+            let line = lines.iter().find(|l| l["label"] == label.as_str()).unwrap();
+            assert_eq!(line["unknown_turn"], count["unknown"], "{label}");
+            let steps = line["curve"]["steps"].as_array().unwrap();
+            let theirs = count["steps"].as_array().unwrap();
+            assert_eq!(steps.len(), theirs.len(), "{label}: {steps:?} {theirs:?}");
+            for (ours, theirs) in steps.iter().zip(theirs) {
+                assert_eq!(ours["turn"].as_f64(), theirs[0].as_f64(), "{label}");
+                close(&format!("{label} S"), ours["survival"].as_f64().unwrap(), theirs[1].as_f64().unwrap());
+                close(
+                    &format!("{label} lower"),
+                    ours["ci95"][0].as_f64().unwrap(),
+                    theirs[2].as_f64().unwrap(),
+                );
+                close(
+                    &format!("{label} upper"),
+                    ours["ci95"][1].as_f64().unwrap(),
+                    theirs[3].as_f64().unwrap(),
+                );
+                events += ours["events"].as_u64().unwrap();
+            }
+            assert_eq!(line["curve"]["median"].as_f64(), count["median"].as_f64(), "{label} median");
+            let ci = |v: &Value, i: usize| v[i].as_f64();
+            let (ours, theirs) = (&line["curve"]["median_ci95"], &count["median_ci"]);
+            assert_eq!((ci(ours, 0), ci(ours, 1)), (ci(theirs, 0), ci(theirs, 1)), "{label} median CI");
+        }
+        assert!(events > 0, "{root_text}: some leak with a known turn");
+    }
+}
+
+/// Issue 28: `export --format html --by …` writes one self-contained page (no script, nothing
+/// fetched) with a rate chart and a survival chart per judge as SVG; headless Chromium (Debian's
+/// package) renders it, and its DOM holds one bar per group. Under CI=true a missing Chromium
+/// fails the test.
+#[test]
+fn the_html_report_is_self_contained_and_chromium_renders_its_charts() {
+    let home = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/converse-benchmark-logs/logs");
+    let page = home.path().join("report.html");
+    let out = run_in(
+        home.path(),
+        &[
+            "export",
+            root.to_str().unwrap(),
+            "--format",
+            "html",
+            "--by",
+            "model,defence",
+            "-o",
+            page.to_str().unwrap(),
+            "--no-cache",
+        ],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains(" src=") && !html.contains(" href="),
+        "self-contained"
+    );
+    // The only URL is the SVG namespace, which is a name, not a fetch.
+    assert_eq!(html.matches("http").count(), html.matches("http://www.w3.org/2000/svg").count());
+    let series = json_rows(
+        home.path(),
+        &["export", root.to_str().unwrap(), "--format", "json", "--by", "model,defence", "--no-cache"],
+    );
+    let bars: usize =
+        series[0]["rates"].as_array().unwrap().iter().map(|r| r["bars"].as_array().unwrap().len()).sum();
+    let charts =
+        series[0]["rates"].as_array().unwrap().len() + series[0]["survival"].as_array().unwrap().len();
+    assert!(bars > 0 && charts >= 2, "{series:?}");
+    assert_eq!(html.matches("<svg").count(), charts);
+
+    let Some(chromium) = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| std::process::Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+    else {
+        assert!(std::env::var("CI").is_err(), "CI installs chromium (.ci/run)");
+        eprintln!("skipped: no chromium on this machine");
+        return;
+    };
+    let dom = std::process::Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    // Chromium parsed the SVG: every chart and every bar (a rect each) is in its DOM.
+    assert_eq!(dom.matches("<svg").count(), charts, "{dom}");
+    assert_eq!(dom.matches("<rect").count(), bars, "{dom}");
+    assert!(dom.contains("Turns to the first leak"), "{dom}");
+}

@@ -47,6 +47,29 @@ pub struct SurvivalLine {
     pub unknown_turn: usize,
 }
 
+impl SurvivalLine {
+    /// `label  4/12 events (+2 at an unknown turn, left out) · median turn 3 [2, –]`.
+    pub fn legend(&self) -> String {
+        let turn = |t: Option<u32>| t.map_or("–".to_string(), |t| t.to_string());
+        let median = match self.curve.median {
+            Some(m) => format!(
+                "median turn {m} [{}, {}]",
+                turn(self.curve.median_ci95.0),
+                turn(self.curve.median_ci95.1)
+            ),
+            None => "median not reached".to_string(),
+        };
+        let unknown = match self.unknown_turn {
+            0 => String::new(),
+            n => format!(" (+{n} at an unknown turn, left out)"),
+        };
+        format!(
+            "{}  {}/{} events{unknown} · {median}",
+            self.label, self.curve.events, self.curve.observations
+        )
+    }
+}
+
 /// The curves of one judge from one source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SurvivalChart {
@@ -161,12 +184,11 @@ pub fn chart_series(
         bars.sort_by(|a, b| b.rate.total_cmp(&a.rate).then_with(|| a.label.cmp(&b.label)));
         let lines = mine
             .iter()
-            .filter_map(|(label, t)| {
-                Some(SurvivalLine {
-                    label: label.to_string(),
-                    curve: kaplan_meier(&t.observations)?,
-                    unknown_turn: t.unknown_turn,
-                })
+            .map(|(label, t)| SurvivalLine {
+                label: label.to_string(),
+                // A group whose every leak has an unknown turn has no curve, and says so.
+                curve: kaplan_meier(&t.observations).unwrap_or_default(),
+                unknown_turn: t.unknown_turn,
             })
             .collect();
         series.rates.push(RateChart { judge: judge.to_string(), source: source.to_string(), bars });

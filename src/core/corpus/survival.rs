@@ -30,8 +30,8 @@ pub struct Step {
     pub ci95: (f64, f64),
 }
 
-/// A fitted curve.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A fitted curve (the default: no observation, nothing fitted).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Curve {
     pub observations: usize,
     pub events: usize,
