@@ -43,7 +43,7 @@ pub fn rates_height(chart: &RateChart) -> u16 {
 /// The lines a survival chart would like: a plot of 12 lines, a legend line per group, the axis
 /// and the borders.
 pub fn survival_height(chart: &SurvivalChart) -> u16 {
-    if has_curve(chart) { 12 + chart.lines.len() as u16 + 3 } else { 5 }
+    if has_curve(chart) { 12 + chart.lines.len() as u16 + 3 } else { 6 }
 }
 
 /// False when no event of the chart has a known turn (only then is there nothing to draw).
@@ -186,9 +186,6 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
     let outer = block(title, theme);
     let inner = outer.inner(area);
     outer.render(area, buf);
-    if inner.width < 24 || inner.height < 4 {
-        return;
-    }
     if !has_curve(chart) {
         let unknown: usize = chart.lines.iter().map(|l| l.unknown_turn).sum();
         let text = format!(
@@ -200,6 +197,9 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
         Paragraph::new(Line::styled(text, theme.dim()))
             .wrap(ratatui::widgets::Wrap { trim: true })
             .render(inner, buf);
+        return;
+    }
+    if inner.width < 24 || inner.height < 4 {
         return;
     }
     // The legend takes what the plot (at least 5 lines and its axis) leaves.
@@ -219,9 +219,14 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
     }
     for (i, line) in chart.lines.iter().enumerate().filter(|(_, l)| l.curve.observations > 0) {
         let mut previous_row = None;
+        // A curve ends at its last observation.
+        let end = line.curve.steps.last().map_or(0, |s| s.turn);
         for x in 0..plot_width {
             // Turn 0 at the left edge, the last turn at the right.
             let turn = x as f64 / (plot_width - 1).max(1) as f64 * f64::from(last_turn);
+            if turn > f64::from(end) + 1e-9 {
+                break;
+            }
             let share = line
                 .curve
                 .steps

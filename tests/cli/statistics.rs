@@ -531,3 +531,35 @@ fn the_html_report_is_self_contained_and_chromium_renders_its_charts() {
     assert_eq!(dom.matches("<rect").count(), bars, "{dom}");
     assert!(dom.contains("Turns to the first leak"), "{dom}");
 }
+
+/// Issue 28: `chart` prints the charts as text a NO_COLOR terminal reads (piped: no escape, 100
+/// columns unless --width), the source in every title; a source the corpus lacks is one line.
+#[test]
+fn chart_prints_the_charts_of_one_source_without_colour_when_piped() {
+    let home = tempfile::tempdir().unwrap();
+    let root = home.path().join("runs");
+    paired_corpus(&root.join("base"), &root.join("fw"));
+    let root_text = root.to_str().unwrap();
+    let out = run_in(home.path(), &["chart", root_text, "--by", "defence", "--width", "80", "--no-cache"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains('\x1b'), "no escapes when piped");
+    assert!(text.lines().all(|l| unicode_width::UnicodeWidthStr::width(l) <= 80), "{text}");
+    assert!(text.contains("┌ privacy · rule · rate with 95% CI (Wilson)"), "{text}");
+    // Highest rate first: the baseline (12/20) above the firewall (4/20), with their figures.
+    let baseline = text.find("baseline 12/20   60.0%").unwrap_or_else(|| panic!("{text}"));
+    let firewall = text.find("firewall  4/20   20.0%").unwrap_or_else(|| panic!("{text}"));
+    assert!(baseline < firewall, "{text}");
+    // The journals' verdicts name no turn: the curves say so rather than draw a guess.
+    assert!(text.contains("no curve: the turn of none of this source's 16 successes is known"), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("40 episodes, grouped by defence; verdicts of rule"), "{stderr}");
+
+    let out = run_in(home.path(), &["chart", root_text, "--judge", "imported:gpt-5", "--no-cache"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "converse-tui: --judge imported:gpt-5: no privacy or security verdict of that source here; sources: rule"
+    );
+}
