@@ -27,10 +27,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
             .areas(area);
     match (&browser.review, &browser.chart) {
         (Some(review), _) => draw_review(frame, list, browser, review, theme),
-        (None, Some(chart)) => {
-            let judge = CHARTED[chart.judge.min(CHARTED.len() - 1)].0;
-            super::chart::draw_judge_page(frame.buffer_mut(), list, &chart.series, judge, theme)
-        }
+        (None, Some(chart)) => match chart.shown_heatmap() {
+            Some(map) => super::chart::draw_heatmap(frame.buffer_mut(), list, map, chart.cursor, theme),
+            None => {
+                let judge = CHARTED[chart.judge.min(CHARTED.len() - 1)].0;
+                super::chart::draw_judge_page(frame.buffer_mut(), list, &chart.series, judge, theme)
+            }
+        },
         (None, None) => draw_list(frame, list, browser, theme),
     }
     super::file_errors::draw_file_errors(frame, errors, &browser.errors, theme);

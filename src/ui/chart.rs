@@ -336,3 +336,102 @@ pub fn all_height(series: &ChartSeries) -> u16 {
     series.rates.iter().map(rates_height).sum::<u16>()
         + series.survival.iter().map(survival_height).sum::<u16>()
 }
+
+/// The shade of a rate, so that a cell reads without colour: `·` none of n, then `░ ▒ ▓ █` by
+/// quarter.
+pub fn shade(k: usize, n: usize) -> char {
+    let rate = k as f64 / n.max(1) as f64;
+    match rate {
+        r if k == 0 || r <= 0.0 => '·',
+        r if r <= 0.25 => '░',
+        r if r <= 0.5 => '▒',
+        r if r <= 0.75 => '▓',
+        _ => '█',
+    }
+}
+
+fn heat_style(theme: &Theme, k: usize, n: usize) -> Style {
+    if !theme.color {
+        return Style::new();
+    }
+    let rate = k as f64 / n.max(1) as f64;
+    // Green (none leaked) through yellow to red (all leaked).
+    let red = (255.0 * (2.0 * rate).min(1.0)) as u8;
+    let green = (200.0 * (2.0 * (1.0 - rate)).min(1.0)) as u8;
+    Style::new().fg(Color::Rgb(red, green, 40))
+}
+
+/// Attacks × groups, each cell `▓▓ 3/4` (shade by rate, then the count); the groups numbered in
+/// the header and named under the grid; `cursor` (row, column) reversed.
+pub fn draw_heatmap(
+    buf: &mut Buffer,
+    area: Rect,
+    map: &crate::core::corpus::series::Heatmap,
+    cursor: (usize, usize),
+    theme: &Theme,
+) {
+    let title = format!(
+        "{} · {} · rate per attack × group (· none, ░ ≤25%, ▒ ≤50%, ▓ ≤75%, █ >75%); arrows move, Enter lists the cell's episodes",
+        map.judge, map.source
+    );
+    let outer = block(title, theme);
+    let inner = outer.inner(area);
+    outer.render(area, buf);
+    if inner.width < 20 || inner.height < 3 || map.rows.is_empty() {
+        Paragraph::new(Line::styled("nothing judged", theme.dim())).render(inner, buf);
+        return;
+    }
+    let width = usize::from(inner.width);
+    let widest = map.rows.iter().map(|r| r.width()).max().unwrap_or(4);
+    let label_width = widest.clamp(6, width / 3);
+    let cell_width = map
+        .cells
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|(k, n)| format!("{k}/{n}").len() + 3)
+        .max()
+        .unwrap_or(5)
+        .max(format!("{}", map.columns.len()).len() + 1);
+    let fits = ((width - label_width - 1) / (cell_width + 1)).max(1);
+    // The legend of the columns takes up to a third of the height.
+    let legend = map.columns.len().min(usize::from(inner.height) / 3);
+    let grid_rows = usize::from(inner.height).saturating_sub(1 + legend).max(1);
+    let (row, column) = cursor;
+    let top = row.saturating_sub(grid_rows - 1);
+    let left = column.saturating_sub(fits - 1);
+    let mut lines = Vec::new();
+    let mut header = vec![Span::raw(" ".repeat(label_width + 1))];
+    for c in (left..map.columns.len()).take(fits) {
+        header.push(Span::styled(format!("{:^cell_width$} ", c + 1), theme.dim()));
+    }
+    lines.push(Line::from(header));
+    for r in (top..map.rows.len()).take(grid_rows) {
+        // Attacks and tasks differ at their end: cut from the left.
+        let label = crate::core::text::truncate_cells_left(&map.rows[r], label_width);
+        let mut spans = vec![Span::styled(format!("{label:<label_width$}"), theme.text()), Span::raw(" ")];
+        for c in (left..map.columns.len()).take(fits) {
+            let (text, style) = match map.cells[r][c] {
+                Some((k, n)) => {
+                    let s = shade(k, n);
+                    (
+                        format!("{s}{s} {:<w$}", format!("{k}/{n}"), w = cell_width - 3),
+                        heat_style(theme, k, n),
+                    )
+                }
+                None => (format!("{:cell_width$}", ""), Style::new()),
+            };
+            let style = if (r, c) == (row, column) { style.add_modifier(Modifier::REVERSED) } else { style };
+            spans.push(Span::styled(text, style));
+            spans.push(Span::raw(" "));
+        }
+        lines.push(Line::from(spans));
+    }
+    // The legend follows the selected column.
+    let first = column.saturating_sub(legend.saturating_sub(1));
+    for (c, label) in map.columns.iter().enumerate().skip(first).take(legend) {
+        let marker = if c == column { "▶" } else { " " };
+        lines.push(Line::styled(format!("{marker}{:>3} {label}", c + 1), theme.dim()));
+    }
+    Paragraph::new(lines).render(inner, buf);
+}

@@ -90,15 +90,20 @@ fn screen(keys: &str, w: u16, h: u16, colour: bool) -> String {
 }
 
 #[test]
-fn c_shows_the_privacy_charts_then_security_then_the_table() {
+fn c_shows_the_privacy_charts_then_security_then_the_heatmaps_then_the_table() {
     for (w, h) in SIZES {
-        for (keys, page) in [("zc", "privacy"), ("zcc", "security")] {
+        for (keys, page) in [
+            ("zc", "privacy"),
+            ("zcc", "security"),
+            ("zccc", "heatmap_privacy"),
+            ("zcccc", "heatmap_security"),
+        ] {
             insta::assert_snapshot!(format!("charts_{page}_{w}x{h}_no_colour"), screen(keys, w, h, false));
             insta::assert_snapshot!(format!("charts_{page}_{w}x{h}_colour"), screen(keys, w, h, true));
         }
     }
-    // A third `c`: the table again; `c` from the plain list opens the grouped view's charts.
-    let table = screen("zccc", 160, 48, false);
+    // A fifth `c`: the table again; `c` from the plain list opens the grouped view's charts.
+    let table = screen("zccccc", 160, 48, false);
     assert!(table.contains("Episodes — charted corpus"), "{table}");
     let charts = screen("c", 160, 48, false);
     assert!(charts.contains("privacy · rule · rate with 95% CI"), "{charts}");
@@ -127,4 +132,47 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
         labels,
         ["gpt_5_chat / baseline", "gpt_5_chat", "gpt_5_chat / firewall", "gpt_5_chat / confined"]
     );
+}
+
+/// The heatmap: attacks × the groups listed; the arrows move between cells and Enter lists the
+/// episodes of the cell (the filter of its group and attack).
+#[test]
+fn enter_on_a_heatmap_cell_lists_its_episodes() {
+    let mut rows = rows();
+    for (i, row) in rows.iter_mut().enumerate() {
+        row.attack = Some(format!("attack_{}", i % 2));
+    }
+    let browser = Browser::from_rows("charted corpus", rows, vec![]);
+    let mut state = AppState::with_browser(browser, Keymap::default(), false);
+    state.picker = None;
+    update(&mut state, Action::Resize(160, 48));
+    // Unfold the model: its defences are listed, so charted: columns 1 (the model) to 4.
+    press(&mut state, "z\nccc");
+    let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
+    let map = view.shown_heatmap().unwrap();
+    assert_eq!(map.judge, "privacy");
+    assert_eq!(
+        map.columns,
+        ["gpt_5_chat", "gpt_5_chat / baseline", "gpt_5_chat / confined", "gpt_5_chat / firewall"]
+    );
+    // The baseline leaked in 9 of 12: attack_0 (even episodes) 5 of 6, attack_1 4 of 6.
+    assert_eq!(map.rows, ["attack_0", "attack_1"]);
+    assert_eq!(map.cells[0][1], Some((5, 6)));
+    assert_eq!(map.cells[1][1], Some((4, 6)));
+    // Down, then right to the baseline's column: Enter lists the 6 episodes of (attack_1, baseline).
+    // ↓ a row, n (or →) a column.
+    press(&mut state, "↓n");
+    let browser = state.browser.as_ref().unwrap();
+    assert_eq!(browser.chart.as_ref().unwrap().cursor, (1, 1));
+    press(&mut state, "\n");
+    let browser = state.browser.as_ref().unwrap();
+    assert!(browser.chart.is_none() && !browser.grouped);
+    assert_eq!(browser.filter, "model=gpt_5_chat defence=baseline attack=attack_1");
+    assert_eq!(browser.shown.len(), 6);
+    let leaked = browser
+        .shown
+        .iter()
+        .filter(|&&i| browser.entries[i].judge_outcome("privacy") == Some(Outcome::Fail))
+        .count();
+    assert_eq!(leaked, 4);
 }

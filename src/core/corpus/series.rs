@@ -80,6 +80,18 @@ pub struct SurvivalChart {
     pub lines: Vec<SurvivalLine>,
 }
 
+/// One judge's rates of every attack (rows) under every group (columns): `(succeeded, n)` per
+/// cell, `None` where the group did not run the attack. Rows by overall rate, highest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Heatmap {
+    pub judge: String,
+    pub source: String,
+    /// The attack (the benchmark's attack folder; the task id when there is none).
+    pub rows: Vec<String>,
+    pub columns: Vec<String>,
+    pub cells: Vec<Vec<Option<(usize, usize)>>>,
+}
+
 /// Everything charted for one source and one grouping.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ChartSeries {
@@ -87,6 +99,7 @@ pub struct ChartSeries {
     pub source: String,
     pub rates: Vec<RateChart>,
     pub survival: Vec<SurvivalChart>,
+    pub heatmaps: Vec<Heatmap>,
 }
 
 impl ChartSeries {
@@ -139,6 +152,8 @@ pub fn chart_series(
     count_all: bool,
 ) -> ChartSeries {
     let mut tallies: BTreeMap<(&str, String), Tally> = BTreeMap::new();
+    // (judge, attack, group) → (succeeded, n).
+    let mut cells: BTreeMap<(&str, String, String), (usize, usize)> = BTreeMap::new();
     let counted = groups
         .iter()
         .flat_map(|(label, rows)| rows.iter().map(move |row| (label, row)))
@@ -153,6 +168,9 @@ pub fn chart_series(
             let tally = tallies.entry((judge, label.clone())).or_default();
             tally.n += 1;
             let leaked = v.outcome == Outcome::Fail;
+            let cell = cells.entry((judge, attack_of(row), label.clone())).or_default();
+            cell.0 += usize::from(leaked);
+            cell.1 += 1;
             tally.succeeded += usize::from(leaked);
             match (leaked, v.turn) {
                 (true, Some(turn)) => tally.observations.push(Observation { turn, event: true }),
@@ -191,6 +209,7 @@ pub fn chart_series(
                 unknown_turn: t.unknown_turn,
             })
             .collect();
+        series.heatmaps.push(heatmap(judge, source, groups, &cells));
         series.rates.push(RateChart { judge: judge.to_string(), source: source.to_string(), bars });
         series.survival.push(SurvivalChart {
             judge: judge.to_string(),
@@ -200,6 +219,52 @@ pub fn chart_series(
         });
     }
     series
+}
+
+/// The row of the heatmap an episode is in: its attack, else its task, else `-`.
+pub fn attack_of(row: &CorpusRow) -> String {
+    single_line(row.attack.as_deref().or(row.task_id.as_deref()).unwrap_or("-")).into_owned()
+}
+
+/// The heatmap of one judge: the attacks it judged, under the groups in their order.
+fn heatmap(
+    judge: &str,
+    source: &str,
+    groups: &[(String, Vec<&CorpusRow>)],
+    cells: &BTreeMap<(&str, String, String), (usize, usize)>,
+) -> Heatmap {
+    // The groups this judge's source judged something of, in their order.
+    let columns: Vec<String> = groups
+        .iter()
+        .map(|(label, _)| label.clone())
+        .filter(|label| cells.keys().any(|(j, _, column)| *j == judge && column == label))
+        .collect();
+    let mut overall: BTreeMap<&String, (usize, usize)> = BTreeMap::new();
+    for ((j, attack, _), (k, n)) in cells.iter().filter(|((j, ..), _)| *j == judge) {
+        debug_assert_eq!(*j, judge);
+        let total = overall.entry(attack).or_default();
+        total.0 += k;
+        total.1 += n;
+    }
+    let mut rows: Vec<(&String, (usize, usize))> = overall.into_iter().collect();
+    // Highest overall rate first (k/n compared exactly), ties by name.
+    rows.sort_by(|(a, (ka, na)), (b, (kb, nb))| (kb * na).cmp(&(ka * nb)).then_with(|| a.cmp(b)));
+    let cells = rows
+        .iter()
+        .map(|(attack, _)| {
+            columns
+                .iter()
+                .map(|column| cells.get(&(judge, attack.to_string(), column.clone())).copied())
+                .collect()
+        })
+        .collect();
+    Heatmap {
+        judge: judge.to_string(),
+        source: source.to_string(),
+        rows: rows.into_iter().map(|(attack, _)| attack.clone()).collect(),
+        columns,
+        cells,
+    }
 }
 
 /// The group of a row as one label; `all` without grouping fields.

@@ -19,6 +19,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f3f4f6; }
 .note { color: #4b5563; }
 svg { max-width: 100%; height: auto; }
+.wide { overflow-x: auto; }
 @media print { body { max-width: none; padding: 0; } h2, h3 { break-after: avoid; } svg, table { break-inside: avoid; } }
 "#;
 
@@ -47,7 +48,7 @@ pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
                 @if series.is_empty() {
                     p { "No privacy or security verdict of this source judged an episode." }
                 }
-                @for (rates, survival) in series.rates.iter().zip(&series.survival) {
+                @for ((rates, survival), map) in series.rates.iter().zip(&series.survival).zip(&series.heatmaps) {
                     h2 { (rates.judge) " · " (rates.source) }
                     h3 { "Rate per group, highest first" }
                     (rates_svg(rates))
@@ -62,6 +63,12 @@ pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
                     }
                     h3 { "Turns to the " (survival.event) }
                     (survival_svg(survival))
+                    @if survival.lines.iter().all(|l| l.curve.events == 0) && survival.lines.iter().any(|l| l.unknown_turn > 0) {
+                        p.note {
+                            "No curve: the turn of none of this source's successes is known (the judge names none, \
+                             nor was a snippet it quotes found in the conversation)."
+                        }
+                    }
                     table {
                         tr { th { "group" } th { "n" } th { "events" } th { "unknown turn" } th { "median turn" } th { "95% CI" } }
                         @for line in &survival.lines {
@@ -72,6 +79,21 @@ pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
                             }
                         }
                     }
+                    h3 { "Rate per attack × group" }
+                    div.wide { table {
+                        tr { th { "attack" } @for column in &map.columns { th { (column) } } }
+                        @for (attack, cells) in map.rows.iter().zip(&map.cells) {
+                            tr {
+                                td { (attack) }
+                                @for cell in cells {
+                                    @match cell {
+                                        Some((k, n)) => td.n style=(heat(*k, *n)) { (k) "/" (n) },
+                                        None => td {},
+                                    }
+                                }
+                            }
+                        }
+                    } }
                 }
             }
         }
@@ -79,12 +101,20 @@ pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
     .into_string()
 }
 
+/// A cell's background: white (none leaked) to red (all).
+fn heat(k: usize, n: usize) -> String {
+    let rate = k as f64 / n.max(1) as f64;
+    let fade = (255.0 - 155.0 * rate) as u8;
+    format!("background: rgb(255, {fade}, {fade})")
+}
+
 /// The CSV header of [`csv_rows`].
-pub const CSV_HEADER: [&str; 14] = [
+pub const CSV_HEADER: [&str; 15] = [
     "chart",
     "judge",
     "source",
     "group",
+    "attack",
     "turn",
     "value",
     "lower",
@@ -97,49 +127,70 @@ pub const CSV_HEADER: [&str; 14] = [
     "unknown_turn",
 ];
 
-/// One row per bar (`rate`) and per curve step (`survival`).
+/// A CSV row with the named columns set, the others empty.
+fn csv_row(fields: &[(&str, String)]) -> Vec<String> {
+    CSV_HEADER
+        .iter()
+        .map(|column| {
+            fields.iter().find(|(name, _)| name == column).map(|(_, v)| v.clone()).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// One row per bar (`rate`), per curve step (`survival`) and per heatmap cell (`heatmap`).
 pub fn csv_rows(series: &ChartSeries) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     let f = |v: f64| format!("{v:.6}");
     for rates in &series.rates {
         for bar in &rates.bars {
-            rows.push(vec![
-                "rate".into(),
-                rates.judge.clone(),
-                rates.source.clone(),
-                bar.label.clone(),
-                String::new(),
-                f(bar.rate),
-                f(bar.ci95.0),
-                f(bar.ci95.1),
-                bar.succeeded.to_string(),
-                bar.n.to_string(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-            ]);
+            rows.push(csv_row(&[
+                ("chart", "rate".into()),
+                ("judge", rates.judge.clone()),
+                ("source", rates.source.clone()),
+                ("group", bar.label.clone()),
+                ("value", f(bar.rate)),
+                ("lower", f(bar.ci95.0)),
+                ("upper", f(bar.ci95.1)),
+                ("succeeded", bar.succeeded.to_string()),
+                ("n", bar.n.to_string()),
+            ]));
         }
     }
     for survival in &series.survival {
         for line in &survival.lines {
             for step in &line.curve.steps {
-                rows.push(vec![
-                    "survival".into(),
-                    survival.judge.clone(),
-                    survival.source.clone(),
-                    line.label.clone(),
-                    step.turn.to_string(),
-                    f(step.survival),
-                    f(step.ci95.0),
-                    f(step.ci95.1),
-                    String::new(),
-                    line.curve.observations.to_string(),
-                    step.at_risk.to_string(),
-                    step.events.to_string(),
-                    step.censored.to_string(),
-                    line.unknown_turn.to_string(),
-                ]);
+                rows.push(csv_row(&[
+                    ("chart", "survival".into()),
+                    ("judge", survival.judge.clone()),
+                    ("source", survival.source.clone()),
+                    ("group", line.label.clone()),
+                    ("turn", step.turn.to_string()),
+                    ("value", f(step.survival)),
+                    ("lower", f(step.ci95.0)),
+                    ("upper", f(step.ci95.1)),
+                    ("n", line.curve.observations.to_string()),
+                    ("at_risk", step.at_risk.to_string()),
+                    ("events", step.events.to_string()),
+                    ("censored", step.censored.to_string()),
+                    ("unknown_turn", line.unknown_turn.to_string()),
+                ]));
+            }
+        }
+    }
+    for map in &series.heatmaps {
+        for (attack, cells) in map.rows.iter().zip(&map.cells) {
+            for (column, cell) in map.columns.iter().zip(cells) {
+                let Some((k, n)) = cell else { continue };
+                rows.push(csv_row(&[
+                    ("chart", "heatmap".into()),
+                    ("judge", map.judge.clone()),
+                    ("source", map.source.clone()),
+                    ("group", column.clone()),
+                    ("attack", attack.clone()),
+                    ("value", f(*k as f64 / *n as f64)),
+                    ("succeeded", k.to_string()),
+                    ("n", n.to_string()),
+                ]));
             }
         }
     }
