@@ -230,7 +230,7 @@ impl Command {
             ),
             ChartView => spec(
                 View,
-                "Browser: charts of the grouped view (privacy, security, then the table)",
+                "Browser: charts of the grouped view (rates and curves, heatmaps; then the table)",
                 &["c"],
                 &[B],
             ),
