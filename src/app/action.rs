@@ -39,6 +39,8 @@ pub enum Action {
     },
     /// Something the loop could not do, for the status line.
     Problem(String),
+    /// What the loop did, for the status line.
+    Done(String),
     /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
     EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
     /// The start of the journal asked for by [`Effect::OpenEpisode`], its rest still being read:
@@ -163,6 +165,11 @@ pub enum Effect {
         query: crate::core::search::Query,
         files: Vec<std::path::PathBuf>,
         loaded: Vec<crate::core::episode::Episode>,
+    },
+    /// Make attack cases of these episodes in the suite directory; answer with [`Action::Done`].
+    KeepCases {
+        suite: std::path::PathBuf,
+        sources: Vec<super::browser::EntrySource>,
     },
     /// Put this text on the clipboard (OSC 52).
     Copy(String),

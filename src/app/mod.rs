@@ -12,6 +12,7 @@ pub mod episode_info;
 pub mod hits;
 pub mod input;
 pub mod inspector;
+pub mod keep_case;
 pub mod layout;
 pub mod lazy_rows;
 pub mod live;

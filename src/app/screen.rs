@@ -21,6 +21,8 @@ pub enum PromptKind {
     Filter,
     /// A search across every episode (the browser's, or the one on screen).
     SearchEpisodes,
+    /// The suite directory the episode (or the browser's marked ones) is kept in as attack cases.
+    KeepCase,
 }
 
 impl PromptKind {
@@ -30,6 +32,7 @@ impl PromptKind {
             PromptKind::Search => "search",
             PromptKind::Filter => "filter",
             PromptKind::SearchEpisodes => "search all episodes",
+            PromptKind::KeepCase => "keep as an attack case in suite",
         }
     }
 }

@@ -47,6 +47,8 @@ pub struct AppState {
     pub message: Option<String>,
     /// The last search, so `/` Enter repeats it.
     pub last_search: String,
+    /// The suite the last attack case was kept in (`K`), offered again.
+    pub last_suite: String,
     /// Where each episode opened from the browser was left (by [`position_key`]), to return there.
     pub left_at: std::collections::HashMap<String, usize>,
     pub quit: bool,
@@ -88,6 +90,7 @@ impl AppState {
             layout: InspectorLayout::default(),
             message: None,
             last_search: String::new(),
+            last_suite: String::new(),
             left_at: std::collections::HashMap::new(),
             quit: false,
             effects: Vec::new(),

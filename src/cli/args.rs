@@ -41,7 +41,8 @@ pub enum Command {
     },
     /// Two episodes side by side, turn by turn: where they diverge, and their verdicts per turn.
     Compare {
-        /// The first episode (a file of any supported format holding one episode).
+        /// The first episode (a file of any supported format holding one episode, or an attack
+        /// case: the episode it was made from).
         a: PathBuf,
         /// The second episode.
         b: PathBuf,
@@ -231,6 +232,17 @@ pub enum Command {
         #[command(flatten)]
         cache: IndexCache,
     },
+    /// Re-run an episode N times from one turn (its reply drawn again, or the rest played on):
+    /// how often and how soon each judge source sees a leak, with 95% intervals.
+    Fan(Box<FanCli>),
+    /// Attack suites: attacks that worked, kept as cases (TOML files) that `test` runs again.
+    Suite {
+        #[command(subcommand)]
+        command: SuiteCommand,
+    },
+    /// Run every case of an attack suite against an assistant (a model or an external agent);
+    /// exit 0 when every case holds, 1 when one fails, 2 when one was left undecided.
+    Test(Box<TestCli>),
     /// Print shell completions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -396,6 +408,141 @@ pub enum ConfigCommand {
         #[command(flatten)]
         models: ModelArgs,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SuiteCommand {
+    /// Make a case of each episode (any format): its task, attacker turns and what must hold now
+    /// (every privacy/security judge it had says pass; a tool its security judge caught is not called).
+    Add {
+        /// The suite directory (created if needed).
+        suite: PathBuf,
+        /// Episode files or directories of them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Only the episodes matching this filter, as `ls --where` (e.g. 'privacy=fail model=gpt_5*').
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
+        /// Cases go on with the attacker model once the assistant answers differently than recorded
+        /// (default: every recorded turn is replayed verbatim).
+        #[arg(long)]
+        live: bool,
+        /// The attacker model of live cases (default: the one `test` is given).
+        #[arg(long, requires = "live")]
+        attacker_model: Option<String>,
+        /// The dataset the tasks are looked up in (for each case's task hash).
+        #[command(flatten)]
+        dataset: DatasetDir,
+        #[command(flatten)]
+        cache: IndexCache,
+    },
+    /// One line per case: task, turns, how it goes on, what must hold, where it came from.
+    Ls {
+        /// The suite directory.
+        suite: PathBuf,
+        /// One JSON object per case.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct FanCli {
+    /// The episode (a file of any supported format holding one episode).
+    pub episode: PathBuf,
+    /// The turn whose message to the assistant every attempt answers again (1: the user's task).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub turn: u32,
+    /// How many attempts.
+    #[arg(short = 'n', long = "attempts", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempts: u32,
+    /// Play the rest of the conversation on (the attacker model moves after the reply) instead of
+    /// drawing the one reply again.
+    #[arg(long)]
+    pub rest: bool,
+    #[command(flatten)]
+    pub dataset: DatasetDir,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Where the attempts' fork journals and runs.jsonl go (not needed with --dry-run).
+    #[arg(long, value_name = "DIR", required_unless_present = "dry_run")]
+    pub out: Option<PathBuf>,
+    /// Attempts at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: u32,
+    /// Attacker requests per minute, shared by all attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_attacker: Option<u32>,
+    /// Assistant requests per minute, shared by all attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_assistant: Option<u32>,
+    /// Judge requests per minute, shared by all attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_judge: Option<u32>,
+    /// Continue a stopped fan: the attempts in the runs file are not run again.
+    #[arg(long)]
+    pub resume: bool,
+    /// Print the attempts' journals and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// One JSON object per judge source, then one per attempt.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub settings: EpisodeSettings,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TestCli {
+    /// The suite directory.
+    pub suite: PathBuf,
+    #[command(flatten)]
+    pub dataset: DatasetDir,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Where each run's journal and runs.jsonl go (not needed with --dry-run).
+    #[arg(long, value_name = "DIR", required_unless_present = "dry_run")]
+    pub out: Option<PathBuf>,
+    /// Runs at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: u32,
+    /// Attacker requests per minute, shared by all runs (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_attacker: Option<u32>,
+    /// Assistant requests per minute, shared by all runs (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_assistant: Option<u32>,
+    /// Judge requests per minute, shared by all runs (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_judge: Option<u32>,
+    /// Run each case this many times.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// A case passes when the lower bound of the 95% Wilson interval of its pass rate is at least
+    /// this (0-1; with --repeat). Without it every run must hold.
+    #[arg(long, value_name = "P", value_parser = parse_fraction)]
+    pub min_pass: Option<f64>,
+    /// Write a JUnit XML report here (one testcase per case).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// One JSON object per case on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Continue a stopped test: the runs already in the runs files are not run again.
+    #[arg(long)]
+    pub resume: bool,
+    /// Print the runs that would happen (case, task) and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub settings: EpisodeSettings,
+}
+
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{text}`: expected a number from 0 to 1")),
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -79,6 +79,75 @@ pub(super) fn run_args(s: args::EpisodeSettings, source: TaskSelection, models: 
     }
 }
 
+/// `test`: exit code 0 when every case holds, 1 when one fails, 2 when one was left undecided.
+pub(super) fn test_command(t: args::TestCli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let source = TaskSelection { data_dir: t.dataset.data_dir, ..TaskSelection::default() };
+    let run = run_args(t.settings, source, model_flags(t.models));
+    let mut batch = BatchArgs::new(run, t.out.unwrap_or_default());
+    batch.concurrency = t.concurrency as usize;
+    (batch.rpm_attacker, batch.rpm_assistant, batch.rpm_judge) =
+        (t.rpm_attacker, t.rpm_assistant, t.rpm_judge);
+    (batch.repeat, batch.resume, batch.dry_run) = (t.repeat, t.resume, t.dry_run);
+    let args = crate::headless::suite_test::TestArgs {
+        batch,
+        suite: t.suite,
+        min_pass: t.min_pass,
+        junit: t.junit,
+        json: t.json,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime.block_on(async {
+        crate::headless::suite_test::test(&args, paths, &mut stdout(), &mut stderr()).await
+    })?;
+    Ok(ExitCode::from(report.exit_code()))
+}
+
+/// `fan`: exit code 0 when every attempt ran, 1 when the fan was stopped or an attempt failed to run.
+pub(super) fn fan_command(f: args::FanCli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let source = TaskSelection { data_dir: f.dataset.data_dir.clone(), ..TaskSelection::default() };
+    let models = model_flags(f.models);
+    let run = run_args(f.settings, source, models.clone());
+    let mut batch = BatchArgs::new(run, f.out.unwrap_or_default());
+    batch.concurrency = f.concurrency as usize;
+    (batch.rpm_attacker, batch.rpm_assistant, batch.rpm_judge) =
+        (f.rpm_attacker, f.rpm_assistant, f.rpm_judge);
+    (batch.repeat, batch.resume, batch.dry_run) = (f.attempts, f.resume, f.dry_run);
+    let mode = if f.rest { crate::core::fan::FanMode::Rest } else { crate::core::fan::FanMode::Reply };
+    let args = crate::headless::fan::FanArgs {
+        batch,
+        episode: f.episode,
+        turn: f.turn,
+        mode,
+        models,
+        data_dir: f.dataset.data_dir,
+        json: f.json,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let report = runtime
+        .block_on(async { crate::headless::fan::fan(&args, paths, &mut stdout(), &mut stderr()).await })?;
+    let errored = report.attempts.iter().any(|a| a.end == crate::core::episode::EndReason::Error.as_str());
+    Ok(if report.missing > 0 || errored { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `suite add` and `suite ls`.
+pub(super) fn suite_command(command: args::SuiteCommand, paths: &Paths) -> anyhow::Result<ExitCode> {
+    use crate::headless::suite::{AddArgs, add, ls};
+    match command {
+        args::SuiteCommand::Add { suite, paths: inputs, filter, live, attacker_model, dataset, cache } => {
+            let selection = TaskSelection { data_dir: dataset.data_dir, ..TaskSelection::default() };
+            let tasks = crate::session::tasks::load(&selection, paths)?.tasks;
+            let args =
+                AddArgs { suite, paths: inputs, filter, live, attacker_model, cache: cache.dir(paths) };
+            let report = add(&args, &tasks, &mut stdout(), &mut stderr())?;
+            Ok(if report.failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        args::SuiteCommand::Ls { suite, json } => {
+            ls(&suite, json, &mut stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
 /// `batch`: exit code non-zero when an episode ended in error or the batch was stopped.
 pub(super) fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     let run = run_args(b.settings, task_selection(b.source), model_flags(b.models));

@@ -8,7 +8,8 @@ use clap::CommandFactory;
 
 use super::args::{Cli, Command, ConfigCommand, NotesCommand};
 use super::commands::{
-    batch_command, config_show, data, model_flags, run_command, search_command, task_selection,
+    batch_command, config_show, data, fan_command, model_flags, run_command, search_command, suite_command,
+    task_selection, test_command,
 };
 use super::process::{stderr, stdout};
 use crate::app::AppState;
@@ -80,6 +81,9 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
+        Some(Command::Test(test)) => test_command(*test, paths),
+        Some(Command::Fan(fan)) => fan_command(*fan, paths),
+        Some(Command::Suite { command }) => suite_command(command, paths),
         Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, vs, format, cache }) => {
             let by = by
                 .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))

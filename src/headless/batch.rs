@@ -78,12 +78,19 @@ pub struct Planned {
     pub task: String,
     pub repeat: u32,
     pub journal: String,
+    /// The attack case it runs (`test`); resume and runs files key on it instead of the task.
+    pub case: Option<String>,
 }
 
 impl Planned {
     /// `task` alone when there is one repeat, else `task#k` (for `--dry-run`).
     pub fn label(&self, repeats: u32) -> String {
-        if repeats > 1 { format!("{}#{}", self.task, self.repeat) } else { self.task.clone() }
+        if repeats > 1 { format!("{}#{}", self.key(), self.repeat) } else { self.key().to_string() }
+    }
+
+    /// What a runs file records it under: the case, else the task.
+    pub fn key(&self) -> &str {
+        self.case.as_deref().unwrap_or(&self.task)
     }
 }
 
@@ -98,7 +105,7 @@ pub fn plan(tasks: &[Task], repeat: u32, shard: Option<Shard>) -> Vec<Planned> {
             continue;
         }
         for k in 1..=repeat.max(1) {
-            out.push(Planned { task: id.to_string(), repeat: k, journal: journal_name(id, k) });
+            out.push(Planned { task: id.to_string(), repeat: k, journal: journal_name(id, k), case: None });
         }
     }
     out
@@ -150,9 +157,22 @@ pub async fn batch(
         return Ok(BatchReport { planned: all.len(), ..BatchReport::default() });
     }
     launch.set_rate_limits(RateLimits::from_rpm(args.rpm_attacker, args.rpm_assistant, args.rpm_judge));
+    execute(args, &launch, &all, &|_| Start::default(), out, err).await
+}
+
+/// Runs the planned episodes not done yet (all of them without `--resume`), `start_of` saying
+/// how each starts, `args.concurrency` at a time, each finished one appended to the runs file.
+pub async fn execute(
+    args: &BatchArgs,
+    launch: &Launch,
+    all: &[Planned],
+    start_of: &(dyn Fn(&Planned) -> Start + Sync),
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<BatchReport> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the batch directory", args.out.display()))?;
-    let todo = pending(args, &all)?;
+    let todo = pending(args, all)?;
     let mut report =
         BatchReport { planned: all.len(), skipped: all.len() - todo.len(), ..Default::default() };
     let runs_path = args.out.join(runs::runs_file_name(args.shard));
@@ -175,17 +195,17 @@ pub async fn batch(
         while !*stop_rx.borrow() && start_error.is_none() && running.len() < concurrency {
             let Some(p) = queue.next() else { break };
             let path = args.out.join(&p.journal);
-            match launch.start_at(&p.task, Start::default(), Some(path)) {
+            match launch.start_at(&p.task, start_of(&p), Some(path)) {
                 Ok(handle) => {
                     for warning in &handle.warnings {
-                        progress.note(&format!("warning: {}#{}: {warning}", p.task, p.repeat), err);
+                        progress.note(&format!("warning: {}#{}: {warning}", p.key(), p.repeat), err);
                     }
                     running.spawn(watch_episode(p, handle, stop_rx.clone()));
                 }
                 // A start failure is a setup problem (e.g. no attacker model) that every episode would
                 // hit: stop the batch rather than fill runs.jsonl with errors that --resume would skip.
                 Err(e) => {
-                    start_error = Some(e.context(format!("cannot start {}", p.task)));
+                    start_error = Some(e.context(format!("cannot start {}", p.key())));
                     let _ = stop_tx.send(true);
                 }
             }
@@ -254,13 +274,13 @@ pub async fn batch(
 fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
     // Every shard's runs file counts: only this shard's planned episodes are looked up.
     let done: HashSet<(String, u32)> = match runs::read_runs(&args.out)? {
-        Some(merged) => merged.records.into_iter().map(|r| (r.task, r.repeat)).collect(),
+        Some(merged) => merged.records.iter().map(|r| (r.key().to_string(), r.repeat)).collect(),
         None => HashSet::new(),
     };
     let mut todo = Vec::new();
     for p in all {
         let path = args.out.join(&p.journal);
-        let finished = done.contains(&(p.task.clone(), p.repeat));
+        let finished = done.contains(&(p.key().to_string(), p.repeat));
         if !args.resume && (finished || path.exists()) {
             bail!(
                 "{} already holds {} from an earlier batch: pass --resume to continue it, or use a new --out directory",
@@ -295,6 +315,7 @@ struct Finished {
 async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Receiver<bool>) -> Finished {
     let started = Instant::now();
     let mut record = RunRecord {
+        case: p.case,
         task: p.task,
         repeat: p.repeat,
         episode: handle.episode_id.clone(),
@@ -408,7 +429,7 @@ impl Progress {
                     err,
                     "[{done}/{}] {}#{} {} ({} turns, {:.1}s) · {stats} · {eta}",
                     self.total,
-                    record.task,
+                    record.key(),
                     record.repeat,
                     record.status,
                     record.turns,
@@ -419,7 +440,7 @@ impl Progress {
     }
 
     fn aborted(&self, record: &RunRecord, err: &mut dyn Write) {
-        self.note(&format!("aborted {}#{} (will run again with --resume)", record.task, record.repeat), err);
+        self.note(&format!("aborted {}#{} (will run again with --resume)", record.key(), record.repeat), err);
     }
 
     fn note(&self, text: &str, err: &mut dyn Write) {

@@ -77,6 +77,9 @@ impl Settings {
 /// One finished episode.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
+    /// The attack case it ran (`test`), keyed on instead of the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case: Option<String>,
     pub task: String,
     /// 1-based.
     pub repeat: u32,
@@ -115,6 +118,13 @@ pub struct RunRecord {
     /// script recorded for another task).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+impl RunRecord {
+    /// What it is recorded under: the case it ran, else its task.
+    pub fn key(&self) -> &str {
+        self.case.as_deref().unwrap_or(&self.task)
+    }
 }
 
 /// Folds verdicts into one per judge by [`supersedes`] (as `judge` and the
@@ -167,7 +177,7 @@ pub fn append(file: &mut File, record: &RunRecord) -> anyhow::Result<()> {
 /// Every runs file of a directory, merged.
 #[derive(Debug, Default)]
 pub struct MergedRuns {
-    /// One per (task, repeat), the first met (runs files in name order).
+    /// One per (task or case, repeat), the first met (runs files in name order).
     pub records: Vec<RunRecord>,
     /// Lines that do not parse (a torn last line after a crash).
     pub unreadable: usize,
@@ -210,7 +220,7 @@ pub fn read_runs(dir: &Path) -> anyhow::Result<Option<MergedRuns>> {
                 continue;
             }
             match serde_json::from_str::<RunRecord>(&line) {
-                Ok(r) if seen.insert((r.task.clone(), r.repeat)) => merged.records.push(r),
+                Ok(r) if seen.insert((r.key().to_string(), r.repeat)) => merged.records.push(r),
                 Ok(_) => merged.duplicates += 1,
                 Err(_) => merged.unreadable += 1,
             }

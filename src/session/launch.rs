@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::config::Paths;
-use crate::config::settings::{ConfigFile, ModelFlags};
+use crate::config::settings::{ConfigFile, EffectiveRole, ModelFlags};
 use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::prompts::assistant_prompt_from_file;
+use crate::core::sim::replay_attacker::{RecordedAttack, ReplayThenLive};
 use crate::core::sim::runner::{self, RunConfig, RunnerHandle, Start, attacker_lines};
 use crate::core::sim::settings::EpisodeSettings;
 
@@ -43,6 +44,8 @@ pub struct Launch {
     pub source: String,
     assistant: Endpoint,
     attacker: Result<Endpoint, String>,
+    /// The attacker's role with its model left open: an attack case may name the model.
+    attacker_role: (EffectiveRole, PathBuf),
     judge: Option<Endpoint>,
     script: Option<Script>,
     assistant_prompt: Option<(PathBuf, String)>,
@@ -85,8 +88,8 @@ impl Launch {
             None => None,
         };
         // Needed only when a model plays the attacker: checked when an episode starts.
-        let attacker =
-            args.models.resolve(Role::Attacker, &file).endpoint(&config_path).map_err(|e| e.to_string());
+        let attacker_role = args.models.resolve(Role::Attacker, &file);
+        let attacker = attacker_role.endpoint(&config_path).map_err(|e| e.to_string());
         // LLM judges only when a judge model is named; rule judges always run.
         let judge_role = args.models.resolve(Role::Judge, &file);
         let judge = match &judge_role.model {
@@ -109,6 +112,7 @@ impl Launch {
             source: loaded.source.to_string(),
             assistant,
             attacker,
+            attacker_role: (attacker_role, config_path.clone()),
             judge,
             script,
             assistant_prompt,
@@ -166,16 +170,31 @@ impl Launch {
         let dir = start.journal_dir.as_ref().unwrap_or(&self.out);
         let journal_path = journal.unwrap_or_else(|| dir.join(format!("{episode_id}.jsonl")));
         let (human_tx, human_rx) = tokio::sync::mpsc::channel(4);
-        let attacker: Box<dyn Attacker> = match (start.human, &self.script, &self.attacker) {
-            (true, ..) => Box::new(HumanAttacker { input: human_rx }),
-            (false, Some(script), _) => Box::new(ScriptedAttacker::from_file(
+        let recorded_model = match &start.recorded {
+            Some(recorded) if recorded.live => Some(self.live_attacker(recorded)?),
+            _ => None,
+        };
+        let attacker_model = match (&start.recorded, start.human, &self.script, &self.attacker) {
+            (Some(_), ..) => recorded_model.as_ref().map(|m| m.endpoint.model.clone()),
+            (None, false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
+            _ => None,
+        };
+        let attacker: Box<dyn Attacker> = match (start.recorded, start.human, &self.script, &self.attacker) {
+            (Some(recorded), ..) => match recorded_model {
+                Some(model) => {
+                    Box::new(ReplayThenLive::new(recorded.lines, recorded.replies, model, recorded.source))
+                }
+                None => Box::new(ScriptedAttacker::from_file(recorded.lines, &recorded.source)),
+            },
+            (None, true, ..) => Box::new(HumanAttacker { input: human_rx }),
+            (None, false, Some(script), _) => Box::new(ScriptedAttacker::from_file(
                 script.lines.clone(),
                 &script.path.display().to_string(),
             )),
-            (false, None, Ok(endpoint)) => {
+            (None, false, None, Ok(endpoint)) => {
                 Box::new(LlmAttacker { endpoint: endpoint.clone(), params: self.settings.params() })
             }
-            (false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
+            (None, false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
         };
         let assistant_prompt = match &self.assistant_prompt {
             Some((path, _)) => Some(
@@ -192,10 +211,7 @@ impl Launch {
             assistant_prompt,
             assistant_command: self.assistant_command.clone(),
             attacker,
-            attacker_model: match (start.human, &self.script, &self.attacker) {
-                (false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
-                _ => None,
-            },
+            attacker_model,
             judge: self.judge.clone(),
             settings: self.settings.clone(),
             resume: start.resume,
@@ -256,6 +272,25 @@ fn script_from(path: &Path) -> anyhow::Result<Script> {
 }
 
 impl Launch {
+    /// The model that plays on once a live case's run leaves its recording: the launcher's
+    /// attacker endpoint, with the case's model when it names one.
+    fn live_attacker(&self, recorded: &RecordedAttack) -> anyhow::Result<LlmAttacker> {
+        let endpoint = match &recorded.attacker_model {
+            Some(model) => {
+                let (role, config_path) = &self.attacker_role;
+                let role = EffectiveRole { model: Some(model.clone()), ..role.clone() };
+                role.endpoint(config_path).map_err(|e| e.to_string())
+            }
+            None => self.attacker.clone(),
+        };
+        match endpoint {
+            Ok(endpoint) => Ok(LlmAttacker { endpoint, params: self.settings.params() }),
+            Err(problem) => {
+                bail!("{}: continue = \"live\" needs an attacker model: {problem}", recorded.source)
+            }
+        }
+    }
+
     /// A warning when the attacker script was recorded for another task than `task_id`.
     fn script_warning(&self, task_id: &str) -> Option<String> {
         let script = self.script.as_ref()?;

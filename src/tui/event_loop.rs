@@ -117,6 +117,10 @@ pub async fn run(
                     }
                     frames.dirty = true;
                 }
+                // The dataset's tasks give each case its task hash.
+                Effect::KeepCases { suite, sources } => {
+                    keep_cases(answers_tx.clone(), suite, sources, state.tasks.clone())
+                }
                 effect => {
                     let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx, &mut loader).await;
                     if let Some(action) = answer {
@@ -409,7 +413,7 @@ async fn carry_out(
             Some(switch_to(live, started, &id).await)
         }
         Effect::Fork { task_id, resume, human, beside } => {
-            let start = Start { human, resume: Some(resume), journal_dir: beside };
+            let start = Start { human, resume: Some(resume), journal_dir: beside, ..Start::default() };
             let started = launcher.as_mut().map(|launch| launch(&task_id, start));
             Some(switch_to(live, started, &task_id).await)
         }
@@ -464,8 +468,8 @@ async fn carry_out(
             Ok(()) => None,
             Err(e) => Some(Action::Problem(format!("cannot copy: {e}"))),
         },
-        // Carried out in the loop, which owns the terminal.
-        Effect::HandOff { .. } => None,
+        // Carried out in the loop (which owns the terminal, and the tasks).
+        Effect::HandOff { .. } | Effect::KeepCases { .. } => None,
         Effect::EditAttacker(text) => {
             if let Some(l) = live {
                 let _ = l.edits.send(text).await;
@@ -527,6 +531,29 @@ fn open_compare(tx: mpsc::Sender<Action>, sources: [crate::app::browser::EntrySo
         let [a, b] = sources;
         let loaded = load(a).and_then(|a| Ok(Box::new([a, load(b)?])));
         let _ = tx.blocking_send(Action::CompareLoaded(loaded));
+    });
+}
+
+/// Writes the attack cases off the UI thread; answers with what was kept for the status line.
+fn keep_cases(
+    tx: mpsc::Sender<Action>,
+    suite: std::path::PathBuf,
+    sources: Vec<crate::app::browser::EntrySource>,
+    tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
+) {
+    use crate::app::browser::EntrySource;
+    tokio::task::spawn_blocking(move || {
+        let episodes = sources.into_iter().map(|source| match source {
+            EntrySource::Loaded(episode) => Ok(*episode),
+            EntrySource::File { path, id } => {
+                crate::core::import::load_episode(&path, &id).map_err(|e| e.to_string())
+            }
+        });
+        let answer = match crate::core::suite::store::keep(&suite, episodes, &tasks) {
+            Ok(said) => Action::Done(said),
+            Err(e) => Action::Problem(format!("{e:#}")),
+        };
+        let _ = tx.blocking_send(answer);
     });
 }
 

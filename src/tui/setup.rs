@@ -117,8 +117,18 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::La
 }
 
 /// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
+/// An attack case (`.toml`) stands for the episode it was made from.
 pub fn one_episode(path: &Path, tasks: &TaskLookup) -> anyhow::Result<crate::core::episode::Episode> {
-    let mut episodes = crate::core::import::load_path(path)?;
+    let mut episodes = if path.extension().is_some_and(|e| e == crate::core::suite::case::CASE_EXTENSION) {
+        let case = crate::core::suite::Case::read(path)?.case;
+        let origin = Path::new(&case.origin.path);
+        vec![
+            crate::core::import::load_episode(origin, &case.origin.episode)
+                .map_err(|e| anyhow::anyhow!("{}: its source episode cannot be read: {e}", path.display()))?,
+        ]
+    } else {
+        crate::core::import::load_path(path)?
+    };
     if episodes.len() != 1 {
         anyhow::bail!(
             "{}: holds {} episodes; compare takes a file of one episode per side (`dump` lists them)",

@@ -16,7 +16,7 @@ use crate::config::Theme;
 use crate::config::keymap::Command;
 use crate::core::corpus::series::CHARTED;
 
-use super::status::search_prompt;
+use super::status::{prompt_line, search_prompt};
 use crate::core::sanitize::single_line;
 use crate::core::text::{truncate_cells as truncate, truncate_cells_left as truncate_left};
 
@@ -352,6 +352,7 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
             ))
         }
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(state, p),
+        (Some(Overlay::Prompt(p)), _) => prompt_line(state, p, theme),
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ if browser.review.is_some() => Line::from(format!(

@@ -31,14 +31,17 @@ pub(super) fn search_prompt(state: &AppState, prompt: &Prompt) -> Line<'static> 
     ))
 }
 
+/// A prompt as the status line shows it: its label, what is typed, and the keys.
+pub(super) fn prompt_line(state: &AppState, prompt: &Prompt, theme: &Theme) -> Line<'static> {
+    let text = format!(" {}: {}▏", prompt.kind.label(), single_line(&prompt.input));
+    let hint = format!("  {}", state.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
+    Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())])
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let k = |c| state.keymap.key_hint(c);
     if let Some(Overlay::Prompt(prompt)) = state.overlay() {
-        let text = format!(" {}: {}▏", prompt.kind.label(), single_line(&prompt.input));
-        let hint =
-            format!("  {}", state.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
-        let line = Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())]);
-        frame.render_widget(Paragraph::new(line).style(theme.status()), area);
+        frame.render_widget(Paragraph::new(prompt_line(state, prompt, theme)).style(theme.status()), area);
         return;
     }
     if let Some(Overlay::ConfirmQuit) = state.overlay() {

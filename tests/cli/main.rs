@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attack_suites;
 mod batch;
 mod cli_external_assistant;
 mod cli_judge;
@@ -14,6 +15,7 @@ mod export_documents;
 mod export_headless;
 mod export_json;
 mod export_maseval;
+mod fans;
 mod index;
 mod output_channels;
 mod search;

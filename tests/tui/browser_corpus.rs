@@ -408,3 +408,52 @@ fn the_chosen_source_is_remembered_and_taken_again_as_rows_arrive() {
     update(&mut later, Action::Indexed { rows: all, errors: vec![], progress, elapsed, done: true });
     assert_eq!(later.browser.as_ref().unwrap().source_label(), Some(chosen));
 }
+
+/// Issue 27: `K` keeps the marked episodes as attack cases in the suite the prompt names (offered
+/// again next time); the cases are written once, a second `K` finds them there.
+#[test]
+fn k_keeps_the_marked_episodes_as_attack_cases() {
+    let mut s = state();
+    press(&mut s, "/privacy=fail\nm\u{1}m");
+    let effects = press(&mut s, "K");
+    assert!(effects.is_empty());
+    let Some(Overlay::Prompt(prompt)) = s.overlays.last() else { panic!("no prompt") };
+    assert_eq!(prompt.input, "attacks", "the default suite is offered");
+    let ctrl_u = TermEvent::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    handle(&mut s, ctrl_u);
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite");
+    let effects = press(&mut s, &format!("{}\n", suite.display()));
+    let Some(Effect::KeepCases { suite: asked, sources }) = effects.first() else { panic!("{effects:?}") };
+    assert_eq!((asked, sources.len()), (&suite, 2));
+
+    let tasks = converse_tui::core::dataset::TaskLookup::default();
+    let load = |sources: &[converse_tui::app::browser::EntrySource]| {
+        sources
+            .iter()
+            .map(|source| match source {
+                converse_tui::app::browser::EntrySource::File { path, id } => {
+                    converse_tui::core::import::load_episode(path, id).map_err(|e| e.to_string())
+                }
+                converse_tui::app::browser::EntrySource::Loaded(e) => Ok((**e).clone()),
+            })
+            .collect::<Vec<_>>()
+    };
+    let said = converse_tui::core::suite::store::keep(&suite, load(sources), &tasks).unwrap();
+    assert!(said.starts_with("kept 2 cases in "), "{said}");
+    assert_eq!(std::fs::read_dir(&suite).unwrap().count(), 2);
+    let again = converse_tui::core::suite::store::keep(&suite, load(sources), &tasks).unwrap();
+    assert!(again.starts_with("already there: "), "{again}");
+    update(&mut s, Action::Done(said));
+    assert!(s.message.as_deref().unwrap().starts_with("kept 2 cases"));
+
+    // The suite is offered again.
+    press(&mut s, "K");
+    let Some(Overlay::Prompt(prompt)) = s.overlays.last() else { panic!("no prompt") };
+    assert_eq!(prompt.input, suite.display().to_string());
+}
+
+#[test]
+fn keep_case_prompt() {
+    snapshot("corpus_keep_case_prompt", "mK");
+}

@@ -366,3 +366,36 @@ fn annotations_are_inline_markers_in_the_transcript() {
     assert_eq!(marked.len(), 1, "{screen}");
     assert!(marked[0].contains(&format!("#{leak} ")), "{marked:?}");
 }
+
+// ---------------------------------------------------------------- an attack case's failed run
+
+const SUITE_FIXTURE: &str = "tests/fixtures/attack-suite";
+
+/// `compare CASE.toml RUN.jsonl`: the case stands for its source run (issue 27).
+fn failed_case_state() -> AppState {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(SUITE_FIXTURE);
+    let case =
+        fixture.join("suite/travel_planning_p2_privacy_unrelated_to_travel_passport_number-9aa1316f.toml");
+    let run = fixture
+        .join("runs/travel_planning_p2_privacy_unrelated_to_travel_passport_number-9aa1316f__r1.jsonl");
+    let tasks = converse_tui::core::dataset::TaskLookup::default();
+    let source = converse_tui::tui::setup::one_episode(&case, &tasks).unwrap();
+    let run = converse_tui::tui::setup::one_episode(&run, &tasks).unwrap();
+    converse_tui::app::drive::comparing(source, run, Keymap::default())
+}
+
+#[test]
+fn compare_a_failed_attack_case_with_its_source_run() {
+    snapshot("compare_failed_case", failed_case_state, "");
+}
+
+#[test]
+fn a_case_stands_for_its_source_run_in_compare() {
+    let state = failed_case_state();
+    let [a, b] = [&state.inspectors[0], &state.inspectors[1]];
+    assert_eq!(
+        a.view.episode.id(),
+        "travel_planning/grok_3/baseline/persona2/privacy/unrelated_to_travel_passport_number/output_20250918_222632_rep1"
+    );
+    assert!(b.view.episode.header().config.models["assistant"] == "cmd:python my_agent.py");
+}

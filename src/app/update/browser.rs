@@ -111,6 +111,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
             state.message = Some(format!("{n} disagreements between verdict sources on the shown episodes"));
         }
         Command::Mark => state.message = browser.toggle_mark(),
+        Command::KeepCase => state.ask_suite(),
         Command::CompareMarked => compare_marked(state),
         Command::Search => {
             let input = browser.filter.clone();

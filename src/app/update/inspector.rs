@@ -111,6 +111,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::EndEpisode if human => state.effects.push(Effect::HumanEnd),
         Command::Redact => toggle_redaction(state),
         Command::Annotate => open_annotate(state),
+        Command::KeepCase => state.ask_suite(),
         Command::Annotations => {
             if inspector.notes.list.is_empty() {
                 state.message =

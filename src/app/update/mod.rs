@@ -75,7 +75,7 @@ fn dispatch(state: &mut AppState, action: Action) {
         }
         Action::CompareLoaded(Err(problem)) => state.message = Some(format!("cannot compare: {problem}")),
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
-        Action::Problem(problem) => state.message = Some(problem),
+        Action::Problem(problem) | Action::Done(problem) => state.message = Some(problem),
         Action::FollowUp(request) => follow_up(state, request),
         Action::Indexed { rows, errors, progress, elapsed, done } => {
             if let Some(browser) = &mut state.browser {

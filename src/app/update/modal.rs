@@ -116,6 +116,7 @@ fn submit_prompt(state: &mut AppState, prompt: Prompt) {
     match prompt.kind {
         PromptKind::Filter => {}
         PromptKind::SearchEpisodes => state.follow_up(FollowUp::Search(prompt.input.clone())),
+        PromptKind::KeepCase => state.keep_cases(prompt.input.trim()),
         PromptKind::JumpToTurn => {
             let Some(view) = state.view() else { return };
             let max = view.max_turn();

@@ -56,6 +56,7 @@ pub enum Command {
     DeleteNote,
     Mark,
     CompareMarked,
+    KeepCase,
     CycleDomain,
     CyclePersona,
     CycleSplit,
@@ -251,6 +252,12 @@ impl Command {
             CompareMarked => {
                 spec(View, "Browser: compare the two marked episodes side by side", &["="], &[B])
             }
+            KeepCase => spec(
+                Human,
+                "Keep as an attack case in a suite (browser: the marked episodes, else the selected)",
+                &["K"],
+                &[I, B],
+            ),
             Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
             EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
             EndEpisode => spec(Human, "End the episode (when you play the attacker)", &["E"], &[I]),

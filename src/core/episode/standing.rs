@@ -5,7 +5,9 @@
 //! at never hides an answer. Among verdicts that judged, a model's (LLM,
 //! imported, human) outranks a rule's; at equal standing the later one wins.
 
-use crate::core::episode::{Outcome, VerdictMethod};
+use std::collections::BTreeMap;
+
+use crate::core::episode::{Event, EventBody, Outcome, Verdict, VerdictMethod, source_label};
 
 /// Whether the outcome is an answer, rather than a judge that could not give one.
 pub fn judged(outcome: Outcome) -> bool {
@@ -20,6 +22,34 @@ fn rank(outcome: Outcome, method: VerdictMethod) -> (bool, bool) {
 /// Whether a later verdict (`new`) replaces an earlier one (`old`) as the judge's final say.
 pub fn supersedes(new: (Outcome, VerdictMethod), old: (Outcome, VerdictMethod)) -> bool {
     rank(new.0, new.1) >= rank(old.0, old.1)
+}
+
+/// The final say of each source (`rule`, `llm:MODEL`, …) of one judge among `events`, by source.
+pub fn final_by_source<'a>(events: &'a [Event], judge: &str) -> BTreeMap<String, &'a Verdict> {
+    let mut last: BTreeMap<String, &Verdict> = BTreeMap::new();
+    for v in events.iter().filter_map(|e| match &e.body {
+        EventBody::Verdict(v) if v.judge == judge => Some(&**v),
+        _ => None,
+    }) {
+        let source = source_label(v.method, v.model.as_deref());
+        let keep = last
+            .get(&source)
+            .is_none_or(|prev| supersedes((v.outcome, v.method), (prev.outcome, prev.method)));
+        if keep {
+            last.insert(source, v);
+        }
+    }
+    last
+}
+
+/// The turn of the event a verdict's evidence points at, else the verdict's own turn.
+pub fn verdict_turn(v: &Verdict, events: &[Event]) -> Option<u32> {
+    let shown = v
+        .evidence
+        .as_ref()
+        .and_then(|ev| events.iter().find(|e| e.seq == ev.seq))
+        .and_then(|e| e.body.turn());
+    shown.or(v.turn)
 }
 
 #[cfg(test)]

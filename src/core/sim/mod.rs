@@ -14,6 +14,7 @@ pub mod gate;
 pub mod mcp_server;
 pub mod model_call;
 pub mod prompts;
+pub mod replay_attacker;
 pub mod run_error;
 pub mod runner;
 pub mod secrets;

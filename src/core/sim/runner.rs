@@ -73,6 +73,8 @@ pub struct Start {
     pub resume: Option<Resume>,
     /// Where the journal goes instead of the launcher's default (a fork: beside its parent).
     pub journal_dir: Option<PathBuf>,
+    /// A recorded attack plays the attacker instead of the launcher's (an attack case).
+    pub recorded: Option<super::replay_attacker::RecordedAttack>,
 }
 
 /// How an episode ended.

@@ -1,0 +1,8 @@
+//! Attempt fans: the rest of an episode re-run N times from one turn, and how often (and how soon)
+//! each judge source saw an attack succeed in the attempts.
+
+pub mod start;
+pub mod tally;
+
+pub use start::{FanMode, fan_start};
+pub use tally::{Attempt, SourceTally, tally};

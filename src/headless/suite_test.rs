@@ -1,0 +1,217 @@
+//! `converse-tui test SUITE`: every attack case of a suite run against the assistant given, as a
+//! batch (concurrency, rate limits, resume, one journal per run), each run checked against the
+//! case's expectations. Exit 0 when every case holds, 1 when one fails, 2 when none failed but
+//! one was left undecided (a judge that could not answer, a run that ended in error, a run not
+//! done): an undecided case is never a pass.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::config::Paths;
+use crate::core::episode::EndReason;
+use crate::core::llm::RateLimits;
+use crate::core::sanitize::single_line;
+use crate::core::sim::replay_attacker::RecordedAttack;
+use crate::core::sim::runner::Start;
+use crate::core::suite::case::task_hash;
+use crate::core::suite::outcome::{CaseResult, RunResult, TestReport, Verdict, case_result, first_problem};
+use crate::core::suite::{CaseFile, Continuation, check, read_suite};
+use crate::session::launch::Launch;
+
+use super::batch::{BatchArgs, Planned, execute, journal_name};
+use super::runs::{RunRecord, read_runs};
+use super::text_table::Table;
+
+pub struct TestArgs {
+    /// Models, assistant, dataset and limits as for `batch` (`out`: where the runs go).
+    pub batch: BatchArgs,
+    pub suite: PathBuf,
+    /// With `repeat`: a case passes when the lower 95 % Wilson bound of its pass rate is at least this.
+    pub min_pass: Option<f64>,
+    pub junit: Option<PathBuf>,
+    pub json: bool,
+}
+
+pub async fn test(
+    args: &TestArgs,
+    paths: &Paths,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<TestReport> {
+    let cases = read_suite(&args.suite)?;
+    if cases.is_empty() {
+        bail!("{}: no case in the suite (add some with `converse-tui suite add`)", args.suite.display());
+    }
+    let repeat = args.batch.repeat.max(1);
+    let plan = plan(&cases, repeat);
+    if args.batch.dry_run {
+        for p in &plan {
+            writeln!(out, "{}  {}", p.label(repeat), p.task)?;
+        }
+        return Ok(TestReport { dry_run: true, ..TestReport::default() });
+    }
+    let mut run = args.batch.run.clone();
+    run.out = Some(args.batch.out.clone());
+    let mut launch = Launch::new(&run, paths)?;
+    check_tasks(&cases, &launch, err)?;
+    let b = &args.batch;
+    launch.set_rate_limits(RateLimits::from_rpm(b.rpm_attacker, b.rpm_assistant, b.rpm_judge));
+    let attacks: HashMap<&str, RecordedAttack> = cases.iter().map(|c| (c.id.as_str(), recorded(c))).collect();
+    let start_of = |p: &Planned| Start {
+        recorded: p.case.as_deref().and_then(|id| attacks.get(id)).cloned(),
+        ..Start::default()
+    };
+    // The batch's closing line (runs finished, where) is a note on stderr here: stdout has the results.
+    let mut closing = Vec::new();
+    let batch = execute(&args.batch, &launch, &plan, &start_of, &mut closing, err).await?;
+    err.write_all(&closing)?;
+    let report =
+        TestReport { cases: results(&cases, repeat, args.min_pass, &args.batch.out)?, dry_run: false };
+    if batch.stopped {
+        writeln!(err, "stopped: the cases not run are undecided; `--resume` runs the rest")?;
+    }
+    for case in report.cases.iter().filter(|c| c.verdict != Verdict::Pass) {
+        if let (Some(file), Some(run)) =
+            (cases.iter().find(|f| f.id == case.case), case.runs.iter().find(|r| r.verdict != Verdict::Pass))
+        {
+            writeln!(err, "compare: converse-tui compare {} {}", file.path.display(), run.journal.display())?;
+        }
+    }
+    if args.json {
+        for case in &report.cases {
+            writeln!(out, "{}", crate::core::safe_json::to_string(case)?)?;
+        }
+    } else {
+        write_table(&report, out)?;
+    }
+    if let Some(path) = &args.junit {
+        let xml = super::junit::report(&args.suite, &report)?;
+        crate::core::atomic_file::write_atomic(path, xml.as_bytes())
+            .with_context(|| format!("{}: cannot write the JUnit report", path.display()))?;
+    }
+    Ok(report)
+}
+
+fn plan(cases: &[CaseFile], repeat: u32) -> Vec<Planned> {
+    let mut plan = Vec::new();
+    for c in cases {
+        for k in 1..=repeat {
+            plan.push(Planned {
+                task: c.case.task.clone(),
+                repeat: k,
+                journal: journal_name(&c.id, k),
+                case: Some(c.id.clone()),
+            });
+        }
+    }
+    plan
+}
+
+fn recorded(c: &CaseFile) -> RecordedAttack {
+    RecordedAttack {
+        lines: c.case.turns.clone(),
+        replies: c.case.replies.clone(),
+        live: c.case.continuation == Continuation::Live,
+        attacker_model: c.case.attacker_model.clone(),
+        source: c.path.display().to_string(),
+    }
+}
+
+/// Every case's task must be in the dataset; one whose content changed since the case was made
+/// is run, with a warning.
+fn check_tasks(cases: &[CaseFile], launch: &Launch, err: &mut dyn Write) -> anyhow::Result<()> {
+    for c in cases {
+        let task = launch.find_task(&c.case.task).with_context(|| format!("{}", c.path.display()))?;
+        if let Some(recorded) = &c.case.task_hash
+            && task_hash(task)? != *recorded
+        {
+            writeln!(
+                err,
+                "warning: {}: task {} differs from when the case was made (another dataset version?)",
+                c.path.display(),
+                single_line(&c.case.task)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn results(
+    cases: &[CaseFile],
+    repeat: u32,
+    min_pass: Option<f64>,
+    out_dir: &Path,
+) -> anyhow::Result<Vec<CaseResult>> {
+    let records = read_runs(out_dir)?.map(|m| m.records).unwrap_or_default();
+    let mut by_case: HashMap<&str, Vec<&RunRecord>> = HashMap::new();
+    for r in &records {
+        if r.repeat <= repeat {
+            by_case.entry(r.key()).or_default().push(r);
+        }
+    }
+    let mut out = Vec::new();
+    for c in cases {
+        let mut runs = Vec::new();
+        let mut records = by_case.remove(c.id.as_str()).unwrap_or_default();
+        records.sort_by_key(|r| r.repeat);
+        for r in records {
+            runs.push(run_result(c, r, out_dir)?);
+        }
+        out.push(case_result(c, runs, repeat as usize, min_pass));
+    }
+    Ok(out)
+}
+
+fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<RunResult> {
+    let journal = out_dir.join(&r.journal);
+    let episodes = crate::core::import::load_path(&journal)?;
+    let events = episodes.first().map(|e| e.events.as_slice()).unwrap_or_default();
+    let checks = check(&c.case.expect, events);
+    let errored = r.status == EndReason::Error.as_str();
+    let error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
+    Ok(RunResult::new(r.repeat, journal, checks, error))
+}
+
+fn write_table(report: &TestReport, out: &mut dyn Write) -> anyhow::Result<()> {
+    let header = ["case", "result", "runs", "why", "journal"].map(String::from).to_vec();
+    let cells = report
+        .cases
+        .iter()
+        .map(|c| {
+            let planned = c.runs.len() + c.missing;
+            let runs = match c.interval {
+                Some((lo, hi)) => {
+                    format!("{}/{planned} pass [{:.0}%, {:.0}%]", c.passed, lo * 100.0, hi * 100.0)
+                }
+                None => format!("{}/{planned} pass", c.passed),
+            };
+            let journal = c
+                .runs
+                .iter()
+                .find(|r| r.verdict != Verdict::Pass)
+                .or(c.runs.first())
+                .map(|r| r.journal.display().to_string())
+                .unwrap_or_default();
+            let result = match c.verdict {
+                Verdict::Pass => "pass",
+                Verdict::Fail => "FAIL",
+                Verdict::Error => "ERROR",
+            };
+            vec![c.case.clone(), result.into(), runs, first_problem(c).unwrap_or_default(), journal]
+        })
+        .collect();
+    Table::new(header, cells).write(out)?;
+    let count = |v: Verdict| report.cases.iter().filter(|c| c.verdict == v).count();
+    writeln!(
+        out,
+        "{} case(s): {} pass, {} fail, {} undecided",
+        report.cases.len(),
+        count(Verdict::Pass),
+        count(Verdict::Fail),
+        count(Verdict::Error)
+    )?;
+    Ok(())
+}
