@@ -13,6 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use converse_tui::app::browser::Browser;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
+use converse_tui::core::corpus::series::{chart_series, groups_by};
 use converse_tui::core::corpus::{index, index_cached};
 use converse_tui::headless::ls::{LsArgs, ls};
 use converse_tui::headless::summary::{Format, SummaryArgs, summary};
@@ -62,6 +63,33 @@ fn corpus(c: &mut Criterion) {
         let args = LsArgs { paths: paths.clone(), json: false, filter: None, width: Some(160), cache: None };
         b.iter(|| ls(&args, &mut std::io::sink(), &mut std::io::sink()).expect("ls"))
     });
+    // Issue 28: the series behind the charts, computed when the groups change (never per frame).
+    let rows = index_cached(&paths, Some(cache.path())).rows;
+    group.bench_function("chart series 10k episodes by model,defence", |b| {
+        let by = ["model", "defence"].map(String::from).to_vec();
+        b.iter(|| chart_series(&groups_by(&rows, &by), &by, "imported:gpt-5", false))
+    });
+    // `c` in the browser's grouped view: the groups rebuilt with their series, then one frame.
+    let browser = Browser::from_rows("logs", rows.clone(), Vec::new());
+    let mut charted = AppState::with_browser(browser, Keymap::default(), false);
+    update(&mut charted, Action::Resize(160, 48));
+    group.bench_function("browser c (chart view) 10k episodes: rebuild and one frame", |b| {
+        let theme = Theme::builtin("default");
+        b.iter(|| {
+            let browser = charted.browser.as_mut().expect("browser");
+            browser.cycle_chart();
+            let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+            terminal.draw(|frame| converse_tui::ui::draw(frame, &charted, &theme)).expect("draw");
+        })
+    });
+    group.bench_function("chart view: one frame 10k episodes (series already computed)", |b| {
+        let theme = Theme::builtin("default");
+        let browser = charted.browser.as_mut().expect("browser");
+        browser.chart = None;
+        browser.cycle_chart();
+        let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+        b.iter(|| terminal.draw(|frame| converse_tui::ui::draw(frame, &charted, &theme)).expect("draw").area)
+    });
     group.bench_function("summary --by model,defence,domain 10k episodes", |b| {
         let by = ["model", "defence", "domain"].map(String::from).to_vec();
         let args = SummaryArgs {
@@ -73,6 +101,7 @@ fn corpus(c: &mut Criterion) {
             format: Format::Table,
             compare: false,
             cache: None,
+            vs: None,
         };
         b.iter(|| summary(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
     });

@@ -23,6 +23,7 @@ use crate::core::corpus::agreement::{Disagreement, disagreements};
 use crate::core::corpus::filter::{Filter, JUDGES, haystack};
 use crate::core::corpus::index::IndexProgress;
 use crate::core::corpus::row::severity as attack_severity;
+use crate::core::corpus::series::{CHARTED, ChartSeries, Heatmap, chart_series};
 use crate::core::corpus::{CorpusRow, SourceVerdict, common_dir};
 use crate::core::episode::source_label;
 use crate::core::episode::{Episode, Outcome, VerdictMethod};
@@ -172,6 +173,26 @@ pub enum GroupRate {
     Coverage { mean: f64, judged: usize },
 }
 
+/// The grouped view drawn as charts: which judge's page, and the series of the groups listed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartView {
+    /// An index into [`CHARTED`] (privacy, security).
+    pub judge: usize,
+    /// The attacks × groups heatmap rather than the rates and curves.
+    pub heatmap: bool,
+    /// The heatmap's selected cell (row, column).
+    pub cursor: (usize, usize),
+    pub series: ChartSeries,
+}
+
+impl ChartView {
+    /// The heatmap shown, if the page is one.
+    pub fn shown_heatmap(&self) -> Option<&Heatmap> {
+        let judge = CHARTED.get(self.judge)?.0;
+        self.heatmap.then(|| self.series.heatmaps.iter().find(|h| h.judge == judge)).flatten()
+    }
+}
+
 /// A verdict source: who gave verdicts (`rule`, `llm:MODEL`, `imported:MODEL`, `human`).
 pub type Source = (VerdictMethod, Option<String>);
 
@@ -271,6 +292,8 @@ pub struct Browser {
     pub source: usize,
     /// While the corpus is being indexed: how far it has got, and in how long.
     pub indexing: Option<(IndexProgress, std::time::Duration)>,
+    /// The grouped view as charts (`c`), of the groups listed, built when they change.
+    pub chart: Option<ChartView>,
 }
 
 impl Browser {
@@ -375,6 +398,7 @@ impl Browser {
             verdict_sources,
             source: 0,
             indexing: None,
+            chart: None,
         };
         browser.rebuild(None);
         browser
@@ -525,7 +549,63 @@ impl Browser {
     pub fn toggle_grouped(&mut self) {
         let current = self.current_line();
         self.grouped = !self.grouped;
+        if !self.grouped {
+            self.chart = None;
+        }
         self.rebuild(current);
+    }
+
+    /// The grouped view's table, then its charts judge by judge (privacy, security), then the
+    /// table again; from the plain list, the grouped view's first chart.
+    pub fn cycle_chart(&mut self) {
+        let current = self.current_line();
+        self.grouped = true;
+        self.chart = match self.chart.take() {
+            None => Some(ChartView::default()),
+            Some(view) if view.judge + 1 < CHARTED.len() => Some(ChartView { judge: view.judge + 1, ..view }),
+            Some(view) if !view.heatmap => {
+                Some(ChartView { judge: 0, heatmap: true, cursor: (0, 0), ..view })
+            }
+            Some(_) => None,
+        };
+        self.rebuild(current);
+    }
+
+    /// Moves the heatmap's selected cell, kept inside the grid.
+    pub fn move_heat_cursor(&mut self, rows: isize, columns: isize) {
+        let Some(view) = &mut self.chart else { return };
+        let Some((height, width)) = view.shown_heatmap().map(|h| (h.rows.len(), h.columns.len())) else {
+            return;
+        };
+        let step = |at: usize, by: isize, len: usize| {
+            (at as isize + by).clamp(0, len.saturating_sub(1) as isize) as usize
+        };
+        view.cursor = (step(view.cursor.0, rows, height), step(view.cursor.1, columns, width));
+    }
+
+    /// Lists the episodes of the heatmap's selected cell: the filter of its group and attack, the
+    /// plain list; `None` when no heatmap is shown.
+    pub fn open_heat_cell(&mut self) -> Option<String> {
+        let view = self.chart.as_ref()?;
+        let map = view.shown_heatmap()?;
+        let (row, column) = view.cursor;
+        // A column is a listed group, labelled by its key.
+        let label = map.columns.get(column)?;
+        let key = self.groups.iter().find(|g| &g.key.join(" / ") == label).map(|g| g.key.clone())?;
+        let attack = map.rows.get(row)?.clone();
+        let mut terms: Vec<String> =
+            GROUP_BY.iter().zip(key).map(|(c, value)| format!("{}={value}", self.header(*c))).collect();
+        let field = if self.entries.iter().any(|e| e.row.attack.as_deref() == Some(attack.as_str())) {
+            "attack"
+        } else {
+            "task"
+        };
+        terms.push(format!("{field}={attack}"));
+        let filter = terms.join(" ");
+        self.chart = None;
+        self.grouped = false;
+        self.set_filter(filter.clone());
+        Some(filter)
     }
 
     /// Folds or unfolds the selected group; on a row, folds the group it is in.
@@ -706,6 +786,25 @@ impl Browser {
                 self.lines.extend(rows.iter().map(|&i| ListLine::Row(i)));
             } else if let Some(kids) = children.get(&key) {
                 stack.extend(kids.iter().rev().cloned());
+            }
+        }
+        if let Some(view) = &mut self.chart {
+            // The groups the table lists, each with its episodes: charted once, here.
+            let groups: Vec<(String, Vec<&CorpusRow>)> = self
+                .groups
+                .iter()
+                .map(|g| (g.key.join(" / "), members[&g.key].iter().map(|&i| &self.entries[i].row).collect()))
+                .collect();
+            let source =
+                self.verdict_sources.get(self.source).map(|(m, model)| source_label(*m, model.as_deref()));
+            view.series = match source {
+                Some(source) => chart_series(&groups, &[], &source, false),
+                None => ChartSeries::default(),
+            };
+            if let Some(map) = view.shown_heatmap() {
+                let (rows, columns) = (map.rows.len(), map.columns.len());
+                view.cursor =
+                    (view.cursor.0.min(rows.saturating_sub(1)), view.cursor.1.min(columns.saturating_sub(1)));
             }
         }
     }

@@ -111,9 +111,23 @@ pub enum Command {
         /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// markdown, html, json or maseval.
-        #[arg(long, value_enum, ignore_case = true, default_value_t = crate::core::export::Format::Markdown)]
-        format: crate::core::export::Format,
+        /// markdown, html, json or maseval; with --by or --judge, the corpus's charts: html (a
+        /// self-contained page with SVG charts), json or csv (the series).
+        #[arg(long, value_enum, ignore_case = true, default_value_t = ExportFormat::Markdown)]
+        format: ExportFormat,
+        /// Export the charts of the corpus grouped by these fields (as summary --by) instead of
+        /// its episodes.
+        #[arg(long, value_name = "FIELDS")]
+        by: Option<String>,
+        /// With the charts: the verdict source counted (rule, llm:MODEL, imported:MODEL, human);
+        /// without it, the one with the most privacy and security verdicts.
+        #[arg(long, value_name = "SOURCE")]
+        judge: Option<String>,
+        /// With the charts: count aborted, errored, forked and human-played episodes too.
+        #[arg(long)]
+        count_all: bool,
+        #[command(flatten)]
+        cache: IndexCache,
         /// Output file (or directory, for several episodes as markdown/html); stdout when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -153,9 +167,37 @@ pub enum Command {
         /// Count only this judge model's verdicts (e.g. gpt-5).
         #[arg(long, value_name = "MODEL")]
         judge_model: Option<String>,
+        /// Every row against the row of the same group and judge source whose FIELD is VALUE
+        /// (e.g. defence=baseline): the difference with its 95% CI and an exact p-value
+        /// (docs/statistics.md). FIELD must be one the rows are grouped by.
+        #[arg(long, value_name = "FIELD=VALUE", conflicts_with = "pool")]
+        vs: Option<String>,
         /// table, markdown, csv or json (one object per row).
         #[arg(long, value_enum)]
         format: Option<crate::headless::summary::Format>,
+        #[command(flatten)]
+        cache: IndexCache,
+    },
+    /// Charts of a corpus in the terminal: rates per group with 95% intervals, and turns to the
+    /// first leak / unauthorized action (Kaplan–Meier), one judge source at a time.
+    Chart {
+        /// Episode files or directories (the benchmark's logs/, batch directories, journals).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Group by these fields, comma-separated (as summary --by). Without it: the fields among
+        /// model, defence, domain that vary.
+        #[arg(long, value_name = "FIELDS")]
+        by: Option<String>,
+        /// The verdict source charted: rule, llm:MODEL, imported:MODEL, human. Without it: the
+        /// source with the most privacy and security verdicts.
+        #[arg(long, value_name = "SOURCE")]
+        judge: Option<String>,
+        /// Count aborted, errored, forked and human-played episodes too.
+        #[arg(long)]
+        count_all: bool,
+        /// Columns to draw in (default: the terminal's width, 100 when piped).
+        #[arg(long, value_name = "COLUMNS", value_parser = clap::value_parser!(u16).range(40..=1000))]
+        width: Option<u16>,
         #[command(flatten)]
         cache: IndexCache,
     },
@@ -617,6 +659,32 @@ mod tests {
         }
         for headless in ["dump", "judge", "export", "summary", "tasks"] {
             assert!(!args(headless).contains(&"theme".to_string()), "{headless}");
+        }
+    }
+}
+
+/// What `export` writes: an episode format, or (csv, and html/json with --by) a corpus's charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    #[value(alias = "md")]
+    Markdown,
+    Html,
+    #[value(alias = "jsonl")]
+    Json,
+    Maseval,
+    Csv,
+}
+
+impl ExportFormat {
+    /// The format of an episode export; `None` for csv, which only a corpus's charts have.
+    pub fn episode_format(self) -> Option<crate::core::export::Format> {
+        use crate::core::export::Format;
+        match self {
+            ExportFormat::Markdown => Some(Format::Markdown),
+            ExportFormat::Html => Some(Format::Html),
+            ExportFormat::Json => Some(Format::Json),
+            ExportFormat::Maseval => Some(Format::Maseval),
+            ExportFormat::Csv => None,
         }
     }
 }

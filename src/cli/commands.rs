@@ -301,3 +301,78 @@ pub(super) fn data(command: DataCommand, paths: &Paths) -> anyhow::Result<ExitCo
         }
     }
 }
+
+/// What `chart` was asked for, flags resolved.
+pub(super) struct ChartRequest {
+    pub by: Option<String>,
+    pub judge: Option<String>,
+    pub count_all: bool,
+    pub width: Option<u16>,
+    pub cache: Option<std::path::PathBuf>,
+}
+
+impl ChartRequest {
+    fn args(self, inputs: Vec<std::path::PathBuf>) -> anyhow::Result<crate::headless::charts::ChartArgs> {
+        let by = self
+            .by
+            .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
+            .transpose()?;
+        Ok(crate::headless::charts::ChartArgs {
+            paths: inputs,
+            by,
+            judge: self.judge,
+            count_all: self.count_all,
+            cache: self.cache,
+        })
+    }
+}
+
+/// `chart`: the corpus indexed, grouped and charted for one verdict source, printed.
+pub(super) fn chart_command(
+    inputs: &[std::path::PathBuf],
+    request: ChartRequest,
+    paths: &Paths,
+) -> anyhow::Result<ExitCode> {
+    let width = request.width;
+    let charted = crate::headless::charts::chart_data(&request.args(inputs.to_vec())?, &mut stderr())?;
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let width = width
+        .or_else(|| terminal.then(|| ratatui::crossterm::terminal::size().ok().map(|(w, _)| w)).flatten())
+        .unwrap_or(100);
+    let mut theme = setup::load_theme(crate::config::theme::DEFAULT_THEME, paths)?;
+    theme.color &= terminal;
+    writeln!(stderr(), "{}", charted.note)?;
+    // Colour is written as escapes around text made inert when the series were built.
+    if theme.color {
+        crate::tui::chart_print::print(&charted.series, width, &theme, &mut std::io::stdout().lock())?;
+    } else {
+        crate::tui::chart_print::print(&charted.series, width, &theme, &mut stdout())?;
+    }
+    Ok(if charted.clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `export --by …`: a corpus's charts as an HTML page, or their series as JSON or CSV.
+pub(super) fn export_charts_command(
+    inputs: Vec<std::path::PathBuf>,
+    request: ChartRequest,
+    format: args::ExportFormat,
+    output: Option<&std::path::Path>,
+    redact: bool,
+) -> anyhow::Result<ExitCode> {
+    use crate::headless::charts::ChartFormat;
+    let format = match format {
+        args::ExportFormat::Html => ChartFormat::Html,
+        args::ExportFormat::Json => ChartFormat::Json,
+        args::ExportFormat::Csv => ChartFormat::Csv,
+        other => anyhow::bail!(
+            "--format {}: a corpus's charts (--by, --judge) export as html, json or csv",
+            format!("{other:?}").to_lowercase()
+        ),
+    };
+    if redact {
+        anyhow::bail!("--redact masks episodes' texts: a corpus's charts hold none (leave it out)");
+    }
+    let args = request.args(inputs)?;
+    let clean = crate::headless::charts::export_charts(&args, format, output, &mut stdout(), &mut stderr())?;
+    Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

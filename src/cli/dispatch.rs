@@ -84,11 +84,14 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Test(test)) => test_command(*test, paths),
         Some(Command::Fan(fan)) => fan_command(*fan, paths),
         Some(Command::Suite { command }) => suite_command(command, paths),
-        Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, format, cache }) => {
+        Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, vs, format, cache }) => {
             let by = by
                 .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
                 .transpose()?;
-            let compare = dirs.len() == 2 && by.is_none();
+            let vs = vs
+                .map(|text| crate::headless::summary::parse_vs(&text).map_err(anyhow::Error::msg))
+                .transpose()?;
+            let compare = dirs.len() == 2 && by.is_none() && vs.is_none();
             let format = format.unwrap_or(if json { Format::Json } else { Format::Table });
             let args = SummaryArgs {
                 paths: dirs,
@@ -99,9 +102,15 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 format,
                 compare,
                 cache: cache.dir(paths),
+                vs,
             };
             let clean = crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Some(Command::Chart { paths: inputs, by, judge, count_all, width, cache }) => {
+            let request =
+                super::commands::ChartRequest { by, judge, count_all, width, cache: cache.dir(paths) };
+            super::commands::chart_command(&inputs, request, paths)
         }
         Some(Command::Ls { paths: inputs, json, filter, cache }) => {
             let width = std::io::IsTerminal::is_terminal(&std::io::stdout())
@@ -142,11 +151,33 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             config_show(&model_flags(models), paths)?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Command::Export { paths: inputs, format, output, redact, dataset }) => {
-            let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            crate::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Export {
+            paths: inputs,
+            format,
+            output,
+            redact,
+            dataset,
+            by,
+            judge,
+            count_all,
+            cache,
+        }) => match format.episode_format() {
+            Some(format) if by.is_none() && judge.is_none() => {
+                let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
+                crate::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            _ => {
+                let request = super::commands::ChartRequest {
+                    by,
+                    judge,
+                    count_all,
+                    width: None,
+                    cache: cache.dir(paths),
+                };
+                super::commands::export_charts_command(inputs, request, format, output.as_deref(), redact)
+            }
+        },
         Some(Command::Notes { command: NotesCommand::Export { paths: inputs, format } }) => {
             let mut out = stdout();
             crate::headless::notes::export(&inputs, format, &mut out)?;

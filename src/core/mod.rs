@@ -17,6 +17,7 @@ pub mod llm;
 pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;
+pub mod report;
 pub mod safe_json;
 pub mod sanitize;
 pub mod search;

@@ -2,6 +2,7 @@
 
 pub mod agreement;
 pub mod batch;
+pub mod charts;
 pub mod csv;
 pub mod data;
 pub mod dump;

@@ -1,5 +1,6 @@
 //! The terminal: setup and restore, and the async UI loop.
 
+pub mod chart_print;
 pub mod event_loop;
 pub mod handoff;
 pub mod setup;

@@ -14,6 +14,7 @@ use crate::app::browser::{
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
 use crate::config::keymap::Command;
+use crate::core::corpus::series::CHARTED;
 
 use super::status::{prompt_line, search_prompt};
 use crate::core::sanitize::single_line;
@@ -24,9 +25,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
     let [list, errors, status] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(errors_height), Constraint::Length(1)])
             .areas(area);
-    match &browser.review {
-        Some(review) => draw_review(frame, list, browser, review, theme),
-        None => draw_list(frame, list, browser, theme),
+    match (&browser.review, &browser.chart) {
+        (Some(review), _) => draw_review(frame, list, browser, review, theme),
+        (None, Some(chart)) => match chart.shown_heatmap() {
+            Some(map) => super::chart::draw_heatmap(frame.buffer_mut(), list, map, chart.cursor, theme),
+            None => {
+                let judge = CHARTED[chart.judge.min(CHARTED.len() - 1)].0;
+                super::chart::draw_judge_page(frame.buffer_mut(), list, &chart.series, judge, theme)
+            }
+        },
+        (None, None) => draw_list(frame, list, browser, theme),
     }
     super::file_errors::draw_file_errors(frame, errors, &browser.errors, theme);
     draw_status(frame, status, state, browser, theme);
@@ -364,7 +372,7 @@ fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browse
             };
             let open = if browser.grouped { "open/fold" } else { "open" };
             let source = if browser.grouped {
-                format!("{} source · ", k(Command::NextSource))
+                format!("{} source · {} chart · ", k(Command::NextSource), k(Command::ChartView))
             } else {
                 String::new()
             };

@@ -1,6 +1,7 @@
 //! `draw(frame, &AppState, &Theme)`: reads state, never changes it, never does I/O.
 
 mod browser;
+pub mod chart;
 mod compare;
 mod composer;
 mod detail;

@@ -213,6 +213,7 @@ fn verdict(
         score: None,
         rating: None,
         turn,
+        turn_inferred: false,
     }
 }
 

@@ -20,3 +20,4 @@ mod fans;
 mod index;
 mod output_channels;
 mod search;
+mod statistics;

@@ -7,6 +7,7 @@ mod annotate_crash;
 mod app_update;
 mod browser_corpus;
 mod browser_open;
+mod charts;
 mod hostile;
 mod inspect_screens;
 mod load_in_steps;

@@ -60,6 +60,29 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         return;
     };
     let page = height as isize;
+    // On the heatmap, the arrows move between cells and Enter lists a cell's episodes.
+    if browser.chart.as_ref().is_some_and(|v| v.shown_heatmap().is_some()) {
+        let moved = match command {
+            Command::SelectNext | Command::ScrollDown => Some((1, 0)),
+            Command::SelectPrev | Command::ScrollUp => Some((-1, 0)),
+            Command::NextEvent => Some((0, 1)),
+            Command::PrevEvent => Some((0, -1)),
+            Command::PageDown => Some((page, 0)),
+            Command::PageUp => Some((-page, 0)),
+            _ => None,
+        };
+        if let Some((rows, columns)) = moved {
+            browser.move_heat_cursor(rows, columns);
+            return;
+        }
+        if command == Command::OpenDetail {
+            if let Some(filter) = browser.open_heat_cell() {
+                let shown = browser.shown.len();
+                state.message = Some(format!("{shown} episodes of the cell: {filter}"));
+            }
+            return;
+        }
+    }
     match command {
         Command::SelectNext | Command::ScrollDown | Command::NextEvent => browser.select_by(1),
         Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => browser.select_by(-1),
@@ -76,6 +99,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         Command::SortNext => browser.sort_next(),
         Command::SortReverse => browser.sort_reverse(),
         Command::GroupView => browser.toggle_grouped(),
+        Command::ChartView => browser.cycle_chart(),
         Command::NextSource => {
             browser.next_source();
             state.verdict_source = browser.source_label();

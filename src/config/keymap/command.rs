@@ -42,6 +42,7 @@ pub enum Command {
     SortNext,
     SortReverse,
     GroupView,
+    ChartView,
     NextSource,
     Review,
     Tasks,
@@ -226,6 +227,12 @@ impl Command {
                 View,
                 "Browser: group by model › defence › domain with rates (Enter folds)",
                 &["z"],
+                &[B],
+            ),
+            ChartView => spec(
+                View,
+                "Browser: charts of the grouped view (rates and curves, heatmaps; then the table)",
+                &["c"],
                 &[B],
             ),
             NextSource => spec(

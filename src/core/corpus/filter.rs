@@ -266,6 +266,7 @@ mod tests {
             score,
             rating: None,
             turn: None,
+            turn_inferred: false,
         };
         CorpusRow {
             path: PathBuf::from(

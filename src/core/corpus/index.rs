@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::cache::{self, FolderStamp};
-use super::row::CorpusRow;
+use super::leak_turn;
+use super::row::{CorpusRow, SourceVerdict};
 use crate::core::annotate::{NotesFile, notes_path};
-use crate::core::import::{LoadError, episode_files, load_path_without_texts};
+use crate::core::episode::{Episode, EventBody, Verdict};
+use crate::core::import::{LoadError, episode_files, load_path, load_path_without_texts};
 
 /// The rows of a corpus and what could not be read.
 #[derive(Debug, Default)]
@@ -192,12 +194,45 @@ pub fn index_file(path: &Path) -> Result<FileRows, LoadError> {
     } else {
         None
     };
-    let rows = episodes
+    let mut rows: Vec<CorpusRow> = episodes
         .iter()
         .map(|episode| {
             let labels: Vec<_> = notes.iter().flat_map(|n| n.for_episode(episode.id())).collect();
             CorpusRow::of(episode, path.to_path_buf(), &labels)
         })
         .collect();
+    infer_leak_turns(path, &episodes, &mut rows);
     Ok((rows, warnings))
+}
+
+/// Gives a leak whose judge named no turn the turn its quoted snippets were first said
+/// ([`leak_turn`]): the file is read again with its texts, only when some episode has such a
+/// leak (a few files of a corpus), and the result is cached with the rows.
+fn infer_leak_turns(path: &Path, episodes: &[Episode], rows: &mut [CorpusRow]) {
+    let verdict_of = |e: &Episode| -> Vec<Verdict> {
+        e.events
+            .iter()
+            .filter_map(|event| match &event.body {
+                EventBody::Verdict(v) if leak_turn::needs_turn(v) => Some((**v).clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    if !episodes.iter().any(|e| !verdict_of(e).is_empty()) {
+        return;
+    }
+    let Ok(full) = load_path(path) else { return };
+    for (row, episode) in rows.iter_mut().zip(episodes) {
+        let Some(with_texts) = full.iter().find(|f| f.id() == episode.id()) else { continue };
+        for v in verdict_of(episode) {
+            let Some(turn) = leak_turn::snippet_turn(with_texts, &v) else { continue };
+            let same = |s: &&mut SourceVerdict| {
+                s.judge == v.judge && s.method == v.method && s.model == v.model && s.outcome == v.outcome
+            };
+            if let Some(slot) = row.verdicts.iter_mut().find(same).filter(|s| s.turn.is_none()) {
+                slot.turn = Some(turn);
+                slot.turn_inferred = true;
+            }
+        }
+    }
 }

@@ -3,11 +3,16 @@
 
 pub mod agreement;
 pub mod cache;
+pub mod contrast;
 pub mod filter;
 pub mod index;
+pub mod leak_turn;
 pub mod row;
+pub mod series;
 pub mod stats;
+pub mod survival;
 pub mod table;
+pub mod two_sample;
 
 pub use filter::Filter;
 pub use index::{Corpus, index, index_cached, index_file};

@@ -99,9 +99,14 @@ pub struct SourceVerdict {
     /// The utility judge's average rating, when it rated something.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
-    /// The turn the verdict names (the leak's turn for privacy), when it names one.
+    /// The turn the verdict names (the leak's turn for privacy), when it names one; for a leak
+    /// whose judge names none, the first turn the assistant said one of the snippets it quotes
+    /// (`turn_inferred`, see `leak_turn`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
+    /// `turn` was found from the judge's quoted snippets, not named by the judge.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub turn_inferred: bool,
 }
 
 impl SourceVerdict {
@@ -216,6 +221,7 @@ impl Folded {
             score: v.score,
             rating: utility_rating(&v.details),
             turn,
+            turn_inferred: false,
         };
         let same = |s: &&mut SourceVerdict| s.judge == v.judge && s.method == v.method && s.model == v.model;
         match self.0.iter_mut().find(same) {
@@ -243,6 +249,7 @@ fn human_sources(
             score: None,
             rating: None,
             turn,
+            turn_inferred: false,
         };
         let slot = by_judge.entry(verdict.judge.clone()).or_insert_with(|| new.clone());
         let worse = severity(new.outcome) > severity(slot.outcome);

@@ -7,7 +7,7 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 pub const LEVEL: f64 = 0.95;
 
 /// The two-sided normal quantile for [`LEVEL`] (1.959964…).
-fn z() -> f64 {
+pub fn z() -> f64 {
     Normal::new(0.0, 1.0).expect("standard normal").inverse_cdf(1.0 - (1.0 - LEVEL) / 2.0)
 }
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::row::{CorpusRow, Excluded};
+use super::row::{CorpusRow, Excluded, SourceVerdict};
 use super::stats::{MeanInterval, mean_interval, wilson};
 use crate::core::episode::{Outcome, VerdictMethod};
 
@@ -122,8 +122,26 @@ struct Counts {
     ratings: Vec<f64>,
 }
 
-/// (group values, judge, method, judge model).
-type Key = (Vec<String>, String, VerdictMethod, Option<String>);
+/// (group values, judge, method, judge model): what one row of a table counts.
+pub type GroupKey = (Vec<String>, String, VerdictMethod, Option<String>);
+
+/// Every verdict a table counts, with its row's key and, when the episode is kept out of the
+/// rates, why. `judge_model`, when given, keeps only that judge model's verdicts.
+pub fn counted_verdicts<'a>(
+    rows: &'a [CorpusRow],
+    by: &'a [String],
+    judge_model: Option<&'a str>,
+    count_all: bool,
+) -> impl Iterator<Item = (GroupKey, &'a CorpusRow, &'a SourceVerdict, Option<Excluded>)> + 'a {
+    rows.iter().flat_map(move |row| {
+        let group: Vec<String> = by.iter().map(|f| group_value(row, f)).collect();
+        let excluded = if count_all { None } else { row.excluded() };
+        row.verdicts
+            .iter()
+            .filter(move |v| judge_model.is_none_or(|m| v.model.as_deref() == Some(m)))
+            .map(move |v| ((group.clone(), v.judge.clone(), v.method, v.model.clone()), row, v, excluded))
+    })
+}
 
 /// One row per group × judge × (method, judge model), in sorted order.
 /// `judge_model`, when given, keeps only that judge model's verdicts; episodes
@@ -134,29 +152,22 @@ pub fn group_rows(
     judge_model: Option<&str>,
     count_all: bool,
 ) -> Vec<GroupRow> {
-    let mut counts: BTreeMap<Key, Counts> = BTreeMap::new();
-    for row in rows {
-        let group: Vec<String> = by.iter().map(|f| group_value(row, f)).collect();
-        let excluded = if count_all { None } else { row.excluded() };
-        for v in &row.verdicts {
-            if judge_model.is_some_and(|m| v.model.as_deref() != Some(m)) {
-                continue;
-            }
-            let c = counts.entry((group.clone(), v.judge.clone(), v.method, v.model.clone())).or_default();
-            if let Some(why) = excluded {
-                *c.excluded.entry(why).or_default() += 1;
-                continue;
-            }
-            match v.outcome {
-                Outcome::Error => c.errors += 1,
-                Outcome::Skipped => c.skipped += 1,
-                outcome => {
-                    c.judged += 1;
-                    c.failed += usize::from(outcome == Outcome::Fail);
-                    c.partial += usize::from(outcome == Outcome::Partial);
-                    c.scores.extend(v.score);
-                    c.ratings.extend(v.rating);
-                }
+    let mut counts: BTreeMap<GroupKey, Counts> = BTreeMap::new();
+    for (key, _, v, excluded) in counted_verdicts(rows, by, judge_model, count_all) {
+        let c = counts.entry(key).or_default();
+        if let Some(why) = excluded {
+            *c.excluded.entry(why).or_default() += 1;
+            continue;
+        }
+        match v.outcome {
+            Outcome::Error => c.errors += 1,
+            Outcome::Skipped => c.skipped += 1,
+            outcome => {
+                c.judged += 1;
+                c.failed += usize::from(outcome == Outcome::Fail);
+                c.partial += usize::from(outcome == Outcome::Partial);
+                c.scores.extend(v.score);
+                c.ratings.extend(v.rating);
             }
         }
     }

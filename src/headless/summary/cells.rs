@@ -79,3 +79,27 @@ fn row_cells(r: &GroupRow) -> Vec<String> {
     ]);
     cells
 }
+
+/// A signed difference with `decimals` places; one that rounds to zero is `0` without a sign (no `-0.000`).
+pub fn signed(d: f64, decimals: usize, unit: &str) -> String {
+    let text = format!("{d:+.decimals$}");
+    if text[1..].chars().all(|c| c == '0' || c == '.') {
+        format!("{}{unit}", &text[1..])
+    } else {
+        format!("{text}{unit}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::signed;
+
+    #[test]
+    fn a_difference_that_rounds_to_zero_has_no_sign() {
+        assert_eq!(signed((0.1 + 0.2) - 0.3 - 1e-9, 3, ""), "0.000");
+        assert_eq!(signed(-0.0, 1, "pp"), "0.0pp");
+        assert_eq!(signed(-0.0004, 3, ""), "0.000");
+        assert_eq!(signed(-0.0006, 3, ""), "-0.001");
+        assert_eq!(signed(12.34, 1, "pp"), "+12.3pp");
+    }
+}

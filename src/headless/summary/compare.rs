@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 
 use super::super::writers::Format;
 use super::batch_info;
-use super::cells::{mean, percent};
+use super::cells::{mean, percent, signed};
 use super::grouping::{SummaryArgs, grouping, grouping_note};
-use crate::core::corpus::table::{GroupRow, group_rows};
+use super::versus;
+use crate::core::corpus::contrast::{Contrast, Sample, contrast, group_samples};
+use crate::core::corpus::table::{GroupKey, GroupRow, group_rows};
 use crate::core::corpus::{CorpusRow, index_cached};
 use crate::core::episode::VerdictMethod;
 use crate::core::episode::source_label;
@@ -28,9 +30,10 @@ pub struct Compared {
     pub b: Option<GroupRow>,
     /// B − A of the rate (privacy, security) or of the mean coverage (utility).
     pub delta: Option<f64>,
+    /// B's rate against A's: its 95 % interval, p-value and test (rates only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<Contrast>,
 }
-
-type Key = (Vec<String>, String, VerdictMethod, Option<String>);
 
 pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
     let [a, b] = [&args.paths[0], &args.paths[1]]
@@ -47,50 +50,79 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     {
         writeln!(err, "warning: A and B used different settings: {}", single_line(&difference))?;
     }
-    let both: Vec<CorpusRow> = a.rows.iter().chain(&b.rows).cloned().collect();
-    let by = grouping(args, &both);
+    // The fields that vary within A or within B: one that only tells A from B (A is the
+    // baseline, B the firewall) would put their rows in different groups, with nothing compared.
+    let (by_a, by_b) = (grouping(args, &a.rows), grouping(args, &b.rows));
+    let by: Vec<String> = by_a.iter().chain(&by_b).fold(Vec::new(), |mut by, field| {
+        if !by.contains(field) {
+            by.push(field.clone());
+        }
+        by
+    });
     writeln!(err, "A: {}", grouping_note(args, &by, &a.rows))?;
     writeln!(err, "B: {}", grouping_note(args, &by, &b.rows))?;
-    let rows = joined(
-        group_rows(&a.rows, &by, args.judge_model.as_deref(), args.count_all),
-        group_rows(&b.rows, &by, args.judge_model.as_deref(), args.count_all),
-    );
+    let side = |rows: &[CorpusRow]| {
+        let grouped = group_rows(rows, &by, args.judge_model.as_deref(), args.count_all);
+        (grouped, group_samples(rows, &by, args.judge_model.as_deref(), args.count_all))
+    };
+    let rows = joined(side(&a.rows), side(&b.rows));
     if args.format == Format::Json {
         super::super::writers::write_json_lines(&rows, out)?;
     } else {
         let mut header = by.clone();
         header.extend(
-            ["judge", "source", "A n", "A rate / coverage", "B n", "B rate / coverage", "Δ B − A"]
-                .map(String::from),
+            [
+                "judge",
+                "source",
+                "A n",
+                "A rate / coverage",
+                "B n",
+                "B rate / coverage",
+                "Δ B − A",
+                "95% CI of Δ",
+                "p",
+                "test",
+            ]
+            .map(String::from),
         );
         let cells: Vec<Vec<String>> = rows.iter().map(cells).collect();
         super::super::writers::write_rows(args.format, &header, &cells, out)?;
+        if args.format != Format::Csv {
+            writeln!(
+                out,
+                "{}",
+                versus::LEGEND.replace("the row's rate minus the reference's", "B's rate minus A's")
+            )?;
+        }
     }
     Ok(clean)
 }
 
-/// A's and B's rows matched on group and judge source, in order.
-fn joined(a: Vec<GroupRow>, b: Vec<GroupRow>) -> Vec<Compared> {
-    let key = |r: &GroupRow| -> Key {
-        let group = r.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
-        (group, r.judge.clone(), r.method, r.judge_model.clone())
-    };
-    let mut sides: BTreeMap<Key, [Option<GroupRow>; 2]> = BTreeMap::new();
+type Side = (Vec<GroupRow>, BTreeMap<GroupKey, Vec<Sample>>);
+
+/// A's and B's rows matched on group and judge source, in order, B's rate tested against A's.
+fn joined((a, a_samples): Side, (b, b_samples): Side) -> Vec<Compared> {
+    let mut sides: BTreeMap<GroupKey, [Option<GroupRow>; 2]> = BTreeMap::new();
     for (side, rows) in [a, b].into_iter().enumerate() {
         for row in rows {
-            let k = key(&row);
-            sides.entry(k).or_default()[side] = Some(row);
+            let key = versus::key_of(&row);
+            sides.entry(key).or_default()[side] = Some(row);
         }
     }
     sides
         .into_iter()
-        .map(|((_, judge, method, judge_model), [a, b])| {
+        .map(|(key, [a, b])| {
             let group = a.as_ref().or(b.as_ref()).map(|r| r.group.clone()).unwrap_or_default();
             let delta = match (figure(a.as_ref()), figure(b.as_ref())) {
                 (Some(x), Some(y)) => Some(y - x),
                 _ => None,
             };
-            Compared { group, judge, method, judge_model, a, b, delta }
+            let test = match (a_samples.get(&key), b_samples.get(&key)) {
+                (Some(x), Some(y)) => contrast(x, y),
+                _ => None,
+            };
+            let (_, judge, method, judge_model) = key;
+            Compared { group, judge, method, judge_model, a, b, delta, test }
         })
         .collect()
 }
@@ -113,31 +145,26 @@ fn cells(c: &Compared) -> Vec<String> {
     let delta = c
         .delta
         .map_or("-".to_string(), |d| if utility { signed(d, 3, "") } else { signed(100.0 * d, 1, "pp") });
+    let (delta_ci, p, test) = match &c.test {
+        Some(t) => (
+            format!("[{}, {}]", versus::points(t.ci95.0), versus::points(t.ci95.1)),
+            versus::p_value(t.p_value),
+            t.test_label(),
+        ),
+        None => ("-".to_string(), "-".to_string(), "-".to_string()),
+    };
     let mut cells: Vec<String> = c.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
-    cells.extend([c.judge.clone(), source_label(c.method, c.judge_model.as_deref()), an, ar, bn, br, delta]);
+    cells.extend([
+        c.judge.clone(),
+        source_label(c.method, c.judge_model.as_deref()),
+        an,
+        ar,
+        bn,
+        br,
+        delta,
+        delta_ci,
+        p,
+        test,
+    ]);
     cells
-}
-
-/// A signed difference with `decimals` places; one that rounds to zero is `0` without a sign (no `-0.000`).
-fn signed(d: f64, decimals: usize, unit: &str) -> String {
-    let text = format!("{d:+.decimals$}");
-    if text[1..].chars().all(|c| c == '0' || c == '.') {
-        format!("{}{unit}", &text[1..])
-    } else {
-        format!("{text}{unit}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::signed;
-
-    #[test]
-    fn a_difference_that_rounds_to_zero_has_no_sign() {
-        assert_eq!(signed((0.1 + 0.2) - 0.3 - 1e-9, 3, ""), "0.000");
-        assert_eq!(signed(-0.0, 1, "pp"), "0.0pp");
-        assert_eq!(signed(-0.0004, 3, ""), "0.000");
-        assert_eq!(signed(-0.0006, 3, ""), "-0.001");
-        assert_eq!(signed(12.34, 1, "pp"), "+12.3pp");
-    }
 }

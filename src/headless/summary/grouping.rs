@@ -22,6 +22,8 @@ pub struct SummaryArgs {
     pub compare: bool,
     /// Where the index cache lives (`None`: every file is read).
     pub cache: Option<PathBuf>,
+    /// `--vs FIELD=VALUE`: every row against the row whose FIELD is VALUE.
+    pub vs: Option<(String, String)>,
 }
 
 /// The tokens the counted episodes spent, the judges' share apart.

@@ -13,6 +13,7 @@ mod batch_info;
 mod cells;
 mod compare;
 mod grouping;
+mod versus;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -23,6 +24,7 @@ use crate::core::corpus::table::group_rows;
 pub use super::writers::Format;
 pub use grouping::SummaryArgs;
 use grouping::{grouping, grouping_note, tokens_note};
+pub use versus::parse_vs;
 
 /// Prints the summary; `Ok(false)` when some file could not be read (named on `err`; the rest
 /// is counted). A corpus with no readable episode is an error.
@@ -38,7 +40,15 @@ pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     let by = grouping(args, &corpus.rows);
     let rows = group_rows(&corpus.rows, &by, args.judge_model.as_deref(), args.count_all);
     let note = grouping_note(args, &by, &corpus.rows);
-    if args.format == Format::Json {
+    if let Some((field, value)) = &args.vs {
+        let compared = versus::versus(args, &by, (field, value), &corpus.rows, rows)?;
+        if args.format == Format::Table {
+            writeln!(out, "{note}")?;
+        } else {
+            writeln!(err, "{note}")?;
+        }
+        versus::write(args.format, &by, (field, value), &compared, out)?;
+    } else if args.format == Format::Json {
         writeln!(err, "{note}")?;
         super::writers::write_json_lines(&rows, out)?;
     } else {

@@ -1,0 +1,107 @@
+//! A corpus charted: indexed, grouped (`--by`, else the fields that vary) and counted for one
+//! verdict source (`--judge`, else the one with the most privacy and security verdicts), for
+//! the `chart` command and for `export --by … --format html|json|csv`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::core::atomic_file::write_atomic;
+use crate::core::corpus::index_cached;
+use crate::core::corpus::series::{ChartSeries, chart_series, groups_by, sources};
+use crate::core::corpus::table::varying_fields;
+use crate::core::report::page::{CSV_HEADER, corpus_html, csv_rows};
+use crate::core::sanitize::single_line;
+
+pub struct ChartArgs {
+    pub paths: Vec<PathBuf>,
+    /// `None`: the fields among model, defence and domain that vary.
+    pub by: Option<Vec<String>>,
+    /// A source label (`imported:gpt-5`, `rule`); `None`: the busiest.
+    pub judge: Option<String>,
+    pub count_all: bool,
+    pub cache: Option<PathBuf>,
+}
+
+/// The series, what they count in one line, and whether every file could be read.
+pub struct Charted {
+    pub series: ChartSeries,
+    pub note: String,
+    pub clean: bool,
+}
+
+/// Indexes, groups and counts; unreadable files are named on `err`.
+pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Charted> {
+    let corpus = index_cached(&args.paths, args.cache.as_deref());
+    let clean = super::ls::report_problems(&corpus, err)?;
+    if corpus.rows.is_empty() {
+        let names: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        bail!("{}: no episode could be read", names.join(", "));
+    }
+    let by = match &args.by {
+        Some(by) => by.clone(),
+        None => varying_fields(corpus.rows.iter().filter(|r| args.count_all || r.excluded().is_none())),
+    };
+    let known = sources(&corpus.rows);
+    let source = match &args.judge {
+        Some(wanted) if known.contains(wanted) => wanted.clone(),
+        Some(wanted) => bail!(
+            "--judge {}: no privacy or security verdict of that source here; sources: {}",
+            single_line(wanted),
+            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        ),
+        None => known.first().cloned().context("no privacy or security verdict to chart")?,
+    };
+    let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);
+    let grouped =
+        if by.is_empty() { "one group".to_string() } else { format!("grouped by {}", by.join(", ")) };
+    let others: Vec<&str> = known.iter().filter(|s| **s != source).map(String::as_str).collect();
+    let choice = if others.is_empty() {
+        String::new()
+    } else {
+        format!("; other sources (--judge): {}", others.join(", "))
+    };
+    let note = format!("{} episodes, {grouped}; verdicts of {source}{choice}", corpus.rows.len());
+    Ok(Charted { series, note, clean })
+}
+
+/// How `export --by` writes a corpus's charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartFormat {
+    Html,
+    Json,
+    Csv,
+}
+
+/// Writes the charts of `args` in `format` to `out` (atomically), or to `stdout`; the note goes
+/// to `err`. `Ok(false)` when some file could not be read.
+pub fn export_charts(
+    args: &ChartArgs,
+    format: ChartFormat,
+    out: Option<&Path>,
+    stdout: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<bool> {
+    let charted = chart_data(args, err)?;
+    writeln!(err, "{}", charted.note)?;
+    let text = match format {
+        ChartFormat::Html => corpus_html(&charted.series, "converse-tui: charts of a corpus", &charted.note),
+        ChartFormat::Json => crate::core::safe_json::to_string(&charted.series)? + "\n",
+        ChartFormat::Csv => {
+            let mut bytes = Vec::new();
+            super::csv::write_record(&mut bytes, &CSV_HEADER)?;
+            for row in csv_rows(&charted.series) {
+                super::csv::write_record(&mut bytes, &row)?;
+            }
+            String::from_utf8(bytes).context("CSV is text")?
+        }
+    };
+    match out {
+        Some(path) => {
+            write_atomic(path, text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?
+        }
+        None => stdout.write_all(text.as_bytes())?,
+    }
+    Ok(charted.clean)
+}
