@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../tests/fixtures
-mkdir -p corpus/{import,journal,sse_stream,persona,sanitize,wrap,matchers,app,http_body}
+mkdir -p corpus/{import,journal,sse_stream,persona,sanitize,wrap,matchers,app,http_body,inspect}
 for f in "$fixtures"/hostile/*.jsonl "$fixtures"/converse-logs/*/*.json; do
   [ -s "$f" ] || continue
   name=$(basename "$(dirname "$f")")-$(basename "$f")
@@ -11,6 +11,10 @@ for f in "$fixtures"/hostile/*.jsonl "$fixtures"/converse-logs/*/*.json; do
   cp "$f" "corpus/app/$name"
 done
 cp "$fixtures"/hostile/*.jsonl corpus/journal/
+# inspect: a real log Inspect wrote (zstd), and a sample's JSON to be zipped by the target.
+cp "$fixtures"/inspect/*.eval corpus/inspect/
+printf '\x01{"version":2,"eval":{"task":"t","model_roles":{"auditor":{"model":"a"},"target":{"model":"b"}}}}\xff{"id":1,"epoch":1,"input":"hi","target":"","messages":[{"role":"user","content":"attachment://a"},{"role":"assistant","content":[{"type":"reasoning","reasoning":"r"},{"type":"text","text":"ok"}],"tool_calls":[{"id":"c","function":"f","arguments":{"x":"attachment://a"}}]},{"role":"tool","content":"r","tool_call_id":"c","function":"f","error":{"type":"timeout","message":"m"}}],"scores":{"s":{"value":"C","explanation":"e"},"d":{"value":{"a":1}}},"attachments":{"a":"A"},"events":[{"event":"model","role":"target","input_refs":[[0,9]],"output":{"choices":[{"message":{"role":"assistant","content":"x"}}]}}],"events_data":{"messages":[{"role":"user","content":"p"}]}}' \
+  > corpus/inspect/audit-sample
 cp "$fixtures"/converse-logs/resources/env_persona*.txt corpus/persona/
 cp "$fixtures"/hostile/escapes.jsonl corpus/sanitize/
 cp "$fixtures"/hostile/escapes.jsonl corpus/wrap/

@@ -672,6 +672,8 @@ pub enum ExportFormat {
     #[value(alias = "jsonl")]
     Json,
     Maseval,
+    /// An Inspect AI log (a ZIP: written to `-o FILE` only).
+    Eval,
     Csv,
 }
 
@@ -684,6 +686,7 @@ impl ExportFormat {
             ExportFormat::Html => Some(Format::Html),
             ExportFormat::Json => Some(Format::Json),
             ExportFormat::Maseval => Some(Format::Maseval),
+            ExportFormat::Eval => Some(Format::Eval),
             ExportFormat::Csv => None,
         }
     }
