@@ -21,7 +21,8 @@ use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::gate::{GateMode, StepGate};
 use crate::core::sim::runner::Start;
 use crate::core::sim::runner::{RunOutcome, RunnerHandle};
-use crate::session::journal_load::{self, JournalLoad};
+use crate::session::journal_load::JournalLoad;
+use crate::session::loader::{LoadStep, open_in_background, read_in_background};
 
 use super::terminal::TerminalGuard;
 
@@ -133,9 +134,10 @@ pub async fn run(
         frames.draw_if_due(&mut guard, &state, &theme)?;
         // The start of the journal is on screen: now read the rest (not before, so the first
         // frame has the cores to itself).
-        if let Some(load) = rest.take() {
-            let origin = state.view().map(|v| v.episode.origin.clone()).unwrap_or_default();
-            loader = Some(load_in_steps(load, origin));
+        if let Some(rest) = rest.take() {
+            let (steps, report) = load_channel();
+            read_in_background(rest, report);
+            loader = Some(steps);
         }
         // Time only flows while it matters (autoplay, a live clock): an idle screen sleeps.
         let wants_ticks = state.wants_ticks();
@@ -226,25 +228,23 @@ fn fold_waiting(
     }
 }
 
-/// Reads a journal's rest on a thread of its own (see [`read_rest`]).
-fn load_in_steps(load: JournalLoad, origin: String) -> mpsc::Receiver<Action> {
+/// A channel for the steps of one load, as actions, and what the loader reports them with
+/// (it stops once the receiver is dropped: another load replaced it, or the user quit).
+fn load_channel() -> (mpsc::Receiver<Action>, impl FnMut(LoadStep) -> bool + Send + 'static) {
     let (tx, rx) = mpsc::channel(LOAD_QUEUE);
-    std::thread::spawn(move || read_rest(load, origin, &tx));
-    rx
+    (rx, move |step| tx.blocking_send(load_answer(step)).is_ok())
 }
 
-/// Sends a journal's rest batch by batch, then its end. Runs on a plain thread: quitting never
-/// waits for it, and it stops at its next batch once nobody listens.
-fn read_rest(mut load: JournalLoad, origin: String, tx: &mpsc::Sender<Action>) {
-    let pause = journal_load::batch_pause();
-    while let Some(events) = load.next_batch() {
-        let (read, _) = load.progress();
-        if tx.blocking_send(Action::Loaded { origin: origin.clone(), events, read }).is_err() {
-            return;
+/// What one step of a load tells `update`.
+fn load_answer(step: LoadStep) -> Action {
+    match step {
+        LoadStep::Whole(loaded) => Action::EpisodeLoaded(loaded),
+        LoadStep::Opening { load, episode, read, total } => {
+            Action::EpisodeOpening { load, episode, read, total }
         }
-        std::thread::sleep(pause);
+        LoadStep::Batch { load, events, read } => Action::Loaded { load, events, read },
+        LoadStep::Ended { load, end } => Action::LoadEnded { load, end },
     }
-    let _ = tx.blocking_send(Action::LoadEnded { origin, end: load.finish() });
 }
 
 /// An index batch with the batches already waiting behind it, as one: the browser rebuilds its
@@ -309,49 +309,6 @@ fn index_in_steps(
             done: true,
         };
         let _ = answers.blocking_send(done);
-    });
-}
-
-/// Opens an episode off the loop: a journal in steps (its start answered at once, the rest
-/// through `loader`), anything else whole.
-fn open_episode(
-    answers: mpsc::Sender<Action>,
-    loader: &mut Option<mpsc::Receiver<Action>>,
-    path: std::path::PathBuf,
-    id: String,
-) {
-    if !crate::core::episode::is_journal(&path) {
-        tokio::task::spawn_blocking(move || {
-            let loaded =
-                crate::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
-            let _ = answers.blocking_send(Action::EpisodeLoaded(loaded));
-        });
-        return;
-    }
-    let (tx, rx) = mpsc::channel(LOAD_QUEUE);
-    *loader = Some(rx);
-    std::thread::spawn(move || {
-        let opened = JournalLoad::open(&path, journal_load::batch_bytes()).map_err(|e| e.to_string());
-        let opened = opened.and_then(|(episode, rest)| match episode.id() == id {
-            true => Ok((episode, rest)),
-            false => Err(format!("{}: no episode '{id}' in this file any more", path.display())),
-        });
-        match opened {
-            Ok((episode, Some(rest))) => {
-                let (read, total) = rest.progress();
-                let origin = episode.origin.clone();
-                let first = Action::EpisodeOpening { episode: Box::new(episode), read, total };
-                if tx.blocking_send(first).is_ok() {
-                    read_rest(rest, origin, &tx);
-                }
-            }
-            Ok((episode, None)) => {
-                let _ = tx.blocking_send(Action::EpisodeLoaded(Ok(Box::new(episode))));
-            }
-            Err(problem) => {
-                let _ = tx.blocking_send(Action::EpisodeLoaded(Err(problem)));
-            }
-        }
     });
 }
 
@@ -442,7 +399,9 @@ async fn carry_out(
             None
         }
         Effect::OpenEpisode { path, id } => {
-            open_episode(answers.clone(), loader, path, id);
+            let (steps, report) = load_channel();
+            open_in_background(path, id, report);
+            *loader = Some(steps);
             None
         }
         Effect::IndexCorpus { paths, cache } => {

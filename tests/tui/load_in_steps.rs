@@ -46,20 +46,20 @@ fn opening(path: &Path) -> (AppState, JournalLoad) {
     let rest = rest.expect("more than one batch");
     let mut state = AppState::with_episode(episode, Keymap::default());
     let (read, total) = rest.progress();
-    state.loading_rest(read, total);
+    state.loading_rest(rest.id(), read, total);
     (state, rest)
 }
 
 /// Every batch folded in, then the end.
 fn load_rest(state: &mut AppState, mut rest: JournalLoad) -> usize {
-    let origin = state.view().unwrap().episode.origin.clone();
+    let load = rest.id();
     let mut batches = 0;
     while let Some(events) = rest.next_batch() {
         let (read, _) = rest.progress();
-        update(state, Action::Loaded { origin: origin.clone(), events, read });
+        update(state, Action::Loaded { load, events, read });
         batches += 1;
     }
-    update(state, Action::LoadEnded { origin, end: rest.finish() });
+    update(state, Action::LoadEnded { load, end: rest.finish() });
     batches
 }
 
@@ -130,14 +130,14 @@ fn a_journal_opened_from_the_browser_in_steps_is_the_whole_file() {
     let mut stepped = AppState::with_browser(browser(), Keymap::default(), false);
     let mut whole = AppState::with_browser(browser(), Keymap::default(), false);
     let (read, total) = rest.progress();
-    update(&mut stepped, Action::EpisodeOpening { episode: Box::new(first.clone()), read, total });
+    let load = rest.id();
+    update(&mut stepped, Action::EpisodeOpening { load, episode: Box::new(first.clone()), read, total });
     let screen = render(&mut stepped, 160, 48);
     assert!(screen.contains("loading "), "{screen}");
-    let origin = first.origin.clone();
     while let Some(events) = rest.next_batch() {
-        update(&mut stepped, Action::Loaded { origin: origin.clone(), events, read: rest.progress().0 });
+        update(&mut stepped, Action::Loaded { load, events, read: rest.progress().0 });
     }
-    update(&mut stepped, Action::LoadEnded { origin, end: rest.finish() });
+    update(&mut stepped, Action::LoadEnded { load, end: rest.finish() });
     update(&mut whole, Action::EpisodeLoaded(Ok(Box::new(load_path(&path).unwrap().remove(0)))));
     press(&mut stepped, "G");
     press(&mut whole, "G");
