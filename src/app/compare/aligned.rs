@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ratatui::layout::Rect;
 
-use crate::core::episode::{EventBody, Party};
+use crate::core::episode::EventBody;
 
 use super::super::lazy_rows::{self, RowSource};
 use super::super::transcript::event_text;
@@ -204,14 +204,6 @@ impl RowSource for CompareRows<'_> {
 
     fn complete(&self, row: usize) -> bool {
         self.compare.wraps[row].is_some()
-    }
-}
-
-/// The party whose message an event is (for colours), if a message.
-pub fn party_of(view: &EpisodeView, event: usize) -> Option<Party> {
-    match &view.events().get(event)?.body {
-        EventBody::Message(m) => Some(m.from),
-        _ => None,
     }
 }
 

@@ -10,7 +10,7 @@ mod layout;
 mod title;
 mod turns;
 
-pub use aligned::{Compare, party_of};
+pub use aligned::Compare;
 pub use layout::CompareLayout;
 pub use title::SideTitle;
 pub use turns::{CellLine, SideVerdict, TurnRow, VerdictPair};
