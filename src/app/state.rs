@@ -128,11 +128,12 @@ impl AppState {
         }
     }
 
-    /// The episode on screen is the start of a journal whose rest is still being read (`read`
-    /// of `total` bytes so far): it arrives as [`super::Action::Loaded`] batches.
-    pub fn loading_rest(&mut self, read: u64, total: u64) {
+    /// The episode on screen is the start of a journal whose rest is still being read by `load`
+    /// (`read` of `total` bytes so far): it arrives as [`super::Action::Loaded`] batches.
+    pub fn loading_rest(&mut self, load: crate::session::journal_load::LoadId, read: u64, total: u64) {
         if let Some(inspector) = self.inspector_mut() {
-            inspector.loading = Some(super::loading::Loading::new(read, total));
+            inspector.loading =
+                Some(super::loading::Loading { load, ..super::loading::Loading::new(read, total) });
         }
     }
 

@@ -1,8 +1,10 @@
 //! The terminal: setup and restore, and the async UI loop.
 
 pub mod chart_print;
+mod effects;
 pub mod event_loop;
 pub mod handoff;
+mod live;
 pub mod setup;
 pub mod terminal;
 

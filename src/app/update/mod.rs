@@ -59,9 +59,11 @@ fn dispatch(state: &mut AppState, action: Action) {
             state.open_episode(*episode);
             follow_up(state, FollowUp::EpisodeShown);
         }
-        Action::EpisodeOpening { episode, read, total } => loading::opening(state, *episode, read, total),
-        Action::Loaded { origin, events, read } => loading::batch(state, &origin, events, read),
-        Action::LoadEnded { origin, end } => loading::ended(state, &origin, end),
+        Action::EpisodeOpening { load, episode, read, total } => {
+            loading::opening(state, load, *episode, read, total)
+        }
+        Action::Loaded { load, events, read } => loading::batch(state, load, events, read),
+        Action::LoadEnded { load, end } => loading::ended(state, load, end),
         Action::SearchDone { query, result } => hits::done(state, query, result),
         Action::EpisodeLoaded(Err(problem)) => {
             if let Some(browser) = &mut state.browser {
