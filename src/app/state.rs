@@ -292,6 +292,10 @@ impl AppState {
         {
             compare.settle(self.area, [&a.view, &b.view]);
         }
+        // The browser's first line shown keeps its selection in view, whatever moved it.
+        if let Some(browser) = &mut self.browser {
+            browser.scroll_into_view(browser.list_height(self.area.height));
+        }
         let stream_width = self.stream_width();
         if let Some(live) = &mut self.live {
             live.set_stream_width(stream_width);

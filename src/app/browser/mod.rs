@@ -28,4 +28,3 @@ pub use entry::{BrowserEntry, Column, EntrySource, outcome_symbol};
 pub use group::{ChartView, GROUP_BY, Group, GroupRate, Source};
 pub use list::{Browser, LIST_CHROME, ListLine};
 pub use review::{AfterOpen, Review};
-pub use selection::visible_offset;

@@ -40,6 +40,13 @@ impl Browser {
             ListLine::Group(_) => None,
         }
     }
+    /// The rows the list (or the review) has on a terminal `area_height` rows high: what its
+    /// frame, title, status line and up to three error lines leave.
+    pub fn list_height(&self, area_height: u16) -> usize {
+        let errors = self.errors.len().min(3) as u16;
+        area_height.saturating_sub(super::LIST_CHROME + errors + 1).max(1) as usize
+    }
+
     /// Keeps the selection within `height` lines from `offset`.
     pub fn scroll_into_view(&mut self, height: usize) {
         self.offset = visible_offset(self.offset, self.selected, height);
@@ -50,7 +57,7 @@ impl Browser {
 }
 
 /// The first line shown so that `selected` is within `height` lines, moving as little as possible.
-pub fn visible_offset(offset: usize, selected: usize, height: usize) -> usize {
+fn visible_offset(offset: usize, selected: usize, height: usize) -> usize {
     let height = height.max(1);
     if selected < offset {
         selected
