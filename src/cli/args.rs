@@ -696,7 +696,7 @@ impl ExportFormat {
     }
 }
 
-/// Whether the corpus commands use the index cache (in the cache dir, keyed by path, size and mtime).
+/// Whether the corpus commands use the index cache (in the cache dir; docs/corpus.md says what it keys on).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct IndexCache {
     /// Read every episode file, neither using nor refreshing the index cache.

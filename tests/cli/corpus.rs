@@ -724,6 +724,13 @@ fn summary_of_nothing_readable_fails_in_one_line() {
     assert!(stderr.contains("no episode could be read"), "{stderr}");
 }
 
+/// `ls --json ROOT` run in `dir`, its standard output (the run must succeed).
+fn ls_json_in(home: &Path, dir: &Path, root: &str) -> String {
+    let out = bin::command(home).current_dir(dir).args(["ls", "--json", root]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Issue 23 item 8: the index cache is keyed on the canonical path: `logs`, `logs//` and the
 /// absolute path share one cache file (the second and third runs read no episode), and each run
 /// lists the paths as it was given them.
@@ -731,15 +738,7 @@ fn summary_of_nothing_readable_fails_in_one_line() {
 fn the_index_cache_is_shared_by_every_spelling_of_a_path() {
     let home = tempfile::tempdir().unwrap();
     let corpus = fixture_copy();
-    let ls = |root: &str| {
-        let out = bin::command(home.path())
-            .current_dir(corpus.path())
-            .args(["ls", "--json", root])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let ls = |root: &str| ls_json_in(home.path(), corpus.path(), root);
     let absolute = corpus.path().join("logs");
     let relative = ls("logs");
     let doubled = ls("logs//");
@@ -774,15 +773,7 @@ fn the_index_cache_is_shared_by_every_spelling_of_a_path() {
 fn the_index_cache_survives_a_rename_of_the_corpus_folder() {
     let home = tempfile::tempdir().unwrap();
     let corpus = fixture_copy();
-    let ls = |root: &str| {
-        let out = bin::command(home.path())
-            .current_dir(corpus.path())
-            .args(["ls", "--json", root])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let ls = |root: &str| ls_json_in(home.path(), corpus.path(), root);
     let before = ls("logs");
     std::fs::rename(corpus.path().join("logs"), corpus.path().join("runs")).unwrap();
     let mut spoiled = 0;
