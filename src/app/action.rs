@@ -2,14 +2,18 @@
 
 use std::time::Duration;
 
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Layer};
 use crate::core::sim::gate::GateMode;
 use crate::session::journal_load::LoadId;
 
 /// What `update` is told. Keys arrive already resolved (see [`super::input`]): a command, or text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// A command, for whatever has the keys now.
     Command(Command),
+    /// A key bound to `command` in `layer`, as the router found it: `update` does not work the
+    /// layer out again.
+    Key { layer: Layer, command: Command },
     /// A key that edits text where one types (composer, form, prompt).
     Edit(tui_textarea::Input),
     Paste(String),

@@ -34,7 +34,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 
 fn dispatch(state: &mut AppState, action: Action) {
     match action {
-        Action::Command(command) => on_command(state, command),
+        Action::Command(command) => on_command(state, state.layer(), command),
+        Action::Key { layer, command } => on_command(state, layer, command),
         Action::Edit(input) => match state.layer() {
             Layer::Composer => state.composer.edit(input),
             Layer::Form => modal::edit(state, input),
@@ -112,8 +113,7 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
     }
 }
 
-fn on_command(state: &mut AppState, command: Command) {
-    let layer = state.layer();
+fn on_command(state: &mut AppState, layer: Layer, command: Command) {
     // A new command replaces the last note on the status line (not while answering a question).
     if matches!(
         layer,
