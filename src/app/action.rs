@@ -13,7 +13,10 @@ pub enum Action {
     Command(Command),
     /// A key bound to `command` in `layer`, as the router found it: `update` does not work the
     /// layer out again.
-    Key { layer: Layer, command: Command },
+    Key {
+        layer: Layer,
+        command: Command,
+    },
     /// A key that edits text where one types (composer, form, prompt).
     Edit(tui_textarea::Input),
     Paste(String),

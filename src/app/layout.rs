@@ -53,6 +53,8 @@ pub struct InspectorLayout {
     pub stream: Option<(TextArea, u16)>,
     /// The annotate form's popup.
     pub form: Rect,
+    /// The task picker: its list, and the selected task's detail (beside it, or under it when narrow).
+    pub picker: [Rect; 2],
 }
 
 /// A text area of the inspector: a pane's, or the transcript column.
@@ -169,4 +171,15 @@ pub fn popup(area: Rect, width_pct: u16, height_pct: u16) -> Rect {
     let width = (area.width * width_pct / 100).max(area.width.min(40));
     let height = (area.height * height_pct / 100).max(area.height.min(10));
     Rect { x: area.x + (area.width - width) / 2, y: area.y + (area.height - height) / 2, width, height }
+}
+
+/// The task picker's list and detail over its status line: side by side, or the detail under the
+/// list on narrow screens so task ids stay readable.
+pub fn task_columns(area: Rect) -> [Rect; 2] {
+    let [body, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    if area.width < 110 {
+        Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body)
+    } else {
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body)
+    }
 }

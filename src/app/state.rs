@@ -15,7 +15,7 @@ use super::autoplay::Autoplay;
 use super::browser::{Browser, EntrySource};
 use super::composer::Composer;
 use super::inspector::Inspector;
-use super::layout::{InspectorLayout, PaneId, TextArea, popup, text_area};
+use super::layout::{InspectorLayout, PaneId, TextArea, popup, task_columns, text_area};
 use super::live::{LiveState, RunnerControl};
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
@@ -271,6 +271,7 @@ impl AppState {
         // On a small terminal the annotate form takes most of it, so every label is listed.
         let (w, h) = if self.area.width < 120 || self.area.height < 36 { (92, 92) } else { (70, 60) };
         self.layout.form = popup(self.area, w, h);
+        self.layout.picker = task_columns(self.area);
         let layout = self.layout;
         let (transcript, _) = layout.text(TextArea::Transcript);
         let transcript_rows = transcript.height;
@@ -301,7 +302,7 @@ impl AppState {
             live.set_stream_width(stream_width);
         }
         if let Some(picker) = &mut self.picker {
-            picker.set_detail_width(task_detail_area(self.area).width.saturating_sub(3) as usize);
+            picker.set_detail_width(self.layout.picker[1].width.saturating_sub(3) as usize);
         }
         let detail = self.detail_area();
         let (detail_width, detail_rows) =
@@ -424,26 +425,4 @@ pub fn warning_line(warnings: &[String]) -> Option<String> {
 /// Identifies an episode across loads: where it came from and its id.
 pub fn position_key(episode: &Episode) -> String {
     format!("{}#{}", episode.origin, episode.id())
-}
-
-/// The task picker: the list on the left, the selected task's detail on the right.
-pub fn task_list_area(area: Rect) -> Rect {
-    let [list, _] = task_columns(area);
-    list
-}
-
-pub fn task_detail_area(area: Rect) -> Rect {
-    let [_, detail] = task_columns(area);
-    detail
-}
-
-fn task_columns(area: Rect) -> [Rect; 2] {
-    use ratatui::layout::{Constraint, Layout};
-    let [body, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
-    // Narrow screens stack the detail under the list so task ids stay readable.
-    if area.width < 110 {
-        Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body)
-    } else {
-        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body)
-    }
 }

@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 
-use crate::app::state::{AppState, Overlay, PromptKind, task_detail_area, task_list_area};
+use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::app::task_picker::TaskPicker;
 use crate::config::Theme;
 use crate::config::keymap::Command;
@@ -15,8 +15,9 @@ use crate::core::sanitize::single_line;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, picker: &TaskPicker, theme: &Theme) {
     let [_, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
-    draw_list(frame, task_list_area(area), picker, theme);
-    draw_detail(frame, task_detail_area(area), picker, theme);
+    let [list, detail] = state.layout.picker;
+    draw_list(frame, list, picker, theme);
+    draw_detail(frame, detail, picker, theme);
     draw_status(frame, status, state, picker, theme);
 }
 

@@ -1,7 +1,7 @@
 //! The mouse wheel: it scrolls whatever is under the pointer.
 
 use super::super::layout::PaneId;
-use super::super::state::{AppState, Overlay, Screen, task_detail_area};
+use super::super::state::{AppState, Overlay, Screen};
 
 pub(super) fn wheel(state: &mut AppState, column: u16, row: u16, lines: isize) {
     let viewport = state.detail_viewport();
@@ -20,7 +20,7 @@ pub(super) fn wheel(state: &mut AppState, column: u16, row: u16, lines: isize) {
             }
         }
         None if state.screen == Screen::Tasks => {
-            let detail = task_detail_area(state.area);
+            let detail = state.layout.picker[1];
             let viewport = detail.height.saturating_sub(2) as usize;
             if let Some(p) = &mut state.picker {
                 if detail.contains((column, row).into()) {

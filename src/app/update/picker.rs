@@ -3,10 +3,10 @@
 use crate::config::keymap::Command;
 
 use super::super::action::Effect;
-use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen, task_detail_area};
+use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
 
 pub(super) fn command(state: &mut AppState, command: Command) {
-    let viewport = task_detail_area(state.area).height.saturating_sub(2) as usize;
+    let viewport = state.layout.picker[1].height.saturating_sub(2) as usize;
     let page = viewport.saturating_sub(1).max(1) as isize;
     let back = if state.view().is_some() { Screen::Inspector } else { Screen::Browser };
     let can_go_back = state.view().is_some() || state.browser.is_some();
