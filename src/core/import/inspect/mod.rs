@@ -1,5 +1,6 @@
 //! Inspect AI logs (issue 29): `.eval` archives and plain `.json` logs, one episode per sample.
 //! The format and its mapping are described in docs/formats.md.
+mod branch;
 mod container;
 mod log;
 mod read;

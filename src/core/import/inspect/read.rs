@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::container::{EvalArchive, SampleEntry};
 use super::log::{LogInfo, summary_events};
-use super::sample::episode;
+use super::sample::episodes;
 use super::schema::{LogHeader, Sample};
 use crate::core::episode::Episode;
 use crate::core::import::error::LoadError;
@@ -28,8 +28,10 @@ fn each_of<R: Read + Seek>(
     let info = LogInfo::of(&archive.header()?);
     for entry in archive.sample_entries() {
         let sample = archive.sample(&entry)?;
-        if !each(episode(sample, &info, path)) {
-            break;
+        for episode in episodes(sample, &info, path) {
+            if !each(episode) {
+                return Ok(());
+            }
         }
     }
     Ok(())
@@ -55,15 +57,16 @@ pub fn load_eval_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadEr
     Ok(episodes)
 }
 
-/// The one sample `key` (`{id}_epoch_{n}`) of the `.eval` at `path`, nothing else read.
+/// The episode `key` of the `.eval` at `path` — a sample (`{id}_epoch_{n}`) or one of its branches
+/// (`{id}_epoch_{n}~{branch}`) —, nothing but that sample read.
 pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
     let mut archive = EvalArchive::open(path)?;
     let info = LogInfo::of(&archive.header()?);
-    let entry = archive
-        .entry_of(key)
-        .ok_or_else(|| LoadError::new(path, 0, format!("no sample '{key}' in this log")))?;
+    let sample_key = key.split_once('~').map_or(key, |(sample, _)| sample);
+    let missing = || LoadError::new(path, 0, format!("no sample '{key}' in this log"));
+    let entry = archive.entry_of(sample_key).ok_or_else(missing)?;
     let sample = archive.sample(&entry)?;
-    Ok(episode(sample, &info, path))
+    episodes(sample, &info, path).into_iter().find(|e| e.id() == key).ok_or_else(missing)
 }
 
 /// The episodes of the `.eval` at `path` as its summaries give them (header, scores, error; no
@@ -76,13 +79,14 @@ pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
     let origin = path.to_string_lossy().into_owned();
     if summaries.is_empty() {
         let entries: Vec<SampleEntry> = archive.sample_entries();
-        let mut episodes = Vec::with_capacity(entries.len());
+        let mut read = Vec::with_capacity(entries.len());
         for entry in entries {
-            let mut e = episode(archive.sample(&entry)?, &info, path);
-            e.events.iter_mut().for_each(|event| event.body.drop_texts());
-            episodes.push(e);
+            for mut e in episodes(archive.sample(&entry)?, &info, path) {
+                e.events.iter_mut().for_each(|event| event.body.drop_texts());
+                read.push(e);
+            }
         }
-        return Ok(episodes);
+        return Ok(read);
     }
     Ok(summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect())
 }
@@ -108,5 +112,5 @@ pub fn from_json_log(value: Value, path: &Path) -> Result<Vec<Episode>, LoadErro
     let log: JsonLog = serde_json::from_value(value)
         .map_err(|e| LoadError::new(path, 0, format!("not a readable Inspect log: {e}")))?;
     let info = LogInfo::of(&log.header);
-    Ok(log.samples.into_iter().map(|s| episode(s, &info, path)).collect())
+    Ok(log.samples.into_iter().flat_map(|s| episodes(s, &info, path)).collect())
 }

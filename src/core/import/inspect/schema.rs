@@ -176,18 +176,68 @@ pub struct ToolError {
     pub message: String,
 }
 
-/// The events the mapping reads: model calls (their role, input and output). Every other kind
-/// is read as `Other` and dropped.
+/// The events the mapping reads: model calls (their role, input and output), and the spans,
+/// anchors and branch markers a branched trajectory leaves. Every other kind is read as `Other`
+/// and dropped.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SampleEvent {
     Model(ModelEvent),
+    SpanBegin(SpanBegin),
+    /// Where a branch's own content begins, inside its `type: "branch"` span.
+    Branch(BranchMark),
+    /// A point a branch can start from (`BranchEvent.from_anchor` names it).
+    Anchor(Anchor),
+    Score(ScoreEvent),
     #[serde(other)]
     Other,
 }
 
 #[derive(Debug, Deserialize)]
+pub struct SpanBegin {
+    pub id: String,
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BranchMark {
+    #[serde(default)]
+    pub span_id: Option<String>,
+    #[serde(default)]
+    pub from_anchor: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Anchor {
+    #[serde(default)]
+    pub span_id: Option<String>,
+    #[serde(default)]
+    pub anchor_id: String,
+}
+
+/// A score given during the run (a branch's scores are given inside its span).
+#[derive(Debug, Deserialize)]
+pub struct ScoreEvent {
+    #[serde(default)]
+    pub span_id: Option<String>,
+    #[serde(default)]
+    pub scorer: Option<String>,
+    #[serde(default)]
+    pub score: Value,
+}
+
+#[derive(Debug, Deserialize)]
 pub struct ModelEvent {
+    /// The span the call was made in (a branch's, or one inside it).
+    #[serde(default)]
+    pub span_id: Option<String>,
     #[serde(default)]
     pub role: Option<String>,
     #[serde(default)]
