@@ -131,11 +131,39 @@ pub struct ChatMessage {
 }
 
 /// A message's content: a string, or a list of parts (text, reasoning, images…).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum Content {
     Text(String),
     Parts(Vec<ContentPart>),
+}
+
+/// Read by its first token, not `#[serde(untagged)]`: an untagged enum buffers the value before
+/// trying its variants, two more copies of a text that can be hundreds of MB (measured: a 500 MB
+/// tool result peaked at 3× its size, see docs/performance.md).
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Content;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a text or a list of content parts")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content, E> {
+                Ok(Content::Text(text.to_string()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content, E> {
+                Ok(Content::Text(text))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Content, A::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(Content::Parts)
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 impl Default for Content {
@@ -278,5 +306,26 @@ pub fn id_text(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_is_a_text_or_parts() {
+        let text: ChatMessage = serde_json::from_str(r#"{"role": "user", "content": "hi\nthere"}"#).unwrap();
+        assert!(matches!(text.content, Content::Text(t) if t == "hi\nthere"));
+        let parts: ChatMessage = serde_json::from_str(
+            r#"{"role": "assistant", "content": [{"type": "reasoning", "reasoning": "r"}, {"type": "text", "text": "ok"}]}"#,
+        )
+        .unwrap();
+        let Content::Parts(parts) = parts.content else { panic!("parts") };
+        assert_eq!((parts[0].kind.as_str(), parts[1].text.as_deref()), ("reasoning", Some("ok")));
+        let missing: ChatMessage = serde_json::from_str(r#"{"role": "user"}"#).unwrap();
+        assert!(matches!(missing.content, Content::Text(t) if t.is_empty()));
+        let wrong = serde_json::from_str::<ChatMessage>(r#"{"role": "user", "content": 3}"#).unwrap_err();
+        assert!(wrong.to_string().contains("a text or a list of content parts"), "{wrong}");
     }
 }
