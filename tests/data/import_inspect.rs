@@ -202,6 +202,19 @@ fn branches_read_as_forks_of_the_sample_as_inspects_timeline_reads_them() {
         assert_eq!(header["task"]["inspect_branch"]["from_anchor"], branch["branched_from"], "{id}");
         check_conversation(fork, branch["conversation"].as_array().unwrap(), "user", id);
     }
+    // Listed (a small log: its samples are read for their branches), each fork under its sample.
+    let (ok, stdout, stderr) =
+        run(&["ls", "--json", "--no-cache", dir.join("branch.eval").to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let listed: Vec<(&str, Option<&str>)> =
+        rows.iter().map(|r| (r["id"].as_str().unwrap(), r["parent"].as_str())).collect();
+    let expected: Vec<(&str, Option<&str>)> = episodes
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (id.as_str(), (i > 0).then_some("paris_epoch_1")))
+        .collect();
+    assert_eq!(listed, expected);
     // A fork is opened alone by its id, its sample read and nothing else.
     let fork = converse_tui::core::import::load_episode(&dir.join("branch.eval"), &episodes[2].0).unwrap();
     assert_eq!(fork.id(), episodes[2].0);

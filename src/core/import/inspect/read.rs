@@ -70,7 +70,8 @@ pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
 }
 
 /// The episodes of the `.eval` at `path` as its summaries give them (header, scores, error; no
-/// message): what an index needs, without reading a sample. A log with no summary yet (a run
+/// message): what an index needs, without reading a sample — but in a log of at most 16 MiB
+/// inflated, whose samples are read for the forks of their branches. A log with no summary yet (a run
 /// that just started) lists the samples it holds, read one at a time, texts dropped.
 pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
     let mut archive = EvalArchive::open(path)?;
@@ -88,8 +89,23 @@ pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
         }
         return Ok(read);
     }
-    Ok(summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect())
+    let mut rows: Vec<Episode> =
+        summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect();
+    // The summaries say nothing of branches: a small log's samples are read for their forks' rows.
+    if archive.inflated_size().is_some_and(|size| size <= READ_FORKS_UP_TO) {
+        for entry in archive.sample_entries() {
+            for mut fork in episodes(archive.sample(&entry)?, &info, path).into_iter().skip(1) {
+                fork.events.iter_mut().for_each(|event| event.body.drop_texts());
+                rows.push(fork);
+            }
+        }
+    }
+    Ok(rows)
 }
+
+/// The largest log (inflated) whose samples are read when it is listed, so the forks of their
+/// branches are listed too; a larger one lists only what its summaries say.
+const READ_FORKS_UP_TO: u128 = 16 << 20;
 
 /// A plain `.json` Inspect log: its header at the top level and its samples in `samples`.
 #[derive(Deserialize)]
