@@ -311,3 +311,44 @@ fn an_eval_export_needs_a_file() {
     assert!(errors.len() == 1 && errors[0].contains("-o FILE.eval"), "one line saying what to do: {stderr}");
     assert!(out.stdout.is_empty(), "no archive bytes on a terminal");
 }
+
+#[test]
+fn a_log_we_wrote_reads_back_with_its_verdicts_task_and_config_as_they_were() {
+    let mut events = journals::journal_events(1);
+    let end = events.pop().unwrap();
+    events.push(Event {
+        seq: end.seq,
+        at: end.at.clone(),
+        body: journals::verdict(None, "security", Outcome::Error, None),
+    });
+    events.push(Event { seq: end.seq + 1, ..end });
+    let dir = tempfile::tempdir().unwrap();
+    let (out, log) = export_and_read(dir.path(), std::slice::from_ref(&events));
+    let scores = &log["samples"][0]["scores"];
+    assert_eq!(scores["security"]["value"], "N", "Inspect sees no answer (and counts it as 0)");
+
+    let home = tempfile::tempdir().unwrap();
+    let dump = bin::command(home.path()).args(["dump", "--json", out.to_str().unwrap()]).output().unwrap();
+    assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));
+    let read: Vec<Value> =
+        String::from_utf8(dump.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let EventBody::Episode(original) = &events[0].body else { unreachable!() };
+    assert_eq!(read[0]["task"]["domain"].as_str(), original.task.domain.as_deref());
+    assert_eq!(read[0]["task"]["attack_type"].as_str(), original.task.attack_type.as_deref());
+    assert_eq!(read[0]["task"]["id"].as_str(), original.task.id.as_deref());
+    assert_eq!(read[0]["config"]["models"]["attacker"], "gpt-4o");
+    let verdicts: Vec<(&str, &str, Option<f64>)> = read
+        .iter()
+        .filter(|e| e["kind"] == "verdict")
+        .map(|e| (e["judge"].as_str().unwrap(), e["outcome"].as_str().unwrap(), e["score"].as_f64()))
+        .collect();
+    // The last verdict of each source, as it was: the error stays an error, never a fail.
+    assert_eq!(
+        verdicts,
+        [
+            ("privacy", journals::privacy_outcome(1).as_str(), Some(0.5)),
+            ("utility", "partial", Some(0.71)),
+            ("security", "error", None)
+        ]
+    );
+}

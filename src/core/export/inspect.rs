@@ -21,7 +21,7 @@ use zip::write::SimpleFileOptions;
 
 use super::annotation::AnnotationView;
 use crate::core::episode::{Episode, EventBody, Party, Verdict, source_label};
-use crate::core::import::inspect::value_of;
+use crate::core::import::inspect::{WRITER, value_of};
 
 /// What the log names its task when the episodes do not agree on one.
 const TASK: &str = "converse";
@@ -389,9 +389,15 @@ fn summary(sample: &Value) -> Value {
     }
     summary.insert("completed".into(), Value::Bool(true));
     summary.insert("message_count".into(), json!(sample["messages"].as_array().map_or(0, Vec::len)));
-    let assistant =
-        sample["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "assistant").count();
-    summary.insert("turn_count".into(), json!(assistant));
+    // Our turns (an attacker's message and what it set off), which a browser row of the log shows.
+    let turns = sample["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["metadata"]["converse"]["turn"].as_u64())
+        .max()
+        .unwrap_or(0);
+    summary.insert("turn_count".into(), json!(turns));
     Value::Object(summary)
 }
 
@@ -425,7 +431,7 @@ fn header(episodes: &[&(&Episode, Vec<AnnotationView>)], samples: &[Value], crea
             "dataset": {"name": task, "samples": unique.len(), "sample_ids": unique},
             "model": model,
             "config": {},
-            "metadata": {"written_by": "converse-tui", "models": models},
+            "metadata": {"written_by": WRITER, "models": models},
         },
         "plan": {"name": "plan", "steps": []},
         "results": {"total_samples": samples.len(), "completed_samples": samples.len()},

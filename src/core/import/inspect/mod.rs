@@ -10,7 +10,7 @@ mod scores;
 mod text;
 
 pub use container::{file_is_zip, is_zip};
-pub use log::{FORMAT, SUMMARY_FORMAT};
+pub use log::{FORMAT, SUMMARY_FORMAT, WRITER};
 pub use read::{
     each_sample, from_json_log, is_json_log, load_eval, load_eval_bytes, load_sample, summary_episodes,
 };

@@ -62,7 +62,9 @@ fn episode(sample: &mut Sample, info: &LogInfo, path: &Path) -> Episode {
     }
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     bodies.extend(events);
-    bodies.extend(scores::verdicts(sample.scores.as_ref(), &attachments).into_iter().map(EventBody::from));
+    bodies.extend(
+        scores::verdicts(sample.scores.as_ref(), &attachments, info.ours).into_iter().map(EventBody::from),
+    );
     bodies.extend(error_event(sample.error.as_ref()));
     Episode::new(stamp_events(bodies, &started(sample, info)), path.to_string_lossy().into_owned())
 }
@@ -100,7 +102,9 @@ fn fork(branch: Branch, parent: &Episode, sample: &Sample, info: &LogInfo, path:
     header.task.extra.insert("inspect_branch".into(), about);
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     bodies.extend(events);
-    bodies.extend(scores::verdicts(Some(&branch.scores), &attachments).into_iter().map(EventBody::from));
+    bodies.extend(
+        scores::verdicts(Some(&branch.scores), &attachments, info.ours).into_iter().map(EventBody::from),
+    );
     Episode::new(stamp_events(bodies, &started(sample, info)), path.to_string_lossy().into_owned())
 }
 
