@@ -63,8 +63,22 @@ fn parent_of<'a>(
     episode: &Episode,
     episodes: &'a [(&Episode, Vec<AnnotationView>)],
 ) -> Option<&'a (&'a Episode, Vec<AnnotationView>)> {
-    let parent = episode.header().parent.as_ref()?;
-    episodes.iter().find(|(e, _)| e.id() == parent.episode && e.id() != episode.id())
+    let direct = |of: &Episode| {
+        let parent = of.header().parent.as_ref()?;
+        episodes.iter().find(|(e, _)| e.id() == parent.episode && e.id() != of.id())
+    };
+    let parent = direct(episode)?;
+    // Only a chain of parents that ends in a sample: a cycle (no real fork makes one) leaves every
+    // episode of it a sample of its own, never an episode dropped.
+    let mut at = parent;
+    for _ in 0..episodes.len() {
+        match direct(at.0) {
+            None => return Some(parent),
+            Some(up) if std::ptr::eq(up.0, episode) => return None,
+            Some(up) => at = up,
+        }
+    }
+    None
 }
 
 /// Every episode's sample, `(id, epoch)` unique: the epochs of one task id counted in order. A fork
@@ -148,7 +162,7 @@ fn forks_of<'a>(
     episode: &Episode,
     all: &'a [(&Episode, Vec<AnnotationView>)],
 ) -> Vec<&'a (&'a Episode, Vec<AnnotationView>)> {
-    all.iter().filter(|(e, _)| parent_of(e, all).is_some_and(|(p, _)| p.id() == episode.id())).collect()
+    all.iter().filter(|(e, _)| parent_of(e, all).is_some_and(|(p, _)| std::ptr::eq(*p, episode))).collect()
 }
 
 /// An episode's own events (`tools`, by seq) with an anchor where each of its forks leaves it, as
@@ -437,4 +451,45 @@ fn header(episodes: &[&(&Episode, Vec<AnnotationView>)], samples: &[Value], crea
         "results": {"total_samples": samples.len(), "completed_samples": samples.len()},
         "stats": {"started_at": created, "completed_at": created},
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, EpisodeHeader, Message, ParentRef, TaskInfo, stamp_events};
+
+    fn episode(id: &str, parent: Option<&str>) -> Episode {
+        let mut header = EpisodeHeader::new(id.to_string(), TaskInfo::default(), EpisodeConfig::default());
+        header.parent = parent.map(|p| ParentRef { episode: p.to_string(), seq: 1 });
+        let bodies = vec![
+            EventBody::Episode(Box::new(header)),
+            EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, format!("{id} asks"))),
+            EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, format!("{id} answers"))),
+        ];
+        Episode::new(stamp_events(bodies, "2026-11-25T00:00:00Z"), id.to_string())
+    }
+
+    #[test]
+    fn a_fork_is_a_branch_of_its_parent_and_a_cycle_of_parents_drops_nobody() {
+        let (root, fork, a, b) = (
+            episode("root", None),
+            episode("fork", Some("root")),
+            episode("a", Some("b")),
+            episode("b", Some("a")),
+        );
+        let all: Vec<(&Episode, Vec<AnnotationView>)> =
+            [&root, &fork, &a, &b].into_iter().map(|e| (e, Vec::new())).collect();
+        let samples = samples(&all);
+        let ids: Vec<&str> =
+            samples.iter().map(|s| s["metadata"]["converse_episode"].as_str().unwrap()).collect();
+        assert_eq!(
+            ids,
+            ["root", "a", "b"],
+            "the fork is a branch; a and b, each the other's parent, are samples"
+        );
+        let kinds: Vec<&str> =
+            samples[0]["events"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["anchor", "span_begin", "branch", "model", "span_end"]);
+        assert!(samples[1]["events"].as_array().unwrap().is_empty());
+    }
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::schema::{ChatMessage, EventsData, Sample, SampleEvent, SpanBegin};
+use super::schema::{ChatMessage, EventsData, ModelEvent, Sample, SampleEvent, SpanBegin};
 
 /// One branch of a sample.
 pub struct Branch {
@@ -116,11 +116,7 @@ pub fn branches(sample: &Sample, role: Option<&str>) -> Vec<Branch> {
         .iter()
         .filter_map(|span| {
             let call = last_call.get(span.id.as_str())?;
-            let mut messages = match &call.input_refs {
-                Some(refs) => resolve_refs(refs, sample.events_data.as_ref()),
-                None => call.input.clone(),
-            };
-            messages.extend(call.output.iter().flat_map(|o| o.choices.first()).map(|c| c.message.clone()));
+            let messages = conversation_of(call, sample.events_data.as_ref());
             let from_anchor = spans.anchors.get(span.id.as_str()).copied().unwrap_or_default();
             // The branch it leaves: the one its anchor lies in, else the one its span lies in.
             let anchor_span =
@@ -149,9 +145,20 @@ fn name_of(name: &str, id: &str) -> String {
     name.chars().map(|c| if c.is_whitespace() || c == '/' || c == '\\' { '_' } else { c }).collect()
 }
 
+/// The conversation a model call saw and what it answered: its input (resolved from the sample's
+/// message pool when condensed) and its first choice.
+pub fn conversation_of(call: &ModelEvent, pool: Option<&EventsData>) -> Vec<ChatMessage> {
+    let mut messages = match &call.input_refs {
+        Some(refs) => resolve_refs(refs, pool),
+        None => call.input.clone(),
+    };
+    messages.extend(call.output.iter().flat_map(|o| o.choices.first()).map(|c| c.message.clone()));
+    messages
+}
+
 /// A condensed input: half-open ranges of the sample's message pool. A range past the pool's end
 /// keeps what the pool holds.
-pub fn resolve_refs(refs: &[(usize, usize)], pool: Option<&EventsData>) -> Vec<ChatMessage> {
+fn resolve_refs(refs: &[(usize, usize)], pool: Option<&EventsData>) -> Vec<ChatMessage> {
     let pool = pool.map(|p| p.messages.as_slice()).unwrap_or_default();
     let mut messages = Vec::new();
     for &(start, end) in refs {

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::branch::{self, Branch, Spans, resolve_refs};
+use super::branch::{self, Branch, Spans, conversation_of};
 use super::log::{FORMAT, LogInfo, error_event};
 use super::schema::{ChatMessage, Sample, SampleEvent};
 use super::scores;
@@ -120,12 +120,7 @@ fn target_conversation(sample: &Sample) -> Option<Vec<ChatMessage>> {
         }
         _ => None,
     })?;
-    let mut messages = match &call.input_refs {
-        Some(refs) => resolve_refs(refs, sample.events_data.as_ref()),
-        None => call.input.clone(),
-    };
-    messages.extend(call.output.iter().flat_map(|o| o.choices.first()).map(|c| c.message.clone()));
-    Some(messages)
+    Some(conversation_of(call, sample.events_data.as_ref()))
 }
 
 /// The events of a conversation, and the texts of its system messages (shown in the header);
