@@ -139,10 +139,12 @@ pub fn branches(sample: &Sample, role: Option<&str>) -> Vec<Branch> {
         .collect()
 }
 
-/// A span's name as part of an episode id: no space or slash (ids are typed and make file names).
+/// A span's name as part of an episode id: no space, slash or control character (ids are typed,
+/// shown and make file names).
 fn name_of(name: &str, id: &str) -> String {
     let name = if name.trim().is_empty() { id } else { name.trim() };
-    name.chars().map(|c| if c.is_whitespace() || c == '/' || c == '\\' { '_' } else { c }).collect()
+    let plain = |c: char| !(c.is_whitespace() || c.is_control() || c == '/' || c == '\\' || c == '~');
+    name.chars().map(|c| if plain(c) { c } else { '_' }).collect()
 }
 
 /// The conversation a model call saw and what it answered: its input (resolved from the sample's
@@ -166,4 +168,16 @@ fn resolve_refs(refs: &[(usize, usize)], pool: Option<&EventsData>) -> Vec<ChatM
         messages.extend_from_slice(&pool[start..end.clamp(start, pool.len())]);
     }
     messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_of;
+
+    #[test]
+    fn a_branch_name_makes_a_plain_id() {
+        assert_eq!(name_of("retry", "s1"), "retry");
+        assert_eq!(name_of("  ", "s1"), "s1");
+        assert_eq!(name_of("a b/c\\d~e\u{1b}[31m", "s1"), "a_b_c_d_e_[31m");
+    }
 }

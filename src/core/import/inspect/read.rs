@@ -62,9 +62,10 @@ pub fn load_eval_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadEr
 pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
     let mut archive = EvalArchive::open(path)?;
     let info = LogInfo::of(&archive.header()?);
-    let sample_key = key.split_once('~').map_or(key, |(sample, _)| sample);
     let missing = || LoadError::new(path, 0, format!("no sample '{key}' in this log"));
-    let entry = archive.entry_of(sample_key).ok_or_else(missing)?;
+    // The sample is the key up to a `~` (a sample id may hold one too: the first stored wins).
+    let cuts = key.match_indices('~').map(|(at, _)| at).chain([key.len()]);
+    let entry = cuts.filter_map(|at| archive.entry_of(&key[..at])).next().ok_or_else(missing)?;
     let sample = archive.sample(&entry)?;
     episodes(sample, &info, path).into_iter().find(|e| e.id() == key).ok_or_else(missing)
 }
