@@ -7,7 +7,7 @@
 //! parent is where the two conversations part (the anchor names the point, not a message).
 //! Scores given inside the span are the branch's own.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -34,6 +34,8 @@ pub struct Branch {
 pub struct Spans<'a> {
     parents: HashMap<&'a str, Option<&'a str>>,
     branches: Vec<&'a SpanBegin>,
+    /// The ids of `branches` (looked up for every event).
+    branch_ids: HashSet<&'a str>,
     /// Each branch span's `from_anchor`.
     anchors: HashMap<&'a str, &'a str>,
     /// The span each anchor was set in.
@@ -67,7 +69,8 @@ impl<'a> Spans<'a> {
         }
         // A `branch` span without a BranchEvent is ordinary content (as Inspect's timeline reads it).
         spans.retain(|s| anchors.contains_key(s.id.as_str()));
-        Spans { parents, branches: spans, anchors, anchored_in }
+        let branch_ids = spans.iter().map(|s| s.id.as_str()).collect();
+        Spans { parents, branches: spans, branch_ids, anchors, anchored_in }
     }
 
     /// The innermost branch the span `span` lies in (a nested branch's calls are its own).
@@ -75,8 +78,8 @@ impl<'a> Spans<'a> {
         let mut at = span;
         for _ in 0..=self.parents.len() {
             let id = at?;
-            if let Some(branch) = self.branches.iter().find(|b| b.id == id) {
-                return Some(branch.id.as_str());
+            if let Some(branch) = self.branch_ids.get(id) {
+                return Some(branch);
             }
             at = self.parents.get(id).copied().flatten();
         }
