@@ -30,7 +30,7 @@ for what in browser sample; do
 done
 /usr/bin/time -f "  inspect_ai read_eval_log(header_only=True): %e s, peak RSS %M KiB" "$python" -c \
     "import sys; from inspect_ai.log import read_eval_log; read_eval_log(sys.argv[1], header_only=True)" "$file"
-/usr/bin/time -f "  inspect_ai read_eval_sample(trip0): %e s, peak RSS %M KiB" "$python" -c \
-    "import sys; from inspect_ai.log import read_eval_sample; read_eval_sample(sys.argv[1], 'trip0', 1)" "$file"
+/usr/bin/time -f "  inspect_ai read_eval_log_sample(trip0): %e s, peak RSS %M KiB" "$python" -c \
+    "import sys; from inspect_ai.log import read_eval_log_sample; read_eval_log_sample(sys.argv[1], 'trip0', 1)" "$file"
 /usr/bin/time -f "  inspect_ai read_eval_log (whole log): %e s, peak RSS %M KiB" "$python" -c \
     "import sys; from inspect_ai.log import read_eval_log; read_eval_log(sys.argv[1])" "$file"

@@ -25,8 +25,10 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
     let streaming = state.live.as_ref().and_then(|l| l.streaming.as_ref());
     let (notes, focused) = (&inspector.notes, inspector.focus == id);
     let Some(pane) = view.pane(id) else { return };
+    let user_side = id == PaneId::Attacker && speaks_for_user(view.events());
+    let name = if user_side { "User" } else { id.title() };
     let title = Line::from(vec![
-        Span::styled(format!(" {} ", id.title()), title_style(id, theme)),
+        Span::styled(format!(" {name} "), title_style(id, theme)),
         Span::styled(format!("{} ", pane.visible), theme.dim()),
     ]);
     let block = Block::bordered().border_style(theme.border(focused)).title(title);
@@ -36,7 +38,8 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
         draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
     }
     if pane.visible == 0 {
-        let empty = Paragraph::new(Span::styled(empty_text(id), theme.dim()));
+        let said = if user_side { "nothing from the user yet" } else { empty_text(id) };
+        let empty = Paragraph::new(Span::styled(said, theme.dim()));
         frame.render_widget(empty, text);
         return;
     }
@@ -82,6 +85,17 @@ fn title_style(id: PaneId, theme: &Theme) -> Style {
         PaneId::Tools => theme.party(Party::Environment),
         PaneId::Verdicts => theme.title(),
     }
+}
+
+/// Whether the left pane holds a user's messages, not an attacker's: an episode with no attacker — no
+/// attacker model in its header, no message from one — is a plain agent conversation (an Inspect eval).
+fn speaks_for_user(events: &[Event]) -> bool {
+    let attacker_model = events.first().is_some_and(|e| match &e.body {
+        EventBody::Episode(h) => h.config.models.contains_key("attacker"),
+        _ => false,
+    });
+    !attacker_model
+        && !events.iter().any(|e| matches!(&e.body, EventBody::Message(m) if m.from == Party::Attacker))
 }
 
 fn empty_text(id: PaneId) -> &'static str {

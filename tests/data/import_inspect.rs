@@ -181,6 +181,47 @@ fn an_audit_shows_the_targets_conversation_the_auditor_as_attacker() {
 }
 
 #[test]
+fn branches_read_as_forks_of_the_sample_as_inspects_timeline_reads_them() {
+    let (dir, expected) = logs();
+    let sample = &expected["branch.eval"]["samples"][0];
+    let branches = sample["branches"].as_array().unwrap();
+    assert_eq!(branches.len(), 2, "Inspect's timeline: two branches");
+    let episodes = dumped(&dir.join("branch.eval"));
+    assert_eq!(episodes.len(), 3, "the sample and a fork per branch");
+    let (main, events) = &episodes[0];
+    assert_eq!(main, "paris_epoch_1");
+    check_conversation(events, sample["messages"].as_array().unwrap(), "user", "branch.eval main");
+    // The first turn is shared: the forks leave the sample after its first reply (seq 2).
+    let first_reply = events.iter().find(|e| e["kind"] == "message" && e["from"] == "assistant").unwrap();
+    for (branch, (id, fork)) in branches.iter().zip(&episodes[1..]) {
+        let name = branch["name"].as_str().unwrap();
+        assert_eq!(*id, format!("paris_epoch_1~{name}"));
+        let header = &fork[0];
+        assert_eq!(header["parent"]["episode"], "paris_epoch_1", "{id}");
+        assert_eq!(header["parent"]["seq"], first_reply["seq"], "{id}: leaves after the first turn");
+        assert_eq!(header["task"]["inspect_branch"]["from_anchor"], branch["branched_from"], "{id}");
+        check_conversation(fork, branch["conversation"].as_array().unwrap(), "user", id);
+    }
+    // Listed (a small log: its samples are read for their branches), each fork under its sample.
+    let (ok, stdout, stderr) =
+        run(&["ls", "--json", "--no-cache", dir.join("branch.eval").to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let listed: Vec<(&str, Option<&str>)> =
+        rows.iter().map(|r| (r["id"].as_str().unwrap(), r["parent"].as_str())).collect();
+    let expected: Vec<(&str, Option<&str>)> = episodes
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (id.as_str(), (i > 0).then_some("paris_epoch_1")))
+        .collect();
+    assert_eq!(listed, expected);
+    // A fork is opened alone by its id, its sample read and nothing else.
+    let fork = converse_tui::core::import::load_episode(&dir.join("branch.eval"), &episodes[2].0).unwrap();
+    assert_eq!(fork.id(), episodes[2].0);
+    assert_eq!(fork.header().parent.as_ref().map(|p| p.episode.as_str()), Some("paris_epoch_1"));
+}
+
+#[test]
 fn ls_lists_samples_from_their_summaries() {
     let (dir, expected) = logs();
     let path = dir.join("weather.eval");

@@ -5,7 +5,8 @@ Usage: python inspect_logs.py OUT_DIR
 Writes OUT_DIR/weather.eval (zstd, Inspect's default: a two-sample agent task against mockllm
 with a tool call, a long tool result moved to an attachment and two scorers), OUT_DIR/weather-deflate.eval
 (the same log with every entry recompressed with deflate, as Inspect wrote before zstd), and
-OUT_DIR/audit.eval (an audit: an auditor model writes to a target model under Inspect model roles,
+OUT_DIR/branch.eval (a two-turn conversation with two branches leaving it after the first turn, made
+with `inspect_ai.event.timeline_branch`), OUT_DIR/audit.eval (an audit: an auditor model writes to a target model under Inspect model roles,
 the target's calls condensed into the sample's message pool), and OUT_DIR/chunked/{weather,audit}.eval
 (both converted by Inspect to its chunked sample layout, `samples/{id}_epoch_{n}/…`, which its own
 reader does not read yet: their view is that of the logs they were converted from). Prints one JSON object: for each
@@ -27,10 +28,12 @@ _model.count_text_tokens = lambda text: max(1, len(text) // 4)
 import inspect_ai._util.zipfile  # noqa: E402,F401  (zstd entries for the stdlib zipfile)
 from inspect_ai import Task, eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
+from inspect_ai.event import timeline_branch  # noqa: E402
 from inspect_ai.model import ChatMessageUser, ModelOutput, get_model  # noqa: E402
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, match, scorer  # noqa: E402
 from inspect_ai.solver import generate, solver, system_message, use_tools  # noqa: E402
 from inspect_ai.tool import tool  # noqa: E402
+from inspect_ai.util import span  # noqa: E402
 from inspect_view import log_view  # noqa: E402  (beside this script)
 
 
@@ -134,6 +137,44 @@ def audit_log(out_dir):
     return path
 
 
+@solver
+def branching():
+    async def solve(state, generate):
+        model = get_model()
+        # An agent's span: Inspect's timeline reads the branches of agents (a plain solver's spans
+        # are unrolled into the sample's).
+        async with span("weather_agent", type="agent"):
+            state = await generate(state)
+            first_turn = list(state.messages)
+            state.messages.append(ChatMessageUser(content="And tomorrow?"))
+            state = await generate(state)
+            # Two other second turns, each leaving the conversation after the first turn.
+            for name, asks in (("celsius", "And in Celsius?"), ("shorter", "Say it in one word.")):
+                async with timeline_branch(name=name, from_anchor="after-turn-1-" + name):
+                    await model.generate(first_turn + [ChatMessageUser(content=asks)])
+        return state
+
+    return solve
+
+
+def branch_log(out_dir):
+    outputs = [
+        ModelOutput.from_content("mockllm/model", text)
+        for text in ("Sunny, 25 degrees.", "Rain tomorrow.", "25 degrees Celsius.", "Sunny.")
+    ]
+    task = Task(
+        name="branchy",
+        dataset=[Sample(input="What is the weather in Paris?", target="Sunny", id="paris")],
+        solver=branching(),
+        scorer=match(location="any"),
+    )
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    log = eval(task, model=model, log_dir=out_dir, log_format="eval", display="none")[0]
+    path = os.path.join(out_dir, "branch.eval")
+    shutil.move(log.location, path)
+    return path
+
+
 def deflate_copy(path, out):
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
@@ -146,6 +187,7 @@ def main():
     weather = weather_log(out_dir)
     deflate = deflate_copy(weather, os.path.join(out_dir, "weather-deflate.eval"))
     audit = audit_log(out_dir)
+    branch = branch_log(out_dir)
     from inspect_ai.log._recorders.chunked.convert import convert_eval_logs_to_chunked
 
     chunked_dir = os.path.join(out_dir, "chunked")
@@ -161,6 +203,7 @@ def main():
                 "weather.eval": log_view(weather),
                 "weather-deflate.eval": log_view(deflate),
                 "audit.eval": log_view(audit),
+                "branch.eval": log_view(branch),
                 # read_eval_log of 0.3.285 cannot read the chunked layout its converter writes yet:
                 # a chunked log holds what the log it was converted from holds.
                 "chunked/weather.eval": log_view(weather),

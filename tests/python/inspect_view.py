@@ -7,6 +7,7 @@ Usage: python inspect_view.py LOG  (prints the view of one log); imported by ins
 import json
 import sys
 
+from inspect_ai.event import timeline_build
 from inspect_ai.log import read_eval_log
 
 
@@ -18,6 +19,39 @@ def message_view(m):
         view["tool_call_id"] = m.tool_call_id
         view["function"] = m.function
     return view
+
+
+def span_events(span):
+    """The events of a timeline span, its nested spans' included, its branches' not."""
+    for item in span.content:
+        if item.type == "span":
+            yield from span_events(item)
+        else:
+            yield item.event
+
+
+def branch_views(span, into):
+    """Every branch under `span`, as Inspect's timeline reads it: its name, the anchor it leaves
+    from, its conversation (its last model call's input and output) and its scores."""
+    for branch in span.branches:
+        events = list(span_events(branch))
+        calls = [e for e in events if e.event == "model"]
+        into.append(
+            {
+                "name": branch.name,
+                "branched_from": branch.branched_from,
+                "conversation": [message_view(m) for m in calls[-1].input] + [message_view(calls[-1].output.message)]
+                if calls
+                else [],
+                "scores": {e.scorer: e.score.value for e in events if e.event == "score"},
+                "anchors": [e.anchor_id for e in events if e.event == "anchor"],
+            }
+        )
+        branch_views(branch, into)
+    for item in span.content:
+        if item.type == "span":
+            branch_views(item, into)
+    return into
 
 
 def sample_view(s):
@@ -33,6 +67,8 @@ def sample_view(s):
         "metadata": s.metadata,
         "attachments": len(s.attachments),
         "tool_events": [{"id": e.id, "function": e.function, "result": e.result} for e in s.events if e.event == "tool"],
+        "anchors": [e.anchor_id for e in s.events if e.event == "anchor"],
+        "branches": branch_views(timeline_build(s.events).root, []),
     }
     target_calls = [e for e in s.events if e.event == "model" and e.role == "target"]
     if target_calls:

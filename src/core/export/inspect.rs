@@ -9,7 +9,8 @@
 //! each source (`judge`, or `judge (source)` when a judge has several), `C` for a pass, `I` for a
 //! fail, `P` (or the score) for partial, `N` for a verdict not reached (error, skipped: Inspect
 //! counts it as 0, our outcome is in the score's metadata), with the summary as explanation and
-//! the evidence and details in metadata. Entries are deflate-compressed, read by every Inspect.
+//! the evidence and details in metadata. Forks of exported episodes are branches of their parent's
+//! sample (see `branch` below). Entries are deflate-compressed, read by every Inspect.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Seek, Write};
@@ -20,7 +21,7 @@ use zip::write::SimpleFileOptions;
 
 use super::annotation::AnnotationView;
 use crate::core::episode::{Episode, EventBody, Party, Verdict, source_label};
-use crate::core::import::inspect::value_of;
+use crate::core::import::inspect::{WRITER, value_of};
 
 /// What the log names its task when the episodes do not agree on one.
 const TASK: &str = "converse";
@@ -44,7 +45,9 @@ pub fn to_eval<W: Write + Seek>(
     }
     let summaries: Vec<Value> = samples.iter().map(summary).collect();
     entry("summaries.json", &Value::Array(summaries))?;
-    entry("header.json", &header(episodes, &samples, created))?;
+    let written: Vec<&(&Episode, Vec<AnnotationView>)> =
+        episodes.iter().filter(|(e, _)| parent_of(e, episodes).is_none()).collect();
+    entry("header.json", &header(&written, &samples, created))?;
     zip.finish().map_err(io::Error::other)
 }
 
@@ -54,23 +57,57 @@ fn file_id(id: &Value) -> String {
     text.replace('/', "_")
 }
 
-/// Every episode's sample, `(id, epoch)` unique: the epochs of one task id counted in order.
+/// The exported episode `episode` forks from, if any: the fork is then a branch of it, not a
+/// sample of its own.
+fn parent_of<'a>(
+    episode: &Episode,
+    episodes: &'a [(&Episode, Vec<AnnotationView>)],
+) -> Option<&'a (&'a Episode, Vec<AnnotationView>)> {
+    let direct = |of: &Episode| {
+        let parent = of.header().parent.as_ref()?;
+        episodes.iter().find(|(e, _)| e.id() == parent.episode && e.id() != of.id())
+    };
+    let parent = direct(episode)?;
+    // Only a chain of parents that ends in a sample: a cycle (no real fork makes one) leaves every
+    // episode of it a sample of its own, never an episode dropped.
+    let mut at = parent;
+    for _ in 0..episodes.len() {
+        match direct(at.0) {
+            None => return Some(parent),
+            Some(up) if std::ptr::eq(up.0, episode) => return None,
+            Some(up) => at = up,
+        }
+    }
+    None
+}
+
+/// Every episode's sample, `(id, epoch)` unique: the epochs of one task id counted in order. A fork
+/// of an exported episode is a branch in its parent's sample.
 fn samples(episodes: &[(&Episode, Vec<AnnotationView>)]) -> Vec<Value> {
     let mut epochs: HashMap<String, u32> = HashMap::new();
     episodes
         .iter()
+        .filter(|(episode, _)| parent_of(episode, episodes).is_none())
         .map(|(episode, notes)| {
             let id = episode.header().task.id.clone().unwrap_or_else(|| episode.id().to_string());
             let epoch = epochs.entry(id.clone()).or_insert(0);
             *epoch += 1;
-            sample(episode, notes, Value::String(id), *epoch)
+            sample(episode, notes, Value::String(id), *epoch, episodes)
         })
         .collect()
 }
 
-fn sample(episode: &Episode, notes: &[AnnotationView], id: Value, epoch: u32) -> Value {
+fn sample(
+    episode: &Episode,
+    notes: &[AnnotationView],
+    id: Value,
+    epoch: u32,
+    all: &[(&Episode, Vec<AnnotationView>)],
+) -> Value {
     let header = episode.header();
-    let (messages, events) = conversation(episode);
+    let (messages, tools) = conversation(episode);
+    let mut events = with_anchors(episode, tools, None, all);
+    events.extend(branches(episode, all));
     let mut metadata = Map::new();
     metadata.insert("converse_episode".into(), Value::String(episode.id().to_string()));
     metadata.insert("task".into(), serde_json::to_value(&header.task).unwrap_or_default());
@@ -79,11 +116,7 @@ fn sample(episode: &Episode, notes: &[AnnotationView], id: Value, epoch: u32) ->
         metadata.insert("parent".into(), json!({"episode": parent.episode, "seq": parent.seq}));
     }
     if !notes.is_empty() {
-        let notes: Vec<Value> = notes
-            .iter()
-            .map(|a| json!({"target_seq": a.target_seq, "label": a.label, "note": a.note, "author": a.author, "quote": a.quote}))
-            .collect();
-        metadata.insert("annotations".into(), Value::Array(notes));
+        metadata.insert("annotations".into(), notes_of(notes));
     }
     let error = episode.events.iter().find_map(|e| match &e.body {
         EventBody::Error(error) => {
@@ -117,8 +150,118 @@ fn sample(episode: &Episode, notes: &[AnnotationView], id: Value, epoch: u32) ->
     sample
 }
 
-/// The messages and tool events of an episode.
-fn conversation(episode: &Episode) -> (Vec<Value>, Vec<Value>) {
+fn notes_of(notes: &[AnnotationView]) -> Value {
+    notes
+        .iter()
+        .map(|a| json!({"target_seq": a.target_seq, "label": a.label, "note": a.note, "author": a.author, "quote": a.quote}))
+        .collect()
+}
+
+/// The direct forks of `episode` among the exported episodes.
+fn forks_of<'a>(
+    episode: &Episode,
+    all: &'a [(&Episode, Vec<AnnotationView>)],
+) -> Vec<&'a (&'a Episode, Vec<AnnotationView>)> {
+    all.iter().filter(|(e, _)| parent_of(e, all).is_some_and(|(p, _)| std::ptr::eq(*p, episode))).collect()
+}
+
+/// An episode's own events (`tools`, by seq) with an anchor where each of its forks leaves it, as
+/// `inspect_ai.event.timeline_branch` sets one; `span` is the span they lie in (a fork's branch
+/// span; none for a sample's own).
+fn with_anchors(
+    episode: &Episode,
+    tools: Vec<(u64, Value)>,
+    span: Option<&str>,
+    all: &[(&Episode, Vec<AnnotationView>)],
+) -> Vec<Value> {
+    let mut events = tools;
+    for (fork, _) in forks_of(episode, all) {
+        let at = fork.header().parent.as_ref().map_or(0, |p| p.seq);
+        let anchor = json!({"event": "anchor", "anchor_id": anchor_id(fork), "span_id": span,
+            "timestamp": time_at(episode, at)});
+        // After every event up to the fork point (a stable sort keeps the anchors' order).
+        events.push((at, anchor));
+    }
+    events.sort_by_key(|(seq, _)| *seq);
+    events.into_iter().map(|(_, e)| e).collect()
+}
+
+/// The branch spans of every fork of `episode` and of their forks in turn, one after another (Inspect's
+/// timeline reads branches as siblings; a branch of a branch has its anchor in that branch's span).
+fn branches(episode: &Episode, all: &[(&Episode, Vec<AnnotationView>)]) -> Vec<Value> {
+    let mut events = Vec::new();
+    for (fork, notes) in forks_of(episode, all) {
+        events.extend(branch(fork, notes, all));
+        events.extend(branches(fork, all));
+    }
+    events
+}
+
+fn anchor_id(fork: &Episode) -> String {
+    format!("fork:{}", fork.id())
+}
+
+/// When the event `seq` of `episode` happened (its header's time when there is none).
+fn time_at(episode: &Episode, seq: u64) -> String {
+    let event = episode.events.iter().rev().find(|e| e.seq <= seq).or(episode.events.first());
+    event.map(|e| e.at.clone()).unwrap_or_default()
+}
+
+/// A fork as an Inspect branch: a `branch` span named by the fork's episode id, its BranchEvent,
+/// one model call per reply of the fork's own (its input the whole conversation before it, the
+/// shared prefix included, as a replayed branch's calls are), its tool calls, its verdicts as
+/// scores. Its notes and config are in the span's metadata.
+fn branch(fork: &Episode, notes: &[AnnotationView], all: &[(&Episode, Vec<AnnotationView>)]) -> Vec<Value> {
+    let id = format!("branch:{}", fork.id());
+    let point = fork.header().parent.as_ref().map_or(0, |p| p.seq);
+    let (messages, tools) = conversation(fork);
+    let start = time_at(fork, point + 1);
+    let mut metadata = json!({"converse_episode": fork.id(), "parent_seq": point,
+        "config": serde_json::to_value(&fork.header().config).unwrap_or_default()});
+    if !notes.is_empty() {
+        metadata["annotations"] = notes_of(notes);
+    }
+    let mut events = vec![
+        json!({"event": "span_begin", "id": id, "type": "branch",
+            "name": fork.id(), "timestamp": start, "metadata": metadata}),
+        json!({"event": "branch", "from_anchor": anchor_id(fork), "span_id": id, "timestamp": start}),
+    ];
+    let mut own: Vec<(u64, Value)> = tools.into_iter().filter(|(seq, _)| *seq > point).collect();
+    for (i, message) in messages.iter().enumerate() {
+        let seq = message["metadata"]["converse"]["seq"].as_u64().unwrap_or(0);
+        if message["role"] == "assistant" && seq > point {
+            own.push((seq, model_event(&messages[..i], message, &id, &time_at(fork, seq))));
+        }
+    }
+    own.sort_by_key(|(seq, _)| *seq);
+    let own: Vec<(u64, Value)> = own.into_iter().map(|(seq, mut e)| (seq, with_span(&mut e, &id))).collect();
+    events.extend(with_anchors(fork, own, Some(&id), all));
+    for (scorer, score) in scores(fork) {
+        events.push(json!({"event": "score", "span_id": id, "scorer": scorer, "score": score,
+            "intermediate": false, "timestamp": time_at(fork, u64::MAX)}));
+    }
+    events.push(json!({"event": "span_end", "id": id, "span_id": id, "timestamp": time_at(fork, u64::MAX)}));
+    events
+}
+
+fn with_span(event: &mut Value, span: &str) -> Value {
+    event["span_id"] = json!(span);
+    event.take()
+}
+
+/// A model call that said `message` after `input`.
+fn model_event(input: &[Value], message: &Value, span: &str, at: &str) -> Value {
+    let model = message["model"].as_str().unwrap_or("none/none");
+    json!({
+        "event": "model", "span_id": span, "timestamp": at, "model": model, "input": input,
+        "tools": [], "tool_choice": "auto", "config": {},
+        "output": {"model": model, "choices": [{"message": message, "stop_reason": "stop"}],
+            "completion": message["content"]},
+    })
+}
+
+/// The messages and tool events (by seq) of an episode.
+fn conversation(episode: &Episode) -> (Vec<Value>, Vec<(u64, Value)>) {
     let mut messages: Vec<Value> = Vec::new();
     let mut events = Vec::new();
     let mut results: HashMap<&str, (&str, bool)> = HashMap::new();
@@ -176,7 +319,7 @@ fn conversation(episode: &Episode) -> (Vec<Value>, Vec<Value>) {
                 if !ok {
                     tool["error"] = json!({"type": "unknown", "message": result});
                 }
-                events.push(tool);
+                events.push((event.seq, tool));
             }
             EventBody::ToolResult(r) => {
                 let mut message = json!({
@@ -260,13 +403,19 @@ fn summary(sample: &Value) -> Value {
     }
     summary.insert("completed".into(), Value::Bool(true));
     summary.insert("message_count".into(), json!(sample["messages"].as_array().map_or(0, Vec::len)));
-    let assistant =
-        sample["messages"].as_array().into_iter().flatten().filter(|m| m["role"] == "assistant").count();
-    summary.insert("turn_count".into(), json!(assistant));
+    // Our turns (an attacker's message and what it set off), which a browser row of the log shows.
+    let turns = sample["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["metadata"]["converse"]["turn"].as_u64())
+        .max()
+        .unwrap_or(0);
+    summary.insert("turn_count".into(), json!(turns));
     Value::Object(summary)
 }
 
-fn header(episodes: &[(&Episode, Vec<AnnotationView>)], samples: &[Value], created: &str) -> Value {
+fn header(episodes: &[&(&Episode, Vec<AnnotationView>)], samples: &[Value], created: &str) -> Value {
     let first = episodes.first().map(|(e, _)| e.header());
     let tasks: Vec<&str> = episodes.iter().filter_map(|(e, _)| e.header().task.domain.as_deref()).collect();
     // One task name when every episode agrees on its domain (an Inspect task), else ours.
@@ -296,10 +445,51 @@ fn header(episodes: &[(&Episode, Vec<AnnotationView>)], samples: &[Value], creat
             "dataset": {"name": task, "samples": unique.len(), "sample_ids": unique},
             "model": model,
             "config": {},
-            "metadata": {"written_by": "converse-tui", "models": models},
+            "metadata": {"written_by": WRITER, "models": models},
         },
         "plan": {"name": "plan", "steps": []},
         "results": {"total_samples": samples.len(), "completed_samples": samples.len()},
         "stats": {"started_at": created, "completed_at": created},
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, EpisodeHeader, Message, ParentRef, TaskInfo, stamp_events};
+
+    fn episode(id: &str, parent: Option<&str>) -> Episode {
+        let mut header = EpisodeHeader::new(id.to_string(), TaskInfo::default(), EpisodeConfig::default());
+        header.parent = parent.map(|p| ParentRef { episode: p.to_string(), seq: 1 });
+        let bodies = vec![
+            EventBody::Episode(Box::new(header)),
+            EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, format!("{id} asks"))),
+            EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, format!("{id} answers"))),
+        ];
+        Episode::new(stamp_events(bodies, "2026-11-25T00:00:00Z"), id.to_string())
+    }
+
+    #[test]
+    fn a_fork_is_a_branch_of_its_parent_and_a_cycle_of_parents_drops_nobody() {
+        let (root, fork, a, b) = (
+            episode("root", None),
+            episode("fork", Some("root")),
+            episode("a", Some("b")),
+            episode("b", Some("a")),
+        );
+        let all: Vec<(&Episode, Vec<AnnotationView>)> =
+            [&root, &fork, &a, &b].into_iter().map(|e| (e, Vec::new())).collect();
+        let samples = samples(&all);
+        let ids: Vec<&str> =
+            samples.iter().map(|s| s["metadata"]["converse_episode"].as_str().unwrap()).collect();
+        assert_eq!(
+            ids,
+            ["root", "a", "b"],
+            "the fork is a branch; a and b, each the other's parent, are samples"
+        );
+        let kinds: Vec<&str> =
+            samples[0]["events"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["anchor", "span_begin", "branch", "model", "span_end"]);
+        assert!(samples[1]["events"].as_array().unwrap().is_empty());
+    }
 }

@@ -64,6 +64,11 @@ impl<R: Read + Seek> EvalArchive<R> {
         &self.path
     }
 
+    /// What every entry of the archive inflates to, as its central directory says.
+    pub fn inflated_size(&self) -> Option<u128> {
+        self.zip.decompressed_size()
+    }
+
     fn names(&self) -> Vec<String> {
         self.zip.file_names().filter_map(Result::ok).map(|n| n.into_owned()).collect()
     }

@@ -32,6 +32,9 @@ pub struct LogInfo {
     pub models: Map<String, Value>,
     /// Whether the log names model roles an audit has (auditor or target).
     pub audit: bool,
+    /// Whether converse-tui wrote the log (`export --format eval`): its samples' metadata then
+    /// hold each episode's task and config, and its scores' metadata each verdict as it was.
+    pub ours: bool,
     run: Value,
 }
 
@@ -68,7 +71,9 @@ impl LogInfo {
         if let Some(error) = &header.error {
             run["error"] = Value::String(error.message.clone());
         }
-        LogInfo { task: eval.task.clone(), created: eval.created.clone(), models, audit, run }
+        let ours =
+            eval.metadata.as_ref().and_then(|m| m.get("written_by")).and_then(Value::as_str) == Some(WRITER);
+        LogInfo { task: eval.task.clone(), created: eval.created.clone(), models, audit, ours, run }
     }
 
     /// The header of the episode of sample `id`, epoch `epoch`.
@@ -80,35 +85,50 @@ impl LogInfo {
         attachments: &Attachments,
         format: &str,
     ) -> EpisodeHeader {
-        let mut task = TaskInfo {
-            // `{task}/{sample id}`: the same task in every epoch and every run of the log's task.
-            id: Some(format!("{}/{}", self.task, id_text(id))),
-            // The Inspect task: what `domain` groups and filters by in `ls`, `summary` and the browser.
-            domain: Some(self.task.clone()),
-            user_task: input_text(input, attachments),
-            ..TaskInfo::default()
-        };
+        let written = if self.ours { episode_of(metadata) } else { None };
+        let is_ours = written.is_some();
+        let (mut task, mut config) = written.unwrap_or_else(|| {
+            let task = TaskInfo {
+                // `{task}/{sample id}`: the same task in every epoch and every run of the log's task.
+                id: Some(format!("{}/{}", self.task, id_text(id))),
+                // The Inspect task: what `domain` groups and filters by in `ls`, `summary` and the browser.
+                domain: Some(self.task.clone()),
+                user_task: input_text(input, attachments),
+                ..TaskInfo::default()
+            };
+            (task, EpisodeConfig { models: self.models.clone(), ..EpisodeConfig::default() })
+        });
         task.extra.insert("inspect_task".into(), Value::String(self.task.clone()));
         task.extra.insert("sample_id".into(), id.clone());
         task.extra.insert("epoch".into(), Value::from(epoch));
         if !target.is_null() {
             task.extra.insert("target".into(), attachments.resolve_value(target));
         }
-        if !metadata.is_empty() {
+        if !metadata.is_empty() && !is_ours {
             task.extra.insert(
                 "sample_metadata".into(),
                 attachments.resolve_value(&Value::Object(metadata.clone())),
             );
         }
-        let mut config = EpisodeConfig { models: self.models.clone(), ..EpisodeConfig::default() };
         // An epoch is a repetition of the sample (the `rep` column).
-        config.extra.insert("repetition".into(), Value::from(epoch));
+        // (A log we wrote keeps the episode's own.)
+        config.extra.entry("repetition").or_insert(Value::from(epoch));
         config.extra.insert("inspect".into(), self.run.clone());
         let mut header = EpisodeHeader::new(episode_id(id, epoch), task, config);
         header.source =
             Some(SourceRef { format: format.to_string(), path: path.to_string_lossy().into_owned() });
         header
     }
+}
+
+/// What `export --format eval` names itself in the header's `eval.metadata.written_by`.
+pub const WRITER: &str = "converse-tui";
+
+/// The task and config of the episode a sample we wrote was (its metadata's `task` and `config`).
+fn episode_of(metadata: &Map<String, Value>) -> Option<(TaskInfo, EpisodeConfig)> {
+    let task = serde_json::from_value(metadata.get("task")?.clone()).ok()?;
+    let config = serde_json::from_value(metadata.get("config")?.clone()).ok()?;
+    Some((task, config))
 }
 
 /// `{id}_epoch_{n}`: the sample's episode id, as Inspect names its entry.
@@ -143,7 +163,9 @@ pub fn summary_events(summary: &SampleSummary, info: &LogInfo, path: &Path) -> V
         header.config.extra.insert("inspect_messages".into(), Value::from(messages));
     }
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
-    bodies.extend(scores::verdicts(summary.scores.as_ref(), &attachments).into_iter().map(EventBody::from));
+    bodies.extend(
+        scores::verdicts(summary.scores.as_ref(), &attachments, info.ours).into_iter().map(EventBody::from),
+    );
     bodies.extend(error_event(summary.error.as_ref()));
     let at = summary
         .started_at

@@ -1,5 +1,6 @@
 //! Inspect AI logs (issue 29): `.eval` archives and plain `.json` logs, one episode per sample.
 //! The format and its mapping are described in docs/formats.md.
+mod branch;
 mod container;
 mod log;
 mod read;
@@ -9,7 +10,7 @@ mod scores;
 mod text;
 
 pub use container::{file_is_zip, is_zip};
-pub use log::{FORMAT, SUMMARY_FORMAT};
+pub use log::{FORMAT, SUMMARY_FORMAT, WRITER};
 pub use read::{
     each_sample, from_json_log, is_json_log, load_eval, load_eval_bytes, load_sample, summary_episodes,
 };

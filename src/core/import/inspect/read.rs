@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::container::{EvalArchive, SampleEntry};
 use super::log::{LogInfo, summary_events};
-use super::sample::episode;
+use super::sample::episodes;
 use super::schema::{LogHeader, Sample};
 use crate::core::episode::Episode;
 use crate::core::import::error::LoadError;
@@ -28,8 +28,10 @@ fn each_of<R: Read + Seek>(
     let info = LogInfo::of(&archive.header()?);
     for entry in archive.sample_entries() {
         let sample = archive.sample(&entry)?;
-        if !each(episode(sample, &info, path)) {
-            break;
+        for episode in episodes(sample, &info, path) {
+            if !each(episode) {
+                return Ok(());
+            }
         }
     }
     Ok(())
@@ -55,19 +57,22 @@ pub fn load_eval_bytes(bytes: &[u8], path: &Path) -> Result<Vec<Episode>, LoadEr
     Ok(episodes)
 }
 
-/// The one sample `key` (`{id}_epoch_{n}`) of the `.eval` at `path`, nothing else read.
+/// The episode `key` of the `.eval` at `path` — a sample (`{id}_epoch_{n}`) or one of its branches
+/// (`{id}_epoch_{n}~{branch}`) —, nothing but that sample read.
 pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
     let mut archive = EvalArchive::open(path)?;
     let info = LogInfo::of(&archive.header()?);
-    let entry = archive
-        .entry_of(key)
-        .ok_or_else(|| LoadError::new(path, 0, format!("no sample '{key}' in this log")))?;
+    let missing = || LoadError::new(path, 0, format!("no sample '{key}' in this log"));
+    // The sample is the key up to a `~` (a sample id may hold one too: the first stored wins).
+    let cuts = key.match_indices('~').map(|(at, _)| at).chain([key.len()]);
+    let entry = cuts.filter_map(|at| archive.entry_of(&key[..at])).next().ok_or_else(missing)?;
     let sample = archive.sample(&entry)?;
-    Ok(episode(sample, &info, path))
+    episodes(sample, &info, path).into_iter().find(|e| e.id() == key).ok_or_else(missing)
 }
 
 /// The episodes of the `.eval` at `path` as its summaries give them (header, scores, error; no
-/// message): what an index needs, without reading a sample. A log with no summary yet (a run
+/// message): what an index needs, without reading a sample — but in a log of at most 16 MiB
+/// inflated, whose samples are read for the forks of their branches. A log with no summary yet (a run
 /// that just started) lists the samples it holds, read one at a time, texts dropped.
 pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
     let mut archive = EvalArchive::open(path)?;
@@ -76,16 +81,32 @@ pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
     let origin = path.to_string_lossy().into_owned();
     if summaries.is_empty() {
         let entries: Vec<SampleEntry> = archive.sample_entries();
-        let mut episodes = Vec::with_capacity(entries.len());
+        let mut read = Vec::with_capacity(entries.len());
         for entry in entries {
-            let mut e = episode(archive.sample(&entry)?, &info, path);
-            e.events.iter_mut().for_each(|event| event.body.drop_texts());
-            episodes.push(e);
+            for mut e in episodes(archive.sample(&entry)?, &info, path) {
+                e.events.iter_mut().for_each(|event| event.body.drop_texts());
+                read.push(e);
+            }
         }
-        return Ok(episodes);
+        return Ok(read);
     }
-    Ok(summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect())
+    let mut rows: Vec<Episode> =
+        summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect();
+    // The summaries say nothing of branches: a small log's samples are read for their forks' rows.
+    if archive.inflated_size().is_some_and(|size| size <= READ_FORKS_UP_TO) {
+        for entry in archive.sample_entries() {
+            for mut fork in episodes(archive.sample(&entry)?, &info, path).into_iter().skip(1) {
+                fork.events.iter_mut().for_each(|event| event.body.drop_texts());
+                rows.push(fork);
+            }
+        }
+    }
+    Ok(rows)
 }
+
+/// The largest log (inflated) whose samples are read when it is listed, so the forks of their
+/// branches are listed too; a larger one lists only what its summaries say.
+const READ_FORKS_UP_TO: u128 = 16 << 20;
 
 /// A plain `.json` Inspect log: its header at the top level and its samples in `samples`.
 #[derive(Deserialize)]
@@ -108,5 +129,5 @@ pub fn from_json_log(value: Value, path: &Path) -> Result<Vec<Episode>, LoadErro
     let log: JsonLog = serde_json::from_value(value)
         .map_err(|e| LoadError::new(path, 0, format!("not a readable Inspect log: {e}")))?;
     let info = LogInfo::of(&log.header);
-    Ok(log.samples.into_iter().map(|s| episode(s, &info, path)).collect())
+    Ok(log.samples.into_iter().flat_map(|s| episodes(s, &info, path)).collect())
 }

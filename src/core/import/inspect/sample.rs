@@ -12,31 +12,47 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
+use super::branch::{self, Branch, Spans, conversation_of};
 use super::log::{FORMAT, LogInfo, error_event};
-use super::schema::{ChatMessage, EventsData, Sample, SampleEvent};
+use super::schema::{ChatMessage, Sample, SampleEvent};
 use super::scores;
 use super::text::Attachments;
-use crate::core::episode::{Episode, EventBody, Message, Party, ToolCall, ToolResult, stamp_events};
+use crate::core::episode::{
+    Episode, EpisodeHeader, EventBody, Message, ParentRef, Party, ToolCall, ToolResult, stamp_events,
+};
 use crate::core::import::defaults::NO_TIME;
 
-/// The episode of `sample`, a sample of the log `info` read from `path`.
-pub fn episode(mut sample: Sample, info: &LogInfo, path: &Path) -> Episode {
-    let attachments = Attachments(&sample.attachments);
-    let mut header = info.header(
-        path,
-        (&sample.id, sample.epoch),
-        (&sample.input, &sample.target, &sample.metadata),
-        &attachments,
-        FORMAT,
-    );
-    let audit = if info.audit { target_conversation(&sample) } else { None };
+/// The episodes of `sample`, a sample of the log `info` read from `path`: its own, then one fork
+/// per branch (see [`super::branch`]), each with its parent and the event it leaves it at.
+pub fn episodes(mut sample: Sample, info: &LogInfo, path: &Path) -> Vec<Episode> {
+    let role = info.audit.then_some("target");
+    let branches = branch::branches(&sample, role);
+    let main = episode(&mut sample, info, path);
+    let mut read = vec![main];
+    let mut spans: Vec<String> = Vec::new();
+    for branch in branches {
+        // A branch of a branch forks that branch's fork (read before it: its span began first).
+        let parent =
+            branch.leaves.as_ref().and_then(|s| spans.iter().position(|x| x == s)).map_or(0, |i| i + 1);
+        spans.push(branch.span.clone());
+        let fork = fork(branch, &read[parent], &sample, info, path);
+        read.push(fork);
+    }
+    read
+}
+
+/// The episode of the sample itself (its messages taken from it).
+fn episode(sample: &mut Sample, info: &LogInfo, path: &Path) -> Episode {
+    let audit = if info.audit { target_conversation(sample) } else { None };
     let (messages, user) = match audit {
         Some(messages) => (messages, Party::Attacker),
         // Taken, not copied: a sample's messages can be hundreds of MB.
         None => (std::mem::take(&mut sample.messages), Party::User),
     };
+    let attachments = Attachments(&sample.attachments);
+    let mut header = sample_header(sample, info, path);
     let (events, system) = conversation(messages, user, &attachments);
     if !system.is_empty() {
         header.task.extra.insert("system_message".into(), Value::String(system.join("\n\n")));
@@ -46,37 +62,65 @@ pub fn episode(mut sample: Sample, info: &LogInfo, path: &Path) -> Episode {
     }
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     bodies.extend(events);
-    bodies.extend(scores::verdicts(sample.scores.as_ref(), &attachments).into_iter().map(EventBody::from));
+    bodies.extend(
+        scores::verdicts(sample.scores.as_ref(), &attachments, info.ours).into_iter().map(EventBody::from),
+    );
     bodies.extend(error_event(sample.error.as_ref()));
-    let at =
-        sample.started_at.clone().or_else(|| info.created.clone()).unwrap_or_else(|| NO_TIME.to_string());
-    Episode::new(stamp_events(bodies, &at), path.to_string_lossy().into_owned())
+    Episode::new(stamp_events(bodies, &started(sample, info)), path.to_string_lossy().into_owned())
+}
+
+fn sample_header(sample: &Sample, info: &LogInfo, path: &Path) -> EpisodeHeader {
+    let attachments = Attachments(&sample.attachments);
+    info.header(
+        path,
+        (&sample.id, sample.epoch),
+        (&sample.input, &sample.target, &sample.metadata),
+        &attachments,
+        FORMAT,
+    )
+}
+
+fn started(sample: &Sample, info: &LogInfo) -> String {
+    sample.started_at.clone().or_else(|| info.created.clone()).unwrap_or_else(|| NO_TIME.to_string())
+}
+
+/// The fork a branch is: `{parent id}~{branch name}`, its whole conversation (the prefix it shares
+/// with its parent included, as our fork journals have it), its parent and the parent's last event
+/// the two share, the branch's own scores as verdicts.
+fn fork(branch: Branch, parent: &Episode, sample: &Sample, info: &LogInfo, path: &Path) -> Episode {
+    let attachments = Attachments(&sample.attachments);
+    let user = if info.audit { Party::Attacker } else { Party::User };
+    let (events, _) = conversation(branch.messages, user, &attachments);
+    let shared = events.iter().zip(parent.events.iter().skip(1)).take_while(|(a, b)| **a == b.body).count();
+    let mut header = sample_header(sample, info, path);
+    header.id = format!("{}~{}", parent.id(), branch.name);
+    header.parent = Some(ParentRef { episode: parent.id().to_string(), seq: parent.events[shared].seq });
+    let mut about = json!({"name": branch.name, "span": branch.span, "from_anchor": branch.from_anchor});
+    if !branch.metadata.is_empty() {
+        about["metadata"] = Value::Object(branch.metadata);
+    }
+    header.task.extra.insert("inspect_branch".into(), about);
+    let mut bodies = vec![EventBody::Episode(Box::new(header))];
+    bodies.extend(events);
+    bodies.extend(
+        scores::verdicts(Some(&branch.scores), &attachments, info.ours).into_iter().map(EventBody::from),
+    );
+    Episode::new(stamp_events(bodies, &started(sample, info)), path.to_string_lossy().into_owned())
 }
 
 /// The target's conversation in an audit: the input of its last model call and what it answered.
 fn target_conversation(sample: &Sample) -> Option<Vec<ChatMessage>> {
+    let spans = Spans::of(sample);
+    // The last call of the trajectory itself: a branch's calls are its fork's.
     let call = sample.events.iter().rev().find_map(|e| match e {
-        SampleEvent::Model(m) if m.role.as_deref() == Some("target") => Some(m),
+        SampleEvent::Model(m)
+            if m.role.as_deref() == Some("target") && spans.branch_of(m.span_id.as_deref()).is_none() =>
+        {
+            Some(m)
+        }
         _ => None,
     })?;
-    let mut messages = match &call.input_refs {
-        Some(refs) => resolve_refs(refs, sample.events_data.as_ref()),
-        None => call.input.clone(),
-    };
-    messages.extend(call.output.iter().flat_map(|o| o.choices.first()).map(|c| c.message.clone()));
-    Some(messages)
-}
-
-/// A condensed input: half-open ranges of the sample's message pool. A range past the pool's end
-/// keeps what the pool holds.
-fn resolve_refs(refs: &[(usize, usize)], pool: Option<&EventsData>) -> Vec<ChatMessage> {
-    let pool = pool.map(|p| p.messages.as_slice()).unwrap_or_default();
-    let mut messages = Vec::new();
-    for &(start, end) in refs {
-        let start = start.min(pool.len());
-        messages.extend_from_slice(&pool[start..end.clamp(start, pool.len())]);
-    }
-    messages
+    Some(conversation_of(call, sample.events_data.as_ref()))
 }
 
 /// The events of a conversation, and the texts of its system messages (shown in the header);

@@ -131,11 +131,39 @@ pub struct ChatMessage {
 }
 
 /// A message's content: a string, or a list of parts (text, reasoning, images…).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone)]
 pub enum Content {
     Text(String),
     Parts(Vec<ContentPart>),
+}
+
+/// Read by its first token, not `#[serde(untagged)]`: an untagged enum buffers the value before
+/// trying its variants, two more copies of a text that can be hundreds of MB (measured: a 500 MB
+/// tool result peaked at 3× its size, see docs/performance.md).
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Content;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a text or a list of content parts")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Content, E> {
+                Ok(Content::Text(text.to_string()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Content, E> {
+                Ok(Content::Text(text))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Content, A::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(Content::Parts)
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 impl Default for Content {
@@ -176,18 +204,68 @@ pub struct ToolError {
     pub message: String,
 }
 
-/// The events the mapping reads: model calls (their role, input and output). Every other kind
-/// is read as `Other` and dropped.
+/// The events the mapping reads: model calls (their role, input and output), and the spans,
+/// anchors and branch markers a branched trajectory leaves. Every other kind is read as `Other`
+/// and dropped.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SampleEvent {
     Model(ModelEvent),
+    SpanBegin(SpanBegin),
+    /// Where a branch's own content begins, inside its `type: "branch"` span.
+    Branch(BranchMark),
+    /// A point a branch can start from (`BranchEvent.from_anchor` names it).
+    Anchor(Anchor),
+    Score(ScoreEvent),
     #[serde(other)]
     Other,
 }
 
 #[derive(Debug, Deserialize)]
+pub struct SpanBegin {
+    pub id: String,
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BranchMark {
+    #[serde(default)]
+    pub span_id: Option<String>,
+    #[serde(default)]
+    pub from_anchor: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Anchor {
+    #[serde(default)]
+    pub span_id: Option<String>,
+    #[serde(default)]
+    pub anchor_id: String,
+}
+
+/// A score given during the run (a branch's scores are given inside its span).
+#[derive(Debug, Deserialize)]
+pub struct ScoreEvent {
+    #[serde(default)]
+    pub span_id: Option<String>,
+    #[serde(default)]
+    pub scorer: Option<String>,
+    #[serde(default)]
+    pub score: Value,
+}
+
+#[derive(Debug, Deserialize)]
 pub struct ModelEvent {
+    /// The span the call was made in (a branch's, or one inside it).
+    #[serde(default)]
+    pub span_id: Option<String>,
     #[serde(default)]
     pub role: Option<String>,
     #[serde(default)]
@@ -228,5 +306,26 @@ pub fn id_text(id: &Value) -> String {
     match id {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_is_a_text_or_parts() {
+        let text: ChatMessage = serde_json::from_str(r#"{"role": "user", "content": "hi\nthere"}"#).unwrap();
+        assert!(matches!(text.content, Content::Text(t) if t == "hi\nthere"));
+        let parts: ChatMessage = serde_json::from_str(
+            r#"{"role": "assistant", "content": [{"type": "reasoning", "reasoning": "r"}, {"type": "text", "text": "ok"}]}"#,
+        )
+        .unwrap();
+        let Content::Parts(parts) = parts.content else { panic!("parts") };
+        assert_eq!((parts[0].kind.as_str(), parts[1].text.as_deref()), ("reasoning", Some("ok")));
+        let missing: ChatMessage = serde_json::from_str(r#"{"role": "user"}"#).unwrap();
+        assert!(matches!(missing.content, Content::Text(t) if t.is_empty()));
+        let wrong = serde_json::from_str::<ChatMessage>(r#"{"role": "user", "content": 3}"#).unwrap_err();
+        assert!(wrong.to_string().contains("a text or a list of content parts"), "{wrong}");
     }
 }

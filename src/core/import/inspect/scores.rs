@@ -12,10 +12,44 @@ use super::schema::Score;
 use super::text::Attachments;
 use crate::core::episode::{Outcome, Verdict, VerdictMethod};
 
-/// One verdict per scorer, in the log's order.
-pub fn verdicts(scores: Option<&Map<String, Value>>, attachments: &Attachments) -> Vec<Verdict> {
+/// One verdict per scorer, in the log's order; `ours`: the log is one converse-tui wrote, whose
+/// scores keep their verdicts in their metadata.
+pub fn verdicts(scores: Option<&Map<String, Value>>, attachments: &Attachments, ours: bool) -> Vec<Verdict> {
     let Some(scores) = scores else { return Vec::new() };
-    scores.iter().map(|(scorer, raw)| verdict(scorer, raw, attachments)).collect()
+    scores
+        .iter()
+        .map(|(scorer, raw)| {
+            let written = if ours { as_written(scorer, raw) } else { None };
+            written.unwrap_or_else(|| verdict(scorer, raw, attachments))
+        })
+        .collect()
+}
+
+/// The verdict a score converse-tui wrote stands for, as it was: the value alone cannot say it (`N`
+/// stands for a verdict not reached, error or skipped, which Inspect counts as 0).
+fn as_written(scorer: &str, raw: &Value) -> Option<Verdict> {
+    let meta = raw.get("metadata")?;
+    let outcome: Outcome = serde_json::from_value(meta.get("outcome")?.clone()).ok()?;
+    let source = meta.get("source")?.as_str()?;
+    let (method, model) = match source.split_once(':') {
+        Some((method, model)) => (method, Some(model.to_string())),
+        None => (source, None),
+    };
+    let method: VerdictMethod = serde_json::from_value(Value::String(method.to_string())).ok()?;
+    // `judge (source)` when a judge had several sources.
+    let judge = scorer.strip_suffix(&format!(" ({source})")).unwrap_or(scorer);
+    Some(Verdict {
+        turn: meta.get("turn").and_then(Value::as_u64).and_then(|t| u32::try_from(t).ok()),
+        judge: judge.to_string(),
+        method,
+        model,
+        outcome,
+        score: meta.get("score").and_then(Value::as_f64),
+        summary: raw.get("explanation").and_then(Value::as_str).map(str::to_string),
+        details: meta.get("details").cloned().unwrap_or(Value::Null),
+        evidence: meta.get("evidence").and_then(|e| serde_json::from_value(e.clone()).ok()),
+        usage: None,
+    })
 }
 
 fn verdict(scorer: &str, raw: &Value, attachments: &Attachments) -> Verdict {
