@@ -68,6 +68,10 @@ pub struct AppState {
     pub compare: Option<super::compare::Compare>,
     /// The inspectors (and the active one) the compare screen replaced, restored when it closes.
     pub compared_from: Option<(Vec<Inspector>, usize)>,
+    /// The last attempt fan started on screen (`f`), filling or done.
+    pub fan: Option<super::fan::FanView>,
+    /// The fork tree on screen (`B`).
+    pub fork_tree: Option<super::fork_tree::ForkTree>,
 }
 
 impl AppState {
@@ -101,6 +105,8 @@ impl AppState {
             verdict_source: None,
             compare: None,
             compared_from: None,
+            fan: None,
+            fork_tree: None,
         }
     }
 
@@ -177,6 +183,8 @@ impl AppState {
                 Screen::Tasks if self.picker.is_some() => Layer::Picker,
                 Screen::Compare if self.compare.is_some() => Layer::Compare,
                 Screen::Hits if self.hits.is_some() => Layer::Hits,
+                Screen::Fan if self.fan.is_some() => Layer::Fan,
+                Screen::ForkTree if self.fork_tree.is_some() => Layer::ForkTree,
                 _ if self.composer.has_focus() => Layer::Composer,
                 _ => Layer::Inspector,
             },
@@ -314,6 +322,12 @@ impl AppState {
     }
 
     /// Quit, or ask first while an episode still runs.
+    /// Whether the inspector shows an attempt of the fan (Esc goes back to the fan).
+    pub fn shows_fan_attempt(&self) -> bool {
+        let (Some(fan), Some(view)) = (&self.fan, self.view()) else { return false };
+        fan.attempts.iter().any(|a| a.episode == view.episode.id())
+    }
+
     pub fn request_quit(&mut self) {
         if self.live.as_ref().is_some_and(|l| !l.finished) {
             self.overlays.push(Overlay::ConfirmQuit);

@@ -4,6 +4,7 @@
 //! `tui` and `headless`; no terminal code.
 
 pub mod episode_tasks;
+pub mod fan;
 pub mod journal_load;
 pub mod launch;
 pub mod settings;

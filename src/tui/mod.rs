@@ -2,6 +2,7 @@
 
 pub mod chart_print;
 pub mod event_loop;
+pub mod fan;
 pub mod handoff;
 pub mod setup;
 pub mod terminal;
