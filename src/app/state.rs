@@ -72,6 +72,8 @@ pub struct AppState {
     pub fan: Option<super::fan::FanView>,
     /// The fork tree on screen (`B`).
     pub fork_tree: Option<super::fork_tree::ForkTree>,
+    /// The episode opened from the fan or the fork tree, and that screen (Esc goes back).
+    pub return_to: Option<(String, Screen)>,
 }
 
 impl AppState {
@@ -107,6 +109,7 @@ impl AppState {
             compared_from: None,
             fan: None,
             fork_tree: None,
+            return_to: None,
         }
     }
 
@@ -322,10 +325,17 @@ impl AppState {
     }
 
     /// Quit, or ask first while an episode still runs.
-    /// Whether the inspector shows an attempt of the fan (Esc goes back to the fan).
-    pub fn shows_fan_attempt(&self) -> bool {
-        let (Some(fan), Some(view)) = (&self.fan, self.view()) else { return false };
-        fan.attempts.iter().any(|a| a.episode == view.episode.id())
+    /// Where Esc on the inspector goes back to: the fan or the fork tree the episode on screen
+    /// was opened from.
+    pub fn opened_from(&self) -> Option<Screen> {
+        let (id, screen) = self.return_to.as_ref()?;
+        (self.view()?.episode.id() == id).then_some(*screen)
+    }
+
+    /// Opens an episode from the fan or the fork tree (`from`), to which Esc comes back.
+    pub fn open_from(&mut self, from: Screen, path: std::path::PathBuf, id: String) {
+        self.return_to = Some((id.clone(), from));
+        self.effects.push(Effect::OpenEpisode { path, id });
     }
 
     pub fn request_quit(&mut self) {

@@ -46,9 +46,13 @@ fn draw_tallies(frame: &mut Frame, area: Rect, fan: &FanView, theme: &Theme) {
         FanMode::Reply => "the reply drawn again",
         FanMode::Rest => "the rest played on",
     };
+    // The progress first: a long episode id is cut at the border.
     let title = Line::from(vec![
-        Span::styled(format!(" Fan of {} ", single_line(&fan.episode_id)), theme.title()),
-        Span::styled(format!("from turn {} · {what} · {} ", fan.turn, progress(fan)), theme.dim()),
+        Span::styled(format!(" Fan · {} ", progress(fan)), theme.title()),
+        Span::styled(
+            format!("· from turn {} · {what} · of {} ", fan.turn, single_line(&fan.episode_id)),
+            theme.dim(),
+        ),
     ]);
     let block = Block::bordered().border_style(theme.border(false)).title(title);
     let inner = block.inner(area);
@@ -146,6 +150,9 @@ fn attempt_line(a: &FanAttempt, theme: &Theme) -> Line<'static> {
     ];
     spans.extend(verdict_spans(&a.summary, theme));
     spans.push(Span::styled(first_leak_label(&a.summary), theme.dim()));
+    if let Some(error) = &a.error {
+        spans.push(Span::styled(format!("  {}", single_line(error)), theme.dim()));
+    }
     Line::from(spans)
 }
 

@@ -52,9 +52,11 @@ fn indent(depth: usize) -> String {
 fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
     match node {
         Node::Root => {
-            let mut spans = vec![Span::styled(format!("● {}", single_line(&tree.root_id)), theme.title())];
+            // Verdicts before the id: a long id is cut at the border.
+            let mut spans = vec![Span::styled("● episode", theme.title())];
             spans.extend(verdict_spans(&tree.root, theme));
             spans.push(Span::styled(first_leak_label(&tree.root), theme.dim()));
+            spans.push(Span::styled(format!(" · {}", single_line(&tree.root_id)), theme.dim()));
             Line::from(spans)
         }
         Node::Turn { depth, turn, forks } => Line::from(Span::styled(
@@ -62,7 +64,9 @@ fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
             theme.text(),
         )),
         Node::Fan { depth, dir, attempts, running, tallies } => {
+            // `<episode>__t3-2` → `t3-2`: the episode is the line's parent already.
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = name.rsplit_once("__").map_or(name.as_str(), |(_, tail)| tail).to_string();
             let mut text = format!("{}▣ fan {} · {attempts} attempt(s)", indent(*depth), single_line(&name));
             if *running > 0 {
                 text.push_str(&format!(", {running} running"));
@@ -92,12 +96,12 @@ fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
             let label =
                 if fork.attempt.index > 0 { format!("#{}", fork.attempt.index) } else { "fork".into() };
             let mut spans = vec![
-                Span::styled(format!("{}○ {label} ", indent(*depth)), theme.text()),
-                Span::styled(format!("{} ", single_line(&fork.id)), theme.dim()),
+                Span::styled(format!("{}○ {label:<4} ", indent(*depth)), theme.text()),
                 Span::styled(format!("{:<13}", fork.attempt.end), theme.dim()),
             ];
             spans.extend(verdict_spans(&fork.attempt, theme));
             spans.push(Span::styled(first_leak_label(&fork.attempt), theme.dim()));
+            spans.push(Span::styled(format!(" · {}", single_line(&fork.id)), theme.dim()));
             Line::from(spans)
         }
     }

@@ -86,7 +86,8 @@ pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
     match result {
         Ok(dir) => {
             if let Some(fan) = &mut state.fan {
-                state.message = Some(format!("fan started in {}", dir.display()));
+                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                state.message = Some(format!("fan started in fans/{name}"));
                 fan.dir = dir;
             }
         }
@@ -124,7 +125,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::OpenDetail => {
             if let Some(a) = fan.selected_attempt() {
                 let (path, id) = (a.journal.clone(), a.episode.clone());
-                state.effects.push(Effect::OpenEpisode { path, id });
+                state.open_from(Screen::Fan, path, id);
             }
         }
         Command::CompareWithOriginal => {

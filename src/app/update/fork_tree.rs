@@ -38,6 +38,7 @@ pub(super) fn found(state: &mut AppState, root: &str, forks: Vec<Fork>, problems
 
 pub(super) fn command(state: &mut AppState, command: Command) {
     let page = state.area.height.saturating_sub(4).max(1) as isize;
+    let on_screen = state.view().map(|v| v.episode.id().to_string());
     let Some(tree) = &mut state.fork_tree else { return };
     let nodes = tree.nodes(state.fan.as_ref());
     let selected = nodes.get(tree.selected).cloned();
@@ -50,12 +51,18 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::Last => tree.select_by(isize::MAX, nodes.len()),
         Command::OpenDetail => match selected {
             Some(Node::Fork { fork, .. }) => {
-                state.effects.push(Effect::OpenEpisode { path: fork.journal.clone(), id: fork.id.clone() })
+                state.open_from(Screen::ForkTree, fork.journal.clone(), fork.id.clone())
             }
             Some(Node::Fan { dir, .. }) if state.fan.as_ref().is_some_and(|f| f.dir == dir) => {
                 state.screen = Screen::Fan
             }
-            Some(Node::Root) => state.screen = Screen::Inspector,
+            Some(Node::Root) => {
+                if on_screen.as_deref() != Some(tree.root_id.as_str()) {
+                    let (path, id) = (tree.root_origin.clone(), tree.root_id.clone());
+                    state.effects.push(Effect::OpenEpisode { path, id });
+                }
+                state.screen = Screen::Inspector
+            }
             _ => {}
         },
         Command::CompareWithOriginal => {

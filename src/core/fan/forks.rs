@@ -19,7 +19,8 @@ pub struct Fork {
     pub turn: u32,
     /// The fan folder it is in (`fans/<episode>__t<turn>`), if any.
     pub fan: Option<PathBuf>,
-    /// Its own verdicts (not the copied ones) and how it ended (`running` without an `end`).
+    /// Its own verdicts (not the copied ones) and how it ended (`unfinished` without an `end`:
+    /// still running elsewhere, or stopped before it could write one).
     pub attempt: Attempt,
 }
 
@@ -45,7 +46,7 @@ impl Fork {
                 EventBody::End(end) => Some(end.reason.as_str().to_string()),
                 _ => None,
             })
-            .unwrap_or_else(|| "running".into());
+            .unwrap_or_else(|| "unfinished".into());
         let fan = journal
             .parent()
             .filter(|dir| dir.parent().and_then(Path::file_name).is_some_and(|n| n == FANS_DIR))
@@ -124,7 +125,7 @@ mod tests {
         events.extend(copied[1..].iter().cloned());
         let journal = PathBuf::from("d/fans/root__t2/root__t2__a3.jsonl");
         let fork = Fork::of(journal, &events).unwrap();
-        assert_eq!((fork.turn, fork.attempt.index, fork.attempt.end.as_str()), (2, 3, "running"));
+        assert_eq!((fork.turn, fork.attempt.index, fork.attempt.end.as_str()), (2, 3, "unfinished"));
         assert_eq!(fork.fan, Some(PathBuf::from("d/fans/root__t2")));
         assert_eq!(fork.parent.episode, "root");
     }
