@@ -50,6 +50,8 @@ pub struct FanView {
     pub attempts: Vec<FanAttempt>,
     pub selected: usize,
     pub paused: bool,
+    /// Steps taken while paused (each lets every running attempt make one model call).
+    pub steps: u32,
     pub done: bool,
     /// Why the fan stopped early (an attempt could not start).
     pub problem: Option<String>,
@@ -78,6 +80,7 @@ impl FanView {
             attempts: Vec::new(),
             selected: 0,
             paused: false,
+            steps: 0,
             done: false,
             problem: None,
             tallies: Vec::new(),

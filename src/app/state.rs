@@ -325,6 +325,20 @@ impl AppState {
     }
 
     /// Quit, or ask first while an episode still runs.
+    /// Whether the fan's attempts are still running.
+    pub fn fan_running(&self) -> bool {
+        self.fan.as_ref().is_some_and(|f| !f.done)
+    }
+
+    /// The quit question: what quitting aborts.
+    pub fn quit_question(&self) -> &'static str {
+        if self.live.as_ref().is_some_and(|l| !l.finished) {
+            "The episode is still running. Abort it and quit?"
+        } else {
+            "The fan's attempts are still running. Abort them and quit?"
+        }
+    }
+
     /// Where Esc on the inspector goes back to: the fan or the fork tree the episode on screen
     /// was opened from.
     pub fn opened_from(&self) -> Option<Screen> {
@@ -339,7 +353,7 @@ impl AppState {
     }
 
     pub fn request_quit(&mut self) {
-        if self.live.as_ref().is_some_and(|l| !l.finished) {
+        if self.live.as_ref().is_some_and(|l| !l.finished) || self.fan_running() {
             self.overlays.push(Overlay::ConfirmQuit);
         } else {
             self.quit = true;

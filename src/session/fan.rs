@@ -1,7 +1,8 @@
 //! A fan run for the screen: the attempts of an attempt fan started `concurrency` at a time from
 //! one [`Launch`] (its rate limits shared by every attempt), each a fork journal in the fan's
 //! folder, their events reported on one channel tagged with the attempt's number. Pausing holds
-//! the attempts not started yet and every running one's next model call (their step gates).
+//! the attempts not started yet and every running one's next model call (their step gates); a
+//! step lets each running attempt make one call.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,6 +53,8 @@ pub enum FanUpdate {
 pub enum FanControl {
     Run,
     Paused,
+    /// Paused, and the running attempts let one more model call through each (the n-th step).
+    Step(u32),
     Stopped,
 }
 
@@ -98,12 +101,19 @@ async fn run(
     let recorded = fan_attacker(request.mode, &request.episode_id, request.turn);
     let mut running = JoinSet::new();
     let mut next = 1;
+    // The last step that started an attempt.
+    let mut stepped = 0;
     'start: while next <= request.attempts {
-        // A pause holds the attempts not started yet.
+        // A pause holds the attempts not started yet; a step with none running starts one (its
+        // first call let through by the same step).
         loop {
             match *control.borrow_and_update() {
                 FanControl::Stopped => break 'start,
                 FanControl::Run if running.len() < concurrency => break,
+                FanControl::Step(n) if n != stepped && running.is_empty() => {
+                    stepped = n;
+                    break;
+                }
                 _ => {}
             }
             tokio::select! {
@@ -143,6 +153,7 @@ async fn follow(
     let steer = |state: FanControl, gate: &crate::core::sim::gate::StepGate| match state {
         FanControl::Run => gate.resume(),
         FanControl::Paused => gate.pause(),
+        FanControl::Step(_) => gate.step_call(),
         FanControl::Stopped => gate.abort(),
     };
     steer(*control.borrow_and_update(), &handle.gate);

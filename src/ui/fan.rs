@@ -185,14 +185,15 @@ pub fn verdict_spans(attempt: &Attempt, theme: &Theme) -> Vec<Span<'static>> {
 }
 
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, fan: &FanView, theme: &Theme) {
-    let line = match &state.message {
-        Some(message) => format!(" {}", single_line(message)),
-        None => {
+    let line = match (&state.message, state.overlay()) {
+        (_, Some(crate::app::state::Overlay::ConfirmQuit)) => super::status::quit_line(state),
+        (Some(message), _) => format!(" {}", single_line(message)),
+        (None, _) => {
             let k = |c| state.keymap.keys_label(c);
             let pause = if fan.done {
                 String::new()
             } else if fan.paused {
-                format!(" · {} continue", k(Command::Continue))
+                format!(" · {} continue · {} step", k(Command::Continue), k(Command::StepCall))
             } else {
                 format!(" · {} pause", k(Command::PlayPause))
             };

@@ -108,9 +108,10 @@ fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
 }
 
 fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let line = match &state.message {
-        Some(message) => format!(" {}", single_line(message)),
-        None => {
+    let line = match (&state.message, state.overlay()) {
+        (_, Some(crate::app::state::Overlay::ConfirmQuit)) => super::status::quit_line(state),
+        (Some(message), _) => format!(" {}", single_line(message)),
+        (None, _) => {
             let k = |c| state.keymap.keys_label(c);
             format!(
                 " {} open · {} compare with the episode · {} back · {} help",

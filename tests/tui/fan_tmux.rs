@@ -1,7 +1,8 @@
 //! Attempt fans from the TUI (issue 28), as a user runs them: `replay` an episode against the
 //! scripted server, `:` to turn 2, `f`, how many, Enter; the fan fills on screen and the counts
 //! it shows are those the attempts' journals hold (and the Wilson interval a hand computation
-//! gives); Space holds new requests until `c`; `B` shows the attempts in the fork tree.
+//! gives); Space holds new requests until `c`, `.` lets one through; `B` shows the attempts in
+//! the fork tree.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -151,6 +152,13 @@ async fn pausing_a_fan_holds_new_requests_until_it_continues() {
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(server.request_count(), held, "a paused fan sends no request");
     assert!(held < 6, "paused before the end ({held})");
+    // A step lets one call through (the next attempt's, none running), then holds again.
+    s.keys(&["."]);
+    s.wait_for("step:");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(server.request_count(), held + 1, "one step, one request");
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(server.request_count(), held + 1, "held again after the step");
     s.keys(&["c"]);
     let deadline = Instant::now() + Duration::from_secs(30);
     while !s.screen().contains("6/6 ended") {

@@ -148,6 +148,14 @@ pub(super) fn command(state: &mut AppState, command: Command) {
                 .into(),
             );
         }
+        Command::StepCall if fan.paused && !fan.done => {
+            fan.steps += 1;
+            state.effects.push(Effect::FanControl(FanControl::Step(fan.steps)));
+            state.message = Some(match fan.running() {
+                0 => "step: the next attempt starts and makes its first model call".into(),
+                n => format!("step: each of the {n} running attempt(s) makes one model call"),
+            });
+        }
         Command::ForkTree => state.follow_up(FollowUp::ForkTree),
         Command::Close => {
             if on_screen.as_deref() != Some(fan.episode_id.as_str()) {

@@ -194,7 +194,12 @@ impl Command {
                 &["Space"],
                 &[I, A],
             ),
-            StepCall => spec(Step, "Live: let one model call through, then pause", &["."], &[I]),
+            StepCall => spec(
+                Step,
+                "Live: let one model call through, then pause (a paused fan: one per running attempt)",
+                &["."],
+                &[I, A],
+            ),
             StepTurn => spec(Step, "Live: run to the end of the turn, then pause", &[">"], &[I]),
             Continue => spec(Step, "Live: continue running (a fan: its attempts)", &["c"], &[I, A]),
             Faster => spec(Step, "Autoplay faster", &["+", "="], &[I]),

@@ -89,7 +89,9 @@ fn walk(dir: &Path, forks: &mut Vec<Fork>, problems: &mut Vec<String>) {
             }
             continue;
         }
-        if path.extension().is_none_or(|e| e != "jsonl") {
+        // Only the header line of a journal that is not a fork is read (an episodes folder may
+        // hold thousands).
+        if path.extension().is_none_or(|e| e != "jsonl") || !names_a_parent(&path) {
             continue;
         }
         match crate::core::episode::journal::read_journal(&path) {
@@ -97,6 +99,21 @@ fn walk(dir: &Path, forks: &mut Vec<Fork>, problems: &mut Vec<String>) {
             Err(e) => problems.push(format!("{}: {e}", path.display())),
         }
     }
+}
+
+/// Whether the file's first line is a journal header naming a parent (a `runs.jsonl`, or a
+/// journal that is no fork, is not a fork journal).
+fn names_a_parent(path: &Path) -> bool {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let mut first = String::new();
+    if std::io::BufReader::new(file).read_line(&mut first).is_err() {
+        return false;
+    }
+    matches!(
+        serde_json::from_str::<Event>(&first),
+        Ok(Event { body: EventBody::Episode(header), .. }) if header.parent.is_some()
+    )
 }
 
 #[cfg(test)]
