@@ -73,7 +73,8 @@ pub async fn fan(
     }
     let mut run = fork_args(header, &args.models, args.data_dir.clone());
     run.settings.max_turns = run.settings.max_turns.or(args.batch.run.settings.max_turns);
-    run.assistant = args.batch.run.assistant.clone();
+    // `--assistant` names another agent; else the fork reaches the agent the episode recorded.
+    run.assistant = args.batch.run.assistant.clone().or(run.assistant);
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
     let b = &args.batch;
