@@ -12,8 +12,9 @@ use super::super::browser::EntrySource;
 use super::super::fan::FanView;
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
 
-/// Most attempts one fan may have.
-const MAX_ATTEMPTS: u32 = 10_000;
+/// Most attempts one fan on screen may have (its list and tallies are redrawn as it fills; the
+/// headless `fan` takes more).
+const MAX_ATTEMPTS: u32 = 1_000;
 
 /// `f`: back to the running fan, else the question.
 pub(super) fn prompt(state: &mut AppState) {
