@@ -21,8 +21,7 @@ const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
 
 fn episode() -> Vec<Event> {
     let task = TaskInfo { id: Some(TASK.into()), ..TaskInfo::default() };
-    let mut config = EpisodeConfig::default();
-    config.max_turns = Some(3);
+    let config = EpisodeConfig { max_turns: Some(3), ..EpisodeConfig::default() };
     stamp_events(
         vec![
             EventBody::Episode(Box::new(EpisodeHeader::new("ep-src", task, config))),
