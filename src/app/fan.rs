@@ -125,6 +125,7 @@ impl FanView {
             FanUpdate::NotStarted { index, problem } => {
                 self.problem = Some(format!("attempt {index} could not start: {problem}"))
             }
+            FanUpdate::Problem(problem) => self.problem = Some(problem),
             FanUpdate::Done => self.done = true,
         }
     }

@@ -2,15 +2,19 @@
 //! one [`Launch`] (its rate limits shared by every attempt), each a fork journal in the fan's
 //! folder, their events reported on one channel tagged with the attempt's number. Pausing holds
 //! the attempts not started yet and every running one's next model call (their step gates); a
-//! step lets each running attempt make one call.
+//! step lets each running attempt make one call. Each attempt that ends (not aborted) is appended
+//! to the folder's `runs.jsonl` as `fan` records it, so `fan --resume --out <folder>` finishes a
+//! fan stopped on screen.
 
+use std::fs::File;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
-use crate::core::episode::{EndReason, Event};
+use crate::core::episode::{EndReason, Episode, Event};
 use crate::core::fan::plan::attempt_journal;
 use crate::core::fan::{FanMode, fan_attacker};
 use crate::core::sim::emitter::RunnerUpdate;
@@ -44,6 +48,8 @@ pub enum FanUpdate {
     Ended { index: u32, reason: String, error: Option<String> },
     /// Attempt `index` could not start; the fan starts no more.
     NotStarted { index: u32, problem: String },
+    /// Something went wrong beside the attempts (the runs file could not be written).
+    Problem(String),
     /// Every attempt has ended (or the fan was stopped).
     Done,
 }
@@ -85,9 +91,12 @@ impl FanHandle {
 pub fn spawn(launch: Launch, request: FanRequest, concurrency: usize) -> anyhow::Result<FanHandle> {
     std::fs::create_dir_all(&request.dir)
         .map_err(|e| anyhow::anyhow!("{}: cannot create the fan's folder: {e}", request.dir.display()))?;
+    let runs_path = request.dir.join(crate::core::runs::RUNS_FILE);
+    let (runs, _torn) = crate::core::runs::open_for_append(&runs_path)?;
     let (tx, updates) = mpsc::channel(1024);
     let (control, control_rx) = watch::channel(FanControl::Run);
-    let runner = tokio::spawn(run(Arc::new(launch), request, concurrency.max(1), tx, control_rx));
+    let runs = Arc::new(Mutex::new(runs));
+    let runner = tokio::spawn(run(Arc::new(launch), request, concurrency.max(1), tx, control_rx, runs));
     Ok(FanHandle { updates, control, runner })
 }
 
@@ -97,6 +106,7 @@ async fn run(
     concurrency: usize,
     tx: mpsc::Sender<FanUpdate>,
     mut control: watch::Receiver<FanControl>,
+    runs: Arc<Mutex<File>>,
 ) {
     let recorded = fan_attacker(request.mode, &request.episode_id, request.turn);
     let mut running = JoinSet::new();
@@ -130,7 +140,8 @@ async fn run(
                 if tx.send(started).await.is_err() {
                     break;
                 }
-                running.spawn(follow(next, handle, tx.clone(), control.clone()));
+                let record = RecordTo { runs: runs.clone(), case: format!("turn {}", request.turn) };
+                running.spawn(follow(next, handle, tx.clone(), control.clone(), record));
             }
             Err(e) => {
                 let _ = tx.send(FanUpdate::NotStarted { index: next, problem: format!("{e:#}") }).await;
@@ -143,13 +154,22 @@ async fn run(
     let _ = tx.send(FanUpdate::Done).await;
 }
 
+/// Where an ended attempt is recorded: the fan's runs file, under the case `fan` keys it on.
+struct RecordTo {
+    runs: Arc<Mutex<File>>,
+    case: String,
+}
+
 /// Forwards one attempt's events until it ends; its gate follows the fan's pause and stop.
 async fn follow(
     index: u32,
     mut handle: RunnerHandle,
     tx: mpsc::Sender<FanUpdate>,
     mut control: watch::Receiver<FanControl>,
+    record_to: RecordTo,
 ) {
+    let started = Instant::now();
+    let mut events = Vec::new();
     let steer = |state: FanControl, gate: &crate::core::sim::gate::StepGate| match state {
         FanControl::Run => gate.resume(),
         FanControl::Paused => gate.pause(),
@@ -162,6 +182,7 @@ async fn follow(
         tokio::select! {
             update = handle.updates.recv() => match update {
                 Some(RunnerUpdate::Event(event)) => {
+                    events.push((*event).clone());
                     // The screen went away: stop this attempt.
                     if tx.send(FanUpdate::Event { index, event }).await.is_err() {
                         handle.gate.abort();
@@ -183,5 +204,27 @@ async fn follow(
         Ok(outcome) => (outcome.reason.as_str().to_string(), outcome.error),
         Err(e) => (EndReason::Error.as_str().to_string(), Some(format!("the runner task failed: {e}"))),
     };
+    // An aborted attempt is not recorded: `fan --resume` runs it again (as `batch` does).
+    if reason != EndReason::Aborted.as_str() {
+        let name =
+            handle.journal_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let episode = Episode::new(events, handle.journal_path.display().to_string());
+        let mut record = crate::core::runs::record_from_episode(&episode, &name);
+        record.case = Some(record_to.case);
+        record.repeat = index;
+        record.status = reason.clone();
+        record.error = error.clone();
+        record.warnings = std::mem::take(&mut handle.warnings);
+        record.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let written = match record_to.runs.lock() {
+            Ok(mut file) => crate::core::runs::append(&mut file, &record),
+            Err(_) => Err(anyhow::anyhow!("a writer of the runs file failed")),
+        };
+        if let Err(e) = written {
+            let _ = tx
+                .send(FanUpdate::Problem(format!("attempt {index}: cannot record it in runs.jsonl: {e:#}")))
+                .await;
+        }
+    }
     let _ = tx.send(FanUpdate::Ended { index, reason, error }).await;
 }

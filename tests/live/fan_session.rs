@@ -1,6 +1,7 @@
 //! The screen's attempt fans (issue 28, `session::fan`) against the scripted server: attempts run
 //! at most `concurrency` at a time, each a fork journal of the episode in the fan's folder; a
-//! stop aborts the running ones (their journals end `aborted`) and starts no more.
+//! stop aborts the running ones (their journals end `aborted`, and they stay out of `runs.jsonl`
+//! for `fan --resume`) and starts no more.
 
 use std::path::Path;
 use std::time::Duration;
@@ -78,6 +79,9 @@ async fn reports(fan: &mut FanHandle, mut until: impl FnMut(&[FanUpdate]) -> boo
 fn ends(dir: &Path) -> Vec<String> {
     let mut ends = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        if entry.file_name() == "runs.jsonl" {
+            continue;
+        }
         let (events, _) = read_journal(entry.path()).unwrap();
         let EventBody::Episode(header) = &events[0].body else { panic!("no header") };
         assert_eq!(header.parent.as_ref().map(|p| p.episode.as_str()), Some("ep-src"));
@@ -89,6 +93,10 @@ fn ends(dir: &Path) -> Vec<String> {
     }
     ends.sort();
     ends
+}
+
+fn runs_lines(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("runs.jsonl")).unwrap().lines().count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -110,8 +118,9 @@ async fn a_fan_runs_its_attempts_concurrency_at_a_time_each_a_fork_journal() {
     assert!(ended.iter().all(|r| r != EndReason::Error.as_str() && r != EndReason::Aborted.as_str()));
     assert_eq!(server.request_count(), 9, "one reply per attempt");
     assert_eq!(server.peak_in_flight(), 3, "three attempts at a time");
-    // What the fan reported is what the journals say.
+    // What the fan reported is what the journals say, and the runs file records each attempt.
     assert_eq!(ends(&home.path().join("fan")), ended);
+    assert_eq!(runs_lines(&home.path().join("fan")), 9);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -128,4 +137,5 @@ async fn a_stop_aborts_the_running_attempts_and_starts_no_more() {
     fan.stop(Duration::from_secs(10)).await;
     assert_eq!(ends(&home.path().join("fan")), ["aborted", "aborted"]);
     assert_eq!(server.request_count(), 2);
+    assert_eq!(runs_lines(&home.path().join("fan")), 0, "an aborted attempt is left for --resume");
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use converse_tui::core::episode::{EventBody, Outcome, read_journal};
 
-use crate::support::batch_cli::{converse_tui, strings};
+use crate::support::batch_cli::{converse_tui, records, strings};
 use crate::support::openai_server::{OpenAiServer, Reply};
 use crate::support::tmux::{Session, tmux_available};
 
@@ -58,6 +58,9 @@ fn journal_leaks(fan_dir: &Path, parent: &str) -> (usize, usize) {
     let mut journals = 0;
     let mut leaks = 0;
     for entry in std::fs::read_dir(fan_dir).unwrap().flatten() {
+        if entry.path().extension().is_none_or(|e| e != "jsonl") || entry.file_name() == "runs.jsonl" {
+            continue;
+        }
         let (events, _) = read_journal(entry.path()).unwrap();
         let EventBody::Episode(header) = &events[0].body else { panic!("no header") };
         let branch = header.parent.as_ref().expect("a fork journal");
@@ -114,6 +117,11 @@ async fn a_fan_from_the_inspector_shows_the_leaks_its_journals_hold() {
     assert!(screen.contains(&interval), "{interval} not on\n{screen}");
     assert_eq!(screen.matches("LEAK@2").count(), 3, "{screen}");
     assert!(screen.contains("first leak at turn 2: 3 · partial 0 · undecided 0"), "{screen}");
+    // Each attempt is in the folder's runs file, as `fan` records it.
+    let mut repeats: Vec<u64> =
+        records(&fan_dir.join("runs.jsonl")).iter().map(|r| r["repeat"].as_u64().unwrap()).collect();
+    repeats.sort();
+    assert_eq!(repeats, (1..=10).collect::<Vec<u64>>());
 
     // The fork tree has the fan under turn 2, with the same count.
     s.keys(&["B"]);
@@ -168,4 +176,55 @@ async fn pausing_a_fan_holds_new_requests_until_it_continues() {
     assert_eq!(server.request_count(), 6);
     s.keys(&["q"]);
     s.wait_for("EXIT=0");
+}
+
+/// Quitting while the fan runs aborts its attempts; `fan --resume` on its folder then runs exactly
+/// the attempts that did not end, and no more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let episode = leaked_at_turn_2(home.path()).await;
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(REFUSAL).delay(Duration::from_millis(700)));
+    let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 2");
+    s.keys(&["f"]);
+    s.wait_for("re-run from here how many times?");
+    s.keys(&["6", "Enter"]);
+    s.wait_for("2/6 ended");
+    s.keys(&["q"]);
+    s.wait_for("Abort them and quit?");
+    s.keys(&["y"]);
+    s.wait_for("EXIT=0");
+    let parent = episode.file_stem().unwrap().to_string_lossy().into_owned();
+    let fan_dir = episode.parent().unwrap().join("fans").join(format!("{parent}__t2"));
+    let before = records(&fan_dir.join("runs.jsonl")).len();
+    assert!((2..6).contains(&before), "{before} attempts recorded before the quit");
+
+    let args = strings(&[
+        "fan",
+        &episode.display().to_string(),
+        "--turn",
+        "2",
+        "-n",
+        "6",
+        "--base-url",
+        &server.base_url(),
+        "--assistant-model",
+        "m",
+        "--out",
+        &fan_dir.display().to_string(),
+        "--resume",
+    ]);
+    let asked = server.request_count();
+    let output = converse_tui(home.path(), args).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(server.request_count() - asked, 6 - before, "only the attempts not recorded run");
+    let mut repeats: Vec<u64> =
+        records(&fan_dir.join("runs.jsonl")).iter().map(|r| r["repeat"].as_u64().unwrap()).collect();
+    repeats.sort();
+    assert_eq!(repeats, (1..=6).collect::<Vec<u64>>(), "every attempt exactly once");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("fan of 6 attempt(s) from turn 2"));
 }

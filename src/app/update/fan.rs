@@ -103,6 +103,9 @@ pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
 pub(super) fn report(state: &mut AppState, update: FanUpdate) {
     let Some(fan) = &mut state.fan else { return };
     let done = update == FanUpdate::Done;
+    if let FanUpdate::Problem(problem) = &update {
+        state.message = Some(problem.clone());
+    }
     fan.apply(update);
     if done {
         state.message = Some(match &fan.problem {
