@@ -93,7 +93,7 @@ fn open_in_steps(path: &Path, terminal: &mut Terminal<TestBackend>, theme: &Them
     let mut state = AppState::with_episode(episode, Keymap::default());
     if let Some(rest) = &rest {
         let (read, total) = rest.progress();
-        state.loading_rest(read, total);
+        state.loading_rest(rest.id(), read, total);
     }
     update(&mut state, Action::Resize(160, 48));
     terminal.draw(|frame| converse_tui::ui::draw(frame, &state, theme)).unwrap();

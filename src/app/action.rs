@@ -2,13 +2,21 @@
 
 use std::time::Duration;
 
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Layer};
 use crate::core::sim::gate::GateMode;
+use crate::session::journal_load::LoadId;
 
 /// What `update` is told. Keys arrive already resolved (see [`super::input`]): a command, or text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// A command, for whatever has the keys now.
     Command(Command),
+    /// A key bound to `command` in `layer`, as the router found it: `update` does not work the
+    /// layer out again.
+    Key {
+        layer: Layer,
+        command: Command,
+    },
     /// A key that edits text where one types (composer, form, prompt).
     Edit(tui_textarea::Input),
     Paste(String),
@@ -46,20 +54,22 @@ pub enum Action {
     /// The start of the journal asked for by [`Effect::OpenEpisode`], its rest still being read:
     /// [`Action::Loaded`] batches follow, then [`Action::LoadEnded`] (issue 14).
     EpisodeOpening {
+        /// The load its batches come with.
+        load: LoadId,
         episode: Box<crate::core::episode::Episode>,
         /// Bytes read so far, and the file's size.
         read: u64,
         total: u64,
     },
-    /// The next events of the journal `origin` being read, in the episode's order.
+    /// The next events of the journal being read by `load`, in the episode's order.
     Loaded {
-        origin: String,
+        load: LoadId,
         events: Vec<crate::core::episode::Event>,
         read: u64,
     },
-    /// The journal `origin` was read to its end (or to a bad line).
+    /// The journal being read by `load` was read to its end (or to a bad line).
     LoadEnded {
-        origin: String,
+        load: LoadId,
         end: crate::session::journal_load::LoadEnd,
     },
     /// The two episodes asked for by [`Effect::OpenCompare`], or why they could not be loaded.

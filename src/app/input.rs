@@ -18,11 +18,11 @@ pub fn route(state: &AppState, event: TermEvent) -> Option<Action> {
         TermEvent::Key(key) => {
             let layer = state.layer();
             match state.keymap.command(layer, &key) {
-                Some(command) => Some(Action::Command(command)),
+                Some(command) => Some(Action::Key { layer, command }),
                 None if layer.takes_text() => Some(Action::Edit(key.into())),
                 // A question: any other key is "no".
                 None if matches!(layer, Layer::Confirm | Layer::TakeOver) => {
-                    Some(Action::Command(Command::Close))
+                    Some(Action::Key { layer, command: Command::Close })
                 }
                 None => None,
             }

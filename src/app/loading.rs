@@ -1,9 +1,13 @@
 //! A journal still being read while its start is on screen (issue 14): how far the reading got,
 //! for the status line, and where the cursor is to go once the events it names have arrived.
 
+use crate::session::journal_load::LoadId;
+
 /// Progress of the rest of a journal, read off the UI thread and folded in batch by batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Loading {
+    /// The load reading it: its batches carry the same id.
+    pub load: LoadId,
     /// Bytes read so far.
     pub read: u64,
     /// The file's size.
@@ -15,7 +19,7 @@ pub struct Loading {
 
 impl Loading {
     pub fn new(read: u64, total: u64) -> Self {
-        Loading { read, total, resume_at: None }
+        Loading { load: LoadId::default(), read, total, resume_at: None }
     }
 
     /// `loading 12.3 / 51.0 MiB` (KiB for a file under a mebibyte).

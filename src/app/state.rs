@@ -137,11 +137,12 @@ impl AppState {
         }
     }
 
-    /// The episode on screen is the start of a journal whose rest is still being read (`read`
-    /// of `total` bytes so far): it arrives as [`super::Action::Loaded`] batches.
-    pub fn loading_rest(&mut self, read: u64, total: u64) {
+    /// The episode on screen is the start of a journal whose rest is still being read by `load`
+    /// (`read` of `total` bytes so far): it arrives as [`super::Action::Loaded`] batches.
+    pub fn loading_rest(&mut self, load: crate::session::journal_load::LoadId, read: u64, total: u64) {
         if let Some(inspector) = self.inspector_mut() {
-            inspector.loading = Some(super::loading::Loading::new(read, total));
+            inspector.loading =
+                Some(super::loading::Loading { load, ..super::loading::Loading::new(read, total) });
         }
     }
 
@@ -301,6 +302,10 @@ impl AppState {
             && let (Some(compare), [a, b, ..]) = (&mut self.compare, self.inspectors.as_slice())
         {
             compare.settle(self.area, [&a.view, &b.view]);
+        }
+        // The browser's first line shown keeps its selection in view, whatever moved it.
+        if let Some(browser) = &mut self.browser {
+            browser.scroll_into_view(browser.list_height(self.area.height));
         }
         let stream_width = self.stream_width();
         if let Some(live) = &mut self.live {

@@ -396,6 +396,10 @@ pub struct RunCli {
     /// No screen: one line per event, the journal written as usual.
     #[arg(long)]
     pub headless: bool,
+    /// No episode: serve the task's tools over MCP, print the `converse` object an agent is given
+    /// (one JSON line) and serve until Ctrl-C — to wire your agent's tools or try them by hand.
+    #[arg(long, conflicts_with_all = ["headless", "paused"])]
+    pub print_agent_config: bool,
     /// Where journals go (default: the data directory's episodes/ folder).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -712,7 +716,7 @@ impl ExportFormat {
     }
 }
 
-/// Whether the corpus commands use the index cache (in the cache dir, keyed by path, size and mtime).
+/// Whether the corpus commands use the index cache (in the cache dir; docs/corpus.md says what it keys on).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct IndexCache {
     /// Read every episode file, neither using nor refreshing the index cache.

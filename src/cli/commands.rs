@@ -209,6 +209,9 @@ pub(super) fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) 
         ..run_args(run.settings, task_selection(run.source), model_flags(run.models))
     };
     args.settings.paused = run.paused;
+    if run.print_agent_config {
+        return print_agent_config(&args, paths);
+    }
     let launch = Launch::new(&args, paths)?;
     if run.headless {
         let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -230,6 +233,22 @@ pub(super) fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) 
         launch.find_task(task)?;
     }
     setup::live(launch, args.task.as_deref(), human, theme, paths)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run --task ID --print-agent-config`: the task's tools served with no episode, until Ctrl-C.
+fn print_agent_config(args: &RunArgs, paths: &Paths) -> anyhow::Result<ExitCode> {
+    let Some(id) = &args.task else {
+        anyhow::bail!("--print-agent-config needs --task ID (list them with `converse-tui tasks`)");
+    };
+    let file = ConfigFile::load(&paths.config_file())?;
+    let settings = args.settings.resolve(&file.run)?;
+    let loaded = crate::session::tasks::load(&args.source, paths)?;
+    let Some(task) = loaded.tasks.iter().find(|t| &t.id == id) else {
+        anyhow::bail!("no task {id:?} (list them with `converse-tui tasks`)");
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(crate::headless::agent_config::serve(task, &settings, &mut stdout(), &mut stderr()))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -73,8 +73,10 @@ pub async fn fan(
     }
     let mut run = fork_args(header, &args.models, args.data_dir.clone());
     run.settings.max_turns = run.settings.max_turns.or(args.batch.run.settings.max_turns);
-    // `--assistant` names another agent; else the fork reaches the agent the episode recorded.
-    run.assistant = args.batch.run.assistant.clone().or(run.assistant);
+    // An agent named on the command line; else the one the episode's header names, if any.
+    if args.batch.run.assistant.is_some() {
+        run.assistant = args.batch.run.assistant.clone();
+    }
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
     let b = &args.batch;

@@ -1,5 +1,6 @@
 //! Commands without a screen: the same core, output to files and stdout.
 
+pub mod agent_config;
 pub mod agreement;
 pub mod batch;
 pub mod charts;

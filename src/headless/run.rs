@@ -55,32 +55,37 @@ fn progress_line(update: &RunnerUpdate, started: Instant) -> Option<String> {
         RunnerUpdate::Notice(text) => format!("retry: {}", single_line(text)),
         RunnerUpdate::Event(event) => {
             let turn = event.body.turn().map(|t| format!("T{t} ")).unwrap_or_default();
-            let body = match &event.body {
-                EventBody::Episode(h) => {
-                    format!("episode {} task {}", h.id, h.task.id.as_deref().unwrap_or("?"))
-                }
-                EventBody::Message(m) => {
-                    format!("{} → {}: {}", m.from.as_str(), m.to.as_str(), preview(&m.text))
-                }
-                EventBody::ToolCall(c) => format!("tool {} {}", c.tool, preview(&c.args.to_string())),
-                EventBody::ToolResult(r) => {
-                    format!(
-                        "result {} {}: {}",
-                        r.tool,
-                        if r.ok { "ok" } else { "failed" },
-                        preview(&r.output)
-                    )
-                }
-                EventBody::Verdict(v) => format!("verdict {} {}", v.judge, v.outcome.as_str()),
-                EventBody::Control(c) => format!("control {:?}", c.action),
-                EventBody::Error(e) => format!("error from {}: {}", e.source, single_line(&e.message)),
-                EventBody::End(e) => format!("end: {} after {} turns", e.reason.as_str(), e.turns),
-            };
+            let body = event_line(&event.body);
             format!("{turn}#{} {body}", event.seq)
         }
         _ => return None,
     };
     Some(format!("{clock} {what}"))
+}
+
+/// What one event says, on one line (texts cut at 100 characters and made inert).
+pub(super) fn event_line(body: &EventBody) -> String {
+    match body {
+        EventBody::Episode(h) => {
+            format!("episode {} task {}", h.id, h.task.id.as_deref().unwrap_or("?"))
+        }
+        EventBody::Message(m) => {
+            format!("{} → {}: {}", m.from.as_str(), m.to.as_str(), preview(&m.text))
+        }
+        EventBody::ToolCall(c) => format!("tool {} {}", single_line(&c.tool), preview(&c.args.to_string())),
+        EventBody::ToolResult(r) => {
+            format!(
+                "result {} {}: {}",
+                single_line(&r.tool),
+                if r.ok { "ok" } else { "failed" },
+                preview(&r.output)
+            )
+        }
+        EventBody::Verdict(v) => format!("verdict {} {}", v.judge, v.outcome.as_str()),
+        EventBody::Control(c) => format!("control {:?}", c.action),
+        EventBody::Error(e) => format!("error from {}: {}", e.source, single_line(&e.message)),
+        EventBody::End(e) => format!("end: {} after {} turns", e.reason.as_str(), e.turns),
+    }
 }
 
 fn preview(text: &str) -> String {

@@ -34,8 +34,22 @@ pub fn batch_pause() -> std::time::Duration {
     std::time::Duration::from_millis(ms)
 }
 
+/// Which load a batch belongs to: each journal opened in steps has its own, so the screen
+/// folds a batch into the episode that load is for (and drops those of a load it left).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct LoadId(u64);
+
+impl LoadId {
+    /// A load id never handed out before in this process (0 is never one).
+    fn next() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        LoadId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
 /// The rest of a journal whose first batch is on screen.
 pub struct JournalLoad {
+    id: LoadId,
     reader: JournalReader<BufReader<File>>,
     /// The file's size, for the progress.
     size: u64,
@@ -79,6 +93,7 @@ impl JournalLoad {
         reader.set_batch_bytes(batch_bytes);
         let size = std::fs::metadata(path).map_or(0, |m| m.len());
         let mut load = JournalLoad {
+            id: LoadId::next(),
             reader,
             size,
             place: PlaceVerdicts::new("", Vec::new()),
@@ -127,6 +142,11 @@ impl JournalLoad {
         Some(self.place.place(events))
     }
 
+    /// This load's id, which its batches and its end are sent with.
+    pub fn id(&self) -> LoadId {
+        self.id
+    }
+
     /// Bytes read so far, and the file's size.
     pub fn progress(&self) -> (u64, u64) {
         let read = self.reader.bytes_read();
@@ -144,7 +164,7 @@ impl JournalLoad {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::core::import::load_path;
 
@@ -160,7 +180,12 @@ mod tests {
     }
 
     /// A journal of `messages` messages, with `sidecar` lines beside it when given.
-    fn journal(dir: &Path, name: &str, messages: usize, sidecar: Option<&str>) -> std::path::PathBuf {
+    pub(in crate::session) fn journal(
+        dir: &Path,
+        name: &str,
+        messages: usize,
+        sidecar: Option<&str>,
+    ) -> std::path::PathBuf {
         let path = dir.join(format!("{name}.jsonl"));
         let mut text =
             r#"{"seq":0,"at":"t","kind":"episode","format":"converse-tui/1","id":"e"}"#.to_string() + "\n";

@@ -68,6 +68,9 @@ impl Launch {
             Some(spec) => Some(AgentSpec::parse(spec).map_err(anyhow::Error::msg)?),
             None => None,
         };
+        if args.settings.mcp_bind.is_some() && external.is_none() {
+            bail!("--mcp-bind serves an external agent's tools: it needs --assistant a2a:URL or cmd:COMMAND");
+        }
         // An external agent needs no model of ours: the endpoint only names it in the journal.
         let role = args.models.resolve(Role::Assistant, &file);
         let assistant = match &external {

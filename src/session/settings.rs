@@ -28,6 +28,10 @@ pub struct SettingFlags {
     /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
     #[arg(long)]
     pub judge_live: bool,
+    /// Serve an external agent's tools (MCP) on this address instead of loopback, e.g. the
+    /// interface a container reaches; each episode takes a free port, and the token is still required.
+    #[arg(long, value_name = "IP")]
+    pub mcp_bind: Option<std::net::IpAddr>,
     /// Start paused: nothing is sent until the user continues or steps (`run --paused`).
     #[arg(skip)]
     pub paused: bool,
@@ -39,6 +43,12 @@ impl SettingFlags {
         let settings = self.merge(file);
         if settings.max_turns < 2 {
             bail!("--max-turns must be at least 2 (the user's task counts as attacker turn 1)");
+        }
+        if settings.mcp_bind.is_unspecified() {
+            bail!(
+                "--mcp-bind {}: name the address the agent reaches (it goes into the tools' URL the agent is given), not the unspecified address",
+                settings.mcp_bind
+            );
         }
         Ok(settings)
     }
@@ -54,6 +64,7 @@ impl SettingFlags {
             stream: !self.no_stream && file.stream.unwrap_or(defaults.stream),
             judge_live: self.judge_live,
             start_paused: self.paused,
+            mcp_bind: self.mcp_bind.unwrap_or(defaults.mcp_bind),
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::core::dataset::TaskLookup;
 use crate::core::sanitize::{SafeWriter, single_line};
 use crate::core::sim::runner::Start;
 use crate::session::episode_tasks;
-use crate::session::journal_load::{self, JournalLoad};
+use crate::session::journal_load::JournalLoad;
 use crate::session::{Launch, RunArgs, TaskSelection};
 
 pub fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
@@ -164,7 +164,7 @@ pub fn open_inputs(
         && !input.is_dir()
         && crate::core::episode::is_journal(input)
     {
-        let (mut episode, rest) = JournalLoad::open(input, journal_load::batch_bytes())?;
+        let (mut episode, rest) = crate::session::loader::open_journal(input)?;
         for note in episode_tasks::enrich(&tasks, std::iter::once(&mut episode)) {
             tracing::info!("{note}");
         }
@@ -175,7 +175,7 @@ pub fn open_inputs(
         state.tasks = std::sync::Arc::new(tasks);
         if let Some(rest) = &rest {
             let (read, total) = rest.progress();
-            state.loading_rest(read, total);
+            state.loading_rest(rest.id(), read, total);
         }
         return Ok((state, rest));
     }

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::browser::{
-    Browser, Column, GROUP_BY, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol, visible_offset,
+    Browser, Column, GROUP_BY, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol,
 };
 use crate::app::state::{AppState, Overlay, PromptKind};
 use crate::config::Theme;
@@ -74,7 +74,7 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
     let inner_width = area.width.saturating_sub(2 + 2) as usize;
     let fitted = fit(browser, inner_width);
     let height = area.height.saturating_sub(CHROME) as usize;
-    let offset = visible_offset(browser.offset, browser.selected, height);
+    let offset = browser.offset;
     let path_shown = fitted.iter().any(|(c, _)| *c == Column::Path);
     let rows = browser.lines.iter().skip(offset).take(height).map(|line| match line {
         ListLine::Row(i) => {
@@ -271,7 +271,7 @@ fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review
     let title = Line::from(title);
     let block = Block::bordered().border_style(theme.border(true)).title(title);
     let height = area.height.saturating_sub(CHROME) as usize;
-    let offset = visible_offset(review.offset, review.selected, height);
+    let offset = review.offset;
     let inner = area.width.saturating_sub(4) as usize;
     // Who said what: the outcome's symbol and the source (the judge model for a judge file).
     let side = |v: &crate::core::corpus::SourceVerdict| {

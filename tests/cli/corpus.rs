@@ -724,6 +724,13 @@ fn summary_of_nothing_readable_fails_in_one_line() {
     assert!(stderr.contains("no episode could be read"), "{stderr}");
 }
 
+/// `ls --json ROOT` run in `dir`, its standard output (the run must succeed).
+fn ls_json_in(home: &Path, dir: &Path, root: &str) -> String {
+    let out = bin::command(home).current_dir(dir).args(["ls", "--json", root]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Issue 23 item 8: the index cache is keyed on the canonical path: `logs`, `logs//` and the
 /// absolute path share one cache file (the second and third runs read no episode), and each run
 /// lists the paths as it was given them.
@@ -731,15 +738,7 @@ fn summary_of_nothing_readable_fails_in_one_line() {
 fn the_index_cache_is_shared_by_every_spelling_of_a_path() {
     let home = tempfile::tempdir().unwrap();
     let corpus = fixture_copy();
-    let ls = |root: &str| {
-        let out = bin::command(home.path())
-            .current_dir(corpus.path())
-            .args(["ls", "--json", root])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let ls = |root: &str| ls_json_in(home.path(), corpus.path(), root);
     let absolute = corpus.path().join("logs");
     let relative = ls("logs");
     let doubled = ls("logs//");
@@ -765,6 +764,36 @@ fn the_index_cache_is_shared_by_every_spelling_of_a_path() {
     };
     assert_eq!(without_paths(&relative), without_paths(&doubled));
     assert_eq!(without_paths(&relative), without_paths(&full));
+}
+
+/// Issue 23 item 8: the cache survives a rename of the corpus's folder. After `mv logs runs`,
+/// `ls runs` reads no episode: every output file is overwritten with as many bytes of garbage, its
+/// modification time put back, and the rows still come (from the cache), under the new name.
+#[test]
+fn the_index_cache_survives_a_rename_of_the_corpus_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let corpus = fixture_copy();
+    let ls = |root: &str| ls_json_in(home.path(), corpus.path(), root);
+    let before = ls("logs");
+    std::fs::rename(corpus.path().join("logs"), corpus.path().join("runs")).unwrap();
+    let mut spoiled = 0;
+    for entry in walkdir::WalkDir::new(corpus.path().join("runs")).into_iter().flatten() {
+        let name = entry.file_name().to_string_lossy();
+        if !(name.starts_with("output_") && name.ends_with(".json")) {
+            continue;
+        }
+        let modified = entry.metadata().unwrap().modified().unwrap();
+        let size = entry.metadata().unwrap().len() as usize;
+        std::fs::write(entry.path(), vec![b'#'; size]).unwrap();
+        std::fs::File::options().write(true).open(entry.path()).unwrap().set_modified(modified).unwrap();
+        spoiled += 1;
+    }
+    assert!(spoiled > 3, "{spoiled}");
+    let after = ls("runs");
+    let renamed = before.replace("\"path\":\"logs/", "\"path\":\"runs/");
+    assert_ne!(renamed, before);
+    assert_eq!(after, renamed, "the same rows, from the cache, under the new name");
+    assert_eq!(std::fs::read_dir(home.path().join("cache/corpus")).unwrap().count(), 1);
 }
 
 /// Issue 23 item 5: a MASEval export keeps each verdict's source. Nine episodes whose rule judge

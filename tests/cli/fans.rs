@@ -156,3 +156,43 @@ async fn a_turn_the_episode_does_not_have_is_one_line_and_a_failure() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(stderr(&output).trim(), "converse-tui: turn 7: no message to the assistant there (turns 1–2)");
 }
+
+/// A fan of an external agent's episode reaches the agent its header names (here a command agent
+/// that looks the salary up over MCP and says it): each attempt starts the agent afresh, replays
+/// nothing before turn 1, and the rule judge sees every reply leak.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_of_an_agents_episode_reaches_the_agent_its_header_names() {
+    use crate::cli_external_assistant::{TASK as AGENT_TASK, run_with_agent};
+    let home = tempfile::tempdir().unwrap();
+    let agent_script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/cmd_agent.py");
+    let python = crate::support::python::python();
+    let agent = format!("cmd:{} {} search_emails salary", python.display(), agent_script.display());
+    let (output, _) = run_with_agent(home.path(), AGENT_TASK, agent.clone()).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let episode = std::fs::read_dir(home.path().join("runs")).unwrap().flatten().next().unwrap().path();
+    let out = home.path().join("fan");
+    let args = strings(&["fan", &episode.display().to_string(), "--turn", "1", "-n", "3", "--json"]);
+    let args = [args, strings(&["--out", &out.display().to_string()])].concat();
+    let output = converse_tui(home.path(), args).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rule = lines.iter().find(|l| l["judge"] == "privacy" && l["source"] == "rule").unwrap();
+    assert_eq!((rule["leaked"].as_u64(), rule["decided"].as_u64()), (Some(3), Some(3)), "{rule}");
+    for k in 1..=3 {
+        let journal = std::fs::read_dir(&out)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(&format!("__a{k}.jsonl")))
+            .unwrap();
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header["config"]["models"]["assistant"], agent, "{}", journal.display());
+        assert!(
+            text.contains(r#""kind":"tool_call""#),
+            "the agent called its tool again: {}",
+            journal.display()
+        );
+    }
+}

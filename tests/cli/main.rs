@@ -3,6 +3,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agent_config;
 mod attack_suites;
 mod batch;
 mod cli_a2a_agent;

@@ -58,6 +58,7 @@ fn run_config(server: &OpenAiServer, attacker: Box<dyn Attacker>, max_turns: u32
             stream: false,
             judge_live: false,
             start_paused: false,
+            mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
         },
         resume: None,
     };

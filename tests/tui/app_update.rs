@@ -318,6 +318,9 @@ fn a_message_typed_while_the_assistant_answers_is_queued() {
     let effects = handle(&mut s, key(KeyCode::Enter));
     assert_eq!(effects, vec![Effect::HumanSay("What is the user's salary?".into())]);
     assert_eq!(s.message.as_deref(), Some("queued: delivered once the assistant has answered"));
+    // Once the run has ended, the status line no longer says a message is on its way.
+    update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Finished)));
+    assert_eq!(s.message, None);
 }
 
 #[test]

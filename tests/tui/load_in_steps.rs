@@ -46,20 +46,20 @@ fn opening(path: &Path) -> (AppState, JournalLoad) {
     let rest = rest.expect("more than one batch");
     let mut state = AppState::with_episode(episode, Keymap::default());
     let (read, total) = rest.progress();
-    state.loading_rest(read, total);
+    state.loading_rest(rest.id(), read, total);
     (state, rest)
 }
 
 /// Every batch folded in, then the end.
 fn load_rest(state: &mut AppState, mut rest: JournalLoad) -> usize {
-    let origin = state.view().unwrap().episode.origin.clone();
+    let load = rest.id();
     let mut batches = 0;
     while let Some(events) = rest.next_batch() {
         let (read, _) = rest.progress();
-        update(state, Action::Loaded { origin: origin.clone(), events, read });
+        update(state, Action::Loaded { load, events, read });
         batches += 1;
     }
-    update(state, Action::LoadEnded { origin, end: rest.finish() });
+    update(state, Action::LoadEnded { load, end: rest.finish() });
     batches
 }
 
@@ -114,6 +114,30 @@ fn once_every_batch_arrived_the_state_is_that_of_the_whole_file() {
     assert!(rows.iter().any(|r| r.judge == "sidecar-judge"), "the sidecar verdict is placed: {rows:?}");
 }
 
+/// A batch is folded into the episode its load reads for, by the load's id: the batches and
+/// the end of another load of the same file (one the user left) change nothing.
+#[test]
+fn batches_of_another_load_of_the_same_file_are_dropped() {
+    let dir = scratch();
+    let path = journal(dir.path());
+    let (mut state, mut rest) = opening(&path);
+    let (_, other) = JournalLoad::open(&path, BATCH).unwrap();
+    let mut other = other.unwrap();
+    assert_ne!(other.id(), rest.id());
+    let shown = state.view().unwrap().events().len();
+    let events = other.next_batch().unwrap();
+    update(&mut state, Action::Loaded { load: other.id(), events, read: other.progress().0 });
+    update(&mut state, Action::LoadEnded { load: other.id(), end: other.finish() });
+    assert_eq!(state.view().unwrap().events().len(), shown, "nothing of the other load");
+    assert!(state.inspector().unwrap().loading.is_some(), "still loading");
+    let events = rest.next_batch().unwrap();
+    let more = events.len();
+    update(&mut state, Action::Loaded { load: rest.id(), events, read: rest.progress().0 });
+    assert_eq!(state.view().unwrap().events().len(), shown + more, "its own batch is folded in");
+    load_rest(&mut state, rest);
+    assert_eq!(state.view().unwrap().episode, whole(&path).view().unwrap().episode);
+}
+
 /// Opened from the browser: the same, through `EpisodeOpening`.
 #[test]
 fn a_journal_opened_from_the_browser_in_steps_is_the_whole_file() {
@@ -130,14 +154,14 @@ fn a_journal_opened_from_the_browser_in_steps_is_the_whole_file() {
     let mut stepped = AppState::with_browser(browser(), Keymap::default(), false);
     let mut whole = AppState::with_browser(browser(), Keymap::default(), false);
     let (read, total) = rest.progress();
-    update(&mut stepped, Action::EpisodeOpening { episode: Box::new(first.clone()), read, total });
+    let load = rest.id();
+    update(&mut stepped, Action::EpisodeOpening { load, episode: Box::new(first.clone()), read, total });
     let screen = render(&mut stepped, 160, 48);
     assert!(screen.contains("loading "), "{screen}");
-    let origin = first.origin.clone();
     while let Some(events) = rest.next_batch() {
-        update(&mut stepped, Action::Loaded { origin: origin.clone(), events, read: rest.progress().0 });
+        update(&mut stepped, Action::Loaded { load, events, read: rest.progress().0 });
     }
-    update(&mut stepped, Action::LoadEnded { origin, end: rest.finish() });
+    update(&mut stepped, Action::LoadEnded { load, end: rest.finish() });
     update(&mut whole, Action::EpisodeLoaded(Ok(Box::new(load_path(&path).unwrap().remove(0)))));
     press(&mut stepped, "G");
     press(&mut whole, "G");

@@ -5,7 +5,7 @@ use crate::config::keymap::Command;
 use crate::core::sanitize::single_line;
 
 use super::super::action::{Effect, FollowUp};
-use super::super::browser::{AfterOpen, Browser, EntrySource, LIST_CHROME};
+use super::super::browser::{AfterOpen, EntrySource};
 use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
 
 /// Compares the two marked rows (loading them first when they are files), or says what is missing.
@@ -35,16 +35,11 @@ fn compare_marked(state: &mut AppState) {
 }
 
 /// Lines of the list on screen: the area less the list's borders and header, the errors and the status line.
-fn list_height(state: &AppState, browser: &Browser) -> usize {
-    let errors = browser.errors.len().min(3) as u16;
-    state.area.height.saturating_sub(LIST_CHROME + errors + 1).max(1) as usize
-}
-
 pub(super) fn command(state: &mut AppState, command: Command) {
     let Some(browser) = &state.browser else {
         return;
     };
-    let height = list_height(state, browser);
+    let height = browser.list_height(state.area.height);
     if browser.review.is_some() {
         review_command(state, command, height);
     } else {

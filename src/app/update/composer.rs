@@ -22,6 +22,10 @@ pub(super) fn command(state: &mut AppState, command: Command) {
     }
 }
 
+/// What the status line says of an attacker message sent on the human's move, or queued before it.
+pub(super) const SENT: &str = "sent; the assistant is answering";
+pub(super) const QUEUED: &str = "queued: delivered once the assistant has answered";
+
 fn send(state: &mut AppState) {
     let purpose = state.composer.purpose;
     let Some(text) = state.composer.take_message() else { return };
@@ -29,11 +33,7 @@ fn send(state: &mut AppState) {
         Purpose::Attack => {
             state.effects.push(Effect::HumanSay(text));
             let your_move = state.live.as_ref().is_some_and(|l| l.phase == Some(Phase::AwaitingHuman));
-            state.message = Some(if your_move {
-                "sent; the assistant is answering".into()
-            } else {
-                "queued: delivered once the assistant has answered".into()
-            });
+            state.message = Some(if your_move { SENT } else { QUEUED }.into());
         }
         Purpose::Edit => {
             if let Some(live) = &mut state.live {

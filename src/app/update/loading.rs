@@ -6,7 +6,7 @@
 //! [`EpisodeView::push`]: crate::app::view::EpisodeView::push
 
 use crate::core::episode::{Episode, Event};
-use crate::session::journal_load::LoadEnd;
+use crate::session::journal_load::{LoadEnd, LoadId};
 
 use super::super::action::FollowUp;
 use super::super::browser::AfterOpen;
@@ -15,10 +15,10 @@ use super::super::state::{AppState, position_key, warning_line};
 
 /// The start of a journal opened from the browser: shown as an opened episode is, the cursor
 /// going where it was left once the events it names are there.
-pub(super) fn opening(state: &mut AppState, episode: Episode, read: u64, total: u64) {
+pub(super) fn opening(state: &mut AppState, load: LoadId, episode: Episode, read: u64, total: u64) {
     let wanted = state.left_at.get(&position_key(&episode)).copied();
     state.open_episode(episode);
-    state.loading_rest(read, total);
+    state.loading_rest(load, read, total);
     if let (Some(wanted), Some(inspector)) = (wanted, state.inspector_mut())
         && let Some(loading) = &mut inspector.loading
         && inspector.view.cursor < wanted
@@ -27,18 +27,19 @@ pub(super) fn opening(state: &mut AppState, episode: Episode, read: u64, total: 
     }
 }
 
-/// The inspector reading journal `origin` (on screen, or behind the compare screen).
-fn reading<'a>(state: &'a mut AppState, origin: &str) -> Option<&'a mut Inspector> {
-    let behind = state.compared_from.as_mut().map(|(list, _)| list.iter_mut());
-    state
-        .inspectors
-        .iter_mut()
-        .chain(behind.into_iter().flatten())
-        .find(|i| i.loading.is_some() && i.view.episode.origin == origin)
+/// Whether `inspector` is the one `load` reads for.
+fn reads(inspector: &Inspector, load: LoadId) -> bool {
+    inspector.loading.is_some_and(|l| l.load == load)
 }
 
-pub(super) fn batch(state: &mut AppState, origin: &str, events: Vec<Event>, read: u64) {
-    let Some(inspector) = reading(state, origin) else { return };
+/// The inspector `load` reads for (on screen, or behind the compare screen).
+fn reading(state: &mut AppState, load: LoadId) -> Option<&mut Inspector> {
+    let behind = state.compared_from.as_mut().map(|(list, _)| list.iter_mut());
+    state.inspectors.iter_mut().chain(behind.into_iter().flatten()).find(|i| reads(i, load))
+}
+
+pub(super) fn batch(state: &mut AppState, load: LoadId, events: Vec<Event>, read: u64) {
+    let Some(inspector) = reading(state, load) else { return };
     for event in events {
         inspector.view.push(event);
     }
@@ -47,9 +48,10 @@ pub(super) fn batch(state: &mut AppState, origin: &str, events: Vec<Event>, read
     }
 }
 
-pub(super) fn ended(state: &mut AppState, origin: &str, end: LoadEnd) {
+pub(super) fn ended(state: &mut AppState, load: LoadId, end: LoadEnd) {
     let LoadEnd { events, renumber, mut warnings, error } = end;
-    let Some(inspector) = reading(state, origin) else { return };
+    let on_screen = state.inspector().is_some_and(|i| reads(i, load));
+    let Some(inspector) = reading(state, load) else { return };
     let view = &mut inspector.view;
     for event in events {
         view.push(event);
@@ -67,7 +69,6 @@ pub(super) fn ended(state: &mut AppState, origin: &str, end: LoadEnd) {
     }
     let notes = inspector.notes.path.clone();
     let warned = warning_line(&view.episode.warnings);
-    let on_screen = state.inspector().is_some_and(|i| i.view.episode.origin == origin);
     if let Some(path) = notes {
         state.follow_up(FollowUp::ApplyNotes(path));
     }

@@ -36,7 +36,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 
 fn dispatch(state: &mut AppState, action: Action) {
     match action {
-        Action::Command(command) => on_command(state, command),
+        Action::Command(command) => on_command(state, state.layer(), command),
+        Action::Key { layer, command } => on_command(state, layer, command),
         Action::Edit(input) => match state.layer() {
             Layer::Composer => state.composer.edit(input),
             Layer::Form => modal::edit(state, input),
@@ -61,9 +62,11 @@ fn dispatch(state: &mut AppState, action: Action) {
             state.open_episode(*episode);
             follow_up(state, FollowUp::EpisodeShown);
         }
-        Action::EpisodeOpening { episode, read, total } => loading::opening(state, *episode, read, total),
-        Action::Loaded { origin, events, read } => loading::batch(state, &origin, events, read),
-        Action::LoadEnded { origin, end } => loading::ended(state, &origin, end),
+        Action::EpisodeOpening { load, episode, read, total } => {
+            loading::opening(state, load, *episode, read, total)
+        }
+        Action::Loaded { load, events, read } => loading::batch(state, load, events, read),
+        Action::LoadEnded { load, end } => loading::ended(state, load, end),
         Action::SearchDone { query, result } => hits::done(state, query, result),
         Action::EpisodeLoaded(Err(problem)) => {
             if let Some(browser) = &mut state.browser {
@@ -118,8 +121,7 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
     }
 }
 
-fn on_command(state: &mut AppState, command: Command) {
-    let layer = state.layer();
+fn on_command(state: &mut AppState, layer: Layer, command: Command) {
     // A new command replaces the last note on the status line (not while answering a question).
     if matches!(
         layer,

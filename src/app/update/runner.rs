@@ -9,6 +9,7 @@ use super::super::action::Effect;
 use super::super::inspector::Inspector;
 use super::super::live::LiveState;
 use super::super::state::{AppState, Screen, warning_line};
+use super::composer::{QUEUED, SENT};
 
 pub(super) fn fold(state: &mut AppState, update: RunnerUpdate) {
     let width = state.stream_width();
@@ -18,6 +19,12 @@ pub(super) fn fold(state: &mut AppState, update: RunnerUpdate) {
     if update == RunnerUpdate::Phase(Phase::AwaitingHuman) {
         state.message = None;
         state.composer.open_attack();
+    }
+    // What the composer said of a message sent is over once the run has ended.
+    if update == RunnerUpdate::Phase(Phase::Finished)
+        && state.message.as_deref().is_some_and(|m| [SENT, QUEUED].contains(&m))
+    {
+        state.message = None;
     }
     let RunnerUpdate::Event(event) = update else { return };
     if matches!(event.body, EventBody::End(_)) {

@@ -2,13 +2,18 @@
 //! file of the cache directory per set of paths opened, so that a second `ls`,
 //! `summary`, `agreement` or browser over the same corpus reads no episode.
 //!
-//! A file's rows are reused while its stamp is unchanged: a hash of its path,
+//! A file's rows are reused while its stamp is unchanged: a hash of its name,
 //! size and modification time and of the names, sizes and modification times
 //! of everything in its folder (judge files, run logs, verdict and notes
 //! sidecars all sit beside the episode, so a new label or judge file
 //! re-indexes the episodes of that folder). The cache is written atomically;
 //! one that cannot be read, is corrupt or comes from another version is
 //! ignored and rebuilt, never an error.
+//!
+//! The cache file is named after the identity of the opened folders (device and inode, where the
+//! platform has them, else the canonical path) and its entries after their place under them, so
+//! every spelling of a path shares it and a corpus whose folder was renamed or moved on the same
+//! disk is not read again.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -20,13 +25,13 @@ use serde::{Deserialize, Serialize};
 use super::row::CorpusRow;
 
 /// Bumped whenever [`CorpusRow`] or the way rows are read changes meaning.
-const FORMAT: u32 = 7; // 7: a leak whose judge names no turn gets the turn its snippets were first said; 6: Inspect .eval logs are indexed (issue 29); 5: events counted after the header; 4: a benchmark run's category is the dataset's sub-category; 3: rows carry the end reason, whether a person played, tokens; 2: the imported appropriateness score is 0–1
+const FORMAT: u32 = 8; // 8: keyed on the opened folders' identity and the file's place under them; 7: a leak whose judge names no turn gets the turn its snippets were first said; 6: Inspect .eval logs are indexed (issue 29); 5: events counted after the header; 4: a benchmark run's category is the dataset's sub-category; 3: rows carry the end reason, whether a person played, tokens; 2: the imported appropriateness score is 0–1
 
 /// One episode file's rows, as cached.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
-    /// The file under the canonical form of the path it was opened under (the rows hold the
-    /// path as typed, and are given the path as typed now when reused).
+    /// The file's place: [`key`] of the opened path it was found under and the rest of its path
+    /// (the rows hold the path as typed, and are given the path as typed now when reused).
     pub path: PathBuf,
     pub stamp: u64,
     pub rows: Vec<CorpusRow>,
@@ -40,19 +45,46 @@ struct CacheFile {
     entries: Vec<Entry>,
 }
 
-/// The cache file for a set of opened paths, under `cache_dir`: one per set of canonical paths,
-/// so `logs`, `/abs/logs` and `logs//` share it (issue 23).
+/// The cache file for a set of opened paths, under `cache_dir`: one per set of folders, so
+/// `logs`, `/abs/logs` and `logs//` share it, and so does `logs` renamed (issue 23).
 pub fn cache_file(cache_dir: &Path, paths: &[PathBuf]) -> PathBuf {
     let mut hash = Fnv::default();
     for path in paths {
-        hash.write(canonical(path).as_os_str().as_encoded_bytes());
+        match identity(path) {
+            Some((device, inode)) => {
+                hash.write(b"id:");
+                hash.write(&device.to_le_bytes());
+                hash.write(&inode.to_le_bytes());
+            }
+            None => {
+                hash.write(b"path:");
+                hash.write(canonical(path).as_os_str().as_encoded_bytes());
+            }
+        }
         hash.write(&[0]);
     }
     cache_dir.join("corpus").join(format!("index-{:016x}.json", hash.0))
 }
 
+/// The key of a file found under the `root`-th opened path, `rest` being its path under it.
+pub fn key(root: usize, rest: &Path) -> PathBuf {
+    Path::new(&root.to_string()).join(rest)
+}
+
+/// The device and inode of `path`: the same whatever it is called, until it is deleted.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
 /// `path` with symbolic links, `.` and `..` resolved; as given when it cannot be.
-pub fn canonical(path: &Path) -> PathBuf {
+fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
@@ -124,9 +156,10 @@ impl FolderStamp {
 
     /// The stamp of `file` in this folder; `None` when it is not listed (the cache is not used).
     pub fn stamp(&self, file: &Path) -> Option<u64> {
-        let (size, mtime) = self.files.get(file.file_name()?)?;
+        let name = file.file_name()?;
+        let (size, mtime) = self.files.get(name)?;
         let mut hash = Fnv::default();
-        hash.write(file.as_os_str().as_encoded_bytes());
+        hash.write(name.as_encoded_bytes());
         hash.write(&[0]);
         hash.write(&size.to_le_bytes());
         hash.write(&mtime.to_le_bytes());

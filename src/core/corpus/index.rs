@@ -78,12 +78,12 @@ pub fn index_in_batches(
     let mut walk_errors = Some(walk_errors);
     let cache_file = cache_dir.map(|dir| cache::cache_file(dir, paths));
     let mut cached = cache_file.as_deref().map(cache::read).unwrap_or_default();
-    // Each file under the canonical form of the path it was found under: the cache's key.
-    let roots: Vec<(&PathBuf, PathBuf)> = paths.iter().map(|p| (p, cache::canonical(p))).collect();
+    // Each file by its place under the opened path it was found under: the cache's key.
     let key_of = |file: &Path| -> PathBuf {
-        roots
+        paths
             .iter()
-            .find_map(|(typed, canonical)| file.strip_prefix(typed).ok().map(|rest| canonical.join(rest)))
+            .enumerate()
+            .find_map(|(root, typed)| file.strip_prefix(typed).ok().map(|rest| cache::key(root, rest)))
             .unwrap_or_else(|| file.to_path_buf())
     };
     // One listing per folder: the stamps of every file in it.

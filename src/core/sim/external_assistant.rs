@@ -35,6 +35,8 @@ pub struct AgentLimits {
     pub pacing: LlmClient,
     /// The episode's step gate: each message to the agent and each of its tool calls waits here.
     pub gate: StepGate,
+    /// The address the tools are served on (loopback unless `--mcp-bind`).
+    pub mcp_bind: std::net::IpAddr,
 }
 
 pub struct ExternalAssistant {
@@ -50,7 +52,7 @@ pub struct ExternalAssistant {
 }
 
 impl ExternalAssistant {
-    /// Serves `env` on loopback and starts the agent's process, or reads its agent card.
+    /// Serves `env` on `limits.mcp_bind` and starts the agent's process, or reads its agent card.
     pub async fn start(
         spec: &AgentSpec,
         env: EnvironmentState,
@@ -58,7 +60,7 @@ impl ExternalAssistant {
         episode_id: &str,
         limits: &AgentLimits,
     ) -> Result<Self, RunError> {
-        let bind = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let bind = std::net::SocketAddr::new(limits.mcp_bind, 0);
         let (server, events) = EnvironmentServer::start(env, max_tool_calls, bind)
             .await
             .map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;

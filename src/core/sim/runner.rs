@@ -236,6 +236,7 @@ async fn start_external(
         retry: client.retry_policy(),
         pacing: client.clone(),
         gate: gate.clone(),
+        mcp_bind: config.settings.mcp_bind,
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await

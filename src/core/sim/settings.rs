@@ -23,6 +23,9 @@ pub struct EpisodeSettings {
     pub judge_live: bool,
     /// Start held at the gate (the user presses continue or step).
     pub start_paused: bool,
+    /// Where an external agent's tools are served over MCP: loopback unless the user names an
+    /// address (`--mcp-bind`); each episode takes a free port there.
+    pub mcp_bind: std::net::IpAddr,
 }
 
 impl Default for EpisodeSettings {
@@ -35,6 +38,7 @@ impl Default for EpisodeSettings {
             stream: true,
             judge_live: false,
             start_paused: false,
+            mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
         }
     }
 }

@@ -1,158 +1,19 @@
-//! Two episodes side by side, turn by turn: the attacker's and the assistant's messages of turn k
-//! of A next to those of B, the verdicts of each turn side by side with differences flagged, the
-//! first turn where they diverge marked, and the turns both share (a fork and its parent) shown once.
-//!
-//! Built from the two views' events; the text shown is the text their panes hold (sanitized,
-//! masked while redaction is on), never copied. Rows are wrapped when shown, once per width.
+//! The two episodes aligned turn by turn: the rows, the first divergence, the shared prefix, the
+//! cursor, and the rows wrapped as they are shown.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Range;
-use std::path::PathBuf;
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 
-use crate::core::corpus::row::CorpusRow;
-use crate::core::episode::{Episode, EventBody, Outcome, Party};
-use crate::core::sanitize::single_line;
+use crate::core::episode::EventBody;
 
-use super::lazy_rows::{self, RowSource};
-use super::transcript::event_text;
-use super::view::EpisodeView;
-use super::wrap::wrap;
-
-/// Where the parts of the compare screen go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CompareLayout {
-    pub titles: [Rect; 2],
-    /// The turn rows, both columns and the separator between them.
-    pub body: Rect,
-    pub columns: [Rect; 2],
-    pub status: Rect,
-}
-
-impl CompareLayout {
-    pub fn new(area: Rect) -> Self {
-        let [titles, body, status] =
-            Layout::vertical([Constraint::Length(2), Constraint::Min(1), Constraint::Length(1)]).areas(area);
-        let [left, _, right] =
-            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)])
-                .areas(titles);
-        let [a, _, b] =
-            Layout::horizontal([Constraint::Fill(1), Constraint::Length(1), Constraint::Fill(1)]).areas(body);
-        CompareLayout { titles: [left, right], body, columns: [a, b], status }
-    }
-}
-
-/// What a side's title says: the run (model, defence, persona, repeat) or the journal (id, models).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SideTitle {
-    pub name: String,
-    pub detail: String,
-}
-
-impl SideTitle {
-    pub fn of(episode: &Episode) -> Self {
-        let row = CorpusRow::of(episode, PathBuf::from(&episode.origin), &[]);
-        let benchmark = row.defence.is_some() || row.repeat.is_some();
-        let name: Vec<String> = if benchmark {
-            [
-                row.model.clone(),
-                row.defence.clone(),
-                row.persona
-                    .as_ref()
-                    .map(|p| if p.starts_with("persona") { p.clone() } else { format!("persona{p}") }),
-                row.repeat.map(|r| format!("rep {r}")),
-            ]
-            .into_iter()
-            .flatten()
-            .collect()
-        } else {
-            let models = &episode.header().config.models;
-            let model =
-                |role: &str| models.get(role).map(|m| m.as_str().map_or_else(|| m.to_string(), String::from));
-            [
-                Some(row.id.clone()),
-                model("assistant").map(|m| format!("assistant {m}")),
-                model("attacker").map(|m| format!("attacker {m}")),
-            ]
-            .into_iter()
-            .flatten()
-            .collect()
-        };
-        let detail: Vec<String> = [
-            episode.header().parent.as_ref().map(|p| format!("fork of {} at #{}", p.episode, p.seq)),
-            row.task_id.clone().or(row.attack.clone()),
-            std::path::Path::new(&episode.origin).file_name().map(|f| f.to_string_lossy().into_owned()),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        SideTitle {
-            name: single_line(&name.join(" · ")).into_owned(),
-            detail: single_line(&detail.join(" · ")).into_owned(),
-        }
-    }
-}
-
-/// One judge's verdict on one side: outcome, score, and the judge's model.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SideVerdict {
-    pub outcome: Outcome,
-    pub score: Option<f64>,
-    pub model: Option<String>,
-}
-
-/// A judge's verdicts in one turn, on each side.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VerdictPair {
-    /// The judge's name (verdicts of two judge models of one judge are paired).
-    pub judge: String,
-    pub sides: [Option<SideVerdict>; 2],
-}
-
-impl VerdictPair {
-    /// The two sides do not say the same (one has no verdict, or another outcome).
-    pub fn differs(&self) -> bool {
-        let [a, b] = &self.sides;
-        a.as_ref().map(|v| v.outcome) != b.as_ref().map(|v| v.outcome)
-    }
-}
-
-/// One aligned turn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TurnRow {
-    /// The turn number; `None` is the row of whole-episode verdicts (after the last turn).
-    pub turn: Option<u32>,
-    /// Event indices of the turn's messages and tool events, per side (empty: that side has no
-    /// such turn).
-    pub events: [Vec<usize>; 2],
-    /// Both sides hold the same messages and calls in this turn.
-    pub same: bool,
-    pub verdicts: Vec<VerdictPair>,
-}
-
-impl TurnRow {
-    pub fn label(&self) -> String {
-        match self.turn {
-            Some(0) => "before turn 1".into(),
-            Some(t) => format!("turn {t}"),
-            None => "end".into(),
-        }
-    }
-}
-
-/// One screen line of a row's column.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CellLine {
-    /// A verdict of the row: index into `verdicts`.
-    Verdict(usize),
-    /// The header of an event (party and direction, or the tool's one-line summary).
-    Header(usize),
-    /// A body line of an event: the byte range of its text.
-    Body(usize, Range<usize>),
-    /// "no turn k".
-    Missing,
-}
+use super::super::lazy_rows::{self, RowSource};
+use super::super::transcript::event_text;
+use super::super::view::EpisodeView;
+use super::super::wrap::wrap;
+use super::layout::CompareLayout;
+use super::title::SideTitle;
+use super::turns::{CellLine, TurnRow, VerdictPair, pair_verdicts, signature, turns_of};
 
 /// A row's lines at one width: per side, or once (`shared`) for a row both hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,75 +38,6 @@ pub struct Compare {
     wraps: Vec<Option<RowWrap>>,
     /// The top line shown: a row and a line within it (0 = its header).
     top: (usize, usize),
-}
-
-/// What a turn holds, for comparing the two sides: (party or tool tag, text).
-fn signature(body: &EventBody) -> Option<(String, String)> {
-    match body {
-        EventBody::Message(m) => Some((format!("{}>{}", m.from.as_str(), m.to.as_str()), m.text.clone())),
-        EventBody::ToolCall(c) => Some((format!("call {}", c.tool), c.args.to_string())),
-        EventBody::ToolResult(r) => Some((format!("result {}", r.tool), r.output.clone())),
-        EventBody::Error(e) => Some(("error".into(), e.message.clone())),
-        _ => None,
-    }
-}
-
-/// A verdict source: judge, method and model.
-type JudgeKey = (String, &'static str, Option<String>);
-
-/// Per turn: the events shown, and the latest verdict of each source.
-type Turns = BTreeMap<Option<u32>, (Vec<usize>, BTreeMap<JudgeKey, SideVerdict>)>;
-
-fn turns_of(view: &EpisodeView) -> Turns {
-    let mut turns: Turns = BTreeMap::new();
-    let max_turn = view.max_turn();
-    for (i, event) in view.events().iter().enumerate() {
-        match &event.body {
-            EventBody::Verdict(v) => {
-                let turn = v.turn.filter(|t| (1..=max_turn).contains(t));
-                let side = SideVerdict { outcome: v.outcome, score: v.score, model: v.model.clone() };
-                let key = (v.judge.clone(), v.method.as_str(), v.model.clone());
-                turns.entry(turn).or_default().1.insert(key, side);
-            }
-            body if signature(body).is_some() => {
-                turns.entry(Some(view.turn_at(i))).or_default().0.push(i);
-            }
-            _ => {}
-        }
-    }
-    turns
-}
-
-/// Pairs the two sides' verdicts of one turn: the same judge, method and model first, then what is
-/// left of the same judge in order (a baseline judged by gpt-5 against a firewall run judged by
-/// gpt-5-chat), then the rest alone.
-fn pair_verdicts(
-    a: &BTreeMap<JudgeKey, SideVerdict>,
-    b: &BTreeMap<JudgeKey, SideVerdict>,
-) -> Vec<VerdictPair> {
-    let mut rest_b: Vec<(&JudgeKey, &SideVerdict)> = b.iter().collect();
-    let mut pairs: Vec<VerdictPair> = Vec::new();
-    let mut unpaired: Vec<(&JudgeKey, &SideVerdict)> = Vec::new();
-    let pair = |judge: &str, a: Option<&SideVerdict>, b: Option<&SideVerdict>| VerdictPair {
-        judge: single_line(judge).into_owned(),
-        sides: [a.cloned(), b.cloned()],
-    };
-    for (key, va) in a {
-        match rest_b.iter().position(|(k, _)| *k == key) {
-            Some(at) => pairs.push(pair(&key.0, Some(va), Some(rest_b.remove(at).1))),
-            None => unpaired.push((key, va)),
-        }
-    }
-    for (key, va) in unpaired {
-        match rest_b.iter().position(|(k, _)| k.0 == key.0) {
-            Some(at) => pairs.push(pair(&key.0, Some(va), Some(rest_b.remove(at).1))),
-            None => pairs.push(pair(&key.0, Some(va), None)),
-        }
-    }
-    pairs.extend(rest_b.into_iter().map(|(key, vb)| pair(&key.0, None, Some(vb))));
-    let model = |p: &VerdictPair| p.sides.iter().flatten().find_map(|v| v.model.clone());
-    pairs.sort_by_cached_key(|p| (p.judge.clone(), model(p)));
-    pairs
 }
 
 impl Compare {
@@ -412,14 +204,6 @@ impl RowSource for CompareRows<'_> {
 
     fn complete(&self, row: usize) -> bool {
         self.compare.wraps[row].is_some()
-    }
-}
-
-/// The party whose message an event is (for colours), if a message.
-pub fn party_of(view: &EpisodeView, event: usize) -> Option<Party> {
-    match &view.events().get(event)?.body {
-        EventBody::Message(m) => Some(m.from),
-        _ => None,
     }
 }
 

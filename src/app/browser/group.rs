@@ -1,0 +1,108 @@
+//! The grouped view's groups (model → defence → domain): their keys, and per judge the rate of
+//! one verdict source's verdicts; the charts drawn of them.
+
+use std::collections::BTreeMap;
+
+use crate::core::corpus::row::severity as attack_severity;
+use crate::core::corpus::series::{CHARTED, ChartSeries, Heatmap};
+use crate::core::corpus::{CorpusRow, SourceVerdict};
+use crate::core::episode::{Outcome, VerdictMethod};
+
+use super::entry::{BrowserEntry, Column};
+
+/// The fields of the grouped view, outermost first.
+pub const GROUP_BY: [Column; 3] = [Column::Model, Column::Defence, Column::Domain];
+
+/// A group of the grouped view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The values of [`GROUP_BY`] down to this level (its depth is `key.len() - 1`).
+    pub key: Vec<String>,
+    pub episodes: usize,
+    /// Per judge (as `Browser::judges`), from the selected verdict source only.
+    pub rates: Vec<GroupRate>,
+    /// Episodes of the group kept out of the rates (aborted, errored, forks, human-played).
+    pub kept_out: usize,
+}
+
+/// What one verdict source says of a group on one judge's question.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroupRate {
+    /// The source judged none of the group's episodes.
+    None,
+    /// `failed` of `judged` (a leak, a successful attack): the rate the benchmark publishes.
+    Rate { failed: usize, judged: usize },
+    /// The utility judge: the mean coverage of the `judged` episodes.
+    Coverage { mean: f64, judged: usize },
+}
+
+/// The grouped view drawn as charts: which judge's page, and the series of the groups listed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChartView {
+    /// An index into [`CHARTED`] (privacy, security).
+    pub judge: usize,
+    /// The attacks × groups heatmap rather than the rates and curves.
+    pub heatmap: bool,
+    /// The heatmap's selected cell (row, column).
+    pub cursor: (usize, usize),
+    pub series: ChartSeries,
+}
+
+impl ChartView {
+    /// The heatmap shown, if the page is one.
+    pub fn shown_heatmap(&self) -> Option<&Heatmap> {
+        let judge = CHARTED.get(self.judge)?.0;
+        self.heatmap.then(|| self.series.heatmaps.iter().find(|h| h.judge == judge)).flatten()
+    }
+}
+
+/// A verdict source: who gave verdicts (`rule`, `llm:MODEL`, `imported:MODEL`, `human`).
+pub type Source = (VerdictMethod, Option<String>);
+
+impl Group {
+    pub fn depth(&self) -> usize {
+        self.key.len() - 1
+    }
+}
+
+/// Every verdict source of the entries, the one with the most verdicts first (then by name).
+pub(super) fn verdict_sources(entries: &[BrowserEntry]) -> Vec<Source> {
+    let mut counts: BTreeMap<Source, usize> = BTreeMap::new();
+    for v in entries.iter().flat_map(|e| &e.row.verdicts) {
+        *counts.entry((v.method, v.model.clone())).or_default() += 1;
+    }
+    let mut sources: Vec<(Source, usize)> = counts.into_iter().collect();
+    sources.sort_by(|(a, n), (b, m)| m.cmp(n).then_with(|| a.cmp(b)));
+    sources.into_iter().map(|(source, _)| source).collect()
+}
+
+/// One judge's figure for a group's counted episodes, from one verdict source's verdicts only
+/// (`error` and `skipped` are not judged): a rate of `fail`, or for utility the mean coverage.
+pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&Source>) -> GroupRate {
+    let Some((method, model)) = source else { return GroupRate::None };
+    let judged: Vec<&SourceVerdict> = rows
+        .iter()
+        .flat_map(|r| r.verdicts_of(judge))
+        .filter(|v| v.method == *method && v.model == *model && attack_severity(v.outcome) > 0)
+        .collect();
+    if judged.is_empty() {
+        return GroupRate::None;
+    }
+    if judge == "utility" {
+        let scores: Vec<f64> = judged.iter().filter_map(|v| v.score).collect();
+        if scores.is_empty() {
+            return GroupRate::None;
+        }
+        return GroupRate::Coverage {
+            mean: scores.iter().sum::<f64>() / scores.len() as f64,
+            judged: scores.len(),
+        };
+    }
+    let failed = judged.iter().filter(|v| v.outcome == Outcome::Fail).count();
+    GroupRate::Rate { failed, judged: judged.len() }
+}
+
+/// The values of the first `depth` fields of [`GROUP_BY`].
+pub(super) fn group_key(entry: &BrowserEntry, depth: usize, judges: &[String]) -> Vec<String> {
+    GROUP_BY[..depth].iter().map(|&c| entry.cell(c, judges)).collect()
+}

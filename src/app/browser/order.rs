@@ -1,0 +1,103 @@
+//! Which rows the browser shows and in what order: the filter (`/`) and the sort (`s`, `S`).
+
+use crate::core::corpus::SourceVerdict;
+use crate::core::corpus::filter::Filter;
+use crate::core::corpus::row::severity as attack_severity;
+use crate::core::episode::Outcome;
+
+use super::entry::{BrowserEntry, Column};
+use super::list::Browser;
+
+impl Browser {
+    /// Filters by `filter` (fields and free words); a filter that does not parse
+    /// keeps the list as it was and says why in `filter_error`.
+    pub fn set_filter(&mut self, filter: String) {
+        let current = self.current_line();
+        self.filter = filter;
+        match Filter::parse(&self.filter, &self.judges) {
+            Ok(parsed) => {
+                self.filter_error = None;
+                self.shown = (0..self.entries.len())
+                    .filter(|&i| parsed.matches_with(&self.entries[i].row, &self.entries[i].haystack))
+                    .collect();
+                self.sort_shown();
+                self.rebuild(current);
+            }
+            Err(problem) => self.filter_error = Some(problem),
+        }
+    }
+
+    /// Sorts by the next column (unsorted after the last), ascending.
+    pub fn sort_next(&mut self) {
+        let at = self.sort.and_then(|(c, _)| self.columns.iter().position(|&x| x == c));
+        self.sort = match at {
+            None => self.columns.first().map(|&c| (c, false)),
+            Some(i) => self.columns.get(i + 1).map(|&c| (c, false)),
+        };
+        self.resort();
+    }
+
+    /// Reverses the sort (sorting by the first column if unsorted).
+    pub fn sort_reverse(&mut self) {
+        self.sort = match self.sort {
+            Some((c, descending)) => Some((c, !descending)),
+            None => self.columns.first().map(|&c| (c, true)),
+        };
+        self.resort();
+    }
+
+    /// Sorts by `column`.
+    pub fn sort_by(&mut self, column: Column, descending: bool) {
+        self.sort = Some((column, descending));
+        self.resort();
+    }
+
+    /// A new order starts at the top (the leaks first, when sorted so).
+    fn resort(&mut self) {
+        self.sort_shown();
+        self.rebuild(None);
+        self.offset = 0;
+    }
+
+    pub(super) fn sort_shown(&mut self) {
+        let Some((column, descending)) = self.sort else {
+            self.shown.sort_unstable();
+            return;
+        };
+        let entries = &self.entries;
+        let judges = &self.judges;
+        let key = |i: usize| sort_key(&entries[i], column, judges);
+        let mut keyed: Vec<(SortKey, usize)> = self.shown.iter().map(|&i| (key(i), i)).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+        if descending {
+            // Reversed keys, equal keys still in index order.
+            keyed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        }
+        self.shown = keyed.into_iter().map(|(_, i)| i).collect();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum SortKey {
+    Text(String),
+    Number(u64),
+    /// Severity of the worst outcome, then the score in thousandths.
+    Verdict(u8, i64),
+}
+
+fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey {
+    match column {
+        Column::Turns => SortKey::Number(u64::from(entry.row.turns)),
+        Column::Events => SortKey::Number(entry.row.events as u64),
+        Column::Judge(j) => {
+            let verdicts: Vec<&SourceVerdict> = entry.row.verdicts_of(&judges[j]).collect();
+            let worst = verdicts
+                .iter()
+                .map(|v| attack_severity(v.outcome) + u8::from(v.outcome == Outcome::Error))
+                .max();
+            let score = verdicts.iter().find_map(|v| v.score).map_or(-1, |s| (s * 1000.0) as i64);
+            SortKey::Verdict(worst.unwrap_or(0), score)
+        }
+        column => SortKey::Text(entry.cell(column, judges).to_lowercase()),
+    }
+}

@@ -1,0 +1,95 @@
+//! `run --task ID --print-agent-config` (issue 26): the task's tools served with no episode, the
+//! `converse` object an agent is given printed as one JSON line; the official MCP client reaches
+//! the tools with it and not without its token; `--mcp-bind` is checked.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::cli_external_assistant::TASK;
+use crate::support::{bin, python};
+
+fn official_client(url: &str, token: &str) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_env_client.py");
+    let calls = r#"[["search_emails", {"query": "salary"}]]"#;
+    Command::new(python::python()).arg(script).args([url, token, "2026-07-28", calls]).output().unwrap()
+}
+
+#[test]
+fn the_printed_config_reaches_the_tasks_tools_with_its_token_only() {
+    let home = tempfile::tempdir().unwrap();
+    let mut child = bin::command(home.path())
+        .args(["run", "--task", TASK, "--print-agent-config"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let config: Value = serde_json::from_str(&line).unwrap();
+    let converse = &config["converse"];
+    assert_eq!(config.as_object().unwrap().len(), 1, "{line}");
+    assert!(converse["episode"].as_str().unwrap().starts_with("ep-"), "{line}");
+    assert_eq!((converse["turn"].as_u64(), converse["from"].as_str()), (Some(1), Some("user")));
+    let url = converse["mcp"]["url"].as_str().unwrap();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "loopback by default: {url}");
+    let token =
+        converse["mcp"]["headers"]["Authorization"].as_str().unwrap().strip_prefix("Bearer ").unwrap();
+
+    let with_token = official_client(url, token);
+    assert!(with_token.status.success(), "{}", String::from_utf8_lossy(&with_token.stderr));
+    let answer: Value = serde_json::from_slice(&with_token.stdout).unwrap();
+    assert_eq!(answer["tools"].as_array().unwrap().len(), 7, "{answer}");
+    assert!(answer["results"][0]["text"].as_str().unwrap().contains("96,500 USD"), "{answer}");
+    assert!(!official_client(url, "not-the-token").status.success(), "a call without the token is refused");
+
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    let mut log = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+    assert!(status.success(), "stopped cleanly by SIGTERM: {status:?} {log}");
+    let calls: Vec<&str> =
+        log.lines().filter(|l| l.starts_with("tool ") || l.starts_with("result ")).collect();
+    assert_eq!(calls.len(), 2, "one call and its result, the refused client's none: {log}");
+    assert_eq!(calls[0], r#"tool search_emails {"query":"salary"}"#);
+    assert!(calls[1].starts_with("result search_emails ok: Found 1 email(s) matching 'salary'"), "{log}");
+}
+
+#[test]
+fn mcp_bind_names_a_reachable_address_and_needs_an_agent() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let output = bin::command(home.path()).args(["run", "--task", TASK]).args(args).output().unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).trim_end().to_string())
+    };
+    let (code, err) = run(&["--print-agent-config", "--mcp-bind", "0.0.0.0"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--mcp-bind 0.0.0.0: name the address the agent reaches"), "{err}");
+    let (code, err) =
+        run(&["--headless", "--attacker-model", "m", "--assistant-model", "m", "--mcp-bind", "127.0.0.2"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--mcp-bind serves an external agent's tools: it needs --assistant"), "{err}");
+    let (code, err) = run(&["--print-agent-config", "--mcp-bind", "not-an-ip"]);
+    assert_eq!(code, Some(2), "a clap error: {err}");
+}
+
+#[test]
+fn mcp_bind_serves_the_tools_on_the_address_named() {
+    let home = tempfile::tempdir().unwrap();
+    let mut child = bin::command(home.path())
+        .args(["run", "--task", TASK, "--print-agent-config", "--mcp-bind", "127.0.0.2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let config: Value = serde_json::from_str(&line).unwrap();
+    assert!(config["converse"]["mcp"]["url"].as_str().unwrap().starts_with("http://127.0.0.2:"), "{line}");
+}
