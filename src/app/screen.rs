@@ -39,9 +39,8 @@ impl PromptKind {
             PromptKind::Filter => "filter",
             PromptKind::SearchEpisodes => "search all episodes",
             PromptKind::KeepCase => "keep as an attack case in suite",
-            PromptKind::FanAttempts => {
-                "re-run from here how many times? (N: the reply only · N r: the rest, attacker live)"
-            }
+            // Short enough that what is typed shows at 80 columns.
+            PromptKind::FanAttempts => "re-run from here how many times? (N, or N r: the rest live)",
         }
     }
 }

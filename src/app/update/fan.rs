@@ -145,7 +145,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
             state.effects.push(Effect::FanControl(control));
             state.message = Some(
                 if fan.paused {
-                    "fan paused: no attempt starts and no request is sent (Space or c continues)"
+                    "fan paused: no attempt starts and no new request is sent (Space or c continues, . steps)"
                 } else {
                     "fan running"
                 }
