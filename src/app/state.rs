@@ -74,6 +74,9 @@ pub struct AppState {
     pub fork_tree: Option<super::fork_tree::ForkTree>,
     /// The episode opened from the fan or the fork tree, and that screen (Esc goes back).
     pub return_to: Option<(String, Screen)>,
+    /// The screen that asked for the comparison on screen (the fan, the fork tree), where closing
+    /// it goes back.
+    pub compare_back: Option<Screen>,
 }
 
 impl AppState {
@@ -110,6 +113,7 @@ impl AppState {
             fan: None,
             fork_tree: None,
             return_to: None,
+            compare_back: None,
         }
     }
 
@@ -349,6 +353,12 @@ impl AppState {
     pub fn opened_from(&self) -> Option<Screen> {
         let (id, screen) = self.return_to.as_ref()?;
         (self.view()?.episode.id() == id).then_some(*screen)
+    }
+
+    /// Compares two episodes for the fan or the fork tree (`from`), to which closing it comes back.
+    pub fn compare_from(&mut self, from: Screen, pair: [super::browser::EntrySource; 2]) {
+        self.compare_back = Some(from);
+        self.effects.push(Effect::OpenCompare(Box::new(pair)));
     }
 
     /// Opens an episode from the fan or the fork tree (`from`), to which Esc comes back.

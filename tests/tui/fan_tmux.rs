@@ -136,6 +136,11 @@ async fn a_fan_from_the_inspector_shows_the_leaks_its_journals_hold() {
     s.wait_for("REPLAY");
     s.keys(&["Escape"]);
     s.wait_for("Attempts from turn 2");
+    // `=`: the attempt beside the original, from turn 2 on; Esc back to the fan.
+    s.keys(&["="]);
+    s.wait_for("they diverge at turn 2");
+    s.keys(&["Escape"]);
+    s.wait_for("Attempts from turn 2");
     s.keys(&["q"]);
     s.wait_for("EXIT=0");
 }

@@ -136,7 +136,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
             if let Some(a) = fan.selected_attempt() {
                 let original = EntrySource::File { path: fan.origin.clone(), id: fan.episode_id.clone() };
                 let attempt = EntrySource::File { path: a.journal.clone(), id: a.episode.clone() };
-                state.effects.push(Effect::OpenCompare(Box::new([original, attempt])));
+                state.compare_from(Screen::Fan, [original, attempt]);
             }
         }
         Command::PlayPause | Command::Continue if !fan.done => {

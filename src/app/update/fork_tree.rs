@@ -69,7 +69,7 @@ pub(super) fn command(state: &mut AppState, command: Command) {
             if let Some(Node::Fork { fork, .. }) = selected {
                 let root = EntrySource::File { path: tree.root_origin.clone(), id: tree.root_id.clone() };
                 let other = EntrySource::File { path: fork.journal.clone(), id: fork.id.clone() };
-                state.effects.push(Effect::OpenCompare(Box::new([root, other])));
+                state.compare_from(Screen::ForkTree, [root, other]);
             }
         }
         Command::Close => {

@@ -78,7 +78,10 @@ fn dispatch(state: &mut AppState, action: Action) {
             let [a, b] = *pair;
             compare::open(state, a, b);
         }
-        Action::CompareLoaded(Err(problem)) => state.message = Some(format!("cannot compare: {problem}")),
+        Action::CompareLoaded(Err(problem)) => {
+            state.compare_back = None;
+            state.message = Some(format!("cannot compare: {problem}"))
+        }
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) | Action::Done(problem) => state.message = Some(problem),
         Action::FollowUp(request) => follow_up(state, request),
