@@ -195,7 +195,7 @@ async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
     let home = tempfile::tempdir().unwrap();
     let episode = leaked_at_turn_2(home.path()).await;
     let server = OpenAiServer::start(Vec::new()).await;
-    server.set_default(Reply::text(REFUSAL).delay(Duration::from_millis(700)));
+    server.set_default(Reply::text(REFUSAL).delay(Duration::from_millis(1200)));
     let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 2");
     s.keys(&["f"]);
     s.wait_for("re-run from here how many times?");
