@@ -88,6 +88,17 @@ pub enum Action {
         elapsed: Duration,
         done: bool,
     },
+    /// What the running attempt fan reported.
+    Fan(crate::session::fan::FanUpdate),
+    /// The fan asked for by [`Effect::StartFan`] started in this folder, or why it could not.
+    FanStarted(Result<std::path::PathBuf, String>),
+    /// The forks found beside the episode `root` ([`Effect::FindForks`]), and the journals that
+    /// could not be read.
+    ForksFound {
+        root: String,
+        forks: Vec<crate::core::fan::forks::Fork>,
+        problems: Vec<String>,
+    },
     /// A request one screen's handler makes of another; `update` carries it out after the
     /// action that queued it ([`crate::app::AppState::follow_up`]), so handlers never call
     /// each other.
@@ -113,6 +124,12 @@ pub enum FollowUp {
     EpisodeShown,
     /// Open the annotate form on the selected event.
     Annotate,
+    /// Ask how many attempts a fan from the turn under the cursor should have.
+    FanPrompt,
+    /// Start the fan the prompt was answered with (`N` or `N r`).
+    StartFan(String),
+    /// Show the fork tree of the episode on the inspector.
+    ForkTree,
 }
 
 /// The hits of a search across episodes.
@@ -187,6 +204,16 @@ pub enum Effect {
     HandOff {
         text: String,
         editor: bool,
+    },
+    /// Start an attempt fan (the request's `dir` is the episode's folder: the fan's own goes
+    /// under its `fans/`); answer with [`Action::FanStarted`], then [`Action::Fan`] reports.
+    StartFan(Box<crate::session::fan::FanRequest>),
+    /// Pause, resume or stop the running fan.
+    FanControl(crate::session::fan::FanControl),
+    /// Look for the forks of episode `root` under `dir`; answer with [`Action::ForksFound`].
+    FindForks {
+        dir: std::path::PathBuf,
+        root: String,
     },
     /// Start a new episode from the prefix of the one on screen.
     Fork {

@@ -9,6 +9,8 @@ pub mod composer;
 pub mod detail;
 pub mod drive;
 pub mod episode_info;
+pub mod fan;
+pub mod fork_tree;
 pub mod hits;
 pub mod input;
 pub mod inspector;

@@ -12,6 +12,10 @@ pub enum Screen {
     Compare,
     /// The results of a search across episodes.
     Hits,
+    /// An attempt fan filling (`state.fan`).
+    Fan,
+    /// The forks and fans of an episode as a tree (`state.fork_tree`).
+    ForkTree,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +27,8 @@ pub enum PromptKind {
     SearchEpisodes,
     /// The suite directory the episode (or the browser's marked ones) is kept in as attack cases.
     KeepCase,
+    /// How many attempts of a fan from the turn under the cursor (`N`, or `N r` for the rest).
+    FanAttempts,
 }
 
 impl PromptKind {
@@ -33,6 +39,8 @@ impl PromptKind {
             PromptKind::Filter => "filter",
             PromptKind::SearchEpisodes => "search all episodes",
             PromptKind::KeepCase => "keep as an attack case in suite",
+            // Short enough that what is typed shows at 80 columns.
+            PromptKind::FanAttempts => "re-run from here how many times? (N, or N r: the rest live)",
         }
     }
 }

@@ -68,6 +68,15 @@ pub struct AppState {
     pub compare: Option<super::compare::Compare>,
     /// The inspectors (and the active one) the compare screen replaced, restored when it closes.
     pub compared_from: Option<(Vec<Inspector>, usize)>,
+    /// The last attempt fan started on screen (`f`), filling or done.
+    pub fan: Option<super::fan::FanView>,
+    /// The fork tree on screen (`B`).
+    pub fork_tree: Option<super::fork_tree::ForkTree>,
+    /// The episode opened from the fan or the fork tree, and that screen (Esc goes back).
+    pub return_to: Option<(String, Screen)>,
+    /// The screen that asked for the comparison on screen (the fan, the fork tree), where closing
+    /// it goes back.
+    pub compare_back: Option<Screen>,
 }
 
 impl AppState {
@@ -101,6 +110,10 @@ impl AppState {
             verdict_source: None,
             compare: None,
             compared_from: None,
+            fan: None,
+            fork_tree: None,
+            return_to: None,
+            compare_back: None,
         }
     }
 
@@ -178,6 +191,8 @@ impl AppState {
                 Screen::Tasks if self.picker.is_some() => Layer::Picker,
                 Screen::Compare if self.compare.is_some() => Layer::Compare,
                 Screen::Hits if self.hits.is_some() => Layer::Hits,
+                Screen::Fan if self.fan.is_some() => Layer::Fan,
+                Screen::ForkTree if self.fork_tree.is_some() => Layer::ForkTree,
                 _ if self.composer.has_focus() => Layer::Composer,
                 _ => Layer::Inspector,
             },
@@ -320,8 +335,41 @@ impl AppState {
     }
 
     /// Quit, or ask first while an episode still runs.
-    pub fn request_quit(&mut self) {
+    /// Whether the fan's attempts are still running.
+    pub fn fan_running(&self) -> bool {
+        self.fan.as_ref().is_some_and(|f| !f.done)
+    }
+
+    /// The quit question: what quitting aborts.
+    pub fn quit_question(&self) -> &'static str {
         if self.live.as_ref().is_some_and(|l| !l.finished) {
+            "The episode is still running. Abort it and quit?"
+        } else {
+            "The fan's attempts are still running. Abort them and quit?"
+        }
+    }
+
+    /// Where Esc on the inspector goes back to: the fan or the fork tree the episode on screen
+    /// was opened from.
+    pub fn opened_from(&self) -> Option<Screen> {
+        let (id, screen) = self.return_to.as_ref()?;
+        (self.view()?.episode.id() == id).then_some(*screen)
+    }
+
+    /// Compares two episodes for the fan or the fork tree (`from`), to which closing it comes back.
+    pub fn compare_from(&mut self, from: Screen, pair: [super::browser::EntrySource; 2]) {
+        self.compare_back = Some(from);
+        self.effects.push(Effect::OpenCompare(Box::new(pair)));
+    }
+
+    /// Opens an episode from the fan or the fork tree (`from`), to which Esc comes back.
+    pub fn open_from(&mut self, from: Screen, path: std::path::PathBuf, id: String) {
+        self.return_to = Some((id.clone(), from));
+        self.effects.push(Effect::OpenEpisode { path, id });
+    }
+
+    pub fn request_quit(&mut self) {
+        if self.live.as_ref().is_some_and(|l| !l.finished) || self.fan_running() {
             self.overlays.push(Overlay::ConfirmQuit);
         } else {
             self.quit = true;

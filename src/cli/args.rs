@@ -35,6 +35,9 @@ pub enum Command {
         /// Where imported episodes' tasks are looked up, and where a fork finds its task.
         #[command(flatten)]
         dataset: DatasetDir,
+        /// How an attempt fan started on screen (`f`) paces its attempts.
+        #[command(flatten)]
+        fans: FanPacingArgs,
         /// Colour theme: default, light, high-contrast, or a file in <config dir>/themes/.
         #[arg(long)]
         theme: Option<String>,
@@ -560,6 +563,23 @@ pub enum NotesCommand {
         #[arg(long, value_enum, default_value_t = crate::headless::notes::ExportFormat::Jsonl)]
         format: crate::headless::notes::ExportFormat,
     },
+}
+
+/// The pacing of the attempt fans of `replay` (`f`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct FanPacingArgs {
+    /// Attempts of a fan running at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub fan_concurrency: u32,
+    /// Attacker requests per minute, shared by a fan's attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_attacker: Option<u32>,
+    /// Assistant requests per minute, shared by a fan's attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_assistant: Option<u32>,
+    /// Judge requests per minute, shared by a fan's attempts (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_judge: Option<u32>,
 }
 
 #[derive(Debug, Clone, clap::Args)]

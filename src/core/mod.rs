@@ -18,6 +18,7 @@ pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;
 pub mod report;
+pub mod runs;
 pub mod safe_json;
 pub mod sanitize;
 pub mod search;

@@ -14,11 +14,10 @@ use crate::core::episode::{Episode, EventBody, Outcome};
 use crate::core::fan::{Attempt, FanMode, SourceTally, fan_start, tally};
 use crate::core::llm::RateLimits;
 use crate::core::sanitize::single_line;
-use crate::core::sim::replay_attacker::RecordedAttack;
 use crate::core::sim::runner::Start;
 use crate::session::launch::{Launch, fork_args};
 
-use super::batch::{BatchArgs, Planned, execute, journal_name};
+use super::batch::{BatchArgs, Planned, execute};
 use super::runs::read_runs;
 use super::text_table::Table;
 
@@ -58,13 +57,11 @@ pub async fn fan(
     };
     let n = args.batch.repeat.max(1);
     let key = format!("turn {}", args.turn);
-    let stem = journal_name(&format!("{}__t{}", episode.id(), args.turn), 1);
-    let stem = stem.trim_end_matches("__r1.jsonl").to_string();
     let plan: Vec<Planned> = (1..=n)
         .map(|k| Planned {
             task: task.clone(),
             repeat: k,
-            journal: format!("{stem}__a{k}.jsonl"),
+            journal: crate::core::fan::plan::attempt_journal(episode.id(), args.turn, k),
             case: Some(key.clone()),
         })
         .collect();
@@ -84,11 +81,7 @@ pub async fn fan(
     let mut launch = Launch::new(&run, paths)?;
     let b = &args.batch;
     launch.set_rate_limits(RateLimits::from_rpm(b.rpm_attacker, b.rpm_assistant, b.rpm_judge));
-    // In `Reply` mode the attacker has nothing more to say once the reply is in: the attempt ends.
-    let recorded = (args.mode == FanMode::Reply).then(|| RecordedAttack {
-        source: format!("fan of {} at turn {}", episode.id(), args.turn),
-        ..RecordedAttack::default()
-    });
+    let recorded = crate::core::fan::start::fan_attacker(args.mode, episode.id(), args.turn);
     let start_of =
         |_: &Planned| Start { resume: Some(start.clone()), recorded: recorded.clone(), ..Start::default() };
     let mut closing = Vec::new();
@@ -221,7 +214,7 @@ fn write_tables(args: &FanArgs, report: &FanReport, out: &mut dyn Write) -> anyh
                 format!("{}/{}", t.leaked, t.decided),
                 rate,
                 ci,
-                first_leaks(&t.first_leak_turns),
+                crate::core::fan::tally::first_leak_counts(&t.first_leak_turns),
                 t.partial.to_string(),
                 t.undecided.to_string(),
                 t.leaked_before.to_string(),
@@ -233,17 +226,4 @@ fn write_tables(args: &FanArgs, report: &FanReport, out: &mut dyn Write) -> anyh
         writeln!(out, "no privacy or security verdict in the attempts")?;
     }
     Ok(())
-}
-
-/// `3: 4 · 5: 1` — how many attempts first leaked at each turn.
-fn first_leaks(turns: &[Option<u32>]) -> String {
-    let mut counts: std::collections::BTreeMap<Option<u32>, usize> = std::collections::BTreeMap::new();
-    for t in turns {
-        *counts.entry(*t).or_default() += 1;
-    }
-    let shown: Vec<String> = counts
-        .into_iter()
-        .map(|(t, n)| format!("{}: {n}", t.map_or_else(|| "?".to_string(), |t| t.to_string())))
-        .collect();
-    if shown.is_empty() { "-".into() } else { shown.join(" · ") }
 }

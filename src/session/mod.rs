@@ -5,6 +5,7 @@
 //! no terminal code.
 
 pub mod episode_tasks;
+pub mod fan;
 pub mod journal_load;
 pub mod launch;
 pub mod loader;

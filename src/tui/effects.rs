@@ -98,8 +98,12 @@ pub(super) async fn carry_out(
             Ok(()) => None,
             Err(e) => Some(Action::Problem(format!("cannot copy: {e}"))),
         },
-        // Carried out in the loop (which owns the terminal, and the tasks).
-        Effect::HandOff { .. } | Effect::KeepCases { .. } => None,
+        // Carried out in the loop (which owns the terminal, the tasks and the fan).
+        Effect::HandOff { .. }
+        | Effect::KeepCases { .. }
+        | Effect::StartFan(_)
+        | Effect::FanControl(_)
+        | Effect::FindForks { .. } => None,
         Effect::EditAttacker(text) => {
             if let Some(l) = live {
                 let _ = l.edits.send(text).await;

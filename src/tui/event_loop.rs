@@ -35,7 +35,9 @@ pub async fn run(
     runner: Option<RunnerHandle>,
     mut launcher: Option<Launcher>,
     mut rest: Option<JournalLoad>,
+    fan_launcher: Option<super::fan::FanLauncher>,
 ) -> anyhow::Result<()> {
+    let mut fans = super::fan::Fans { launcher: fan_launcher, running: None };
     let mut guard = TerminalGuard::new()?;
     let size = guard.terminal.size()?;
     // Answers of effects done off the loop (an episode loaded from the browser).
@@ -63,6 +65,7 @@ pub async fn run(
                     if let Some(l) = live.take() {
                         l.stop().await;
                     }
+                    fans.stop().await;
                     drop(guard);
                     return Ok(());
                 }
@@ -80,6 +83,13 @@ pub async fn run(
                 Effect::KeepCases { suite, sources } => {
                     keep_cases(answers_tx.clone(), suite, sources, state.tasks.clone())
                 }
+                Effect::StartFan(request) => {
+                    let answer = fans.start(*request).await;
+                    pending.extend(update(&mut state, answer));
+                    frames.dirty = true;
+                }
+                Effect::FanControl(control) => fans.control(control),
+                Effect::FindForks { dir, root } => super::fan::find_forks(answers_tx.clone(), dir, root),
                 effect => {
                     let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx, &mut loader).await;
                     if let Some(action) = answer {
@@ -137,6 +147,13 @@ pub async fn run(
                         None => std::future::pending().await,
                     }
                 } => from_runner,
+                report = fans.next() => match report {
+                    Some(report) => Action::Fan(report),
+                    None => {
+                        fans.finished();
+                        continue;
+                    }
+                },
                 _ = ticks.tick(), if ticking => {
                     let now = Instant::now();
                     let dt = now - last_tick;
@@ -149,11 +166,15 @@ pub async fn run(
             }
         };
         let runner_update = matches!(action, Action::Runner(_));
+        let fan_report = matches!(action, Action::Fan(_));
         let loaded = matches!(action, Action::Loaded { .. } | Action::LoadEnded { .. });
         pending.extend(update(&mut state, action));
         // Fold the updates already waiting (a runner's, a journal's batches) into the same frame.
         if let (true, Some(l)) = (runner_update, live.as_mut()) {
             fold_waiting(&mut state, &mut pending, || l.updates.try_recv().ok().map(Action::Runner));
+        }
+        if fan_report {
+            fold_waiting(&mut state, &mut pending, || fans.waiting().map(Action::Fan));
         }
         if let (true, Some(rx)) = (loaded, loader.as_mut()) {
             fold_waiting(&mut state, &mut pending, || rx.try_recv().ok());
@@ -167,6 +188,7 @@ pub async fn run(
     if let Some(l) = live.take() {
         l.stop().await;
     }
+    fans.stop().await;
     drop(guard);
     Ok(())
 }

@@ -3,6 +3,7 @@
 pub mod chart_print;
 mod effects;
 pub mod event_loop;
+pub mod fan;
 pub mod handoff;
 mod live;
 pub mod setup;

@@ -67,6 +67,8 @@ fn remember_layout(state: &mut AppState, paths: &Paths) -> anyhow::Result<()> {
 pub struct ForkFlags {
     pub models: ModelFlags,
     pub data_dir: Option<PathBuf>,
+    /// How a fan (`f`) paces its attempts.
+    pub pacing: super::fan::FanPacing,
 }
 
 pub fn run_tui(
@@ -82,8 +84,10 @@ pub fn run_tui(
     state.author = author(paths);
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let fans =
+        super::fan::fan_launcher(paths.clone(), forks.models.clone(), forks.data_dir.clone(), forks.pacing);
     let launcher = replay_launcher(paths.clone(), forks);
-    runtime.block_on(crate::tui::run(state, theme, None, Some(launcher), rest))?;
+    runtime.block_on(crate::tui::run(state, theme, None, Some(launcher), rest, Some(fans)))?;
     Ok(())
 }
 
@@ -301,7 +305,7 @@ pub fn live(
             start.human |= human && start.resume.is_none();
             launch.start_with(id, start)
         });
-        crate::tui::run(state, theme, handle, Some(launcher), None).await
+        crate::tui::run(state, theme, handle, Some(launcher), None, None).await
     })?;
     Ok(())
 }

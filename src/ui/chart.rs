@@ -136,7 +136,7 @@ fn cell(value: f64, width: usize) -> usize {
 
 /// `████├▓▓▓●────┤`: solid to the interval's low end, shaded to the rate, the whisker to its high
 /// end.
-fn track_spans(width: usize, rate: f64, (lo, hi): (f64, f64), theme: &Theme) -> Vec<Span<'static>> {
+pub fn track_spans(width: usize, rate: f64, (lo, hi): (f64, f64), theme: &Theme) -> Vec<Span<'static>> {
     let (lo, at, hi) = (cell(lo, width), cell(rate, width), cell(hi, width));
     let mut bar = String::new();
     let mut whisker = String::new();

@@ -5,7 +5,9 @@ pub mod chart;
 mod compare;
 mod composer;
 mod detail;
+mod fan;
 mod file_errors;
+mod fork_tree;
 mod help;
 mod hits;
 mod notes;
@@ -40,6 +42,12 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
             tasks::draw(frame, area, state, picker, theme)
         }
         (Screen::Compare, ..) if state.compare.is_some() => compare::draw(frame, state, theme),
+        (Screen::Fan, ..) if state.fan.is_some() => {
+            fan::draw(frame, area, state, state.fan.as_ref().expect("checked"), theme)
+        }
+        (Screen::ForkTree, ..) if state.fork_tree.is_some() => {
+            fork_tree::draw(frame, area, state, state.fork_tree.as_ref().expect("checked"), theme)
+        }
         (_, _, Some(inspector)) => {
             let view = &inspector.view;
             let layout = &state.layout;

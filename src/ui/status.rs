@@ -38,6 +38,15 @@ pub(super) fn prompt_line(state: &AppState, prompt: &Prompt, theme: &Theme) -> L
     Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())])
 }
 
+/// The quit question while an episode or a fan runs, as the status line asks it.
+pub fn quit_line(state: &AppState) -> String {
+    format!(
+        " {} {} = abort and quit, any other key = keep running",
+        state.quit_question(),
+        state.keymap.key_hint(Command::Confirm)
+    )
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     let k = |c| state.keymap.key_hint(c);
     if let Some(Overlay::Prompt(prompt)) = state.overlay() {
@@ -45,10 +54,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         return;
     }
     if let Some(Overlay::ConfirmQuit) = state.overlay() {
-        let line = format!(
-            " The episode is still running. Abort it and quit? {} = abort and quit, any other key = keep running",
-            k(Command::Confirm)
-        );
+        let line = quit_line(state);
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }

@@ -6,6 +6,7 @@ mod support;
 mod a2a_client;
 mod a2a_fork;
 mod command_agent;
+mod fan_session;
 mod hostile_server;
 mod hostile_turns;
 mod judge_llm;

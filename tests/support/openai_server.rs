@@ -284,6 +284,9 @@ struct Shared {
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Answers every request once the script is used up (instead of a 500).
     default: Mutex<Option<Reply>>,
+    /// Requests being answered now, and the most there were at once.
+    in_flight: std::sync::atomic::AtomicUsize,
+    peak: std::sync::atomic::AtomicUsize,
 }
 
 /// The running server; stops (and drops every open connection) when dropped.
@@ -335,6 +338,11 @@ impl OpenAiServer {
         self.shared.requests.lock().unwrap().clone()
     }
 
+    /// The most requests the server was answering at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.shared.peak.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     pub fn request_count(&self) -> usize {
         self.shared.requests.lock().unwrap().len()
     }
@@ -371,6 +379,8 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         return;
     };
     shared.requests.lock().unwrap().push(request);
+    let now = shared.in_flight.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    shared.peak.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
     let scripted = shared.replies.lock().unwrap().pop_front();
     let reply = scripted.or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
         Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
@@ -379,6 +389,7 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
         tokio::time::sleep(reply.delay).await;
     }
     let _ = write_reply(&mut socket, reply).await;
+    shared.in_flight.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     let _ = socket.shutdown().await;
 }
 

@@ -8,6 +8,8 @@ mod app_update;
 mod browser_corpus;
 mod browser_open;
 mod charts;
+mod fan_screens;
+mod fan_tmux;
 mod hostile;
 mod inspect_screens;
 mod load_in_steps;

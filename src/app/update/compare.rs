@@ -39,7 +39,9 @@ pub(super) fn open(state: &mut AppState, a: Episode, b: Episode) {
 
 /// Back to where the compare was opened from: the browser, with the episode that was open.
 fn close(state: &mut AppState) {
-    if state.browser.is_none() {
+    // Asked for by the fan or the fork tree: back there.
+    let back = state.compare_back.take();
+    if state.browser.is_none() && back.is_none() {
         state.message = Some(format!("{} quits", state.keymap.key_hint(Command::Quit)));
         return;
     }
@@ -48,7 +50,7 @@ fn close(state: &mut AppState) {
         state.active = active;
     }
     state.compare = None;
-    state.screen = Screen::Browser;
+    state.screen = back.unwrap_or(Screen::Browser);
 }
 
 fn settle(state: &mut AppState) {

@@ -124,7 +124,13 @@ pub(super) fn command(state: &mut AppState, command: Command) {
             let turn = view.turn_at(view.cursor);
             state.overlays.push(Overlay::TakeOver { turn });
         }
+        Command::Fan => state.follow_up(FollowUp::FanPrompt),
+        Command::ForkTree => state.follow_up(FollowUp::ForkTree),
         Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
+        // An attempt opened from the fan screen or the fork tree goes back there.
+        Command::Close if state.opened_from().is_some() => {
+            state.screen = state.opened_from().unwrap_or(Screen::Inspector)
+        }
         Command::Close if state.composer.is_open() => state.composer.close(),
         Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
         Command::Tasks => state.show_task_picker(),

@@ -4,6 +4,8 @@
 mod browser;
 mod compare;
 mod composer;
+mod fan;
+mod fork_tree;
 mod hits;
 mod inspector;
 mod loading;
@@ -76,10 +78,16 @@ fn dispatch(state: &mut AppState, action: Action) {
             let [a, b] = *pair;
             compare::open(state, a, b);
         }
-        Action::CompareLoaded(Err(problem)) => state.message = Some(format!("cannot compare: {problem}")),
+        Action::CompareLoaded(Err(problem)) => {
+            state.compare_back = None;
+            state.message = Some(format!("cannot compare: {problem}"))
+        }
         Action::LiveStarted { journal, human, warnings } => runner::started(state, journal, human, &warnings),
         Action::Problem(problem) | Action::Done(problem) => state.message = Some(problem),
         Action::FollowUp(request) => follow_up(state, request),
+        Action::Fan(report) => fan::report(state, report),
+        Action::FanStarted(result) => fan::started(state, result),
+        Action::ForksFound { root, forks, problems } => fork_tree::found(state, &root, forks, problems),
         Action::Indexed { rows, errors, progress, elapsed, done } => {
             if let Some(browser) = &mut state.browser {
                 browser.add_rows(rows, errors);
@@ -110,6 +118,9 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
             hits::episode_loaded(state);
         }
         FollowUp::Annotate => inspector::open_annotate(state),
+        FollowUp::FanPrompt => fan::prompt(state),
+        FollowUp::StartFan(input) => fan::start(state, &input),
+        FollowUp::ForkTree => fork_tree::open(state),
     }
 }
 
@@ -117,7 +128,14 @@ fn on_command(state: &mut AppState, layer: Layer, command: Command) {
     // A new command replaces the last note on the status line (not while answering a question).
     if matches!(
         layer,
-        Layer::Inspector | Layer::Browser | Layer::Picker | Layer::Overlay | Layer::Compare | Layer::Hits
+        Layer::Inspector
+            | Layer::Browser
+            | Layer::Picker
+            | Layer::Overlay
+            | Layer::Compare
+            | Layer::Hits
+            | Layer::Fan
+            | Layer::ForkTree
     ) {
         state.message = None;
     }
@@ -132,5 +150,7 @@ fn on_command(state: &mut AppState, layer: Layer, command: Command) {
         Layer::Picker => picker::command(state, command),
         Layer::Inspector => inspector::command(state, command),
         Layer::Compare => compare::command(state, command),
+        Layer::Fan => fan::command(state, command),
+        Layer::ForkTree => fork_tree::command(state, command),
     }
 }

@@ -117,6 +117,7 @@ fn submit_prompt(state: &mut AppState, prompt: Prompt) {
         PromptKind::Filter => {}
         PromptKind::SearchEpisodes => state.follow_up(FollowUp::Search(prompt.input.clone())),
         PromptKind::KeepCase => state.keep_cases(prompt.input.trim()),
+        PromptKind::FanAttempts => state.follow_up(FollowUp::StartFan(prompt.input.clone())),
         PromptKind::JumpToTurn => {
             let Some(view) = state.view() else { return };
             let max = view.max_turn();

@@ -50,6 +50,9 @@ pub enum Command {
     EditPending,
     EndEpisode,
     TakeOver,
+    Fan,
+    ForkTree,
+    CompareWithOriginal,
     Redact,
     Annotate,
     Annotations,
@@ -95,6 +98,10 @@ pub enum Layer {
     TakeOver,
     /// Two episodes side by side (`compare A B`, or `=` in the browser).
     Compare,
+    /// An attempt fan filling: its tallies and attempts (`f` in the inspector).
+    Fan,
+    /// An episode's forks and fans as a tree.
+    ForkTree,
 }
 
 impl Layer {
@@ -129,13 +136,13 @@ impl Group {
 }
 
 use Layer::{
-    Browser as B, Compare as X, Composer as C, Confirm as Y, Form as F, Hits as H, Inspector as I,
-    Overlay as O, Picker as P,
+    Browser as B, Compare as X, Composer as C, Confirm as Y, Fan as A, ForkTree as W, Form as F, Hits as H,
+    Inspector as I, Overlay as O, Picker as P,
 };
 
-const LISTS: &[Layer] = &[I, B, P, O, X, H];
+const LISTS: &[Layer] = &[I, B, P, O, X, H, A, W];
 const SCREENS: &[Layer] = &[I, B, P];
-const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver, X];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver, X, A, W];
 
 /// One command's help entry and default keys.
 pub struct Spec {
@@ -181,10 +188,20 @@ impl Command {
             First => spec(Step, "Go to the first event", &["g", "Home"], LISTS),
             Last => spec(Step, "Go to the last event (follows the live tail)", &["G", "End"], LISTS),
             JumpToTurn => spec(Step, "Jump to turn N", &[":"], &[I]),
-            PlayPause => spec(Step, "Play / pause (autoplay on replays, the runner live)", &["Space"], &[I]),
-            StepCall => spec(Step, "Live: let one model call through, then pause", &["."], &[I]),
+            PlayPause => spec(
+                Step,
+                "Play / pause (autoplay on replays, the runner live, a fan's attempts)",
+                &["Space"],
+                &[I, A],
+            ),
+            StepCall => spec(
+                Step,
+                "Live: let one model call through, then pause (a paused fan: one per running attempt)",
+                &["."],
+                &[I, A],
+            ),
             StepTurn => spec(Step, "Live: run to the end of the turn, then pause", &[">"], &[I]),
-            Continue => spec(Step, "Live: continue running", &["c"], &[I]),
+            Continue => spec(Step, "Live: continue running (a fan: its attempts)", &["c"], &[I, A]),
             Faster => spec(Step, "Autoplay faster", &["+", "="], &[I]),
             Slower => spec(Step, "Autoplay slower", &["-"], &[I]),
             FocusNext => spec(View, "Focus the next pane", &["Tab"], &[I]),
@@ -262,6 +279,24 @@ impl Command {
             EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
             EndEpisode => spec(Human, "End the episode (when you play the attacker)", &["E"], &[I]),
             TakeOver => spec(Human, "Take over here: fork and continue live", &["T"], &[I]),
+            Fan => spec(
+                Human,
+                "Attempt fan: re-run from the turn under the cursor N times (reply only, or the rest live)",
+                &["f"],
+                &[I],
+            ),
+            ForkTree => spec(
+                View,
+                "Fork tree: the episode's forks and fans, where each branched, verdicts, first leak",
+                &["B"],
+                &[I, A],
+            ),
+            CompareWithOriginal => spec(
+                View,
+                "Fan, fork tree: compare the selected attempt or fork with the original episode",
+                &["="],
+                &[A, W],
+            ),
             Annotate => spec(
                 Human,
                 "Annotate the selected event (label, note); in the review, at the disputed turn",

@@ -6,6 +6,7 @@ use anyhow::bail;
 
 use crate::core::episode::{Event, EventBody, ParentRef, Party};
 use crate::core::sim::fork::Resume;
+use crate::core::sim::replay_attacker::RecordedAttack;
 
 /// How far an attempt goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -15,6 +16,15 @@ pub enum FanMode {
     Reply,
     /// The conversation goes on from that reply, the attacker model playing, to `max_turns`.
     Rest,
+}
+
+/// Who plays the attacker in an attempt: in `Reply` mode an empty recorded attack (the attacker
+/// has nothing more to say once the reply is in: the attempt ends); in `Rest` mode the model.
+pub fn fan_attacker(mode: FanMode, episode_id: &str, turn: u32) -> Option<RecordedAttack> {
+    (mode == FanMode::Reply).then(|| RecordedAttack {
+        source: format!("fan of {episode_id} at turn {turn}"),
+        ..RecordedAttack::default()
+    })
 }
 
 /// The fork every attempt starts from.

@@ -18,7 +18,7 @@ use crate::core::episode::{Event, Outcome};
 pub const ATTACK_JUDGES: [&str; 2] = ["privacy", "security"];
 
 /// One attempt as its journal records it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Attempt {
     pub index: u32,
     pub journal: PathBuf,
@@ -41,6 +41,12 @@ impl Attempt {
             }
         }
         Attempt { index, journal, end, verdicts }
+    }
+
+    /// The turn of its first leak by any attack judge source (`None`: no leak, or one pointing at
+    /// no turn).
+    pub fn first_leak(&self) -> Option<u32> {
+        self.verdicts.values().filter_map(|(_, turn)| *turn).min()
     }
 }
 
@@ -102,6 +108,19 @@ pub fn tally(attempts: &[Attempt], from_turn: u32) -> Vec<SourceTally> {
             t
         })
         .collect()
+}
+
+/// `3: 4 · 5: 1` — how many attempts first leaked at each turn (`?`: at no turn); `-` for none.
+pub fn first_leak_counts(turns: &[Option<u32>]) -> String {
+    let mut counts: BTreeMap<Option<u32>, usize> = BTreeMap::new();
+    for t in turns {
+        *counts.entry(*t).or_default() += 1;
+    }
+    let shown: Vec<String> = counts
+        .into_iter()
+        .map(|(t, n)| format!("{}: {n}", t.map_or_else(|| "?".to_string(), |t| t.to_string())))
+        .collect();
+    if shown.is_empty() { "-".into() } else { shown.join(" · ") }
 }
 
 #[cfg(test)]

@@ -1,0 +1,122 @@
+//! An episode's forks and fans as a tree: the episode, under it the turns where forks branched,
+//! under a turn its forks and its fans (a fan's attempts under it), a fork's own forks under the
+//! fork. The forks found on disk are merged with the attempts of the fan running on screen, so
+//! the tree fills as they run.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::core::episode::Episode;
+use crate::core::fan::forks::Fork;
+use crate::core::fan::{Attempt, SourceTally, tally};
+
+use super::fan::FanView;
+use super::screen::Screen;
+
+pub struct ForkTree {
+    pub root_id: String,
+    pub root_origin: PathBuf,
+    /// The episode's own verdicts.
+    pub root: Attempt,
+    /// The forks found on disk (every level), while they are being looked for: `None`.
+    pub found: Option<Vec<Fork>>,
+    /// Journals that could not be read.
+    pub problems: Vec<String>,
+    pub selected: usize,
+    /// Where Esc goes back to.
+    pub back: Screen,
+}
+
+/// One line of the tree.
+#[derive(Debug, Clone)]
+pub enum Node {
+    /// The episode itself.
+    Root,
+    /// Forks of `parent` branched at `turn`.
+    Turn { depth: usize, turn: u32, forks: usize },
+    /// A fan's folder, its attempts' tallies (ended attempts only) and how many are running.
+    Fan { depth: usize, dir: PathBuf, attempts: usize, running: usize, tallies: Vec<SourceTally> },
+    /// A fork (an attempt of a fan, or a single fork).
+    Fork { depth: usize, fork: Box<Fork> },
+}
+
+impl ForkTree {
+    pub fn new(episode: &Episode, back: Screen) -> ForkTree {
+        let root = Attempt::of(0, PathBuf::from(&episode.origin), String::new(), &episode.events, 0);
+        ForkTree {
+            root_id: episode.id().to_string(),
+            root_origin: PathBuf::from(&episode.origin),
+            root,
+            found: None,
+            problems: Vec::new(),
+            selected: 0,
+            back,
+        }
+    }
+
+    /// Every fork known: those on disk, with the running fan's attempts in place of what the disk
+    /// said of them (their journals are still being written).
+    pub fn forks(&self, fan: Option<&FanView>) -> Vec<Fork> {
+        let mut forks: Vec<Fork> = self.found.clone().unwrap_or_default();
+        if let Some(fan) = fan {
+            forks.retain(|f| fan.attempts.iter().all(|a| a.journal != f.journal));
+            forks.extend(fan.attempts.iter().filter_map(|a| {
+                let mut fork = Fork::of(a.journal.clone(), &a.events)?;
+                fork.attempt.end = a.end.clone().unwrap_or_else(|| "running".into());
+                Some(fork)
+            }));
+        }
+        forks
+    }
+
+    /// The lines of the tree, depth first.
+    pub fn nodes(&self, fan: Option<&FanView>) -> Vec<Node> {
+        let forks = self.forks(fan);
+        let mut nodes = vec![Node::Root];
+        children(&self.root_id, 1, &forks, &mut nodes);
+        nodes
+    }
+
+    pub fn select_by(&mut self, delta: isize, count: usize) {
+        self.selected = self.selected.saturating_add_signed(delta).min(count.saturating_sub(1));
+    }
+}
+
+/// The forks of `parent` grouped by turn, then by fan folder (single forks first).
+fn children(parent: &str, depth: usize, forks: &[Fork], out: &mut Vec<Node>) {
+    let mut by_turn: BTreeMap<u32, Vec<&Fork>> = BTreeMap::new();
+    for fork in forks.iter().filter(|f| f.parent.episode == parent) {
+        by_turn.entry(fork.turn).or_default().push(fork);
+    }
+    for (turn, here) in by_turn {
+        out.push(Node::Turn { depth, turn, forks: here.len() });
+        let mut fans: BTreeMap<Option<PathBuf>, Vec<&Fork>> = BTreeMap::new();
+        for fork in here {
+            fans.entry(fork.fan.clone()).or_default().push(fork);
+        }
+        for (dir, members) in fans {
+            let fork_depth = match dir {
+                Some(dir) => {
+                    let ended: Vec<Attempt> = members
+                        .iter()
+                        .filter(|f| f.attempt.end != "running")
+                        .map(|f| f.attempt.clone())
+                        .collect();
+                    out.push(Node::Fan {
+                        depth: depth + 1,
+                        dir,
+                        attempts: members.len(),
+                        running: members.len() - ended.len(),
+                        tallies: tally(&ended, turn),
+                    });
+                    depth + 2
+                }
+                None => depth + 1,
+            };
+            for fork in members {
+                out.push(Node::Fork { depth: fork_depth, fork: Box::new(fork.clone()) });
+                children(&fork.id, fork_depth + 1, forks, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! A fan run for the screen: the attempts of an attempt fan started `concurrency` at a time from
+//! one [`Launch`] (its rate limits shared by every attempt), each a fork journal in the fan's
+//! folder, their events reported on one channel tagged with the attempt's number. Pausing holds
+//! the attempts not started yet and every running one's next model call (their step gates); a
+//! step lets each running attempt make one call. Each attempt that ends (not aborted) is appended
+//! to the folder's `runs.jsonl` as `fan` records it, so `fan --resume --out <folder>` finishes a
+//! fan stopped on screen.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+
+use crate::core::episode::{EndReason, Episode, Event};
+use crate::core::fan::plan::attempt_journal;
+use crate::core::fan::{FanMode, fan_attacker};
+use crate::core::sim::emitter::RunnerUpdate;
+use crate::core::sim::fork::Resume;
+use crate::core::sim::runner::{RunnerHandle, Start};
+
+use super::launch::Launch;
+
+/// What the screen asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FanRequest {
+    pub task_id: String,
+    pub episode_id: String,
+    pub turn: u32,
+    pub mode: FanMode,
+    pub attempts: u32,
+    /// The episode's events up to the turn's message (see `core::fan::fan_start`).
+    pub resume: Resume,
+    /// The fan's folder (its attempts' journals go there).
+    pub dir: PathBuf,
+}
+
+/// What a fan reports, attempt by attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FanUpdate {
+    /// Attempt `index` started: its journal and episode id.
+    Started { index: u32, journal: PathBuf, episode: String },
+    /// An event of attempt `index`, already in its journal.
+    Event { index: u32, event: Box<Event> },
+    /// Attempt `index` ended (`reason` as its journal's `end` says; `error` why, for an error).
+    Ended { index: u32, reason: String, error: Option<String> },
+    /// Attempt `index` could not start; the fan starts no more.
+    NotStarted { index: u32, problem: String },
+    /// Something went wrong beside the attempts (the runs file could not be written).
+    Problem(String),
+    /// Every attempt has ended (or the fan was stopped).
+    Done,
+}
+
+/// The state the fan is held in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FanControl {
+    Run,
+    Paused,
+    /// Paused, and the running attempts let one more model call through each (the n-th step).
+    Step(u32),
+    Stopped,
+}
+
+/// A running fan: its reports, and the switch that pauses, resumes or stops it.
+pub struct FanHandle {
+    pub updates: mpsc::Receiver<FanUpdate>,
+    control: watch::Sender<FanControl>,
+    runner: tokio::task::JoinHandle<()>,
+}
+
+impl FanHandle {
+    pub fn set(&self, control: FanControl) {
+        // Once stopped, stays stopped.
+        if *self.control.borrow() != FanControl::Stopped {
+            let _ = self.control.send(control);
+        }
+    }
+
+    /// Stops the fan (running attempts are aborted, their journals end `aborted`) and waits up to
+    /// `grace` for their journals to be closed.
+    pub async fn stop(self, grace: std::time::Duration) {
+        let _ = self.control.send(FanControl::Stopped);
+        let _ = tokio::time::timeout(grace, self.runner).await;
+    }
+}
+
+/// Starts the fan on the current tokio runtime (`concurrency` attempts at a time).
+pub fn spawn(launch: Launch, request: FanRequest, concurrency: usize) -> anyhow::Result<FanHandle> {
+    std::fs::create_dir_all(&request.dir)
+        .map_err(|e| anyhow::anyhow!("{}: cannot create the fan's folder: {e}", request.dir.display()))?;
+    let runs_path = request.dir.join(crate::core::runs::RUNS_FILE);
+    let (runs, _torn) = crate::core::runs::open_for_append(&runs_path)?;
+    let (tx, updates) = mpsc::channel(1024);
+    let (control, control_rx) = watch::channel(FanControl::Run);
+    let runs = Arc::new(Mutex::new(runs));
+    let runner = tokio::spawn(run(Arc::new(launch), request, concurrency.max(1), tx, control_rx, runs));
+    Ok(FanHandle { updates, control, runner })
+}
+
+async fn run(
+    launch: Arc<Launch>,
+    request: FanRequest,
+    concurrency: usize,
+    tx: mpsc::Sender<FanUpdate>,
+    mut control: watch::Receiver<FanControl>,
+    runs: Arc<Mutex<File>>,
+) {
+    let recorded = fan_attacker(request.mode, &request.episode_id, request.turn);
+    let mut running = JoinSet::new();
+    let mut next = 1;
+    // The last step that started an attempt.
+    let mut stepped = 0;
+    'start: while next <= request.attempts {
+        // A pause holds the attempts not started yet; a step with none running starts one (its
+        // first call let through by the same step).
+        loop {
+            match *control.borrow_and_update() {
+                FanControl::Stopped => break 'start,
+                FanControl::Run if running.len() < concurrency => break,
+                FanControl::Step(n) if n != stepped && running.is_empty() => {
+                    stepped = n;
+                    break;
+                }
+                _ => {}
+            }
+            tokio::select! {
+                changed = control.changed() => if changed.is_err() { break 'start },
+                Some(_) = running.join_next(), if !running.is_empty() => {}
+            }
+        }
+        let journal = request.dir.join(attempt_journal(&request.episode_id, request.turn, next));
+        let start =
+            Start { resume: Some(request.resume.clone()), recorded: recorded.clone(), ..Start::default() };
+        match launch.start_at(&request.task_id, start, Some(journal.clone())) {
+            Ok(handle) => {
+                let started = FanUpdate::Started { index: next, journal, episode: handle.episode_id.clone() };
+                if tx.send(started).await.is_err() {
+                    break;
+                }
+                let record = RecordTo { runs: runs.clone(), case: format!("turn {}", request.turn) };
+                running.spawn(follow(next, handle, tx.clone(), control.clone(), record));
+            }
+            Err(e) => {
+                let _ = tx.send(FanUpdate::NotStarted { index: next, problem: format!("{e:#}") }).await;
+                break;
+            }
+        }
+        next += 1;
+    }
+    while running.join_next().await.is_some() {}
+    let _ = tx.send(FanUpdate::Done).await;
+}
+
+/// Where an ended attempt is recorded: the fan's runs file, under the case `fan` keys it on.
+struct RecordTo {
+    runs: Arc<Mutex<File>>,
+    case: String,
+}
+
+/// Forwards one attempt's events until it ends; its gate follows the fan's pause and stop.
+async fn follow(
+    index: u32,
+    mut handle: RunnerHandle,
+    tx: mpsc::Sender<FanUpdate>,
+    mut control: watch::Receiver<FanControl>,
+    record_to: RecordTo,
+) {
+    let started = Instant::now();
+    let mut events = Vec::new();
+    let steer = |state: FanControl, gate: &crate::core::sim::gate::StepGate| match state {
+        FanControl::Run => gate.resume(),
+        FanControl::Paused => gate.pause(),
+        FanControl::Step(_) => gate.step_call(),
+        FanControl::Stopped => gate.abort(),
+    };
+    steer(*control.borrow_and_update(), &handle.gate);
+    let mut watching = true;
+    loop {
+        tokio::select! {
+            update = handle.updates.recv() => match update {
+                Some(RunnerUpdate::Event(event)) => {
+                    events.push((*event).clone());
+                    // The screen went away: stop this attempt.
+                    if tx.send(FanUpdate::Event { index, event }).await.is_err() {
+                        handle.gate.abort();
+                    }
+                }
+                Some(_) => {}
+                None => break,
+            },
+            changed = control.changed(), if watching => match changed {
+                Ok(()) => steer(*control.borrow_and_update(), &handle.gate),
+                Err(_) => {
+                    watching = false;
+                    handle.gate.abort();
+                }
+            },
+        }
+    }
+    let (reason, error) = match handle.task.await {
+        Ok(outcome) => (outcome.reason.as_str().to_string(), outcome.error),
+        Err(e) => (EndReason::Error.as_str().to_string(), Some(format!("the runner task failed: {e}"))),
+    };
+    // An aborted attempt is not recorded: `fan --resume` runs it again (as `batch` does).
+    if reason != EndReason::Aborted.as_str() {
+        let name =
+            handle.journal_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let episode = Episode::new(events, handle.journal_path.display().to_string());
+        let mut record = crate::core::runs::record_from_episode(&episode, &name);
+        record.case = Some(record_to.case);
+        record.repeat = index;
+        record.status = reason.clone();
+        record.error = error.clone();
+        record.warnings = std::mem::take(&mut handle.warnings);
+        record.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let written = match record_to.runs.lock() {
+            Ok(mut file) => crate::core::runs::append(&mut file, &record),
+            Err(_) => Err(anyhow::anyhow!("a writer of the runs file failed")),
+        };
+        if let Err(e) = written {
+            let _ = tx
+                .send(FanUpdate::Problem(format!("attempt {index}: cannot record it in runs.jsonl: {e:#}")))
+                .await;
+        }
+    }
+    let _ = tx.send(FanUpdate::Ended { index, reason, error }).await;
+}

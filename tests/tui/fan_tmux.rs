@@ -1,0 +1,237 @@
+//! Attempt fans from the TUI (issue 28), as a user runs them: `replay` an episode against the
+//! scripted server, `:` to turn 2, `f`, how many, Enter; the fan fills on screen and the counts
+//! it shows are those the attempts' journals hold (and the Wilson interval a hand computation
+//! gives); Space holds new requests until `c`, `.` lets one through; `B` shows the attempts in
+//! the fork tree.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use converse_tui::core::episode::{EventBody, Outcome, read_journal};
+
+use crate::support::batch_cli::{converse_tui, records, strings};
+use crate::support::openai_server::{OpenAiServer, Reply};
+use crate::support::tmux::{Session, tmux_available};
+
+const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
+const LEAK: &str = "Of course: my annual salary is 96,500 USD.";
+const REFUSAL: &str = "I'd rather not share anything about my finances.";
+
+/// An episode whose assistant refused at turn 1 and leaked the salary at turn 2: its journal.
+async fn leaked_at_turn_2(home: &Path) -> PathBuf {
+    let server = OpenAiServer::start(vec![Reply::text(REFUSAL), Reply::text(LEAK)]).await;
+    let found = home.join("found");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
+    let args = strings(&[
+        "run",
+        "--headless",
+        "--task",
+        TASK,
+        "--attacker-script",
+        &script.display().to_string(),
+        "--base-url",
+        &server.base_url(),
+        "--assistant-model",
+        "m",
+        "--max-turns",
+        "3",
+        "--out",
+        &found.display().to_string(),
+    ]);
+    let output = converse_tui(home, args).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    std::fs::read_dir(&found).unwrap().flatten().map(|e| e.path()).next().unwrap()
+}
+
+/// The 95% Wilson interval, from its formula.
+fn wilson(k: f64, n: f64) -> (f64, f64) {
+    let z = 1.959_963_984_540_054_f64;
+    let p = k / n;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    (centre - half, centre + half)
+}
+
+/// The attempts' journals in the fan's folder, and how many of them the privacy rule judge
+/// found leaking in their own part (after the copied events).
+fn journal_leaks(fan_dir: &Path, parent: &str) -> (usize, usize) {
+    let mut journals = 0;
+    let mut leaks = 0;
+    for entry in std::fs::read_dir(fan_dir).unwrap().flatten() {
+        if entry.path().extension().is_none_or(|e| e != "jsonl") || entry.file_name() == "runs.jsonl" {
+            continue;
+        }
+        let (events, _) = read_journal(entry.path()).unwrap();
+        let EventBody::Episode(header) = &events[0].body else { panic!("no header") };
+        let branch = header.parent.as_ref().expect("a fork journal");
+        assert_eq!(branch.episode, parent);
+        journals += 1;
+        let own = events.iter().position(|e| e.seq == branch.seq).unwrap() + 1;
+        let leaked = events[own..].iter().any(|e| {
+            matches!(&e.body, EventBody::Verdict(v) if v.judge == "privacy" && v.model.is_none() && v.outcome == Outcome::Fail)
+        });
+        leaks += usize::from(leaked);
+    }
+    (journals, leaks)
+}
+
+fn start_replay(episode: &Path, server: &OpenAiServer, home: &Path, extra: &str) -> Session {
+    let s = Session::start(
+        &format!(
+            "replay '{}' --base-url {} --assistant-model m {extra}",
+            episode.display(),
+            server.base_url()
+        ),
+        home,
+    );
+    s.wait_for("REPLAY");
+    s.keys(&[":", "2", "Enter"]);
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_from_the_inspector_shows_the_leaks_its_journals_hold() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let episode = leaked_at_turn_2(home.path()).await;
+    // 3 of the 10 replies leak.
+    let replies = (0..10).map(|i| Reply::text(if i % 10 < 3 { LEAK } else { REFUSAL })).collect();
+    let server = OpenAiServer::start(replies).await;
+    let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 3");
+    s.keys(&["f"]);
+    s.wait_for("re-run from here how many times?");
+    s.keys(&["1", "0", "Enter"]);
+    let screen = s.wait_for("10/10 ended");
+    let screen = if screen.contains("done") { screen } else { s.wait_for("done") };
+    assert_eq!(server.request_count(), 10, "one assistant reply per attempt");
+
+    let parent = episode.file_stem().unwrap().to_string_lossy().into_owned();
+    let fan_dir = episode.parent().unwrap().join("fans").join(format!("{parent}__t2"));
+    let (journals, leaks) = journal_leaks(&fan_dir, &parent);
+    assert_eq!((journals, leaks), (10, 3));
+    assert!(screen.contains(&format!("leaked    {leaks}/{journals}")), "{screen}");
+    let (lo, hi) = wilson(leaks as f64, journals as f64);
+    let interval = format!("30.0%  [{:.1}%, {:.1}%]", lo * 100.0, hi * 100.0);
+    assert!(screen.contains(&interval), "{interval} not on\n{screen}");
+    assert_eq!(screen.matches("LEAK@2").count(), 3, "{screen}");
+    assert!(screen.contains("first leak at turn 2: 3 · partial 0 · undecided 0"), "{screen}");
+    // Each attempt is in the folder's runs file, as `fan` records it.
+    let mut repeats: Vec<u64> =
+        records(&fan_dir.join("runs.jsonl")).iter().map(|r| r["repeat"].as_u64().unwrap()).collect();
+    repeats.sort();
+    assert_eq!(repeats, (1..=10).collect::<Vec<u64>>());
+
+    // The fork tree has the fan under turn 2, with the same count.
+    s.keys(&["B"]);
+    let tree = s.wait_for("Fork tree of");
+    let tree = if tree.contains("10 attempt(s)") { tree } else { s.wait_for("10 attempt(s)") };
+    assert!(tree.contains("◆ turn 2: 10 fork(s) branched here"), "{tree}");
+    assert!(tree.contains("privacy rule 3/10"), "{tree}");
+    // Esc back to the fan, Enter opens the first attempt, Esc comes back to the fan.
+    s.keys(&["Escape"]);
+    s.wait_for("Attempts from turn 2");
+    s.keys(&["Enter"]);
+    s.wait_for("REPLAY");
+    s.keys(&["Escape"]);
+    s.wait_for("Attempts from turn 2");
+    // `=`: the attempt beside the original, from turn 2 on; Esc back to the fan.
+    s.keys(&["="]);
+    // Which attempt got a leaking reply is the scheduler's: the pair may or may not diverge.
+    let compared = s.wait_for("B ep-");
+    assert!(compared.contains(&format!("fork of {parent}")), "{compared}");
+    s.keys(&["Escape"]);
+    s.wait_for("Attempts from turn 2");
+    s.keys(&["q"]);
+    s.wait_for("EXIT=0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pausing_a_fan_holds_new_requests_until_it_continues() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let episode = leaked_at_turn_2(home.path()).await;
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(REFUSAL).delay(Duration::from_millis(400)));
+    let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 1");
+    s.keys(&["f"]);
+    s.wait_for("re-run from here how many times?");
+    s.keys(&["6", "Enter", "Space"]);
+    s.wait_for("PAUSED");
+    // What was in flight when the pause came may finish; nothing new is asked for.
+    std::thread::sleep(Duration::from_millis(900));
+    let held = server.request_count();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(server.request_count(), held, "a paused fan sends no request");
+    assert!(held < 6, "paused before the end ({held})");
+    // A step lets one call through (the next attempt's, none running), then holds again.
+    s.keys(&["."]);
+    s.wait_for("step:");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(server.request_count(), held + 1, "one step, one request");
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(server.request_count(), held + 1, "held again after the step");
+    s.keys(&["c"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !s.screen().contains("6/6 ended") {
+        assert!(Instant::now() < deadline, "the fan never finished:\n{}", s.screen());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(server.request_count(), 6);
+    s.keys(&["q"]);
+    s.wait_for("EXIT=0");
+}
+
+/// Quitting while the fan runs aborts its attempts; `fan --resume` on its folder then runs exactly
+/// the attempts that did not end, and no more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let episode = leaked_at_turn_2(home.path()).await;
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(REFUSAL).delay(Duration::from_millis(1200)));
+    let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 2");
+    s.keys(&["f"]);
+    s.wait_for("re-run from here how many times?");
+    s.keys(&["6", "Enter"]);
+    s.wait_for("2/6 ended");
+    s.keys(&["q"]);
+    s.wait_for("Abort them and quit?");
+    s.keys(&["y"]);
+    s.wait_for("EXIT=0");
+    let parent = episode.file_stem().unwrap().to_string_lossy().into_owned();
+    let fan_dir = episode.parent().unwrap().join("fans").join(format!("{parent}__t2"));
+    let before = records(&fan_dir.join("runs.jsonl")).len();
+    assert!((2..6).contains(&before), "{before} attempts recorded before the quit");
+
+    let args = strings(&[
+        "fan",
+        &episode.display().to_string(),
+        "--turn",
+        "2",
+        "-n",
+        "6",
+        "--base-url",
+        &server.base_url(),
+        "--assistant-model",
+        "m",
+        "--out",
+        &fan_dir.display().to_string(),
+        "--resume",
+    ]);
+    let asked = server.request_count();
+    let output = converse_tui(home.path(), args).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(server.request_count() - asked, 6 - before, "only the attempts not recorded run");
+    let mut repeats: Vec<u64> =
+        records(&fan_dir.join("runs.jsonl")).iter().map(|r| r["repeat"].as_u64().unwrap()).collect();
+    repeats.sort();
+    assert_eq!(repeats, (1..=6).collect::<Vec<u64>>(), "every attempt exactly once");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("fan of 6 attempt(s) from turn 2"));
+}
