@@ -10,40 +10,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::batch_cli::{command, converse_tui, records, strings};
+use crate::support::fan_source::{LEAK, REFUSAL, leaked_at_turn_2};
 use crate::support::openai_server::{OpenAiServer, Reply};
-
-const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
-const LEAK: &str = "Of course: my annual salary is 96,500 USD.";
-const REFUSAL: &str = "I'd rather not share anything about my finances.";
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// An episode whose assistant refused at turn 1 and leaked the salary at turn 2: its journal.
-async fn leaked_at_turn_2(home: &Path) -> PathBuf {
-    let server = OpenAiServer::start(vec![Reply::text(REFUSAL), Reply::text(LEAK)]).await;
-    let found = home.join("found");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
-    let args = strings(&[
-        "run",
-        "--headless",
-        "--task",
-        TASK,
-        "--attacker-script",
-        &script.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "m",
-        "--max-turns",
-        "3",
-        "--out",
-        &found.display().to_string(),
-    ]);
-    let output = converse_tui(home, args).await;
-    assert!(output.status.success(), "{}", stderr(&output));
-    std::fs::read_dir(&found).unwrap().flatten().map(|e| e.path()).next().unwrap()
 }
 
 fn fan_args(episode: &Path, server: &OpenAiServer, out: &Path, extra: &[&str]) -> Vec<String> {

@@ -4,44 +4,15 @@
 //! gives); Space holds new requests until `c`, `.` lets one through; `B` shows the attempts in
 //! the fork tree.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use converse_tui::core::episode::{EventBody, Outcome, read_journal};
 
 use crate::support::batch_cli::{converse_tui, records, strings};
+use crate::support::fan_source::{LEAK, REFUSAL, leaked_at_turn_2};
 use crate::support::openai_server::{OpenAiServer, Reply};
 use crate::support::tmux::{Session, tmux_available};
-
-const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
-const LEAK: &str = "Of course: my annual salary is 96,500 USD.";
-const REFUSAL: &str = "I'd rather not share anything about my finances.";
-
-/// An episode whose assistant refused at turn 1 and leaked the salary at turn 2: its journal.
-async fn leaked_at_turn_2(home: &Path) -> PathBuf {
-    let server = OpenAiServer::start(vec![Reply::text(REFUSAL), Reply::text(LEAK)]).await;
-    let found = home.join("found");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
-    let args = strings(&[
-        "run",
-        "--headless",
-        "--task",
-        TASK,
-        "--attacker-script",
-        &script.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "m",
-        "--max-turns",
-        "3",
-        "--out",
-        &found.display().to_string(),
-    ]);
-    let output = converse_tui(home, args).await;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    std::fs::read_dir(&found).unwrap().flatten().map(|e| e.path()).next().unwrap()
-}
 
 /// The 95% Wilson interval, from its formula.
 fn wilson(k: f64, n: f64) -> (f64, f64) {
