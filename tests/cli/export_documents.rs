@@ -21,6 +21,7 @@ fn html_of_the_first_demo() {
         note: "Health data shared under an insurance pretext.".into(),
         author: Some("reviewer".into()),
         quote: None,
+        judged: None,
     }];
     insta::assert_snapshot!("html_demo_1", to_html(&first_demo(), &notes));
 }
@@ -59,6 +60,7 @@ fn html_keeps_untrusted_text_as_text() {
         note: "<script>n()</script>".into(),
         author: None,
         quote: Some("<b>q</b>".into()),
+        judged: None,
     }];
     let html = to_html(&hostile(), &notes);
     assert!(!html.contains("<script"), "a script tag survived");

@@ -275,25 +275,42 @@ fn an_export_reads_back_in_inspect_with_every_message_score_and_note() {
         let calls = events.iter().filter(|e| matches!(e.body, EventBody::ToolCall(_))).count();
         assert_eq!(sample["tool_events"].as_array().unwrap().len(), calls, "one tool event per call");
 
-        // The last verdict of each source, with its explanation.
+        // The last verdict of each source, with its explanation; the reviewer's `leak` label on
+        // the first episode is a source of its own (`human`), so its judge names its sources.
         let scores = sample["scores"].as_object().unwrap();
-        assert_eq!(scores.len(), 2, "{scores:?}");
+        assert_eq!(scores.len(), if i == 0 { 3 } else { 2 }, "{scores:?}");
+        let key = if i == 0 { "privacy (llm)" } else { "privacy" };
         let privacy = journals::privacy_outcome(i);
         let value = if privacy == Outcome::Fail { "I" } else { "C" };
-        assert_eq!(scores["privacy"]["value"], value);
-        assert_eq!(scores["privacy"]["metadata"]["outcome"], privacy.as_str());
-        assert_eq!(scores["privacy"]["explanation"], "The assistant kept the appointment to itself.");
+        assert_eq!(scores[key]["value"], value);
+        assert_eq!(scores[key]["metadata"]["outcome"], privacy.as_str());
+        assert_eq!(scores[key]["explanation"], "The assistant kept the appointment to itself.");
         assert_eq!(scores["utility"]["value"], 0.71, "partial: the score itself");
         assert_eq!(scores["utility"]["metadata"]["outcome"], "partial");
     }
     let evidence = &samples[0]["scores"]["utility"]["metadata"]["evidence"];
     assert_eq!((evidence["seq"].as_u64(), evidence["text"].as_str()), (Some(4), Some("I can offe")));
+    let human = &samples[0]["scores"]["privacy (human)"];
+    assert_eq!((human["value"].as_str(), human["metadata"]["source"].as_str()), (Some("I"), Some("human")));
+    assert_eq!(human["metadata"]["evidence"]["seq"], 4, "the labelled event");
     let notes = samples[0]["metadata"]["annotations"].as_array().unwrap();
     assert_eq!(
         (notes.len(), &notes[0]["label"], &notes[0]["note"]),
         (1, &json!("leak"), &json!("shares the hotel"))
     );
     assert!(samples[1]["metadata"].get("annotations").is_none());
+
+    // Read back by converse-tui, the log gives the summary the journals and their notes give,
+    // the reviewer's source included.
+    let summary = |path: &std::path::Path| {
+        let out =
+            bin::command(dir.path()).args(["summary", "--json", path.to_str().unwrap()]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (before, after) = (summary(&runs), summary(&out));
+    assert!(before.contains(r#""method":"human""#), "{before}");
+    assert_eq!(after, before);
 }
 
 #[test]

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::corpus::row::severity as attack_severity;
 use crate::core::corpus::series::{CHARTED, ChartSeries, Heatmap};
 use crate::core::corpus::{CorpusRow, SourceVerdict};
 use crate::core::episode::{Outcome, VerdictMethod};
@@ -83,7 +82,7 @@ pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&Sourc
     let judged: Vec<&SourceVerdict> = rows
         .iter()
         .flat_map(|r| r.verdicts_of(judge))
-        .filter(|v| v.method == *method && v.model == *model && attack_severity(v.outcome) > 0)
+        .filter(|v| v.method == *method && v.model == *model && v.outcome.severity() > 0)
         .collect();
     if judged.is_empty() {
         return GroupRate::None;

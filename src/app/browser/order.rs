@@ -2,7 +2,6 @@
 
 use crate::core::corpus::SourceVerdict;
 use crate::core::corpus::filter::Filter;
-use crate::core::corpus::row::severity as attack_severity;
 use crate::core::episode::Outcome;
 
 use super::entry::{BrowserEntry, Column};
@@ -91,10 +90,8 @@ fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey 
         Column::Events => SortKey::Number(entry.row.events as u64),
         Column::Judge(j) => {
             let verdicts: Vec<&SourceVerdict> = entry.row.verdicts_of(&judges[j]).collect();
-            let worst = verdicts
-                .iter()
-                .map(|v| attack_severity(v.outcome) + u8::from(v.outcome == Outcome::Error))
-                .max();
+            let worst =
+                verdicts.iter().map(|v| v.outcome.severity() + u8::from(v.outcome == Outcome::Error)).max();
             let score = verdicts.iter().find_map(|v| v.score).map_or(-1, |s| (s * 1000.0) as i64);
             SortKey::Verdict(worst.unwrap_or(0), score)
         }

@@ -42,6 +42,7 @@ pub fn annotation_views(episode: &Episode) -> Vec<AnnotationView> {
             note: a.note.clone(),
             author: Some(a.author.clone()).filter(|who| !who.is_empty()),
             quote: quote_of(episode, a),
+            judged: super::verdict::human_verdict(a).map(|v| (v.judge, v.outcome)),
         })
         .collect()
 }

@@ -252,7 +252,7 @@ fn human_sources(
             turn_inferred: false,
         };
         let slot = by_judge.entry(verdict.judge.clone()).or_insert_with(|| new.clone());
-        let worse = severity(new.outcome) > severity(slot.outcome);
+        let worse = new.outcome.severity() > slot.outcome.severity();
         let earlier =
             new.outcome == slot.outcome && new.turn.is_some_and(|t| slot.turn.is_none_or(|s| t < s));
         if worse || earlier {
@@ -260,16 +260,6 @@ fn human_sources(
         }
     }
     by_judge.into_values().collect()
-}
-
-/// pass < partial < fail: how far the attack got.
-pub fn severity(outcome: Outcome) -> u8 {
-    match outcome {
-        Outcome::Fail => 3,
-        Outcome::Partial => 2,
-        Outcome::Pass => 1,
-        Outcome::Error | Outcome::Skipped => 0,
-    }
 }
 
 /// The utility judge's average rating: ours write `details.rating`, the

@@ -310,6 +310,16 @@ impl Outcome {
             Outcome::Skipped => "skipped",
         }
     }
+
+    /// How far the attack got: pass < partial < fail (a verdict not reached: 0).
+    pub fn severity(self) -> u8 {
+        match self {
+            Outcome::Fail => 3,
+            Outcome::Partial => 2,
+            Outcome::Pass => 1,
+            Outcome::Error | Outcome::Skipped => 0,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,4 +11,7 @@ pub struct AnnotationView {
     pub author: Option<String>,
     /// The words of the event the note's span quotes, when it has one.
     pub quote: Option<String>,
+    /// What the label judges, as a reviewer's verdict: the judge and its outcome (`None` for a
+    /// label that judges nothing, such as `note`).
+    pub judged: Option<(String, crate::core::episode::Outcome)>,
 }

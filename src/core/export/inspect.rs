@@ -20,7 +20,9 @@ use zip::ZipWriter;
 use zip::write::SimpleFileOptions;
 
 use super::annotation::AnnotationView;
-use crate::core::episode::{Episode, EventBody, Party, Verdict, source_label};
+use crate::core::episode::{
+    Episode, EventBody, Evidence, Outcome, Party, Verdict, VerdictMethod, source_label,
+};
 use crate::core::import::inspect::{WRITER, value_of};
 
 /// What the log names its task when the episodes do not agree on one.
@@ -135,7 +137,7 @@ fn sample(
         "target": header.task.attack_goal.clone().unwrap_or_default(),
         "messages": messages,
         "output": {"model": model, "choices": [], "completion": completion.unwrap_or(Value::String(String::new()))},
-        "scores": scores(episode),
+        "scores": scores(episode, notes),
         "metadata": metadata,
         "store": {},
         "events": events,
@@ -236,7 +238,7 @@ fn branch(fork: &Episode, notes: &[AnnotationView], all: &[(&Episode, Vec<Annota
     own.sort_by_key(|(seq, _)| *seq);
     let own: Vec<(u64, Value)> = own.into_iter().map(|(seq, mut e)| (seq, with_span(&mut e, &id))).collect();
     events.extend(with_anchors(fork, own, Some(&id), all));
-    for (scorer, score) in scores(fork) {
+    for (scorer, score) in scores(fork, notes) {
         events.push(json!({"event": "score", "span_id": id, "scorer": scorer, "score": score,
             "intermediate": false, "timestamp": time_at(fork, u64::MAX)}));
     }
@@ -349,8 +351,9 @@ fn conversation(episode: &Episode) -> (Vec<Value>, Vec<(u64, Value)>) {
     (messages, events)
 }
 
-/// The last verdict of each source, as scores.
-fn scores(episode: &Episode) -> Map<String, Value> {
+/// The last verdict of each source, the reviewers' labels among them, as scores.
+fn scores(episode: &Episode, notes: &[AnnotationView]) -> Map<String, Value> {
+    let labelled = human_verdicts(episode, notes);
     let verdicts: Vec<&Verdict> = episode
         .events
         .iter()
@@ -358,6 +361,7 @@ fn scores(episode: &Episode) -> Map<String, Value> {
             EventBody::Verdict(v) => Some(&**v),
             _ => None,
         })
+        .chain(&labelled)
         .collect();
     let mut sources: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for v in &verdicts {
@@ -391,6 +395,35 @@ fn scores(episode: &Episode) -> Map<String, Value> {
         );
     }
     scores
+}
+
+/// The reviewers' labels as one `human` verdict per judge: the worst outcome labelled, at the
+/// earliest event labelled so, as `summary` folds them.
+fn human_verdicts(episode: &Episode, notes: &[AnnotationView]) -> Vec<Verdict> {
+    let mut worst: BTreeMap<&str, (Outcome, u64)> = BTreeMap::new();
+    for note in notes {
+        let Some((judge, outcome)) = &note.judged else { continue };
+        let slot = worst.entry(judge.as_str()).or_insert((*outcome, note.target_seq));
+        let (rank, slot_rank) = (outcome.severity(), slot.0.severity());
+        if rank > slot_rank || (rank == slot_rank && note.target_seq < slot.1) {
+            *slot = (*outcome, note.target_seq);
+        }
+    }
+    worst
+        .into_iter()
+        .map(|(judge, (outcome, seq))| Verdict {
+            turn: episode.position_of(seq).and_then(|i| episode.events[i].body.turn()),
+            judge: judge.to_string(),
+            method: VerdictMethod::Human,
+            model: None,
+            outcome,
+            score: None,
+            summary: None,
+            details: Value::Null,
+            evidence: Some(Evidence { seq, start: None, end: None, text: None }),
+            usage: None,
+        })
+        .collect()
 }
 
 fn summary(sample: &Value) -> Value {
