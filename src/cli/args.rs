@@ -477,15 +477,8 @@ pub struct FanCli {
     /// Attempts at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: u32,
-    /// Attacker requests per minute, shared by all attempts (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_attacker: Option<u32>,
-    /// Assistant requests per minute, shared by all attempts (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_assistant: Option<u32>,
-    /// Judge requests per minute, shared by all attempts (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_judge: Option<u32>,
+    #[command(flatten)]
+    pub rpm: crate::session::RpmFlags,
     /// Continue a stopped fan: the attempts in the runs file are not run again.
     #[arg(long)]
     pub resume: bool,
@@ -513,15 +506,8 @@ pub struct TestCli {
     /// Runs at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: u32,
-    /// Attacker requests per minute, shared by all runs (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_attacker: Option<u32>,
-    /// Assistant requests per minute, shared by all runs (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_assistant: Option<u32>,
-    /// Judge requests per minute, shared by all runs (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_judge: Option<u32>,
+    #[command(flatten)]
+    pub rpm: crate::session::RpmFlags,
     /// Run each case this many times.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
@@ -571,15 +557,8 @@ pub struct FanPacingArgs {
     /// Attempts of a fan running at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub fan_concurrency: u32,
-    /// Attacker requests per minute, shared by a fan's attempts (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_attacker: Option<u32>,
-    /// Assistant requests per minute, shared by a fan's attempts (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_assistant: Option<u32>,
-    /// Judge requests per minute, shared by a fan's attempts (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_judge: Option<u32>,
+    #[command(flatten)]
+    pub rpm: crate::session::RpmFlags,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -594,15 +573,8 @@ pub struct BatchCli {
     /// Episodes running at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency: u32,
-    /// Attacker requests per minute, shared by all episodes (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_attacker: Option<u32>,
-    /// Assistant requests per minute, shared by all episodes (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_assistant: Option<u32>,
-    /// Judge requests per minute, shared by all episodes (0: no limit).
-    #[arg(long, value_name = "RPM")]
-    pub rpm_judge: Option<u32>,
+    #[command(flatten)]
+    pub rpm: crate::session::RpmFlags,
     /// Run each task this many times.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,

@@ -85,8 +85,7 @@ pub(super) fn test_command(t: args::TestCli, paths: &Paths) -> anyhow::Result<Ex
     let run = run_args(t.settings, source, model_flags(t.models));
     let mut batch = BatchArgs::new(run, t.out.unwrap_or_default());
     batch.concurrency = t.concurrency as usize;
-    (batch.rpm_attacker, batch.rpm_assistant, batch.rpm_judge) =
-        (t.rpm_attacker, t.rpm_assistant, t.rpm_judge);
+    batch.rpm = t.rpm;
     (batch.repeat, batch.resume, batch.dry_run) = (t.repeat, t.resume, t.dry_run);
     let args = crate::headless::suite_test::TestArgs {
         batch,
@@ -109,8 +108,7 @@ pub(super) fn fan_command(f: args::FanCli, paths: &Paths) -> anyhow::Result<Exit
     let run = run_args(f.settings, source, models.clone());
     let mut batch = BatchArgs::new(run, f.out.unwrap_or_default());
     batch.concurrency = f.concurrency as usize;
-    (batch.rpm_attacker, batch.rpm_assistant, batch.rpm_judge) =
-        (f.rpm_attacker, f.rpm_assistant, f.rpm_judge);
+    batch.rpm = f.rpm;
     (batch.repeat, batch.resume, batch.dry_run) = (f.attempts, f.resume, f.dry_run);
     let mode = if f.rest { crate::core::fan::FanMode::Rest } else { crate::core::fan::FanMode::Reply };
     let args = crate::headless::fan::FanArgs {
@@ -154,9 +152,7 @@ pub(super) fn batch_command(b: BatchCli, paths: &Paths) -> anyhow::Result<ExitCo
     // Only a dry run goes without `--out` (clap enforces it), and it writes nothing.
     let mut args = BatchArgs::new(run, b.out.unwrap_or_default());
     args.concurrency = b.concurrency as usize;
-    args.rpm_attacker = b.rpm_attacker;
-    args.rpm_assistant = b.rpm_assistant;
-    args.rpm_judge = b.rpm_judge;
+    args.rpm = b.rpm;
     args.repeat = b.repeat;
     args.resume = b.resume;
     args.dry_run = b.dry_run;

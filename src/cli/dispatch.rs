@@ -34,12 +34,8 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Replay { paths: inputs, models, dataset, fans, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let (state, rest) = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
-            let pacing = crate::tui::fan::FanPacing {
-                concurrency: fans.fan_concurrency as usize,
-                rpm_attacker: fans.rpm_attacker,
-                rpm_assistant: fans.rpm_assistant,
-                rpm_judge: fans.rpm_judge,
-            };
+            let pacing =
+                crate::tui::fan::FanPacing { concurrency: fans.fan_concurrency as usize, rpm: fans.rpm };
             let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir, pacing };
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks, rest)
                 .map(|()| ExitCode::SUCCESS)

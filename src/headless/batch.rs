@@ -28,7 +28,7 @@ use tokio::task::JoinSet;
 use crate::config::Paths;
 use crate::core::dataset::Task;
 use crate::core::episode::{EndReason, EventBody};
-use crate::core::llm::{RateLimits, Role};
+use crate::core::llm::Role;
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::runner::{RunnerHandle, Start};
 
@@ -43,9 +43,7 @@ pub struct BatchArgs {
     pub run: RunArgs,
     pub out: PathBuf,
     pub concurrency: usize,
-    pub rpm_attacker: Option<u32>,
-    pub rpm_assistant: Option<u32>,
-    pub rpm_judge: Option<u32>,
+    pub rpm: crate::session::RpmFlags,
     pub repeat: u32,
     pub shard: Option<Shard>,
     pub resume: bool,
@@ -60,9 +58,7 @@ impl BatchArgs {
             run,
             out,
             concurrency: 4,
-            rpm_attacker: None,
-            rpm_assistant: None,
-            rpm_judge: None,
+            rpm: crate::session::RpmFlags::default(),
             repeat: 1,
             shard: None,
             resume: false,
@@ -156,7 +152,7 @@ pub async fn batch(
         out.flush()?;
         return Ok(BatchReport { planned: all.len(), ..BatchReport::default() });
     }
-    launch.set_rate_limits(RateLimits::from_rpm(args.rpm_attacker, args.rpm_assistant, args.rpm_judge));
+    launch.set_rate_limits(args.rpm.limits());
     execute(args, &launch, &all, &|_| Start::default(), out, err).await
 }
 

@@ -12,7 +12,6 @@ use crate::config::Paths;
 use crate::config::settings::ModelFlags;
 use crate::core::episode::{Episode, EventBody, Outcome};
 use crate::core::fan::{Attempt, FanMode, SourceTally, fan_start, tally};
-use crate::core::llm::RateLimits;
 use crate::core::sanitize::single_line;
 use crate::core::sim::runner::Start;
 use crate::session::launch::{Launch, fork_args};
@@ -80,7 +79,7 @@ pub async fn fan(
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
     let b = &args.batch;
-    launch.set_rate_limits(RateLimits::from_rpm(b.rpm_attacker, b.rpm_assistant, b.rpm_judge));
+    launch.set_rate_limits(b.rpm.limits());
     let recorded = crate::core::fan::start::fan_attacker(args.mode, episode.id(), args.turn);
     let start_of =
         |_: &Planned| Start { resume: Some(start.clone()), recorded: recorded.clone(), ..Start::default() };

@@ -12,7 +12,6 @@ use anyhow::{Context, bail};
 
 use crate::config::Paths;
 use crate::core::episode::EndReason;
-use crate::core::llm::RateLimits;
 use crate::core::sanitize::single_line;
 use crate::core::sim::replay_attacker::RecordedAttack;
 use crate::core::sim::runner::Start;
@@ -58,7 +57,7 @@ pub async fn test(
     let mut launch = Launch::new(&run, paths)?;
     check_tasks(&cases, &launch, err)?;
     let b = &args.batch;
-    launch.set_rate_limits(RateLimits::from_rpm(b.rpm_attacker, b.rpm_assistant, b.rpm_judge));
+    launch.set_rate_limits(b.rpm.limits());
     let attacks: HashMap<&str, RecordedAttack> = cases.iter().map(|c| (c.id.as_str(), recorded(c))).collect();
     let start_of = |p: &Planned| Start {
         recorded: p.case.as_deref().and_then(|id| attacks.get(id)).cloned(),

@@ -13,5 +13,5 @@ pub mod settings;
 pub mod tasks;
 
 pub use launch::{Launch, RunArgs, fork_args};
-pub use settings::SettingFlags;
+pub use settings::{RpmFlags, SettingFlags};
 pub use tasks::TaskSelection;

@@ -37,6 +37,27 @@ pub struct SettingFlags {
     pub paused: bool,
 }
 
+/// Requests per minute per role, shared by every episode a command runs (`batch`, `test`, `fan`,
+/// a fan on screen): one limiter per role, however many run at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, clap::Args)]
+pub struct RpmFlags {
+    /// Attacker requests per minute, shared by all the episodes (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_attacker: Option<u32>,
+    /// Assistant requests per minute, shared by all the episodes (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_assistant: Option<u32>,
+    /// Judge requests per minute, shared by all the episodes (0: no limit).
+    #[arg(long, value_name = "RPM")]
+    pub rpm_judge: Option<u32>,
+}
+
+impl RpmFlags {
+    pub fn limits(&self) -> crate::core::llm::RateLimits {
+        crate::core::llm::RateLimits::from_rpm(self.rpm_attacker, self.rpm_assistant, self.rpm_judge)
+    }
+}
+
 impl SettingFlags {
     /// Flags over the config file over the defaults, checked.
     pub fn resolve(&self, file: &RunSettings) -> anyhow::Result<EpisodeSettings> {

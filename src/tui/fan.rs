@@ -11,7 +11,6 @@ use crate::config::Paths;
 use crate::config::settings::ModelFlags;
 use crate::core::episode::EventBody;
 use crate::core::fan::plan::free_fan_dir;
-use crate::core::llm::RateLimits;
 use crate::session::Launch;
 use crate::session::fan::{FanControl, FanHandle, FanRequest, FanUpdate};
 
@@ -22,14 +21,12 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, Copy)]
 pub struct FanPacing {
     pub concurrency: usize,
-    pub rpm_attacker: Option<u32>,
-    pub rpm_assistant: Option<u32>,
-    pub rpm_judge: Option<u32>,
+    pub rpm: crate::session::RpmFlags,
 }
 
 impl Default for FanPacing {
     fn default() -> Self {
-        FanPacing { concurrency: 4, rpm_attacker: None, rpm_assistant: None, rpm_judge: None }
+        FanPacing { concurrency: 4, rpm: crate::session::RpmFlags::default() }
     }
 }
 
@@ -49,11 +46,7 @@ pub fn fan_launcher(
         };
         let args = crate::session::fork_args(header, &models, data_dir.clone());
         let mut launch = Launch::new(&args, &paths)?;
-        launch.set_rate_limits(RateLimits::from_rpm(
-            pacing.rpm_attacker,
-            pacing.rpm_assistant,
-            pacing.rpm_judge,
-        ));
+        launch.set_rate_limits(pacing.rpm.limits());
         crate::session::fan::spawn(launch, request, pacing.concurrency)
     })
 }
