@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::support::batch_cli::{converse_tui, records, strings};
+use crate::support::fan_source::scripted_episode;
 use crate::support::openai_server::{OpenAiServer, Reply};
 use crate::support::python;
 
@@ -21,35 +22,7 @@ const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
 async fn leak_episode(home: &Path) -> PathBuf {
     let server = OpenAiServer::start(Vec::new()).await;
     server.set_default(Reply::text(LEAK));
-    let found = home.join("found");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
-    let output = run(
-        home,
-        &[
-            "run",
-            "--headless",
-            "--task",
-            TASK,
-            "--attacker-script",
-            &script.display().to_string(),
-            "--base-url",
-            &server.base_url(),
-            "--assistant-model",
-            "leaky",
-            "--max-turns",
-            "3",
-            "--out",
-            &found.display().to_string(),
-        ],
-    )
-    .await;
-    assert!(output.status.success(), "{}", stderr(&output));
-    std::fs::read_dir(&found)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap()
+    scripted_episode(home, &server, "leaky").await
 }
 
 const LEAK: &str = "Of course: my annual salary is 96,500 USD.";

@@ -61,6 +61,11 @@ fn export_and_read(dir: &std::path::Path, episodes: &[Vec<Event>]) -> (std::path
     for (i, events) in episodes.iter().enumerate() {
         std::fs::write(runs.join(format!("ep-{i:05}.jsonl")), journals::journal_text(events)).unwrap();
     }
+    export_and_view(dir, &runs)
+}
+
+/// `export RUNS --format eval` into `dir`, and the log as Inspect's own reader reads it.
+fn export_and_view(dir: &std::path::Path, runs: &std::path::Path) -> (std::path::PathBuf, Value) {
     let out = dir.join("out.eval");
     let status = bin::command(dir)
         .args(["export", runs.to_str().unwrap(), "--format", "eval", "-o", out.to_str().unwrap()])
@@ -248,17 +253,7 @@ fn an_export_reads_back_in_inspect_with_every_message_score_and_note() {
         "note": "shares the hotel", "author": "ana", "at": "2025-05-01T10:00:00Z"});
     std::fs::write(runs.join("ep-00000.notes.jsonl"), format!("{note}\n")).unwrap();
 
-    let out = dir.path().join("out.eval");
-    let status = bin::command(dir.path())
-        .args(["export", runs.to_str().unwrap(), "--format", "eval", "-o", out.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
-
-    let view = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/inspect_view.py");
-    let read = std::process::Command::new(python::python()).arg(view).arg(&out).output().unwrap();
-    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
-    let log: Value = serde_json::from_slice(&read.stdout).unwrap();
+    let (out, log) = export_and_view(dir.path(), &runs);
     assert_eq!((log["status"].as_str(), log["task"].as_str()), (Some("success"), Some("travel_planning")));
     assert_eq!(log["model"], "gpt-4o-mini");
     let samples = log["samples"].as_array().unwrap();

@@ -1,5 +1,5 @@
-//! The episode the fan tests start from: a scripted run whose assistant refused at turn 1 and
-//! leaked the salary at turn 2, and the two replies they script attempts with.
+//! Scripted episodes the fan and suite tests start from: the bundled travel script against the
+//! scripted server, and the two replies they script attempts with.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +13,12 @@ pub const REFUSAL: &str = "I'd rather not share anything about my finances.";
 /// Runs that episode under `home` and returns its journal.
 pub async fn leaked_at_turn_2(home: &Path) -> PathBuf {
     let server = OpenAiServer::start(vec![Reply::text(REFUSAL), Reply::text(LEAK)]).await;
+    scripted_episode(home, &server, "m").await
+}
+
+/// One headless episode of [`TASK`], the bundled travel script attacking and `server` answering
+/// as the assistant `model` for three turns, written under `home/found`: its journal.
+pub async fn scripted_episode(home: &Path, server: &OpenAiServer, model: &str) -> PathBuf {
     let found = home.join("found");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
     let args = strings(&[
@@ -25,7 +31,7 @@ pub async fn leaked_at_turn_2(home: &Path) -> PathBuf {
         "--base-url",
         &server.base_url(),
         "--assistant-model",
-        "m",
+        model,
         "--max-turns",
         "3",
         "--out",
@@ -33,5 +39,10 @@ pub async fn leaked_at_turn_2(home: &Path) -> PathBuf {
     ]);
     let output = converse_tui(home, args).await;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    std::fs::read_dir(&found).unwrap().flatten().map(|e| e.path()).next().unwrap()
+    std::fs::read_dir(&found)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap()
 }
