@@ -1,7 +1,6 @@
 //! One corpus row: what `ls`, `summary`, `agreement` and the browser need
 //! to know of an episode, without its bodies.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -9,7 +8,7 @@ use serde_json::Value;
 
 use crate::core::annotate::{Annotation, human_verdict};
 use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod};
-use crate::core::judge::standing::supersedes;
+use crate::core::judge::standing::{supersedes, worst_labelled};
 
 /// One episode of a corpus.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,34 +231,28 @@ impl Folded {
     }
 }
 
-/// A reviewer's labels on one question fold to the worst outcome labelled (a leak
-/// labelled anywhere is a leaked episode), at the earliest turn labelled so.
+/// A reviewer's labels as one `human` source per judge ([`worst_labelled`]).
 fn human_sources(
     annotations: &[&Annotation],
     turn_of_seq: &impl Fn(u64) -> Option<u32>,
 ) -> Vec<SourceVerdict> {
-    let mut by_judge: BTreeMap<String, SourceVerdict> = BTreeMap::new();
-    for verdict in annotations.iter().filter_map(|a| human_verdict(a)) {
-        let turn = evidence_turn(&verdict, turn_of_seq);
-        let new = SourceVerdict {
-            judge: verdict.judge.clone(),
+    let labels = annotations.iter().filter_map(|a| human_verdict(a)).map(|v| {
+        let turn = evidence_turn(&v, turn_of_seq);
+        (v.judge, v.outcome, turn)
+    });
+    worst_labelled(labels)
+        .into_iter()
+        .map(|(judge, (outcome, turn))| SourceVerdict {
+            judge,
             method: VerdictMethod::Human,
             model: None,
-            outcome: verdict.outcome,
+            outcome,
             score: None,
             rating: None,
             turn,
             turn_inferred: false,
-        };
-        let slot = by_judge.entry(verdict.judge.clone()).or_insert_with(|| new.clone());
-        let worse = new.outcome.severity() > slot.outcome.severity();
-        let earlier =
-            new.outcome == slot.outcome && new.turn.is_some_and(|t| slot.turn.is_none_or(|s| t < s));
-        if worse || earlier {
-            *slot = new;
-        }
-    }
-    by_judge.into_values().collect()
+        })
+        .collect()
 }
 
 /// The utility judge's average rating: ours write `details.rating`, the

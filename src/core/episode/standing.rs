@@ -9,6 +9,23 @@ use std::collections::BTreeMap;
 
 use crate::core::episode::{Event, EventBody, Outcome, Verdict, VerdictMethod, source_label};
 
+/// A reviewer's labels fold, per judge, to the worst outcome labelled (a leak labelled anywhere is
+/// a leaked episode), at the earliest place labelled so (`at`: a turn, a seq).
+pub fn worst_labelled<P: Ord + Copy>(
+    labels: impl IntoIterator<Item = (String, Outcome, Option<P>)>,
+) -> BTreeMap<String, (Outcome, Option<P>)> {
+    let mut by_judge: BTreeMap<String, (Outcome, Option<P>)> = BTreeMap::new();
+    for (judge, outcome, at) in labels {
+        let slot = by_judge.entry(judge).or_insert((outcome, at));
+        let worse = outcome.severity() > slot.0.severity();
+        let earlier = outcome == slot.0 && at.is_some_and(|t| slot.1.is_none_or(|s| t < s));
+        if worse || earlier {
+            *slot = (outcome, at);
+        }
+    }
+    by_judge
+}
+
 /// Whether the outcome is an answer, rather than a judge that could not give one.
 pub fn judged(outcome: Outcome) -> bool {
     !matches!(outcome, Outcome::Error | Outcome::Skipped)

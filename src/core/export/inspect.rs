@@ -20,9 +20,8 @@ use zip::ZipWriter;
 use zip::write::SimpleFileOptions;
 
 use super::annotation::AnnotationView;
-use crate::core::episode::{
-    Episode, EventBody, Evidence, Outcome, Party, Verdict, VerdictMethod, source_label,
-};
+use crate::core::episode::standing::worst_labelled;
+use crate::core::episode::{Episode, EventBody, Evidence, Party, Verdict, VerdictMethod, source_label};
 use crate::core::import::inspect::{WRITER, value_of};
 
 /// What the log names its task when the episodes do not agree on one.
@@ -400,28 +399,25 @@ fn scores(episode: &Episode, notes: &[AnnotationView]) -> Map<String, Value> {
 /// The reviewers' labels as one `human` verdict per judge: the worst outcome labelled, at the
 /// earliest event labelled so, as `summary` folds them.
 fn human_verdicts(episode: &Episode, notes: &[AnnotationView]) -> Vec<Verdict> {
-    let mut worst: BTreeMap<&str, (Outcome, u64)> = BTreeMap::new();
-    for note in notes {
-        let Some((judge, outcome)) = &note.judged else { continue };
-        let slot = worst.entry(judge.as_str()).or_insert((*outcome, note.target_seq));
-        let (rank, slot_rank) = (outcome.severity(), slot.0.severity());
-        if rank > slot_rank || (rank == slot_rank && note.target_seq < slot.1) {
-            *slot = (*outcome, note.target_seq);
-        }
-    }
-    worst
+    let labels = notes
+        .iter()
+        .filter_map(|n| n.judged.clone().map(|(judge, outcome)| (judge, outcome, Some(n.target_seq))));
+    worst_labelled(labels)
         .into_iter()
-        .map(|(judge, (outcome, seq))| Verdict {
-            turn: episode.position_of(seq).and_then(|i| episode.events[i].body.turn()),
-            judge: judge.to_string(),
-            method: VerdictMethod::Human,
-            model: None,
-            outcome,
-            score: None,
-            summary: None,
-            details: Value::Null,
-            evidence: Some(Evidence { seq, start: None, end: None, text: None }),
-            usage: None,
+        .filter_map(|(judge, (outcome, seq))| {
+            let seq = seq?;
+            Some(Verdict {
+                turn: episode.position_of(seq).and_then(|i| episode.events[i].body.turn()),
+                judge,
+                method: VerdictMethod::Human,
+                model: None,
+                outcome,
+                score: None,
+                summary: None,
+                details: Value::Null,
+                evidence: Some(Evidence { seq, start: None, end: None, text: None }),
+                usage: None,
+            })
         })
         .collect()
 }
