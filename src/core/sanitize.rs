@@ -234,15 +234,20 @@ fn write_inert_line(out: &mut impl std::io::Write, line: &[u8], end: &[u8]) -> s
 
 impl<W: std::io::Write> std::io::Write for SafeWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // What is pending holds no line end: only the new bytes are searched (a line of megabytes
+        // written in small pieces would otherwise be searched again at every piece).
+        let searched = self.pending.len();
         self.pending.extend_from_slice(buf);
         let mut start = 0;
-        while let Some(at) = memchr::memchr(b'\n', &self.pending[start..]).map(|i| start + i) {
+        let mut from = searched;
+        while let Some(at) = memchr::memchr(b'\n', &self.pending[from..]).map(|i| from + i) {
             let line = &self.pending[start..at];
             match line.strip_suffix(b"\r") {
                 Some(text) => write_inert_line(&mut self.inner, text, b"\r\n")?,
                 None => write_inert_line(&mut self.inner, line, b"\n")?,
             }
             start = at + 1;
+            from = start;
         }
         self.pending.drain(..start);
         Ok(buf.len())
@@ -371,6 +376,18 @@ mod tests {
             String::from_utf8(bytes).unwrap(),
             "a,␛]52;c;aGk=␇\r\nsecond <U+009B>2J line\nlast <U+FE0F>"
         );
+    }
+
+    #[test]
+    fn the_channel_guard_finds_every_line_end_when_written_a_byte_at_a_time() {
+        use std::io::Write;
+        let text = "one \x1b line\r\ntwo\n\nthree\x07";
+        let mut bytes = Vec::new();
+        {
+            let mut out = SafeWriter::new(&mut bytes);
+            text.bytes().for_each(|b| out.write_all(&[b]).unwrap());
+        }
+        assert_eq!(String::from_utf8(bytes).unwrap(), "one ␛ line\r\ntwo\n\nthree␇");
     }
 
     #[test]
