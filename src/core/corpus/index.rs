@@ -179,7 +179,7 @@ type FileResult = Result<FileRows, LoadError>;
 pub fn index_file(path: &Path) -> Result<FileRows, LoadError> {
     let episodes = load_path_without_texts(path)?;
     let notes_file = notes_path(path);
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = episodes.iter().flat_map(|e| e.warnings.iter().cloned()).collect();
     let notes = if notes_file.exists() {
         match NotesFile::open(&notes_file) {
             Ok(notes) => {
