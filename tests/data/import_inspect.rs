@@ -132,33 +132,47 @@ fn check_scores(events: &[Value], scores: &serde_json::Map<String, Value>, what:
 
 #[test]
 fn every_message_and_score_of_zstd_deflate_and_chunked_logs_reads_as_inspect_reads_it() {
-    let (dir, expected) = logs();
+    let (_, expected) = logs();
     assert_eq!(expected["compression"]["weather.eval"], serde_json::json!([93]), "Inspect's default: zstd");
     assert_eq!(expected["compression"]["weather-deflate.eval"], serde_json::json!([8]), "deflate");
     for name in ["weather.eval", "weather-deflate.eval", "chunked/weather.eval"] {
-        let log = &expected[name];
-        let episodes = dumped(&dir.join(name));
-        let samples = log["samples"].as_array().unwrap();
-        assert_eq!(episodes.len(), samples.len(), "{name}: one episode per sample");
-        assert!(
-            samples.iter().any(|s| s["attachments"].as_u64() > Some(0)),
-            "{name}: a sample holds an attachment"
-        );
-        for sample in samples {
-            let id = format!("{}_epoch_{}", id_text(&sample["id"]), sample["epoch"]);
-            let (_, events) =
-                episodes.iter().find(|(e, _)| *e == id).unwrap_or_else(|| panic!("{name}: no {id}"));
-            let header = &events[0];
-            assert_eq!(header["task"]["domain"], log["task"], "{name}: the task");
-            assert_eq!(header["config"]["models"]["assistant"], log["model"], "{name}: the model");
-            check_conversation(
-                events,
-                sample["messages"].as_array().unwrap(),
-                "user",
-                &format!("{name} {id}"),
-            );
-            check_scores(events, sample["scores"].as_object().unwrap(), &format!("{name} {id}"));
-        }
+        check_log(name);
+    }
+}
+
+/// Texts longer than 1 MiB are taken out of the JSON stream as the entry inflates and put back
+/// once the sample is read (core/import/inspect/big_text.rs): they come back exactly, escapes and
+/// all, inline in a message and as an attachment, in both layouts.
+#[test]
+fn texts_of_megabytes_read_as_inspect_reads_them() {
+    let (_, expected) = logs();
+    let texts = expected["long.eval"]["samples"][0]["messages"].as_array().unwrap();
+    assert!(texts.iter().any(|m| m["text"].as_str().unwrap().len() > 3 << 20), "a tool result of over 3 MiB");
+    for name in ["long.eval", "chunked/long.eval"] {
+        check_log(name);
+    }
+}
+
+/// Every sample of the log `name` as Inspect read it: its task, model, messages and scores.
+fn check_log(name: &str) {
+    let (dir, expected) = logs();
+    let log = &expected[name];
+    let episodes = dumped(&dir.join(name));
+    let samples = log["samples"].as_array().unwrap();
+    assert_eq!(episodes.len(), samples.len(), "{name}: one episode per sample");
+    assert!(
+        samples.iter().any(|s| s["attachments"].as_u64() > Some(0)),
+        "{name}: a sample holds an attachment"
+    );
+    for sample in samples {
+        let id = format!("{}_epoch_{}", id_text(&sample["id"]), sample["epoch"]);
+        let (_, events) =
+            episodes.iter().find(|(e, _)| *e == id).unwrap_or_else(|| panic!("{name}: no {id}"));
+        let header = &events[0];
+        assert_eq!(header["task"]["domain"], log["task"], "{name}: the task");
+        assert_eq!(header["config"]["models"]["assistant"], log["model"], "{name}: the model");
+        check_conversation(events, sample["messages"].as_array().unwrap(), "user", &format!("{name} {id}"));
+        check_scores(events, sample["scores"].as_object().unwrap(), &format!("{name} {id}"));
     }
 }
 

@@ -5,9 +5,10 @@ Usage: python inspect_logs.py OUT_DIR
 Writes OUT_DIR/weather.eval (zstd, Inspect's default: a two-sample agent task against mockllm
 with a tool call, a long tool result moved to an attachment and two scorers), OUT_DIR/weather-deflate.eval
 (the same log with every entry recompressed with deflate, as Inspect wrote before zstd), and
-OUT_DIR/branch.eval (a two-turn conversation with two branches leaving it after the first turn, made
+OUT_DIR/long.eval (a tool result of 3 MiB with every kind of JSON escape, and an answer quoting
+2 MiB of it), OUT_DIR/branch.eval (a two-turn conversation with two branches leaving it after the first turn, made
 with `inspect_ai.event.timeline_branch`), OUT_DIR/audit.eval (an audit: an auditor model writes to a target model under Inspect model roles,
-the target's calls condensed into the sample's message pool), and OUT_DIR/chunked/{weather,audit}.eval
+the target's calls condensed into the sample's message pool), and OUT_DIR/chunked/{weather,audit,long}.eval
 (both converted by Inspect to its chunked sample layout, `samples/{id}_epoch_{n}/…`, which its own
 reader does not read yet: their view is that of the logs they were converted from). Prints one JSON object: for each
 log, every sample's messages and scores as `inspect_ai.log.read_eval_log` reads them, and for the
@@ -48,6 +49,43 @@ def lookup():
         return "Sunny in " + city + ". " + ("A long forecast line. " * 20)
 
     return execute
+
+
+# A tool result longer than the 1 MiB above which converse-tui takes a text out of the JSON stream as
+# it inflates: every kind of JSON escape, and characters outside the BMP, at chunk edges of any kind.
+LONG_LINE = 'a "quoted" word, a \\ backslash, a tab\t, caf\u00e9, \U0001F600, \u0001 and \u2028; '
+LONG_TEXT = "".join(f"{i}: {LONG_LINE}\n" for i in range((3 << 20) // len(LONG_LINE)))
+
+
+@tool
+def read_file():
+    async def execute(name: str):
+        """Read a file.
+
+        Args:
+            name: the file
+        """
+        return LONG_TEXT
+
+    return execute
+
+
+def long_log(out_dir):
+    outputs = [
+        ModelOutput.for_tool_call("mockllm/model", "read_file", {"name": "notes.txt"}),
+        ModelOutput.from_content("mockllm/model", "The file says: " + LONG_TEXT[: 2 << 20]),
+    ]
+    task = Task(
+        name="long",
+        dataset=[Sample(input="Read notes.txt to me.", target="notes", id="notes")],
+        solver=[use_tools(read_file()), generate()],
+        scorer=[match(location="any")],
+    )
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    log = eval(task, model=model, log_dir=out_dir, log_format="eval", display="none", max_tool_output=8 << 20)[0]
+    path = os.path.join(out_dir, "long.eval")
+    shutil.move(log.location, path)
+    return path
 
 
 @scorer(metrics=[accuracy()])
@@ -188,10 +226,11 @@ def main():
     deflate = deflate_copy(weather, os.path.join(out_dir, "weather-deflate.eval"))
     audit = audit_log(out_dir)
     branch = branch_log(out_dir)
+    long = long_log(out_dir)
     from inspect_ai.log._recorders.chunked.convert import convert_eval_logs_to_chunked
 
     chunked_dir = os.path.join(out_dir, "chunked")
-    for path in (weather, audit):
+    for path in (weather, audit, long):
         convert_eval_logs_to_chunked(path, chunked_dir)
     methods = {}
     for path in (weather, deflate, audit):
@@ -204,6 +243,8 @@ def main():
                 "weather-deflate.eval": log_view(deflate),
                 "audit.eval": log_view(audit),
                 "branch.eval": log_view(branch),
+                "long.eval": log_view(long),
+                "chunked/long.eval": log_view(long),
                 # read_eval_log of 0.3.285 cannot read the chunked layout its converter writes yet:
                 # a chunked log holds what the log it was converted from holds.
                 "chunked/weather.eval": log_view(weather),

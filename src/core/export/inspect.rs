@@ -486,16 +486,10 @@ fn header(episodes: &[&(&Episode, Vec<AnnotationView>)], samples: &[Value], crea
 mod tests {
     use super::*;
     use crate::core::episode::{EpisodeConfig, EpisodeHeader, Message, ParentRef, TaskInfo, stamp_events};
+    use crate::core::import::inspect;
 
     fn episode(id: &str, parent: Option<&str>) -> Episode {
-        let mut header = EpisodeHeader::new(id.to_string(), TaskInfo::default(), EpisodeConfig::default());
-        header.parent = parent.map(|p| ParentRef { episode: p.to_string(), seq: 1 });
-        let bodies = vec![
-            EventBody::Episode(Box::new(header)),
-            EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, format!("{id} asks"))),
-            EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, format!("{id} answers"))),
-        ];
-        Episode::new(stamp_events(bodies, "2026-11-25T00:00:00Z"), id.to_string())
+        opening_with(id, parent, &format!("{id} asks"), &format!("{id} answers"))
     }
 
     #[test]
@@ -520,5 +514,53 @@ mod tests {
             samples[0]["events"].as_array().unwrap().iter().map(|e| e["event"].as_str().unwrap()).collect();
         assert_eq!(kinds, ["anchor", "span_begin", "branch", "model", "span_end"]);
         assert!(samples[1]["events"].as_array().unwrap().is_empty());
+    }
+
+    /// An episode whose first message is `text`; a fork leaves its parent after that message.
+    fn opening_with(id: &str, parent: Option<&str>, text: &str, answer: &str) -> Episode {
+        let mut header = EpisodeHeader::new(id.to_string(), TaskInfo::default(), EpisodeConfig::default());
+        header.parent = parent.map(|p| ParentRef { episode: p.to_string(), seq: 1 });
+        let bodies = vec![
+            EventBody::Episode(Box::new(header)),
+            EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, text)),
+            EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, answer)),
+        ];
+        Episode::new(stamp_events(bodies, "2026-11-25T00:00:00Z"), id.to_string())
+    }
+
+    /// A log of one sample and one branch of it, both starting with `text`.
+    fn log_with_a_fork(text: &str) -> tempfile::NamedTempFile {
+        let root = opening_with("root", None, text, "no");
+        let fork = opening_with("fork", Some("root"), text, "yes");
+        let file = tempfile::Builder::new().suffix(".eval").tempfile().unwrap();
+        let episodes = [(&root, Vec::new()), (&fork, Vec::new())];
+        to_eval(&episodes, "2026-11-25T00:00:00Z", file.reopen().unwrap()).unwrap();
+        file
+    }
+
+    #[test]
+    fn a_log_too_large_to_read_for_its_forks_says_so() {
+        let file = log_with_a_fork("hello");
+        let listed = inspect::summary_episodes_reading_forks_up_to(file.path(), u128::MAX).unwrap();
+        assert_eq!(listed.iter().map(Episode::id).collect::<Vec<_>>(), ["root_epoch_1", "root_epoch_1~fork"]);
+        assert!(listed.iter().all(|e| e.warnings.is_empty()));
+        let listed = inspect::summary_episodes_reading_forks_up_to(file.path(), 0).unwrap();
+        assert_eq!(listed.iter().map(Episode::id).collect::<Vec<_>>(), ["root_epoch_1"]);
+        let warning = &listed[0].warnings[0];
+        assert!(warning.starts_with(&format!("{}: the forks", file.path().display())), "{warning}");
+    }
+
+    #[test]
+    fn a_fork_sharing_a_long_text_leaves_its_parent_after_it() {
+        let text = "a long message, \"quoted\"\n".repeat(10_000);
+        let file = log_with_a_fork(&text);
+        let read = inspect::load_eval(file.path()).unwrap();
+        let [root, fork] = read.as_slice() else { panic!("{} episodes", read.len()) };
+        for episode in [root, fork] {
+            let EventBody::Message(first) = &episode.events[1].body else { panic!("a message") };
+            assert_eq!(first.text, text, "{}", episode.id());
+        }
+        let parent = fork.header().parent.clone().unwrap();
+        assert_eq!((parent.episode.as_str(), parent.seq), ("root_epoch_1", 1), "the long text is shared");
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use zip::ZipArchive;
 
+use super::big_text::{BadText, BigTexts, Diverting};
 use super::schema::{ChatMessage, EventsData, LogHeader, Sample, SampleEvent, SampleSummary};
 use crate::core::episode::journal::describe_json_error;
 use crate::core::import::error::LoadError;
@@ -79,16 +80,42 @@ impl<R: Read + Seek> EvalArchive<R> {
 
     /// Parses entry `name` from its decompressing reader.
     pub fn read_json<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, LoadError> {
+        self.parse(name, None)
+    }
+
+    /// [`Self::read_json`] for an entry of a sample: its long texts are kept in `texts` (see
+    /// [`super::big_text`]) and marks parsed in their place.
+    fn read_sample_json<T: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        texts: &mut BigTexts,
+    ) -> Result<T, LoadError> {
+        self.parse(name, Some(texts))
+    }
+
+    fn parse<T: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        texts: Option<&mut BigTexts>,
+    ) -> Result<T, LoadError> {
         let path = self.path.clone();
         let problem = |what: String| LoadError::new(&path, 0, format!("entry {name}: {what}"));
         let entry = self.zip.by_name(name).map_err(|e| problem(e.to_string()))?;
-        let reader = BufReader::with_capacity(64 * 1024, entry);
-        serde_json::from_reader(reader).map_err(|e| {
-            // An I/O error here is the decompressor's (a corrupt or truncated entry).
-            if e.is_io() {
-                problem(format!("cannot decompress: {e}"))
-            } else {
-                problem(describe_json_error(&e))
+        let parsed = match texts {
+            Some(texts) => {
+                serde_json::from_reader(BufReader::with_capacity(64 * 1024, Diverting::new(entry, texts)))
+            }
+            None => serde_json::from_reader(BufReader::with_capacity(64 * 1024, entry)),
+        };
+        parsed.map_err(|e| {
+            if !e.is_io() {
+                return problem(describe_json_error(&e));
+            }
+            // An I/O error is the decompressor's (a corrupt or truncated entry), or a long text's.
+            let error = std::io::Error::from(e);
+            match error.get_ref().and_then(|inner| inner.downcast_ref::<BadText>()) {
+                Some(bad) => problem(bad.to_string()),
+                None => problem(format!("cannot decompress: {error}")),
             }
         })
     }
@@ -159,7 +186,12 @@ impl<R: Read + Seek> EvalArchive<R> {
     /// Reads one sample. A chunked sample's shell is read with its message sequence.
     pub fn sample(&mut self, entry: &SampleEntry) -> Result<Sample, LoadError> {
         match entry {
-            SampleEntry::Whole(name) => self.read_json(name),
+            SampleEntry::Whole(name) => {
+                let mut texts = BigTexts::default();
+                let mut sample: Sample = self.read_sample_json(name, &mut texts)?;
+                sample.big_texts = texts;
+                Ok(sample)
+            }
             SampleEntry::Chunked(name) => self.chunked_sample(name),
         }
     }
@@ -171,7 +203,8 @@ impl<R: Read + Seek> EvalArchive<R> {
     /// metadata.
     fn chunked_sample(&mut self, shell: &str) -> Result<Sample, LoadError> {
         let prefix = shell.strip_suffix("sample.json").unwrap_or(shell).to_string();
-        let mut sample: Sample = self.read_json(shell)?;
+        let mut texts = BigTexts::default();
+        let mut sample: Sample = self.read_sample_json(shell, &mut texts)?;
         let names = self.names();
         let chunks = |sequence: &str| -> Vec<String> {
             let folder = format!("{prefix}{sequence}/");
@@ -186,22 +219,23 @@ impl<R: Read + Seek> EvalArchive<R> {
         };
         let mut pool = Vec::new();
         for name in chunks("messages") {
-            pool.extend(self.read_json::<Vec<ChatMessage>>(&name)?);
+            pool.extend(self.read_sample_json::<Vec<ChatMessage>>(&name, &mut texts)?);
         }
         for name in chunks("events") {
-            sample.events.extend(self.read_json::<Vec<SampleEvent>>(&name)?);
+            sample.events.extend(self.read_sample_json::<Vec<SampleEvent>>(&name, &mut texts)?);
         }
         let mut index = 0usize;
         for name in chunks("attachments") {
-            for text in self.read_json::<Vec<serde_json::Value>>(&name)? {
+            for text in self.read_sample_json::<Vec<serde_json::Value>>(&name, &mut texts)? {
                 sample.attachments.insert(index.to_string(), text);
                 index += 1;
             }
         }
         let metadata = format!("{prefix}metadata.json");
         if self.has(&metadata) {
-            sample.metadata = self.read_json(&metadata)?;
+            sample.metadata = self.read_sample_json(&metadata, &mut texts)?;
         }
+        sample.big_texts = texts;
         if let Some(refs) = sample.message_refs.take() {
             sample.messages = refs
                 .iter()

@@ -1,5 +1,6 @@
 //! Inspect AI logs (issue 29): `.eval` archives and plain `.json` logs, one episode per sample.
 //! The format and its mapping are described in docs/formats.md.
+mod big_text;
 mod branch;
 mod container;
 mod log;
@@ -11,6 +12,8 @@ mod text;
 
 pub use container::{file_is_zip, is_zip};
 pub use log::{FORMAT, SUMMARY_FORMAT, WRITER};
+#[cfg(test)]
+pub(crate) use read::summary_episodes_reading_forks_up_to;
 pub use read::{
     each_sample, from_json_log, is_json_log, load_eval, load_eval_bytes, load_sample, summary_episodes,
 };

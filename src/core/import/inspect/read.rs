@@ -71,10 +71,20 @@ pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
 }
 
 /// The episodes of the `.eval` at `path` as its summaries give them (header, scores, error; no
-/// message): what an index needs, without reading a sample — but in a log of at most 16 MiB
-/// inflated, whose samples are read for the forks of their branches. A log with no summary yet (a run
-/// that just started) lists the samples it holds, read one at a time, texts dropped.
+/// message): what an index needs, without reading a sample — but in a log of at most
+/// [`READ_FORKS_UP_TO`] inflated, whose samples are read for the forks of their branches (a larger
+/// one says so in a warning on its first row). A log with no summary yet (a run that just started)
+/// lists the samples it holds, read one at a time, texts dropped.
 pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    summary_episodes_reading_forks_up_to(path, READ_FORKS_UP_TO)
+}
+
+/// [`summary_episodes`], reading the samples for their forks in a log of at most `read_forks_up_to`
+/// bytes inflated.
+pub(crate) fn summary_episodes_reading_forks_up_to(
+    path: &Path,
+    read_forks_up_to: u128,
+) -> Result<Vec<Episode>, LoadError> {
     let mut archive = EvalArchive::open(path)?;
     let info = LogInfo::of(&archive.header()?);
     let summaries = archive.summaries()?;
@@ -92,21 +102,31 @@ pub fn summary_episodes(path: &Path) -> Result<Vec<Episode>, LoadError> {
     }
     let mut rows: Vec<Episode> =
         summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect();
-    // The summaries say nothing of branches: a small log's samples are read for their forks' rows.
-    if archive.inflated_size().is_some_and(|size| size <= READ_FORKS_UP_TO) {
+    // The summaries say nothing of branches: a log's samples are read for their forks' rows, unless
+    // that would keep the list waiting.
+    let inflated = archive.inflated_size().unwrap_or(u128::MAX);
+    if inflated <= read_forks_up_to {
         for entry in archive.sample_entries() {
             for mut fork in episodes(archive.sample(&entry)?, &info, path).into_iter().skip(1) {
                 fork.events.iter_mut().for_each(|event| event.body.drop_texts());
                 rows.push(fork);
             }
         }
+    } else if let Some(first) = rows.first_mut() {
+        first.warnings.push(format!(
+            "{}: the forks of its samples' branches are not listed: the log is {} MiB inflated, over the \
+             {} MiB read to list them (a sample's forks show when it is opened)",
+            path.display(),
+            inflated >> 20,
+            read_forks_up_to >> 20
+        ));
     }
     Ok(rows)
 }
 
 /// The largest log (inflated) whose samples are read when it is listed, so the forks of their
-/// branches are listed too; a larger one lists only what its summaries say.
-const READ_FORKS_UP_TO: u128 = 16 << 20;
+/// branches are listed too (about 0.2 s of reading); a larger one lists what its summaries say.
+const READ_FORKS_UP_TO: u128 = 128 << 20;
 
 /// A plain `.json` Inspect log: its header at the top level and its samples in `samples`.
 #[derive(Deserialize)]

@@ -27,6 +27,7 @@ use crate::core::import::defaults::NO_TIME;
 /// The episodes of `sample`, a sample of the log `info` read from `path`: its own, then one fork
 /// per branch (see [`super::branch`]), each with its parent and the event it leaves it at.
 pub fn episodes(mut sample: Sample, info: &LogInfo, path: &Path) -> Vec<Episode> {
+    let texts = std::mem::take(&mut sample.big_texts);
     let role = info.audit.then_some("target");
     let branches = branch::branches(&sample, role);
     let main = episode(&mut sample, info, path);
@@ -40,6 +41,9 @@ pub fn episodes(mut sample: Sample, info: &LogInfo, path: &Path) -> Vec<Episode>
         let fork = fork(branch, &read[parent], &sample, info, path);
         read.push(fork);
     }
+    // The sample's long texts go back in last, when nothing of the sample refers to them any more.
+    drop(sample);
+    texts.restore(&mut read);
     read
 }
 

@@ -3,6 +3,7 @@
 //! Only what is mapped is named; serde skips every other field unparsed, so a sample's model
 //! call payloads, state deltas and spans cost reading, not memory.
 
+use super::big_text::BigTexts;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -104,6 +105,9 @@ pub struct Sample {
     /// The chunked layout's final conversation: half-open ranges of the message sequence.
     #[serde(default)]
     pub message_refs: Option<Vec<(usize, usize)>>,
+    /// The long texts taken out of the sample as it was read, swapped back into its episodes.
+    #[serde(skip)]
+    pub big_texts: BigTexts,
 }
 
 #[derive(Debug, Default, Deserialize)]
