@@ -345,9 +345,16 @@ pub fn search_file(
     if !maseval && !matcher.may_match(&bytes) {
         return Ok(Vec::new());
     }
-    // Only the texts matter: nothing beside the file (judge files, run log) is read.
-    let episodes = load_bytes_alone(&bytes, path)?;
-    drop(bytes);
+    // Only the texts matter: nothing beside the file (judge files, run log) is read. A plain
+    // Inspect log is parsed again from the file, its texts held once.
+    let episodes = if inspect::file_is_json_log(path) {
+        drop(bytes);
+        inspect::load_json_log(path)?
+    } else {
+        let episodes = load_bytes_alone(&bytes, path)?;
+        drop(bytes);
+        episodes
+    };
     let mut hits = Vec::new();
     for episode in &episodes {
         let id = episode.id();

@@ -131,24 +131,24 @@ fn check_scores(events: &[Value], scores: &serde_json::Map<String, Value>, what:
 }
 
 #[test]
-fn every_message_and_score_of_zstd_deflate_and_chunked_logs_reads_as_inspect_reads_it() {
+fn every_message_and_score_of_zstd_deflate_chunked_and_json_logs_reads_as_inspect_reads_it() {
     let (_, expected) = logs();
     assert_eq!(expected["compression"]["weather.eval"], serde_json::json!([93]), "Inspect's default: zstd");
     assert_eq!(expected["compression"]["weather-deflate.eval"], serde_json::json!([8]), "deflate");
-    for name in ["weather.eval", "weather-deflate.eval", "chunked/weather.eval"] {
+    for name in ["weather.eval", "weather-deflate.eval", "chunked/weather.eval", "weather.json"] {
         check_log(name);
     }
 }
 
 /// Texts longer than 1 MiB are taken out of the JSON stream as the entry inflates and put back
 /// once the sample is read (core/import/inspect/big_text.rs): they come back exactly, escapes and
-/// all, inline in a message and as an attachment, in both layouts.
+/// all, inline in a message and as an attachment, in both layouts and in a plain `.json` log.
 #[test]
 fn texts_of_megabytes_read_as_inspect_reads_them() {
     let (_, expected) = logs();
     let texts = expected["long.eval"]["samples"][0]["messages"].as_array().unwrap();
     assert!(texts.iter().any(|m| m["text"].as_str().unwrap().len() > 3 << 20), "a tool result of over 3 MiB");
-    for name in ["long.eval", "chunked/long.eval"] {
+    for name in ["long.eval", "chunked/long.eval", "long.json"] {
         check_log(name);
     }
 }
@@ -292,10 +292,24 @@ fn a_broken_eval_is_one_line_naming_the_file() {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(&no_header).unwrap());
     zip.start_file("x.json", options).unwrap();
     zip.finish().unwrap();
+    // A plain `.json` log cut in half, and one whose text of 70 KB (read aside, as long texts are)
+    // holds an escape JSON does not have.
+    let json = std::fs::read(dir.join("weather.json")).unwrap();
+    let cut_json = scratch.path().join("cut.json");
+    std::fs::write(&cut_json, &json[..json.len() / 2]).unwrap();
+    let bad_escape = scratch.path().join("bad-escape.json");
+    let text = format!("{}\\q", "x".repeat(70_000));
+    let log = format!(
+        "{{\"version\": 2, \"status\": \"success\", \"eval\": {{\"task\": \"t\"}},\n\"samples\": \
+         [{{\"id\": 1, \"epoch\": 1, \"messages\": [{{\"role\": \"user\", \"content\": \"{text}\"}}]}}]}}"
+    );
+    std::fs::write(&bad_escape, log).unwrap();
     for (file, problem) in [
         (&cut, "not a readable Inspect .eval (ZIP) log"),
         (&garbled, "entry samples/1_epoch_1.json:"),
         (&no_header, "without header.json"),
+        (&cut_json, "not a readable Inspect log"),
+        (&bad_escape, "an unknown escape \\q"),
     ] {
         let (ok, _, stderr) = run(&["dump", file.to_str().unwrap()]);
         assert!(!ok, "{stderr}");

@@ -6,7 +6,7 @@ Writes OUT_DIR/weather.eval (zstd, Inspect's default: a two-sample agent task ag
 with a tool call, a long tool result moved to an attachment and two scorers), OUT_DIR/weather-deflate.eval
 (the same log with every entry recompressed with deflate, as Inspect wrote before zstd), and
 OUT_DIR/long.eval (a tool result of 3 MiB with every kind of JSON escape, and an answer quoting
-2 MiB of it), OUT_DIR/branch.eval (a two-turn conversation with two branches leaving it after the first turn, made
+2 MiB of it), OUT_DIR/{weather,long}.json (those two logs as plain `.json` logs), OUT_DIR/branch.eval (a two-turn conversation with two branches leaving it after the first turn, made
 with `inspect_ai.event.timeline_branch`), OUT_DIR/audit.eval (an audit: an auditor model writes to a target model under Inspect model roles,
 the target's calls condensed into the sample's message pool), and OUT_DIR/chunked/{weather,audit,long}.eval
 (both converted by Inspect to its chunked sample layout, `samples/{id}_epoch_{n}/…`, which its own
@@ -30,6 +30,7 @@ import inspect_ai._util.zipfile  # noqa: E402,F401  (zstd entries for the stdlib
 from inspect_ai import Task, eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.event import timeline_branch  # noqa: E402
+from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
 from inspect_ai.model import ChatMessageUser, ModelOutput, get_model  # noqa: E402
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, match, scorer  # noqa: E402
 from inspect_ai.solver import generate, solver, system_message, use_tools  # noqa: E402
@@ -232,6 +233,12 @@ def main():
     chunked_dir = os.path.join(out_dir, "chunked")
     for path in (weather, audit, long):
         convert_eval_logs_to_chunked(path, chunked_dir)
+    # Plain `.json` logs, as Inspect's writer writes them.
+    json_logs = {}
+    for path in (weather, long):
+        out = path[: -len(".eval")] + ".json"
+        write_eval_log(read_eval_log(path), out, format="json")
+        json_logs[os.path.basename(out)] = log_view(out)
     methods = {}
     for path in (weather, deflate, audit):
         with zipfile.ZipFile(path) as z:
@@ -249,6 +256,7 @@ def main():
                 # a chunked log holds what the log it was converted from holds.
                 "chunked/weather.eval": log_view(weather),
                 "chunked/audit.eval": log_view(audit),
+                **json_logs,
                 "compression": methods,
             }
         )

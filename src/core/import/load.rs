@@ -37,6 +37,11 @@ pub fn load_path_without_texts(path: &Path) -> Result<Vec<Episode>, LoadError> {
         // An Inspect `.eval`: its samples' summaries, no sample read.
         return with_sidecar(path, inspect::summary_episodes(path)?);
     }
+    if inspect::file_is_json_log(path) {
+        let mut episodes = inspect::load_json_log(path)?;
+        episodes.iter_mut().flat_map(|e| e.events.iter_mut()).for_each(|event| event.body.drop_texts());
+        return with_sidecar(path, episodes);
+    }
     let bytes = crate::core::input_file::read(path)
         .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     let episodes = match converse::from_log_without_texts(&bytes, path) {
@@ -77,6 +82,10 @@ pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
     if inspect::file_is_zip(path) {
         // An Inspect `.eval`, read from the file one sample at a time, never inflated whole.
         return inspect::load_eval(path);
+    }
+    if inspect::file_is_json_log(path) {
+        // A plain `.json` Inspect log, parsed from the file, its texts held once.
+        return inspect::load_json_log(path);
     }
     let bytes = crate::core::input_file::read(path)
         .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;

@@ -12,6 +12,7 @@ use std::io::{self, Read};
 use memchr::{memchr, memchr2, memmem};
 use serde_json::Value;
 
+use crate::core::episode::journal::describe_json_error;
 use crate::core::episode::{Episode, EventBody};
 
 /// Strings longer than this (escaped, in bytes) are diverted: small enough that the string being
@@ -33,6 +34,19 @@ const END: char = '\u{0}';
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct BadText(String);
+
+/// Why parsing a stream read through [`Diverting`] failed: a long text's own problem, another I/O
+/// error (`io_what`: what failed), or the JSON's problem and where it is.
+pub fn parse_problem(e: serde_json::Error, io_what: &str) -> String {
+    if !e.is_io() {
+        return describe_json_error(&e);
+    }
+    let error = io::Error::from(e);
+    match error.get_ref().and_then(|inner| inner.downcast_ref::<BadText>()) {
+        Some(bad) => bad.to_string(),
+        None => format!("{io_what}: {error}"),
+    }
+}
 
 /// The texts taken out of one sample's entries, identical texts stored once.
 #[derive(Debug, Default)]
@@ -59,34 +73,29 @@ impl BigTexts {
 
     /// Swaps the marks in `episodes`' texts for the texts they stand for: the last use of a text
     /// takes it, the others copy it.
-    pub fn restore(mut self, episodes: &mut [Episode]) {
+    pub fn restore(self, episodes: &mut [Episode]) {
         if self.texts.is_empty() {
             return;
         }
-        let mut uses = vec![0usize; self.texts.len()];
-        let mut count = |text: &mut String| {
-            for (_, index) in marks(text, self.texts.len()) {
-                uses[index] += 1;
-            }
-        };
-        episodes
-            .iter_mut()
-            .flat_map(|e| e.events.iter_mut())
-            .for_each(|e| each_text(&mut e.body, &mut count));
-        let mut swap = |text: &mut String| self.swap(text, &mut uses);
-        episodes.iter_mut().flat_map(|e| e.events.iter_mut()).for_each(|e| each_text(&mut e.body, &mut swap));
+        self.restore_in(|f| {
+            let events = episodes.iter_mut().flat_map(|e| e.events.iter_mut());
+            events.for_each(|e| each_text(&mut e.body, f));
+        });
     }
 
-    #[cfg(test)]
     /// Swaps the marks in a JSON value's strings (what [`Self::restore`] does to an episode).
-    pub fn restore_value(mut self, value: &mut Value) {
-        let mut uses = vec![0usize; self.texts.len()];
-        each_value_text(value, &mut |text| {
-            for (_, index) in marks(text, self.texts.len()) {
-                uses[index] += 1;
-            }
-        });
-        each_value_text(value, &mut |text| self.swap(text, &mut uses));
+    #[cfg(test)]
+    fn restore_value(self, value: &mut Value) {
+        self.restore_in(|f| each_value_text(value, f));
+    }
+
+    /// Swaps the marks in the texts `each` calls its argument on (twice: once to count each text's
+    /// uses, once to swap).
+    fn restore_in(mut self, mut each: impl FnMut(&mut dyn FnMut(&mut String))) {
+        let count = self.texts.len();
+        let mut uses = vec![0usize; count];
+        each(&mut |text| marks(text, count).into_iter().for_each(|(_, index)| uses[index] += 1));
+        each(&mut |text| self.swap(text, &mut uses));
     }
 
     fn swap(&mut self, text: &mut String, uses: &mut [usize]) {
@@ -320,7 +329,7 @@ impl<'a, R: Read> Diverting<'a, R> {
         if self.pending.len() > self.over && !self.in_key {
             let mut diverted = Vec::with_capacity(2 * self.pending.len());
             diverted.extend_from_slice(&self.pending[1..]);
-            self.pending = Vec::new();
+            self.pending.clear();
             self.diverted = Some(diverted);
         }
     }
@@ -379,9 +388,7 @@ impl<R: Read> Read for Diverting<'_, R> {
 /// than what it stands for, so writing never overtakes reading and no second buffer is needed.
 fn unescape(mut raw: Vec<u8>) -> Result<String, String> {
     let len = raw.len();
-    let Some(first) = memchr(b'\\', &raw) else {
-        return String::from_utf8(raw).map_err(|_| format!("a text of {len} bytes is not UTF-8"));
-    };
+    let first = memchr(b'\\', &raw).unwrap_or(len);
     let (mut from, mut to) = (first, first);
     while from < raw.len() {
         if raw[from] != b'\\' {
@@ -415,6 +422,8 @@ fn unescape(mut raw: Vec<u8>) -> Result<String, String> {
         to += 1;
     }
     raw.truncate(to);
+    // Grown by doubling: up to half of it spare (shrinking in place, as the allocator does for a
+    // block this size, copies nothing).
     if raw.capacity() - raw.len() > raw.len() / 8 {
         raw.shrink_to_fit();
     }

@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use zip::ZipArchive;
 
-use super::big_text::{BadText, BigTexts, Diverting};
+use super::big_text::{BigTexts, Diverting, parse_problem};
 use super::schema::{ChatMessage, EventsData, LogHeader, Sample, SampleEvent, SampleSummary};
-use crate::core::episode::journal::describe_json_error;
 use crate::core::import::error::LoadError;
 
 /// The first bytes of a ZIP: a local file header (or the end record of an empty archive).
@@ -107,17 +106,8 @@ impl<R: Read + Seek> EvalArchive<R> {
             }
             None => serde_json::from_reader(BufReader::with_capacity(64 * 1024, entry)),
         };
-        parsed.map_err(|e| {
-            if !e.is_io() {
-                return problem(describe_json_error(&e));
-            }
-            // An I/O error is the decompressor's (a corrupt or truncated entry), or a long text's.
-            let error = std::io::Error::from(e);
-            match error.get_ref().and_then(|inner| inner.downcast_ref::<BadText>()) {
-                Some(bad) => problem(bad.to_string()),
-                None => problem(format!("cannot decompress: {error}")),
-            }
-        })
+        // An I/O error is the decompressor's (a corrupt or truncated entry), or a long text's.
+        parsed.map_err(|e| problem(parse_problem(e, "cannot decompress")))
     }
 
     /// The log's header: `header.json`, or `_journal/start.json` while the run is live.

@@ -15,6 +15,7 @@ pub use log::{FORMAT, SUMMARY_FORMAT, WRITER};
 #[cfg(test)]
 pub(crate) use read::summary_episodes_reading_forks_up_to;
 pub use read::{
-    each_sample, from_json_log, is_json_log, load_eval, load_eval_bytes, load_sample, summary_episodes,
+    each_sample, file_is_json_log, from_json_log, is_json_log, load_eval, load_eval_bytes, load_json_log,
+    load_sample, summary_episodes,
 };
 pub use scores::{value_of, value_to_float};

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::big_text::{BigTexts, Diverting, parse_problem};
 use super::container::{EvalArchive, SampleEntry};
 use super::log::{LogInfo, summary_events};
 use super::sample::episodes;
@@ -135,6 +136,37 @@ struct JsonLog {
     header: LogHeader,
     #[serde(default)]
     samples: Vec<Sample>,
+}
+
+/// Whether the file at `path` starts as Inspect writes a plain `.json` log: an object whose first
+/// key is `version` (its first bytes read).
+pub fn file_is_json_log(path: &Path) -> bool {
+    let mut head = [0u8; 64];
+    let Ok(read) = crate::core::input_file::open(path).and_then(|mut f| f.read(&mut head)) else {
+        return false;
+    };
+    let head = &head[..read];
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let mut rest = head.trim_ascii_start().strip_prefix(b"{").unwrap_or_default();
+    rest = rest.trim_ascii_start();
+    rest.starts_with(b"\"version\"")
+}
+
+/// A plain `.json` Inspect log read straight from its file: its long texts held once, as in an
+/// `.eval`'s sample (see [`super::big_text`]), never the file's bytes beside its episodes.
+pub fn load_json_log(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    let file = crate::core::input_file::open(path)
+        .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
+    let mut texts = BigTexts::default();
+    let reader = std::io::BufReader::with_capacity(64 * 1024, Diverting::new(file, &mut texts));
+    let log: JsonLog = serde_json::from_reader(reader).map_err(|e| {
+        let line = e.line();
+        LoadError::new(path, line, format!("not a readable Inspect log: {}", parse_problem(e, "cannot read")))
+    })?;
+    let info = LogInfo::of(&log.header);
+    let mut read: Vec<Episode> = log.samples.into_iter().flat_map(|s| episodes(s, &info, path)).collect();
+    texts.restore(&mut read);
+    Ok(read)
 }
 
 /// Whether a JSON object is an Inspect log (`version`, `eval` with a task, and `status` or `samples`).
