@@ -19,7 +19,7 @@ use regex::{Regex, RegexBuilder};
 
 use crate::core::corpus::{Filter, index};
 use crate::core::episode::{Event, EventBody, Party};
-use crate::core::import::{LoadError, episode_files, inspect, load_bytes_alone};
+use crate::core::import::{LoadError, episode_files, inspect, inspect_json_log, load_bytes_alone};
 
 /// Which party said it: the `--party` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -322,6 +322,10 @@ pub fn search_files(files: &[PathBuf], matcher: &Matcher, only: Option<&Only>) -
     found
 }
 
+fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
+    std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))
+}
+
 /// The hits of one file (only the episodes named in `ids`, when given).
 pub fn search_file(
     path: &Path,
@@ -339,17 +343,21 @@ pub fn search_file(
         })?;
         return Ok(hits);
     }
-    let bytes = std::fs::read(path).map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
+    let bytes = read(path)?;
     // MASEval's importer joins content parts: a match may span two JSON strings there.
     let maseval = memchr::memmem::find(&bytes, b"\"task_id\"").is_some();
     if !maseval && !matcher.may_match(&bytes) {
         return Ok(Vec::new());
     }
-    // Only the texts matter: nothing beside the file (judge files, run log) is read. A plain
-    // Inspect log is parsed again from the file, its texts held once.
+    // Only the texts matter: nothing beside the file (judge files, run log) is read.
     let episodes = if inspect::file_is_json_log(path) {
+        // A plain Inspect log is parsed again from the file, its texts held once, the bytes dropped
+        // first; read as any JSON input when it cannot be (for the problem's name).
         drop(bytes);
-        inspect::load_json_log(path)?
+        match inspect_json_log(path) {
+            Some(episodes) => episodes,
+            None => load_bytes_alone(&read(path)?, path)?,
+        }
     } else {
         let episodes = load_bytes_alone(&bytes, path)?;
         drop(bytes);

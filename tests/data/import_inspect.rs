@@ -293,7 +293,7 @@ fn a_broken_eval_is_one_line_naming_the_file() {
     zip.start_file("x.json", options).unwrap();
     zip.finish().unwrap();
     // A plain `.json` log cut in half, and one whose text of 70 KB (read aside, as long texts are)
-    // holds an escape JSON does not have.
+    // holds an escape JSON does not have: named as in any JSON input.
     let json = std::fs::read(dir.join("weather.json")).unwrap();
     let cut_json = scratch.path().join("cut.json");
     std::fs::write(&cut_json, &json[..json.len() / 2]).unwrap();
@@ -308,8 +308,8 @@ fn a_broken_eval_is_one_line_naming_the_file() {
         (&cut, "not a readable Inspect .eval (ZIP) log"),
         (&garbled, "entry samples/1_epoch_1.json:"),
         (&no_header, "without header.json"),
-        (&cut_json, "not a readable Inspect log"),
-        (&bad_escape, "an unknown escape \\q"),
+        (&cut_json, "the JSON stops short"),
+        (&bad_escape, "invalid escape"),
     ] {
         let (ok, _, stderr) = run(&["dump", file.to_str().unwrap()]);
         assert!(!ok, "{stderr}");

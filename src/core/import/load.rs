@@ -37,8 +37,7 @@ pub fn load_path_without_texts(path: &Path) -> Result<Vec<Episode>, LoadError> {
         // An Inspect `.eval`: its samples' summaries, no sample read.
         return with_sidecar(path, inspect::summary_episodes(path)?);
     }
-    if inspect::file_is_json_log(path) {
-        let mut episodes = inspect::load_json_log(path)?;
+    if let Some(mut episodes) = inspect_json_log(path) {
         episodes.iter_mut().flat_map(|e| e.events.iter_mut()).for_each(|event| event.body.drop_texts());
         return with_sidecar(path, episodes);
     }
@@ -83,13 +82,19 @@ pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
         // An Inspect `.eval`, read from the file one sample at a time, never inflated whole.
         return inspect::load_eval(path);
     }
-    if inspect::file_is_json_log(path) {
-        // A plain `.json` Inspect log, parsed from the file, its texts held once.
-        return inspect::load_json_log(path);
+    if let Some(episodes) = inspect_json_log(path) {
+        return Ok(episodes);
     }
     let bytes = crate::core::input_file::read(path)
         .map_err(|e| LoadError::new(path, 0, format!("cannot read: {e}")))?;
     load_bytes(&bytes, path)
+}
+
+/// The episodes of a plain `.json` Inspect log, parsed straight from the file with its texts held
+/// once; `None` when the file is not one or cannot be read so (then read as any JSON input is,
+/// which names the problem as for every other format).
+pub fn inspect_json_log(path: &Path) -> Option<Vec<Episode>> {
+    inspect::file_is_json_log(path).then(|| inspect::load_json_log(path).ok()).flatten()
 }
 
 /// The episode `id` of the Inspect `.eval` at `path` (its one sample read), with its sidecar verdicts.

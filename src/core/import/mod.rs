@@ -19,6 +19,8 @@ mod walk;
 
 pub use error::LoadError;
 pub use index::{index_dir, index_path, load_episode};
-pub use load::{load_bytes, load_bytes_alone, load_path, load_path_without_texts, load_source};
+pub use load::{
+    inspect_json_log, load_bytes, load_bytes_alone, load_path, load_path_without_texts, load_source,
+};
 pub(crate) use walk::episode_files;
 pub use walk::{is_sidecar_name, load_dir};
