@@ -230,8 +230,9 @@ pub fn open_inputs(
         }
     }
     let single_file = inputs.len() == 1 && !inputs[0].is_dir();
+    // (Popped only when loaded: a sample of an `.eval` is listed, not loaded, and opened below.)
     if single_file
-        && items.len() == 1
+        && let [(_, EntrySource::Loaded(_))] = items.as_slice()
         && let Some((_, EntrySource::Loaded(episode))) = items.pop()
     {
         for warning in &episode.warnings {

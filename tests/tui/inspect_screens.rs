@@ -62,3 +62,22 @@ fn two_inspect_samples_compare_turn_by_turn() {
     };
     snapshot_screens!("inspect_compare", make, "");
 }
+
+/// A log of one sample opens on it, the browser (listing it) one key away — as a folder of one
+/// episode does. It opened on an empty browser (the listed sample was dropped), and a sample of a log
+/// we exported could not be opened from its row when its id held a `/`.
+#[test]
+fn a_log_of_one_sample_opens_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("one.eval");
+    let sample = converse_tui::core::import::load_episode(&fixture(), "trip1_epoch_1").unwrap();
+    let file = std::fs::File::create(&path).unwrap();
+    converse_tui::core::export::to_eval(&[(&sample, Vec::new())], "2026-11-25T00:00:00Z", file).unwrap();
+    let (state, _) =
+        converse_tui::tui::setup::open_inputs(&[path], TaskLookup::default(), Keymap::default(), None)
+            .unwrap();
+    assert_eq!(state.screen, converse_tui::app::state::Screen::Inspector);
+    // Exported, its id keeps the `/` its entry name replaces with `_`.
+    assert_eq!(state.view().unwrap().episode.id(), "travel_agent/trip1_epoch_1");
+    assert_eq!(state.browser.as_ref().unwrap().entries.len(), 1, "the browser lists the sample");
+}

@@ -163,8 +163,13 @@ impl<R: Read + Seek> EvalArchive<R> {
         entries
     }
 
-    /// The entry of the sample `{id}_epoch_{n}`, when stored.
+    /// The entry of the sample `{id}_epoch_{n}`, when stored. An id holding `/` may be stored with
+    /// `_` in its place, as `export --format eval` writes it (a `/` would make a folder of it).
     pub fn entry_of(&self, key: &str) -> Option<SampleEntry> {
+        self.stored(key).or_else(|| key.contains('/').then(|| self.stored(&key.replace('/', "_"))).flatten())
+    }
+
+    fn stored(&self, key: &str) -> Option<SampleEntry> {
         let whole = format!("{SAMPLES}{key}.json");
         if self.has(&whole) {
             return Some(SampleEntry::Whole(whole));
