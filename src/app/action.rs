@@ -90,6 +90,8 @@ pub enum Action {
     },
     /// What the running attempt fan reported.
     Fan(crate::session::fan::FanUpdate),
+    /// The stopped fan [`Effect::FindStoppedFan`] found (or why the search failed).
+    StoppedFanFound(Result<Option<crate::core::fan::stopped::StoppedFan>, String>),
     /// The fan asked for by [`Effect::StartFan`] started in this folder, or why it could not.
     FanStarted(Result<std::path::PathBuf, String>),
     /// The forks found beside the episode `root` ([`Effect::FindForks`]), and the journals that
@@ -126,7 +128,7 @@ pub enum FollowUp {
     Annotate,
     /// Ask how many attempts a fan from the turn under the cursor should have.
     FanPrompt,
-    /// Start the fan the prompt was answered with (`N` or `N r`).
+    /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one).
     StartFan(String),
     /// Show the fork tree of the episode on the inspector.
     ForkTree,
@@ -208,6 +210,13 @@ pub enum Effect {
     /// Start an attempt fan (the request's `dir` is the episode's folder: the fan's own goes
     /// under its `fans/`); answer with [`Action::FanStarted`], then [`Action::Fan`] reports.
     StartFan(Box<crate::session::fan::FanRequest>),
+    /// Look for a stopped fan of `episode` from `turn` under `dir/fans/`; answer with
+    /// [`Action::StoppedFanFound`].
+    FindStoppedFan {
+        dir: std::path::PathBuf,
+        episode: String,
+        turn: u32,
+    },
     /// Pause, resume or stop the running fan.
     FanControl(crate::session::fan::FanControl),
     /// Look for the forks of episode `root` under `dir`; answer with [`Action::ForksFound`].

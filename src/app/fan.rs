@@ -45,6 +45,8 @@ pub struct FanView {
     pub mode: FanMode,
     pub planned: u32,
     pub dir: PathBuf,
+    /// It goes on with a stopped fan (whose ended attempts are reported first).
+    pub resumed: bool,
     /// Events copied from the episode into each attempt (header included): its own come after.
     pub copied: usize,
     pub attempts: Vec<FanAttempt>,
@@ -76,6 +78,7 @@ impl FanView {
             mode,
             planned,
             dir,
+            resumed: false,
             copied,
             attempts: Vec::new(),
             selected: 0,
@@ -102,6 +105,24 @@ impl FanView {
                     summary,
                 });
                 self.attempts.sort_by_key(|a| a.index);
+            }
+            FanUpdate::Recorded { index, journal, events, reason, error } => {
+                let episode = match events.first().map(|e| &e.body) {
+                    Some(EventBody::Episode(header)) => header.id.clone(),
+                    _ => String::new(),
+                };
+                let summary = Attempt::of(index, journal.clone(), reason.clone(), &events, self.copied);
+                self.attempts.push(FanAttempt {
+                    index,
+                    journal,
+                    episode,
+                    events,
+                    end: Some(reason),
+                    error,
+                    summary,
+                });
+                self.attempts.sort_by_key(|a| a.index);
+                self.retally();
             }
             FanUpdate::Event { index, event } => {
                 let verdict = matches!(event.body, EventBody::Verdict(_));

@@ -70,6 +70,9 @@ pub struct AppState {
     pub compared_from: Option<(Vec<Inspector>, usize)>,
     /// The last attempt fan started on screen (`f`), filling or done.
     pub fan: Option<super::fan::FanView>,
+    /// A stopped fan of the episode and turn `f` asks about, found while it asks: Enter alone
+    /// finishes it.
+    pub stopped_fan: Option<crate::core::fan::stopped::StoppedFan>,
     /// The fork tree on screen (`B`).
     pub fork_tree: Option<super::fork_tree::ForkTree>,
     /// The episode opened from the fan or the fork tree, and that screen (Esc goes back).
@@ -80,6 +83,22 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// What a prompt asks, as the status line shows it: `f`'s question names a stopped fan of the
+    /// turn, which Enter alone finishes.
+    pub fn prompt_label(&self, prompt: &Prompt) -> std::borrow::Cow<'static, str> {
+        match (&self.stopped_fan, prompt.kind) {
+            (Some(stopped), PromptKind::FanAttempts) => {
+                let rest =
+                    if stopped.plan.mode == crate::core::fan::FanMode::Rest { " (rest live)" } else { "" };
+                // Short enough that what is typed shows at 80 columns.
+                let (ended, planned) = (stopped.recorded.len(), stopped.plan.attempts);
+                format!("a fan{rest} stopped here at {ended}/{planned}: Enter runs the rest, or N (N r) anew")
+                    .into()
+            }
+            _ => prompt.kind.label().into(),
+        }
+    }
+
     /// Nothing on screen yet: the first action (an episode loaded, two to compare…) puts it there.
     pub fn new(keymap: Keymap) -> Self {
         AppState {
@@ -111,6 +130,7 @@ impl AppState {
             compare: None,
             compared_from: None,
             fan: None,
+            stopped_fan: None,
             fork_tree: None,
             return_to: None,
             compare_back: None,

@@ -5,6 +5,14 @@
 /// The runs file of an unsharded batch.
 pub const RUNS_FILE: &str = "runs.jsonl";
 
+/// What a fan was asked for, in its folder (`core::fan::plan::FanPlan`).
+pub const FAN_PLAN_FILE: &str = "fan.json";
+
+/// A file a batch or a fan writes beside its journals (never an episode).
+pub fn is_batch_file(name: &str) -> bool {
+    is_runs_file(name) || name == FAN_PLAN_FILE
+}
+
 /// The runs file of shard `k` of `n`: shards never append to the same file
 /// (appends are not atomic on the network file systems clusters share).
 pub fn shard_runs_file(k: usize, n: usize) -> String {

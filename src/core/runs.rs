@@ -259,6 +259,13 @@ fn repair_torn_tail(file: &mut File, path: &Path) -> std::io::Result<Option<Path
     Ok(Some(aside))
 }
 
+/// Renames an unfinished journal to `<name>.aborted-<n>` (first free n), so that the episode can
+/// be run again under its name and what it had written is kept where readers skip it.
+pub fn set_aside(path: &Path) -> anyhow::Result<()> {
+    std::fs::rename(path, free_name(path, "aborted"))
+        .with_context(|| format!("{}: cannot set the partial journal aside", path.display()))
+}
+
 /// `<path>.<tag>-<n>` with the first n (from 1) not taken.
 pub fn free_name(path: &Path, tag: &str) -> PathBuf {
     (1..)

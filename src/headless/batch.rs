@@ -17,7 +17,7 @@
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -288,17 +288,11 @@ fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
             continue;
         }
         if path.exists() {
-            set_aside(&path)?;
+            runs::set_aside(&path)?;
         }
         todo.push(p.clone());
     }
     Ok(todo)
-}
-
-/// Renames an unfinished journal to `<name>.aborted-<n>` (first free n).
-fn set_aside(path: &Path) -> anyhow::Result<()> {
-    std::fs::rename(path, runs::free_name(path, "aborted"))
-        .with_context(|| format!("{}: cannot set the partial journal aside", path.display()))
 }
 
 struct Finished {

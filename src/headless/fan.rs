@@ -6,18 +6,18 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 
 use crate::config::Paths;
 use crate::config::settings::ModelFlags;
 use crate::core::episode::{Episode, EventBody, Outcome};
+use crate::core::fan::plan::FanPlan;
 use crate::core::fan::{Attempt, FanMode, SourceTally, fan_start, tally};
 use crate::core::sanitize::single_line;
 use crate::core::sim::runner::Start;
 use crate::session::launch::{Launch, fork_args};
 
 use super::batch::{BatchArgs, Planned, execute};
-use super::runs::read_runs;
 use super::text_table::Table;
 
 pub struct FanArgs {
@@ -55,7 +55,7 @@ pub async fn fan(
         );
     };
     let n = args.batch.repeat.max(1);
-    let key = format!("turn {}", args.turn);
+    let key = crate::core::fan::plan::fan_case(args.turn);
     let plan: Vec<Planned> = (1..=n)
         .map(|k| Planned {
             task: task.clone(),
@@ -70,6 +70,11 @@ pub async fn fan(
         }
         return Ok(FanReport::default());
     }
+    // Kept beside the attempts, so that the screen's `f` can finish a stopped fan as asked.
+    std::fs::create_dir_all(&args.batch.out)
+        .with_context(|| format!("{}: cannot create the fan's folder", args.batch.out.display()))?;
+    FanPlan { episode: episode.id().to_string(), turn: args.turn, mode: args.mode, attempts: n }
+        .write(&args.batch.out)?;
     let mut run = fork_args(header, &args.models, args.data_dir.clone());
     run.settings.max_turns = run.settings.max_turns.or(args.batch.run.settings.max_turns);
     // An agent named on the command line; else the one the episode's header names, if any.
@@ -87,9 +92,8 @@ pub async fn fan(
     let batch = execute(&args.batch, &launch, &plan, &start_of, &mut closing, err).await?;
     err.write_all(&closing)?;
 
-    let records = read_runs(&args.batch.out)?.map(|m| m.records).unwrap_or_default();
     let mut attempts = Vec::new();
-    for r in records.iter().filter(|r| r.key() == key && r.repeat <= n) {
+    for r in crate::core::fan::stopped::recorded(&args.batch.out, args.turn, n)? {
         let journal = args.batch.out.join(&r.journal);
         let events = crate::core::import::load_path(&journal)?
             .into_iter()

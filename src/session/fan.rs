@@ -3,9 +3,11 @@
 //! folder, their events reported on one channel tagged with the attempt's number. Pausing holds
 //! the attempts not started yet and every running one's next model call (their step gates); a
 //! step lets each running attempt make one call. Each attempt that ends (not aborted) is appended
-//! to the folder's `runs.jsonl` as `fan` records it, so `fan --resume --out <folder>` finishes a
-//! fan stopped on screen.
+//! to the folder's `runs.jsonl` as `fan` records it, and the fan's plan is kept beside them, so a
+//! stopped fan can be finished: on screen (its recorded attempts are read back and not run again)
+//! or by `fan --resume --out <folder>`.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -15,7 +17,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
 use crate::core::episode::{EndReason, Episode, Event};
-use crate::core::fan::plan::attempt_journal;
+use crate::core::fan::plan::{FanPlan, attempt_journal, fan_case};
 use crate::core::fan::{FanMode, fan_attacker};
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::fork::Resume;
@@ -33,8 +35,11 @@ pub struct FanRequest {
     pub attempts: u32,
     /// The episode's events up to the turn's message (see `core::fan::fan_start`).
     pub resume: Resume,
-    /// The fan's folder (its attempts' journals go there).
+    /// The episode's folder (a new fan's folder goes under its `fans/`), or when `resuming`, the
+    /// stopped fan's own folder.
     pub dir: PathBuf,
+    /// Finishing a stopped fan: the attempts its runs files hold are read back, not run again.
+    pub resuming: bool,
 }
 
 /// What a fan reports, attempt by attempt.
@@ -42,6 +47,8 @@ pub struct FanRequest {
 pub enum FanUpdate {
     /// Attempt `index` started: its journal and episode id.
     Started { index: u32, journal: PathBuf, episode: String },
+    /// Attempt `index` of the stopped fan being resumed, as its journal and the runs file have it.
+    Recorded { index: u32, journal: PathBuf, events: Vec<Event>, reason: String, error: Option<String> },
     /// An event of attempt `index`, already in its journal.
     Event { index: u32, event: Box<Event> },
     /// Attempt `index` ended (`reason` as its journal's `end` says; `error` why, for an error).
@@ -87,10 +94,20 @@ impl FanHandle {
     }
 }
 
-/// Starts the fan on the current tokio runtime (`concurrency` attempts at a time).
+/// Starts the fan on the current tokio runtime (`concurrency` attempts at a time), `request.dir`
+/// being the fan's own folder.
 pub fn spawn(launch: Launch, request: FanRequest, concurrency: usize) -> anyhow::Result<FanHandle> {
     std::fs::create_dir_all(&request.dir)
         .map_err(|e| anyhow::anyhow!("{}: cannot create the fan's folder: {e}", request.dir.display()))?;
+    if !request.resuming {
+        let plan = FanPlan {
+            episode: request.episode_id.clone(),
+            turn: request.turn,
+            mode: request.mode,
+            attempts: request.attempts,
+        };
+        plan.write(&request.dir)?;
+    }
     let runs_path = request.dir.join(crate::core::runs::RUNS_FILE);
     let (runs, _torn) = crate::core::runs::open_for_append(&runs_path)?;
     let (tx, updates) = mpsc::channel(1024);
@@ -109,11 +126,24 @@ async fn run(
     runs: Arc<Mutex<File>>,
 ) {
     let recorded = fan_attacker(request.mode, &request.episode_id, request.turn);
+    let done = if request.resuming {
+        match report_recorded(&request, &tx).await {
+            Some(done) => done,
+            None => return,
+        }
+    } else {
+        BTreeSet::new()
+    };
     let mut running = JoinSet::new();
     let mut next = 1;
     // The last step that started an attempt.
     let mut stepped = 0;
     'start: while next <= request.attempts {
+        // A recorded attempt is skipped before waiting, so that no step or slot goes to it.
+        if done.contains(&next) {
+            next += 1;
+            continue;
+        }
         // A pause holds the attempts not started yet; a step with none running starts one (its
         // first call let through by the same step).
         loop {
@@ -132,6 +162,13 @@ async fn run(
             }
         }
         let journal = request.dir.join(attempt_journal(&request.episode_id, request.turn, next));
+        // What an attempt stopped part way had written is kept aside, as `batch --resume` does.
+        if journal.exists()
+            && let Err(e) = crate::core::runs::set_aside(&journal)
+        {
+            let _ = tx.send(FanUpdate::NotStarted { index: next, problem: format!("{e:#}") }).await;
+            break;
+        }
         let start =
             Start { resume: Some(request.resume.clone()), recorded: recorded.clone(), ..Start::default() };
         match launch.start_at(&request.task_id, start, Some(journal.clone())) {
@@ -140,7 +177,7 @@ async fn run(
                 if tx.send(started).await.is_err() {
                     break;
                 }
-                let record = RecordTo { runs: runs.clone(), case: format!("turn {}", request.turn) };
+                let record = RecordTo { runs: runs.clone(), case: fan_case(request.turn) };
                 running.spawn(follow(next, handle, tx.clone(), control.clone(), record));
             }
             Err(e) => {
@@ -152,6 +189,49 @@ async fn run(
     }
     while running.join_next().await.is_some() {}
     let _ = tx.send(FanUpdate::Done).await;
+}
+
+/// Reads back the attempts of the stopped fan being resumed (their journals as its runs files
+/// name them) and reports them: the attempts not to run again (`None` when the screen went away).
+/// One that cannot be read is reported as a problem and still not run again (as `fan --resume`).
+async fn report_recorded(request: &FanRequest, tx: &mpsc::Sender<FanUpdate>) -> Option<BTreeSet<u32>> {
+    let (dir, turn, planned) = (request.dir.clone(), request.turn, request.attempts);
+    let read = tokio::task::spawn_blocking(move || read_recorded(&dir, turn, planned)).await;
+    let (done, updates) = match read {
+        Ok(Ok(read)) => read,
+        Ok(Err(e)) => (BTreeSet::new(), vec![FanUpdate::Problem(format!("{e:#}"))]),
+        Err(e) => {
+            (BTreeSet::new(), vec![FanUpdate::Problem(format!("reading the recorded attempts failed: {e}"))])
+        }
+    };
+    for update in updates {
+        tx.send(update).await.ok()?;
+    }
+    Some(done)
+}
+
+fn read_recorded(
+    dir: &std::path::Path,
+    turn: u32,
+    planned: u32,
+) -> anyhow::Result<(BTreeSet<u32>, Vec<FanUpdate>)> {
+    let records = crate::core::fan::stopped::recorded(dir, turn, planned)?;
+    let done = records.iter().map(|r| r.repeat).collect();
+    let mut updates = Vec::new();
+    for record in records {
+        let journal = dir.join(&record.journal);
+        match crate::core::episode::read_journal(&journal) {
+            Ok((events, _)) => updates.push(FanUpdate::Recorded {
+                index: record.repeat,
+                journal,
+                events,
+                reason: record.status,
+                error: record.error,
+            }),
+            Err(e) => updates.push(FanUpdate::Problem(format!("{}: {e}", journal.display()))),
+        }
+    }
+    Ok((done, updates))
 }
 
 /// Where an ended attempt is recorded: the fan's runs file, under the case `fan` keys it on.

@@ -103,6 +103,7 @@ pub(super) async fn carry_out(
         | Effect::KeepCases { .. }
         | Effect::StartFan(_)
         | Effect::FanControl(_)
+        | Effect::FindStoppedFan { .. }
         | Effect::FindForks { .. } => None,
         Effect::EditAttacker(text) => {
             if let Some(l) = live {

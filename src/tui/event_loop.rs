@@ -90,6 +90,9 @@ pub async fn run(
                 }
                 Effect::FanControl(control) => fans.control(control),
                 Effect::FindForks { dir, root } => super::fan::find_forks(answers_tx.clone(), dir, root),
+                Effect::FindStoppedFan { dir, episode, turn } => {
+                    super::fan::find_stopped_fan(answers_tx.clone(), dir, episode, turn)
+                }
                 effect => {
                     let answer = carry_out(effect, &mut live, &mut launcher, &answers_tx, &mut loader).await;
                     if let Some(action) = answer {

@@ -59,12 +59,15 @@ pub struct Fans {
 }
 
 impl Fans {
-    /// Starts the fan in a fresh folder under the episode's `fans/` (a running one is stopped).
+    /// Starts the fan in a fresh folder under the episode's `fans/`, or goes on with a stopped one
+    /// in its own (a running one is stopped).
     pub async fn start(&mut self, mut request: FanRequest) -> Action {
         let Some(launch) = self.launcher.as_mut() else {
             return Action::FanStarted(Err("fans are started from `converse-tui replay`".into()));
         };
-        request.dir = free_fan_dir(&request.dir, &request.episode_id, request.turn);
+        if !request.resuming {
+            request.dir = free_fan_dir(&request.dir, &request.episode_id, request.turn);
+        }
         let dir = request.dir.clone();
         match launch(request) {
             Ok(handle) => {
@@ -107,6 +110,16 @@ impl Fans {
             fan.stop(STOP_GRACE).await;
         }
     }
+}
+
+/// Looks for a stopped fan of `episode` from `turn` under `dir` on a blocking thread; answers with
+/// [`Action::StoppedFanFound`].
+pub fn find_stopped_fan(answers: mpsc::Sender<Action>, dir: PathBuf, episode: String, turn: u32) {
+    tokio::task::spawn_blocking(move || {
+        let found =
+            crate::core::fan::stopped::find_stopped(&dir, &episode, turn).map_err(|e| format!("{e:#}"));
+        let _ = answers.blocking_send(Action::StoppedFanFound(found));
+    });
 }
 
 /// Looks for the forks of `root` under `dir` on a blocking thread; answers with

@@ -24,7 +24,7 @@ use crate::core::text::truncate_cells as truncate;
 pub(super) fn search_prompt(state: &AppState, prompt: &Prompt) -> Line<'static> {
     Line::from(format!(
         " {}: {}▏  {} search · /regex/ · {} cancel",
-        prompt.kind.label(),
+        state.prompt_label(prompt),
         single_line(&prompt.input),
         state.keymap.key_hint(Command::Submit),
         state.keymap.key_hint(Command::Close),
@@ -33,7 +33,7 @@ pub(super) fn search_prompt(state: &AppState, prompt: &Prompt) -> Line<'static> 
 
 /// A prompt as the status line shows it: its label, what is typed, and the keys.
 pub(super) fn prompt_line(state: &AppState, prompt: &Prompt, theme: &Theme) -> Line<'static> {
-    let text = format!(" {}: {}▏", prompt.kind.label(), single_line(&prompt.input));
+    let text = format!(" {}: {}▏", state.prompt_label(prompt), single_line(&prompt.input));
     let hint = format!("  {}", state.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
     Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())])
 }

@@ -83,6 +83,12 @@ async fn a_fan_of_200_counts_the_leaks_the_server_gave_with_their_interval() {
         events.iter().filter(|e| e["kind"] == "message" && e["from"] == "assistant").collect();
     assert_eq!(replies.len(), 2);
     assert_eq!(replies[0]["text"], REFUSAL, "the copied first reply");
+
+    // The fan's folder lists as 200 episodes: its plan and runs file are not taken for episodes.
+    assert!(out.join("fan.json").is_file());
+    let listed = converse_tui(home.path(), strings(&["ls", &out.display().to_string(), "--json"])).await;
+    assert!(listed.status.success() && stderr(&listed).is_empty(), "{}", stderr(&listed));
+    assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -12,6 +12,7 @@ use converse_tui::core::episode::{
     EndReason, EpisodeConfig, EpisodeHeader, Event, EventBody, Message, Party, TaskInfo, read_journal,
     stamp_events,
 };
+use converse_tui::core::fan::plan::FanPlan;
 use converse_tui::core::fan::{FanMode, fan_start};
 use converse_tui::session::fan::{FanHandle, FanRequest, FanUpdate, spawn};
 use converse_tui::session::{Launch, fork_args};
@@ -45,6 +46,17 @@ fn paths(home: &Path) -> Paths {
 }
 
 fn start(server: &OpenAiServer, home: &Path, attempts: u32, concurrency: usize) -> FanHandle {
+    start_in(server, home, attempts, concurrency, false)
+}
+
+/// A fan in `home/fan`: a new one, or (`resuming`) the stopped one there finished.
+fn start_in(
+    server: &OpenAiServer,
+    home: &Path,
+    attempts: u32,
+    concurrency: usize,
+    resuming: bool,
+) -> FanHandle {
     let events = episode();
     let EventBody::Episode(header) = &events[0].body else { unreachable!() };
     let mut flags = ModelFlags { base_url: Some(server.base_url()), ..ModelFlags::default() };
@@ -58,6 +70,7 @@ fn start(server: &OpenAiServer, home: &Path, attempts: u32, concurrency: usize) 
         attempts,
         resume: fan_start(&events, "ep-src", 2).unwrap(),
         dir: home.join("fan"),
+        resuming,
     };
     spawn(launch, request, concurrency).unwrap()
 }
@@ -79,7 +92,8 @@ async fn reports(fan: &mut FanHandle, mut until: impl FnMut(&[FanUpdate]) -> boo
 fn ends(dir: &Path) -> Vec<String> {
     let mut ends = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        if entry.file_name() == "runs.jsonl" {
+        // The runs file and the plan beside the journals (and journals set aside) are not attempts.
+        if entry.path().extension().is_none_or(|e| e != "jsonl") || entry.file_name() == "runs.jsonl" {
             continue;
         }
         let (events, _) = read_journal(entry.path()).unwrap();
@@ -121,6 +135,56 @@ async fn a_fan_runs_its_attempts_concurrency_at_a_time_each_a_fork_journal() {
     // What the fan reported is what the journals say, and the runs file records each attempt.
     assert_eq!(ends(&home.path().join("fan")), ended);
     assert_eq!(runs_lines(&home.path().join("fan")), 9);
+    // What was asked is kept beside them.
+    let plan = FanPlan { episode: "ep-src".into(), turn: 2, mode: FanMode::Reply, attempts: 9 };
+    assert_eq!(FanPlan::read(&home.path().join("fan")).unwrap(), Some(plan));
+}
+
+/// A fan stopped after some attempts ended, then resumed in its folder: the recorded attempts are
+/// reported from their journals and only the others run; an aborted attempt's journal is set aside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_fan_reports_its_recorded_attempts_and_runs_only_the_others() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text("I'd rather not say.").delay(Duration::from_millis(300)));
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("fan");
+    let mut fan = start(&server, home.path(), 5, 1);
+    reports(&mut fan, |seen| seen.iter().filter(|u| matches!(u, FanUpdate::Ended { .. })).count() == 2).await;
+    fan.stop(Duration::from_secs(10)).await;
+    let recorded = runs_lines(&dir);
+    assert!((2..5).contains(&recorded), "{recorded}");
+    let aborted = ends(&dir).iter().filter(|e| *e == "aborted").count();
+
+    let asked = server.request_count();
+    server.set_default(Reply::text("I'd rather not say."));
+    let mut fan = start_in(&server, home.path(), 5, 2, true);
+    let seen = reports(&mut fan, |_| false).await;
+    let indices =
+        |pick: fn(&FanUpdate) -> Option<u32>| -> Vec<u32> { seen.iter().filter_map(pick).collect() };
+    let mut from_journals = indices(|u| match u {
+        FanUpdate::Recorded { index, events, .. } => Some(*index).filter(|_| !events.is_empty()),
+        _ => None,
+    });
+    let mut ran = indices(|u| match u {
+        FanUpdate::Ended { index, .. } => Some(*index),
+        _ => None,
+    });
+    from_journals.sort();
+    ran.sort();
+    assert_eq!(from_journals.len(), recorded);
+    let mut all: Vec<u32> = from_journals.iter().chain(&ran).copied().collect();
+    all.sort();
+    assert_eq!(all, [1, 2, 3, 4, 5], "recorded {from_journals:?}, ran {ran:?}");
+    assert_eq!(server.request_count() - asked, 5 - recorded, "only the attempts not recorded run");
+    assert_eq!(runs_lines(&dir), 5);
+    let set_aside = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".jsonl.aborted-"))
+        .count();
+    assert_eq!(set_aside, aborted, "each aborted journal kept aside");
+    // The plan is the one the fan started with.
+    assert_eq!(FanPlan::read(&dir).unwrap().map(|p| p.attempts), Some(5));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

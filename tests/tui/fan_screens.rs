@@ -3,6 +3,7 @@
 //! with it (the buffer with its styles). The fan's reports are fed as the loop feeds them
 //! (`Action::Fan`), so the screens are those of a real fan with these attempts.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use converse_tui::app::{Action, AppState, update};
@@ -11,7 +12,10 @@ use converse_tui::core::episode::{
     End, EndReason, Episode, EpisodeConfig, EpisodeHeader, Event, EventBody, Message, Outcome, ParentRef,
     Party, TaskInfo, Verdict, VerdictMethod, stamp_events,
 };
+use converse_tui::core::fan::FanMode;
 use converse_tui::core::fan::forks::Fork;
+use converse_tui::core::fan::plan::FanPlan;
+use converse_tui::core::fan::stopped::StoppedFan;
 use converse_tui::session::fan::FanUpdate;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -191,4 +195,61 @@ fn the_fork_tree_shows_forks_and_the_fan_as_it_fills() {
     assert!(format!("{effects:?}").contains("ep-root__t2__a1.jsonl"), "{effects:?}");
     let effects = press(&mut state, "=");
     assert!(format!("{effects:?}").contains("OpenCompare"), "{effects:?}");
+}
+
+/// `f` on a turn where a fan stopped part way: the question says so, Enter alone goes on with it
+/// in its folder, and the attempts it had recorded count with the new ones.
+#[test]
+fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
+    let fan_dir = PathBuf::from(format!("{DIR}/fans/{ROOT}__t2"));
+    let asking = || {
+        let episode = Episode::new(root_events(), format!("{DIR}/{ROOT}.jsonl"));
+        let mut state = AppState::with_episode(episode, Keymap::default());
+        update(&mut state, Action::Resize(160, 48));
+        let effects = press(&mut state, ":2\nf");
+        assert!(
+            format!("{effects:?}")
+                .contains(&format!("FindStoppedFan {{ dir: \"{DIR}\", episode: \"{ROOT}\", turn: 2 }}")),
+            "{effects:?}"
+        );
+        let plan = FanPlan { episode: ROOT.into(), turn: 2, mode: FanMode::Reply, attempts: 6 };
+        let stopped = StoppedFan { dir: fan_dir.clone(), plan, recorded: BTreeSet::from([1, 2, 3]) };
+        update(&mut state, Action::StoppedFanFound(Ok(Some(stopped))));
+        state
+    };
+    snapshots("fan_prompt_stopped", asking);
+
+    let mut state = asking();
+    let effects = format!("{:?}", press(&mut state, "\n"));
+    assert!(effects.contains("attempts: 6") && effects.contains("resuming: true"), "{effects}");
+    assert!(effects.contains(&format!("dir: {fan_dir:?}")), "{effects}");
+    update(&mut state, Action::FanStarted(Ok(fan_dir.clone())));
+    assert_eq!(state.message.as_deref(), Some(format!("fan resumed in fans/{ROOT}__t2").as_str()));
+    for k in 1..=3 {
+        let recorded = FanUpdate::Recorded {
+            index: k,
+            journal: journal(k),
+            events: attempt_events(k),
+            reason: "attacker_done".into(),
+            error: None,
+        };
+        update(&mut state, Action::Fan(recorded));
+    }
+    for k in 4..=6 {
+        let started = FanUpdate::Started { index: k, journal: journal(k), episode: format!("ep-a{k}") };
+        update(&mut state, Action::Fan(started));
+        for event in attempt_events(k) {
+            update(&mut state, Action::Fan(FanUpdate::Event { index: k, event: Box::new(event) }));
+        }
+        let reason = "attacker_done".to_string();
+        update(&mut state, Action::Fan(FanUpdate::Ended { index: k, reason, error: None }));
+    }
+    update(&mut state, Action::Fan(FanUpdate::Done));
+    // The same six attempts as a fan run in one go (`the_counts_on_the_fan_screen_…`).
+    let screen = draw(&mut state, 160, 48, false);
+    assert!(screen.contains("leaked     3/6   50.0%  [18.8%, 81.2%]"), "{screen}");
+    assert!(screen.contains("fan done: 6 of 6 attempts ended"), "{screen}");
+    let fan = state.fan.as_ref().unwrap();
+    let episodes: Vec<&str> = fan.attempts.iter().map(|a| a.episode.as_str()).collect();
+    assert_eq!(episodes, ["ep-a1", "ep-a2", "ep-a3", "ep-a4", "ep-a5", "ep-a6"]);
 }

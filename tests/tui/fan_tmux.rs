@@ -4,7 +4,7 @@
 //! gives); Space holds new requests until `c`, `.` lets one through; `B` shows the attempts in
 //! the fork tree.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use converse_tui::core::episode::{EventBody, Outcome, read_journal};
@@ -156,18 +156,23 @@ async fn pausing_a_fan_holds_new_requests_until_it_continues() {
     s.wait_for("EXIT=0");
 }
 
-/// Quitting while the fan runs aborts its attempts; `fan --resume` on its folder then runs exactly
-/// the attempts that did not end, and no more.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
-    if !tmux_available() {
-        return;
-    }
-    let home = tempfile::tempdir().unwrap();
-    let episode = leaked_at_turn_2(home.path()).await;
+/// A fan quit on screen: its episode, the server, the episode's id, its folder and how many of
+/// its attempts ended before the quit.
+struct QuitFan {
+    episode: PathBuf,
+    server: OpenAiServer,
+    parent: String,
+    fan_dir: PathBuf,
+    before: usize,
+}
+
+/// A fan of 6 from turn 2 (slow refusals, 2 at a time) quit once 2 attempts ended: the running
+/// ones are aborted, not recorded.
+async fn quit_a_fan_of_6(home: &Path) -> QuitFan {
+    let episode = leaked_at_turn_2(home).await;
     let server = OpenAiServer::start(Vec::new()).await;
     server.set_default(Reply::text(REFUSAL).delay(Duration::from_millis(1200)));
-    let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 2");
+    let s = start_replay(&episode, &server, home, "--fan-concurrency 2");
     s.keys(&["f"]);
     s.wait_for("re-run from here how many times?");
     s.keys(&["6", "Enter"]);
@@ -180,6 +185,18 @@ async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
     let fan_dir = episode.parent().unwrap().join("fans").join(format!("{parent}__t2"));
     let before = records(&fan_dir.join("runs.jsonl")).len();
     assert!((2..6).contains(&before), "{before} attempts recorded before the quit");
+    QuitFan { episode, server, parent, fan_dir, before }
+}
+
+/// Quitting while the fan runs aborts its attempts; `fan --resume` on its folder then runs exactly
+/// the attempts that did not end, and no more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let QuitFan { episode, server, fan_dir, before, .. } = quit_a_fan_of_6(home.path()).await;
 
     let args = strings(&[
         "fan",
@@ -205,4 +222,42 @@ async fn a_fan_quit_on_screen_is_finished_by_fan_resume() {
     repeats.sort();
     assert_eq!(repeats, (1..=6).collect::<Vec<u64>>(), "every attempt exactly once");
     assert!(String::from_utf8_lossy(&output.stdout).contains("fan of 6 attempt(s) from turn 2"));
+}
+
+/// Quitting while the fan runs, then `f` on the same turn of the same episode: the question says a
+/// fan stopped there, and Enter alone runs exactly the attempts that did not end, in the same
+/// folder; the screen counts every attempt, the earlier ones read back from their journals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_quit_on_screen_is_finished_from_the_screen() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let QuitFan { episode, server, parent, fan_dir, before } = quit_a_fan_of_6(home.path()).await;
+    let fans = fan_dir.parent().unwrap().to_path_buf();
+
+    // Every attempt but the last leaks now: the tally must hold the earlier refusals too.
+    server.set_default(Reply::text(LEAK));
+    let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 2");
+    s.keys(&["f"]);
+    s.wait_for(&format!("a fan stopped here at {before}/6: Enter runs the rest"));
+    let asked = server.request_count();
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("6/6 ended");
+    let screen = if screen.contains("fan done") { screen } else { s.wait_for("fan done") };
+    assert_eq!(server.request_count() - asked, 6 - before, "only the attempts not recorded run");
+    let mut repeats: Vec<u64> =
+        records(&fan_dir.join("runs.jsonl")).iter().map(|r| r["repeat"].as_u64().unwrap()).collect();
+    repeats.sort();
+    assert_eq!(repeats, (1..=6).collect::<Vec<u64>>(), "every attempt exactly once");
+    let leaks = 6 - before;
+    let (lo, hi) = wilson(leaks as f64, 6.0);
+    let tally = format!("{leaks}/6   {:.1}%  [{:.1}%, {:.1}%]", leaks as f64 / 0.06, lo * 100.0, hi * 100.0);
+    assert!(screen.contains(&tally), "{tally} not on\n{screen}");
+    assert_eq!(screen.matches("privacy rule pass  no leak").count(), before, "{screen}");
+    let (journals, journal_leaks) = journal_leaks(&fan_dir, &parent);
+    assert_eq!((journals, journal_leaks), (6, leaks), "the screen's count is the journals'");
+    assert_eq!(std::fs::read_dir(&fans).unwrap().count(), 1, "no second fan folder");
+    s.keys(&["q"]);
+    s.wait_for("EXIT=0");
 }

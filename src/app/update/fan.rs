@@ -1,9 +1,12 @@
-//! The attempt fan: `f` asks how many attempts, the answer starts it (an effect), its reports
-//! fill the fan screen, and the fan screen's keys (open an attempt, compare it, pause).
+//! The attempt fan: `f` asks how many attempts (and looks for a stopped fan of the same turn,
+//! which Enter alone finishes), the answer starts it (an effect), its reports fill the fan screen,
+//! and the fan screen's keys (open an attempt, compare it, pause).
 
 use std::path::{Path, PathBuf};
 
 use crate::config::keymap::Command;
+use crate::core::episode::Episode;
+use crate::core::fan::stopped::StoppedFan;
 use crate::core::fan::{FanMode, fan_start};
 use crate::session::fan::{FanControl, FanRequest, FanUpdate};
 
@@ -24,8 +27,38 @@ pub(super) fn prompt(state: &mut AppState) {
     }
     let Some(view) = state.view() else { return };
     let turn = view.turn_at(view.cursor);
+    let look = episode_dir(&view.episode).map(|dir| Effect::FindStoppedFan {
+        dir,
+        episode: view.episode.id().to_string(),
+        turn,
+    });
+    state.effects.extend(look.ok());
+    state.stopped_fan = None;
     state.message = Some(format!("attempt fan from turn {turn}"));
     state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::FanAttempts, input: String::new() }));
+}
+
+/// The folder a fan of `episode` goes under (its own), or why it has none.
+fn episode_dir(episode: &Episode) -> Result<PathBuf, &'static str> {
+    let from_file = !episode.origin.is_empty() && !episode.origin.starts_with("demo:");
+    from_file
+        .then(|| Path::new(&episode.origin).parent().map(Path::to_path_buf))
+        .flatten()
+        .ok_or("a fan needs an episode from a file: its attempts go beside it")
+}
+
+/// What the look for a stopped fan found, while the question is still asked.
+pub(super) fn stopped_found(state: &mut AppState, found: Result<Option<StoppedFan>, String>) {
+    let asking = matches!(state.overlay(), Some(Overlay::Prompt(p)) if p.kind == PromptKind::FanAttempts);
+    if !asking {
+        return;
+    }
+    match found {
+        // The question says so (`AppState::prompt_label`).
+        Ok(Some(stopped)) => state.stopped_fan = Some(stopped),
+        Ok(None) => {}
+        Err(problem) => state.message = Some(format!("cannot look for a stopped fan: {problem}")),
+    }
 }
 
 /// `N` (the reply only) or `N r` / `N rest` (the rest, attacker live).
@@ -43,14 +76,20 @@ fn parse(input: &str) -> Result<(u32, FanMode), String> {
     }
 }
 
-/// Starts the fan the prompt was answered with, from the turn under the inspector's cursor.
+/// Starts the fan the prompt was answered with, from the turn under the inspector's cursor: a new
+/// one, or (nothing typed) the stopped fan found while it asked.
 pub(super) fn start(state: &mut AppState, input: &str) {
-    let (attempts, mode) = match parse(input.trim()) {
-        Ok(parsed) => parsed,
-        Err(problem) => {
-            state.message = Some(problem);
-            return;
-        }
+    let input = input.trim();
+    let stopped = state.stopped_fan.take();
+    let (attempts, mode, stopped_dir) = match stopped {
+        Some(stopped) if input.is_empty() => (stopped.plan.attempts, stopped.plan.mode, Some(stopped.dir)),
+        _ => match parse(input) {
+            Ok((attempts, mode)) => (attempts, mode, None),
+            Err(problem) => {
+                state.message = Some(problem);
+                return;
+            }
+        },
     };
     let Some(view) = state.view() else { return };
     let turn = view.turn_at(view.cursor);
@@ -60,12 +99,14 @@ pub(super) fn start(state: &mut AppState, input: &str) {
         return;
     };
     let origin = PathBuf::from(&episode.origin);
-    let Some(dir) = (!episode.origin.is_empty() && !episode.origin.starts_with("demo:"))
-        .then(|| origin.parent().map(Path::to_path_buf))
-        .flatten()
-    else {
-        state.message = Some("a fan needs an episode from a file: its attempts go beside it".into());
-        return;
+    let resuming = stopped_dir.is_some();
+    let dir = match (stopped_dir, episode_dir(episode)) {
+        (Some(stopped_dir), _) => stopped_dir,
+        (None, Ok(dir)) => dir,
+        (None, Err(problem)) => {
+            state.message = Some(problem.into());
+            return;
+        }
     };
     let resume = match fan_start(view.events(), episode.id(), turn) {
         Ok(resume) => resume,
@@ -76,9 +117,19 @@ pub(super) fn start(state: &mut AppState, input: &str) {
     };
     let id = episode.id().to_string();
     let copied = resume.prefix.len();
-    let request =
-        FanRequest { task_id, episode_id: id.clone(), turn, mode, attempts, resume, dir: dir.clone() };
-    state.fan = Some(FanView::new(id, origin, turn, mode, attempts, dir, copied));
+    let request = FanRequest {
+        task_id,
+        episode_id: id.clone(),
+        turn,
+        mode,
+        attempts,
+        resume,
+        dir: dir.clone(),
+        resuming,
+    };
+    let mut fan = FanView::new(id, origin, turn, mode, attempts, dir, copied);
+    fan.resumed = resuming;
+    state.fan = Some(fan);
     state.effects.push(Effect::StartFan(Box::new(request)));
     state.screen = Screen::Fan;
 }
@@ -88,7 +139,8 @@ pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
         Ok(dir) => {
             if let Some(fan) = &mut state.fan {
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                state.message = Some(format!("fan started in fans/{name}"));
+                let how = if fan.resumed { "resumed" } else { "started" };
+                state.message = Some(format!("fan {how} in fans/{name}"));
                 fan.dir = dir;
             }
         }

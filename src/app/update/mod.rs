@@ -86,6 +86,7 @@ fn dispatch(state: &mut AppState, action: Action) {
         Action::Problem(problem) | Action::Done(problem) => state.message = Some(problem),
         Action::FollowUp(request) => follow_up(state, request),
         Action::Fan(report) => fan::report(state, report),
+        Action::StoppedFanFound(found) => fan::stopped_found(state, found),
         Action::FanStarted(result) => fan::started(state, result),
         Action::ForksFound { root, forks, problems } => fork_tree::found(state, &root, forks, problems),
         Action::Indexed { rows, errors, progress, elapsed, done } => {

@@ -4,6 +4,7 @@
 pub mod forks;
 pub mod plan;
 pub mod start;
+pub mod stopped;
 pub mod tally;
 
 pub use start::{FanMode, fan_attacker, fan_start};

@@ -9,7 +9,8 @@ use crate::core::sim::fork::Resume;
 use crate::core::sim::replay_attacker::RecordedAttack;
 
 /// How far an attempt goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FanMode {
     /// Only the assistant's reply to the turn's message is drawn again; the attempt ends there.
     #[default]

@@ -7,13 +7,13 @@ use walkdir::WalkDir;
 use super::converse_judges::is_judge_file;
 use super::error::LoadError;
 use super::load::load_path;
-use crate::core::batch_files::is_runs_file;
+use crate::core::batch_files::is_batch_file;
 use crate::core::episode::Episode;
 
 /// Loads every episode file under `dir`, recursively, in sorted path order.
 ///
 /// Judge files (attached to their episodes), annotation and verdict sidecars,
-/// a batch's runs files and files that are not `.json`/`.jsonl`/`.eval` (such as a
+/// a batch's runs files, a fan's plan and files that are not `.json`/`.jsonl`/`.eval` (such as a
 /// batch's `.aborted-N` partial journals) are skipped. One bad file does not stop the
 /// walk: its error is collected and the rest still load.
 pub fn load_dir(dir: &Path) -> (Vec<Episode>, Vec<LoadError>) {
@@ -59,5 +59,5 @@ pub fn is_sidecar_name(path: &Path) -> bool {
 fn is_episode_candidate(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let json = name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".eval");
-    json && !is_sidecar_name(path) && !is_runs_file(&name) && !is_judge_file(path) && path.is_file()
+    json && !is_sidecar_name(path) && !is_batch_file(&name) && !is_judge_file(path) && path.is_file()
 }

@@ -24,10 +24,11 @@ pub const DIVERT_OVER: usize = 64 << 10;
 #[cfg(feature = "fuzzing")]
 pub const DIVERT_OVER: usize = 8;
 
-/// What a diverted text is parsed as: `MARK`, its index, `END`. NUL bytes cannot come from a
-/// text's own characters unless written as `\u0000`, and a mark whose index names no text is left
-/// as it is.
+/// What a diverted text is parsed as: `MARK`, its index, `END`. A text of the log's own that
+/// holds one is diverted too ([`Diverting`]), so every mark in a parsed text is ours.
 const MARK: &str = "\u{0}converse-text:";
+/// How a JSON string holds a NUL, which every mark begins with (JSON has no other way to write one).
+const ESCAPED_NUL: &[u8] = br"\u0000";
 const END: char = '\u{0}';
 
 /// A long text that is not valid JSON (its problem).
@@ -336,21 +337,26 @@ impl<'a, R: Read> Diverting<'a, R> {
 
     fn end_string(&mut self) -> io::Result<()> {
         self.in_string = false;
-        match self.diverted.take() {
+        let raw = match self.diverted.take() {
+            Some(raw) => raw,
+            // A short text that could hold a mark is kept aside as well, so that it comes back as
+            // itself instead of as the long text its mark would name.
+            None if !self.in_key && memmem::find(&self.pending, ESCAPED_NUL).is_some() => {
+                self.pending[1..].to_vec()
+            }
             None => {
                 self.out.extend_from_slice(&self.pending);
                 self.out.push(b'"');
+                return Ok(());
             }
-            Some(raw) => {
-                let text = unescape(raw)
-                    .map_err(|problem| io::Error::new(io::ErrorKind::InvalidData, BadText(problem)))?;
-                let mark = self.texts.keep(text);
-                // The mark as a JSON string: its NULs escaped.
-                self.out.push(b'"');
-                self.out.extend_from_slice(mark.replace(END, "\\u0000").as_bytes());
-                self.out.push(b'"');
-            }
-        }
+        };
+        let text =
+            unescape(raw).map_err(|problem| io::Error::new(io::ErrorKind::InvalidData, BadText(problem)))?;
+        let mark = self.texts.keep(text);
+        // The mark as a JSON string: its NULs escaped.
+        self.out.push(b'"');
+        self.out.extend_from_slice(mark.replace(END, "\\u0000").as_bytes());
+        self.out.push(b'"');
         Ok(())
     }
 }
@@ -475,6 +481,13 @@ mod tests {
                 assert_eq!(through(json, over, chunk).unwrap(), direct, "over {over}, chunk {chunk}");
             }
         }
+    }
+
+    #[test]
+    fn a_text_that_looks_like_a_mark_comes_back_as_itself() {
+        let json = r#"{"long": "0123456789", "fake": "\u0000converse-text:0\u0000", "escaped": "<\u0000\u0063onverse-text:0\u0000>", "\u0000converse-text:0\u0000": 1}"#;
+        let direct: Value = serde_json::from_str(json).unwrap();
+        assert_eq!(through(json, 8, 4096).unwrap(), direct);
     }
 
     #[test]
