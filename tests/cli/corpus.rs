@@ -232,7 +232,7 @@ fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
         repeat: None,
         retry: None,
         turns: 3,
-        events: 9,
+        events: Some(9),
         verdicts,
         parent: None,
         end: None,

@@ -235,8 +235,10 @@ fn branches_read_as_forks_of_the_sample_as_inspects_timeline_reads_them() {
     assert_eq!(fork.header().parent.as_ref().map(|p| p.episode.as_str()), Some("paris_epoch_1"));
 }
 
+/// `ls` counts a sample's events as the inspector does (every event after the header: its messages,
+/// tool calls and results, verdicts), not as Inspect's summary counts messages.
 #[test]
-fn ls_lists_samples_from_their_summaries() {
+fn ls_lists_samples_counted_as_the_inspector_counts_them() {
     let (dir, expected) = logs();
     let path = dir.join("weather.eval");
     let (ok, stdout, stderr) = run(&["ls", "--json", "--no-cache", path.to_str().unwrap()]);
@@ -250,7 +252,15 @@ fn ls_lists_samples_from_their_summaries() {
         let messages = sample["messages"].as_array().unwrap();
         let assistant = messages.iter().filter(|m| m["role"] == "assistant").count();
         assert_eq!(row["turns"].as_u64(), Some(assistant as u64), "{id}: Inspect's turn count");
-        assert_eq!(row["events"].as_u64(), Some(messages.len() as u64), "{id}: Inspect's message count");
+        // What Inspect read: each message but the system prompt, each tool call, each score.
+        let calls: usize = messages.iter().map(|m| m["tool_calls"].as_array().map_or(0, Vec::len)).sum();
+        let shown = messages.iter().filter(|m| m["role"] != "system").count();
+        let scores = sample["scores"].as_object().unwrap().len();
+        assert_eq!(
+            row["events"].as_u64(),
+            Some((shown + calls + scores) as u64),
+            "{id}: the inspector's count"
+        );
         assert_eq!((row["domain"].as_str(), row["model"].as_str()), (Some("weather"), Some("mockllm/model")));
         for (scorer, score) in sample["scores"].as_object().unwrap() {
             let verdict =

@@ -54,7 +54,7 @@ pub fn rows() -> Vec<CorpusRow> {
                 repeat: Some(1),
                 retry: None,
                 turns: 8,
-                events: 20,
+                events: Some(20),
                 verdicts: vec![
                     verdict("privacy", outcome(leak), leak),
                     verdict("security", outcome(attack), attack.filter(|_| i != 3)),

@@ -87,7 +87,8 @@ enum SortKey {
 fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey {
     match column {
         Column::Turns => SortKey::Number(u64::from(entry.row.turns)),
-        Column::Events => SortKey::Number(entry.row.events as u64),
+        // Not counted sorts before any count.
+        Column::Events => SortKey::Number(entry.row.events.map_or(0, |n| n as u64 + 1)),
         Column::Judge(j) => {
             let verdicts: Vec<&SourceVerdict> = entry.row.verdicts_of(&judges[j]).collect();
             let worst =

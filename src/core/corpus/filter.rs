@@ -207,7 +207,7 @@ impl Term {
             "fork" => glob(Some(yes_no(row.parent.is_some()))),
             "human" => glob(Some(yes_no(row.human))),
             "turns" => number(Some(f64::from(row.turns))),
-            "events" => number(Some(row.events as f64)),
+            "events" => number(row.events.map(|n| n as f64)),
             "repeat" => number(row.repeat.map(|n| n as f64)),
             "retry" => number(row.retry.map(|n| n as f64)),
             judge => row.verdicts_of(judge).any(|v| match &self.test {
@@ -284,7 +284,7 @@ mod tests {
             repeat: Some(1),
             retry: None,
             turns: 7,
-            events: 40,
+            events: Some(40),
             verdicts: vec![
                 verdict("privacy", Outcome::Fail, None),
                 verdict("utility", Outcome::Partial, Some(0.6)),

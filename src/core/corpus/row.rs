@@ -33,8 +33,9 @@ pub struct CorpusRow {
     pub turns: u32,
     /// Events after the header, merged sidecar verdicts included: the N of the inspector's
     /// `event k/N`, the same in `ls`, `--where events>…` and the browser (issue 23: `ls` counted
-    /// the header too).
-    pub events: usize,
+    /// the header too). `None` when not counted: a sample listed from a large Inspect log's
+    /// summary, whose events are not read until it is opened (Inspect counts messages, not events).
+    pub events: Option<usize>,
     /// The final say of every verdict source: one per (judge, method, model).
     pub verdicts: Vec<SourceVerdict>,
     /// The episode this one was forked from, if any.
@@ -151,12 +152,12 @@ impl CorpusRow {
         }
         let mut verdicts = folded.0;
         verdicts.extend(human_sources(annotations, &turn_of_seq));
-        let mut events = episode.events.len().saturating_sub(1);
-        // A sample of an Inspect log indexed from its summary: its messages were not read, so the
-        // counts are Inspect's own (turns: its `turn_count`; events: its `message_count`).
+        let mut events = Some(episode.events.len().saturating_sub(1));
+        // A sample of an Inspect log indexed from its summary: its messages were not read, so its
+        // turns are Inspect's `turn_count` and its events are not known.
         if header.source.as_ref().is_some_and(|s| s.format == crate::core::import::inspect::SUMMARY_FORMAT) {
             turns = turns.max(number("inspect_turns").unwrap_or(0) as u32);
-            events = number("inspect_messages").map_or(events, |n| n as usize);
+            events = None;
         }
 
         CorpusRow {
@@ -280,4 +281,36 @@ pub fn common_dir<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
         }
     }
     common
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{
+        EpisodeConfig, EpisodeHeader, Message, Party, SourceRef, TaskInfo, stamp_events,
+    };
+
+    /// A header, `messages` messages of turn 1, and where it was read from.
+    fn episode(format: &str, messages: usize) -> Episode {
+        let mut config = EpisodeConfig::default();
+        config.extra.insert("inspect_turns".into(), Value::from(4));
+        config.extra.insert("inspect_messages".into(), Value::from(9));
+        let mut header = EpisodeHeader::new("s_epoch_1", TaskInfo::default(), config);
+        header.source = Some(SourceRef { format: format.into(), path: "log.eval".into() });
+        let mut bodies = vec![EventBody::Episode(Box::new(header))];
+        bodies.extend(
+            (0..messages).map(|_| EventBody::Message(Message::new(1, Party::User, Party::Assistant, "hi"))),
+        );
+        Episode::new(stamp_events(bodies, "2026-11-27T00:00:00Z"), "log.eval".to_string())
+    }
+
+    #[test]
+    fn a_sample_listed_from_its_summary_has_no_event_count() {
+        let summary =
+            CorpusRow::of(&episode(crate::core::import::inspect::SUMMARY_FORMAT, 0), "log.eval".into(), &[]);
+        // Inspect's turn count stands; its message count is not an event count.
+        assert_eq!((summary.turns, summary.events), (4, None));
+        let read = CorpusRow::of(&episode(crate::core::import::inspect::FORMAT, 3), "log.eval".into(), &[]);
+        assert_eq!((read.turns, read.events), (1, Some(3)));
+    }
 }

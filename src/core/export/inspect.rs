@@ -541,13 +541,21 @@ mod tests {
     #[test]
     fn a_log_too_large_to_read_for_its_forks_says_so() {
         let file = log_with_a_fork("hello");
+        let listed_from =
+            |e: &Episode| e.header().source.as_ref().map(|s| s.format.clone()).unwrap_or_default();
+        let read = inspect::load_eval(file.path()).unwrap();
         let listed = inspect::summary_episodes_reading_forks_up_to(file.path(), u128::MAX).unwrap();
         assert_eq!(listed.iter().map(Episode::id).collect::<Vec<_>>(), ["root_epoch_1", "root_epoch_1~fork"]);
         assert!(listed.iter().all(|e| e.warnings.is_empty()));
+        // Read, its samples' rows are the samples' episodes (their events counted as the inspector
+        // counts them), not their summaries.
+        assert_eq!(listed[0].events.len(), read[0].events.len());
+        assert_eq!(listed_from(&listed[0]), inspect::FORMAT);
         let listed = inspect::summary_episodes_reading_forks_up_to(file.path(), 0).unwrap();
         assert_eq!(listed.iter().map(Episode::id).collect::<Vec<_>>(), ["root_epoch_1"]);
         let warning = &listed[0].warnings[0];
         assert!(warning.starts_with(&format!("{}: the forks", file.path().display())), "{warning}");
+        assert_eq!(listed_from(&listed[0]), inspect::SUMMARY_FORMAT, "listed from its summary");
     }
 
     #[test]

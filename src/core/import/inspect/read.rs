@@ -1,5 +1,6 @@
 //! Reading Inspect AI logs: `.eval` archives sample by sample, and plain `.json` logs.
 
+use std::collections::HashMap;
 use std::io::{Cursor, Read, Seek};
 use std::path::Path;
 
@@ -103,20 +104,25 @@ pub(crate) fn summary_episodes_reading_forks_up_to(
     }
     let mut rows: Vec<Episode> =
         summaries.iter().map(|s| Episode::new(summary_events(s, &info, path), origin.clone())).collect();
-    // The summaries say nothing of branches: a log's samples are read for their forks' rows, unless
-    // that would keep the list waiting.
+    // The summaries say nothing of branches, and count messages, not events: a log's samples are
+    // read for their forks' rows and their own, unless that would keep the list waiting.
     let inflated = archive.inflated_size().unwrap_or(u128::MAX);
     if inflated <= read_forks_up_to {
+        let by_id: HashMap<String, usize> =
+            rows.iter().enumerate().map(|(i, row)| (row.id().to_string(), i)).collect();
         for entry in archive.sample_entries() {
-            for mut fork in episodes(archive.sample(&entry)?, &info, path).into_iter().skip(1) {
-                fork.events.iter_mut().for_each(|event| event.body.drop_texts());
-                rows.push(fork);
+            for (k, mut read) in episodes(archive.sample(&entry)?, &info, path).into_iter().enumerate() {
+                read.events.iter_mut().for_each(|event| event.body.drop_texts());
+                match by_id.get(read.id()) {
+                    Some(&i) if k == 0 => rows[i] = read,
+                    _ => rows.push(read),
+                }
             }
         }
     } else if let Some(first) = rows.first_mut() {
         first.warnings.push(format!(
-            "{}: the forks of its samples' branches are not listed: the log is {} MiB inflated, over the \
-             {} MiB read to list them (a sample's forks show when it is opened)",
+            "{}: the forks of its samples' branches are not listed and their events not counted: the log \
+             is {} MiB inflated, over the {} MiB read to list them (a sample's forks show when it is opened)",
             path.display(),
             inflated >> 20,
             read_forks_up_to >> 20
