@@ -127,7 +127,7 @@ fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {
         or_dash(row.category.as_deref()),
         or_dash(row.attack.as_deref().or(row.task_id.as_deref())),
         rep,
-        row.turns.to_string(),
+        row.turns.map_or_else(|| "?".into(), |n| n.to_string()),
         row.events.map_or_else(|| "?".into(), |n| n.to_string()),
     ];
     for judge in judges {

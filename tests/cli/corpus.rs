@@ -231,7 +231,7 @@ fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
         defence: None,
         repeat: None,
         retry: None,
-        turns: 3,
+        turns: Some(3),
         events: Some(9),
         verdicts,
         parent: None,

@@ -53,7 +53,7 @@ pub fn rows() -> Vec<CorpusRow> {
                 defence: Some(defence.into()),
                 repeat: Some(1),
                 retry: None,
-                turns: 8,
+                turns: Some(8),
                 events: Some(20),
                 verdicts: vec![
                     verdict("privacy", outcome(leak), leak),

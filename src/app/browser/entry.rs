@@ -63,7 +63,7 @@ impl BrowserEntry {
             Column::Persona => text(&r.persona),
             Column::Category => text(&r.category.clone().or_else(|| r.attack_type.clone())),
             Column::Attack => text(&r.attack.clone().or_else(|| r.task_id.clone())),
-            Column::Turns => r.turns.to_string(),
+            Column::Turns => r.turns.map_or_else(|| "?".into(), |n| n.to_string()),
             Column::Events => r.events.map_or_else(|| "?".into(), |n| n.to_string()),
             Column::Judge(j) => verdict_cell(r.verdicts_of(&judges[j])),
             Column::Path => self.path.clone(),

@@ -86,8 +86,8 @@ enum SortKey {
 
 fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey {
     match column {
-        Column::Turns => SortKey::Number(u64::from(entry.row.turns)),
-        // Not counted sorts before any count.
+        // Not known sorts before any number.
+        Column::Turns => SortKey::Number(entry.row.turns.map_or(0, |n| u64::from(n) + 1)),
         Column::Events => SortKey::Number(entry.row.events.map_or(0, |n| n as u64 + 1)),
         Column::Judge(j) => {
             let verdicts: Vec<&SourceVerdict> = entry.row.verdicts_of(&judges[j]).collect();

@@ -206,7 +206,7 @@ impl Term {
             "end" => glob(row.end.as_deref()),
             "fork" => glob(Some(yes_no(row.parent.is_some()))),
             "human" => glob(Some(yes_no(row.human))),
-            "turns" => number(Some(f64::from(row.turns))),
+            "turns" => number(row.turns.map(f64::from)),
             "events" => number(row.events.map(|n| n as f64)),
             "repeat" => number(row.repeat.map(|n| n as f64)),
             "retry" => number(row.retry.map(|n| n as f64)),
@@ -283,7 +283,7 @@ mod tests {
             defence: Some("baseline".into()),
             repeat: Some(1),
             retry: None,
-            turns: 7,
+            turns: Some(7),
             events: Some(40),
             verdicts: vec![
                 verdict("privacy", Outcome::Fail, None),

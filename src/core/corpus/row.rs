@@ -30,7 +30,9 @@ pub struct CorpusRow {
     pub defence: Option<String>,
     pub repeat: Option<u64>,
     pub retry: Option<u64>,
-    pub turns: u32,
+    /// The last turn reached. `None` when not known: a sample listed from a large Inspect log's
+    /// summary that gives no `turn_count` (Inspect's writer may leave it out).
+    pub turns: Option<u32>,
     /// Events after the header, merged sidecar verdicts included: the N of the inspector's
     /// `event k/N`, the same in `ls`, `--where events>…` and the browser (issue 23: `ls` counted
     /// the header too). `None` when not counted: a sample listed from a large Inspect log's
@@ -153,10 +155,11 @@ impl CorpusRow {
         let mut verdicts = folded.0;
         verdicts.extend(human_sources(annotations, &turn_of_seq));
         let mut events = Some(episode.events.len().saturating_sub(1));
+        let mut turns = Some(turns);
         // A sample of an Inspect log indexed from its summary: its messages were not read, so its
-        // turns are Inspect's `turn_count` and its events are not known.
+        // turns are Inspect's `turn_count` (if it gives one) and its events are not known.
         if header.source.as_ref().is_some_and(|s| s.format == crate::core::import::inspect::SUMMARY_FORMAT) {
-            turns = turns.max(number("inspect_turns").unwrap_or(0) as u32);
+            turns = number("inspect_turns").map(|t| t as u32);
             events = None;
         }
 
@@ -309,8 +312,13 @@ mod tests {
         let summary =
             CorpusRow::of(&episode(crate::core::import::inspect::SUMMARY_FORMAT, 0), "log.eval".into(), &[]);
         // Inspect's turn count stands; its message count is not an event count.
-        assert_eq!((summary.turns, summary.events), (4, None));
+        assert_eq!((summary.turns, summary.events), (Some(4), None));
         let read = CorpusRow::of(&episode(crate::core::import::inspect::FORMAT, 3), "log.eval".into(), &[]);
-        assert_eq!((read.turns, read.events), (1, Some(3)));
+        assert_eq!((read.turns, read.events), (Some(1), Some(3)));
+        // A summary without Inspect's turn count: not known either.
+        let mut bare = episode(crate::core::import::inspect::SUMMARY_FORMAT, 0);
+        let EventBody::Episode(header) = &mut bare.events[0].body else { unreachable!() };
+        header.config.extra.remove("inspect_turns");
+        assert_eq!(CorpusRow::of(&bare, "log.eval".into(), &[]).turns, None);
     }
 }

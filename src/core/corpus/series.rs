@@ -45,6 +45,9 @@ pub struct SurvivalLine {
     /// Episodes that leaked at a turn nobody knows (the judge named none and none of its
     /// snippets was found): not in the curve.
     pub unknown_turn: usize,
+    /// Episodes that did not leak and whose length nobody knows (listed from an Inspect log's
+    /// summary without a turn count): not in the curve either.
+    pub unknown_length: usize,
 }
 
 impl SurvivalLine {
@@ -59,10 +62,13 @@ impl SurvivalLine {
             ),
             None => "median not reached".to_string(),
         };
-        let unknown = match self.unknown_turn {
+        let mut unknown = match self.unknown_turn {
             0 => String::new(),
             n => format!(" (+{n} at an unknown turn, left out)"),
         };
+        if self.unknown_length > 0 {
+            unknown.push_str(&format!(" (+{} of unknown length, left out)", self.unknown_length));
+        }
         format!(
             "{}  {}/{} events{unknown} · {median}",
             self.label, self.curve.events, self.curve.observations
@@ -115,6 +121,7 @@ struct Tally {
     n: usize,
     observations: Vec<Observation>,
     unknown_turn: usize,
+    unknown_length: usize,
 }
 
 /// Every source of privacy or security verdicts that judged among `rows`, the one with the most
@@ -175,7 +182,10 @@ pub fn chart_series(
             match (leaked, v.turn) {
                 (true, Some(turn)) => tally.observations.push(Observation { turn, event: true }),
                 (true, None) => tally.unknown_turn += 1,
-                (false, _) => tally.observations.push(Observation { turn: row.turns, event: false }),
+                (false, _) => match row.turns {
+                    Some(turn) => tally.observations.push(Observation { turn, event: false }),
+                    None => tally.unknown_length += 1,
+                },
             }
         }
     }
@@ -207,6 +217,7 @@ pub fn chart_series(
                 // A group whose every leak has an unknown turn has no curve, and says so.
                 curve: kaplan_meier(&t.observations).unwrap_or_default(),
                 unknown_turn: t.unknown_turn,
+                unknown_length: t.unknown_length,
             })
             .collect();
         series.heatmaps.push(heatmap(judge, source, groups, &cells));
@@ -273,4 +284,50 @@ fn label(by: &[String], row: &CorpusRow) -> String {
         return "all".to_string();
     }
     by.iter().map(|f| single_line(&group_value(row, f)).into_owned()).collect::<Vec<_>>().join(" / ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{
+        EpisodeConfig, EpisodeHeader, EventBody, SourceRef, TaskInfo, Verdict, VerdictMethod, stamp_events,
+    };
+
+    /// A sample that did not leak (a rule verdict `pass`), read from `format`, of `turns` turns as
+    /// Inspect's summary counts them.
+    fn row(format: &str, turns: Option<u32>) -> CorpusRow {
+        let mut config = EpisodeConfig::default();
+        config.extra.extend(turns.map(|t| ("inspect_turns".to_string(), serde_json::Value::from(t))));
+        let mut header = EpisodeHeader::new("s", TaskInfo::default(), config);
+        header.source = Some(SourceRef { format: format.into(), path: "log.eval".into() });
+        let verdict = Verdict {
+            turn: None,
+            judge: "privacy".into(),
+            method: VerdictMethod::Rule,
+            model: None,
+            outcome: Outcome::Pass,
+            score: None,
+            summary: None,
+            details: serde_json::Value::Null,
+            evidence: None,
+            usage: None,
+        };
+        let bodies = vec![EventBody::Episode(Box::new(header)), EventBody::from(verdict)];
+        let episode = crate::core::episode::Episode::new(stamp_events(bodies, "t"), "log.eval".to_string());
+        CorpusRow::of(&episode, "log.eval".into(), &[])
+    }
+
+    #[test]
+    fn an_episode_of_unknown_length_is_left_out_of_the_curve_and_counted() {
+        let summary = crate::core::import::inspect::SUMMARY_FORMAT;
+        let rows = [row(summary, Some(3)), row(summary, None), row(summary, None)];
+        let group = vec![("all".to_string(), rows.iter().collect())];
+        let series = chart_series(&group, &[], "rule", false);
+        let privacy = series.survival.iter().find(|s| s.judge == "privacy").unwrap();
+        let line = &privacy.lines[0];
+        // All three count in the rate; only the one of known length is censored in the curve.
+        assert_eq!(series.rates[0].bars[0].n, 3);
+        assert_eq!((line.curve.observations, line.curve.events, line.unknown_length), (1, 0, 2));
+        assert!(line.legend().contains("0/1 events (+2 of unknown length, left out)"), "{}", line.legend());
+    }
 }

@@ -70,11 +70,12 @@ pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
                         }
                     }
                     table {
-                        tr { th { "group" } th { "n" } th { "events" } th { "unknown turn" } th { "median turn" } th { "95% CI" } }
+                        tr { th { "group" } th { "n" } th { "events" } th { "unknown turn" } th { "unknown length" } th { "median turn" } th { "95% CI" } }
                         @for line in &survival.lines {
                             tr {
                                 td { (line.label) } td.n { (line.curve.observations) } td.n { (line.curve.events) }
-                                td.n { (line.unknown_turn) } td.n { (turn(line.curve.median)) }
+                                td.n { (line.unknown_turn) } td.n { (line.unknown_length) }
+                                td.n { (turn(line.curve.median)) }
                                 td.n { (turn(line.curve.median_ci95.0)) " – " (turn(line.curve.median_ci95.1)) }
                             }
                         }
@@ -109,7 +110,7 @@ fn heat(k: usize, n: usize) -> String {
 }
 
 /// The CSV header of [`csv_rows`].
-pub const CSV_HEADER: [&str; 15] = [
+pub const CSV_HEADER: [&str; 16] = [
     "chart",
     "judge",
     "source",
@@ -125,6 +126,7 @@ pub const CSV_HEADER: [&str; 15] = [
     "events",
     "censored",
     "unknown_turn",
+    "unknown_length",
 ];
 
 /// A CSV row with the named columns set, the others empty.
@@ -173,6 +175,7 @@ pub fn csv_rows(series: &ChartSeries) -> Vec<Vec<String>> {
                     ("events", step.events.to_string()),
                     ("censored", step.censored.to_string()),
                     ("unknown_turn", line.unknown_turn.to_string()),
+                    ("unknown_length", line.unknown_length.to_string()),
                 ]));
             }
         }
