@@ -94,12 +94,11 @@ pub enum Action {
     StoppedFanFound(Result<Option<crate::core::fan::stopped::StoppedFan>, String>),
     /// The fan asked for by [`Effect::StartFan`] started in this folder, or why it could not.
     FanStarted(Result<std::path::PathBuf, String>),
-    /// The forks found beside the episode `root` ([`Effect::FindForks`]), and the journals that
-    /// could not be read.
+    /// The fork family of the episode `root` ([`Effect::FindForks`]): its forks, the episode it
+    /// descends from if it is a fork, and the journals that could not be read.
     ForksFound {
         root: String,
-        forks: Vec<crate::core::fan::forks::Fork>,
-        problems: Vec<String>,
+        family: crate::core::fan::forks::Family,
     },
     /// A request one screen's handler makes of another; `update` carries it out after the
     /// action that queued it ([`crate::app::AppState::follow_up`]), so handlers never call
@@ -219,9 +218,10 @@ pub enum Effect {
     },
     /// Pause, resume or stop the running fan.
     FanControl(crate::session::fan::FanControl),
-    /// Look for the forks of episode `root` under `dir`; answer with [`Action::ForksFound`].
+    /// Look for the fork family of episode `root`, whose journal is `journal`; answer with
+    /// [`Action::ForksFound`].
     FindForks {
-        dir: std::path::PathBuf,
+        journal: std::path::PathBuf,
         root: String,
     },
     /// Start a new episode from the prefix of the one on screen.

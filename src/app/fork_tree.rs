@@ -14,6 +14,8 @@ use super::fan::FanView;
 use super::screen::Screen;
 
 pub struct ForkTree {
+    /// The episode the tree was opened on (the root until its family's top is found).
+    pub focus: String,
     pub root_id: String,
     pub root_origin: PathBuf,
     /// The episode's own verdicts.
@@ -44,6 +46,7 @@ impl ForkTree {
     pub fn new(episode: &Episode, back: Screen) -> ForkTree {
         let root = Attempt::of(0, PathBuf::from(&episode.origin), String::new(), &episode.events, 0);
         ForkTree {
+            focus: episode.id().to_string(),
             root_id: episode.id().to_string(),
             root_origin: PathBuf::from(&episode.origin),
             root,
@@ -51,6 +54,19 @@ impl ForkTree {
             problems: Vec::new(),
             selected: 0,
             back,
+        }
+    }
+
+    /// Roots the tree at the episode the family descends from (the one in `journal`).
+    pub fn reroot(&mut self, journal: PathBuf, events: &[crate::core::episode::Event]) {
+        let id = events.first().and_then(|e| match &e.body {
+            crate::core::episode::EventBody::Episode(header) => Some(header.id.clone()),
+            _ => None,
+        });
+        if let Some(id) = id {
+            self.root = Attempt::of(0, journal.clone(), String::new(), events, 0);
+            self.root_id = id;
+            self.root_origin = journal;
         }
     }
 

@@ -89,7 +89,9 @@ pub async fn run(
                     frames.dirty = true;
                 }
                 Effect::FanControl(control) => fans.control(control),
-                Effect::FindForks { dir, root } => super::fan::find_forks(answers_tx.clone(), dir, root),
+                Effect::FindForks { journal, root } => {
+                    super::fan::find_forks(answers_tx.clone(), journal, root)
+                }
                 Effect::FindStoppedFan { dir, episode, turn } => {
                     super::fan::find_stopped_fan(answers_tx.clone(), dir, episode, turn)
                 }

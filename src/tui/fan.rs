@@ -122,11 +122,11 @@ pub fn find_stopped_fan(answers: mpsc::Sender<Action>, dir: PathBuf, episode: St
     });
 }
 
-/// Looks for the forks of `root` under `dir` on a blocking thread; answers with
+/// Looks for the fork family of `root` (its journal `journal`) on a blocking thread; answers with
 /// [`Action::ForksFound`].
-pub fn find_forks(answers: mpsc::Sender<Action>, dir: PathBuf, root: String) {
+pub fn find_forks(answers: mpsc::Sender<Action>, journal: PathBuf, root: String) {
     tokio::task::spawn_blocking(move || {
-        let (forks, problems) = crate::core::fan::forks::find_forks(&dir);
-        let _ = answers.blocking_send(Action::ForksFound { root, forks, problems });
+        let family = crate::core::fan::forks::find_family(&journal, &root);
+        let _ = answers.blocking_send(Action::ForksFound { root, family });
     });
 }

@@ -13,7 +13,7 @@ use converse_tui::core::episode::{
     Party, TaskInfo, Verdict, VerdictMethod, stamp_events,
 };
 use converse_tui::core::fan::FanMode;
-use converse_tui::core::fan::forks::Fork;
+use converse_tui::core::fan::forks::{Family, Fork};
 use converse_tui::core::fan::plan::FanPlan;
 use converse_tui::core::fan::stopped::StoppedFan;
 use converse_tui::session::fan::FanUpdate;
@@ -181,7 +181,8 @@ fn tree_state(ended: u32) -> AppState {
     }];
     single.extend(root[1..=2].iter().cloned());
     let fork = Fork::of(PathBuf::from(format!("{DIR}/ep-fork.jsonl")), &single).unwrap();
-    update(&mut state, Action::ForksFound { root: ROOT.into(), forks: vec![fork], problems: Vec::new() });
+    let family = Family { forks: vec![fork], ..Family::default() };
+    update(&mut state, Action::ForksFound { root: ROOT.into(), family });
     state
 }
 
@@ -252,4 +253,34 @@ fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
     let fan = state.fan.as_ref().unwrap();
     let episodes: Vec<&str> = fan.attempts.iter().map(|a| a.episode.as_str()).collect();
     assert_eq!(episodes, ["ep-a1", "ep-a2", "ep-a3", "ep-a4", "ep-a5", "ep-a6"]);
+}
+
+/// `B` on an attempt opened on its own (`replay` of its journal): the tree is its family's, rooted
+/// at the episode the fan ran from, the attempt selected.
+#[test]
+fn the_fork_tree_of_an_attempt_is_its_familys() {
+    let tree = || {
+        let attempt = Episode::new(attempt_events(3), journal(3).display().to_string());
+        let mut state = AppState::with_episode(attempt, Keymap::default());
+        update(&mut state, Action::Resize(160, 48));
+        let effects = format!("{:?}", press(&mut state, "B"));
+        assert!(
+            effects.contains(&format!("FindForks {{ journal: {:?}, root: \"ep-a3\" }}", journal(3))),
+            "{effects}"
+        );
+        let forks = (1..=6).map(|k| Fork::of(journal(k), &attempt_events(k)).unwrap()).collect();
+        let top = Some((PathBuf::from(format!("{DIR}/{ROOT}.jsonl")), root_events()));
+        update(
+            &mut state,
+            Action::ForksFound { root: "ep-a3".into(), family: Family { forks, top, ..Family::default() } },
+        );
+        state
+    };
+    snapshots("fork_tree_of_an_attempt", tree);
+    let mut state = tree();
+    let screen = draw(&mut state, 160, 48, false);
+    assert!(screen.contains(&format!("Fork tree of {ROOT}")), "{screen}");
+    // Enter opens the selected line: the attempt it was opened on.
+    let effects = format!("{:?}", press(&mut state, "\n"));
+    assert!(effects.contains("ep-root__t2__a3.jsonl"), "{effects}");
 }

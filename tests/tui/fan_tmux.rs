@@ -100,10 +100,17 @@ async fn a_fan_from_the_inspector_shows_the_leaks_its_journals_hold() {
     let tree = if tree.contains("10 attempt(s)") { tree } else { s.wait_for("10 attempt(s)") };
     assert!(tree.contains("◆ turn 2: 10 fork(s) branched here"), "{tree}");
     assert!(tree.contains("privacy rule 3/10"), "{tree}");
-    // Esc back to the fan, Enter opens the first attempt, Esc comes back to the fan.
+    // Esc back to the fan, Enter opens the first attempt; `B` on it shows its family, rooted at
+    // the episode, the attempt selected; Esc, Esc come back to the fan.
     s.keys(&["Escape"]);
     s.wait_for("Attempts from turn 2");
     s.keys(&["Enter"]);
+    s.wait_for("REPLAY");
+    s.keys(&["B"]);
+    let family = s.wait_for(&format!("Fork tree of {parent} 10 fork(s)"));
+    let selected = family.lines().find(|l| l.starts_with("│▶")).unwrap_or_default();
+    assert!(selected.contains("○ #1 "), "{family}");
+    s.keys(&["Escape"]);
     s.wait_for("REPLAY");
     s.keys(&["Escape"]);
     s.wait_for("Attempts from turn 2");

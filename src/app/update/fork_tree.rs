@@ -1,9 +1,9 @@
-//! The fork tree: opened on the episode on screen (its forks are looked for on disk, an effect),
-//! navigated line by line; Enter opens a fork (or the fan it belongs to), `=` compares it with
-//! the episode.
+//! The fork tree: opened on the episode on screen (its family is looked for on disk, an effect:
+//! from a fork, the tree is that of the episode it descends from, the fork selected), navigated
+//! line by line; Enter opens a fork (or the fan it belongs to), `=` compares it with the episode.
 
 use crate::config::keymap::Command;
-use crate::core::fan::forks::Fork;
+use crate::core::fan::forks::Family;
 
 use super::super::action::Effect;
 use super::super::browser::EntrySource;
@@ -13,27 +13,36 @@ use super::super::state::{AppState, Overlay, Screen};
 pub(super) fn open(state: &mut AppState) {
     let Some(view) = state.view() else { return };
     let episode = &view.episode;
-    let dir = std::path::Path::new(&episode.origin).parent().map(std::path::Path::to_path_buf);
     let back = if state.screen == Screen::Fan { Screen::Fan } else { Screen::Inspector };
     let mut tree = ForkTree::new(episode, back);
-    match dir.filter(|_| !episode.origin.is_empty() && !episode.origin.starts_with("demo:")) {
-        Some(dir) => state.effects.push(Effect::FindForks { dir, root: tree.root_id.clone() }),
-        None => tree.found = Some(Vec::new()),
+    if episode.origin.is_empty() || episode.origin.starts_with("demo:") {
+        tree.found = Some(Vec::new());
+    } else {
+        let journal = std::path::PathBuf::from(&episode.origin);
+        state.effects.push(Effect::FindForks { journal, root: tree.root_id.clone() });
     }
     state.fork_tree = Some(tree);
     state.screen = Screen::ForkTree;
 }
 
-pub(super) fn found(state: &mut AppState, root: &str, forks: Vec<Fork>, problems: Vec<String>) {
-    if let Some(tree) = &mut state.fork_tree
-        && tree.root_id == root
-    {
-        if let Some(first) = problems.first() {
-            state.message = Some(format!("{} journal(s) could not be read: {first}", problems.len()));
-        }
-        tree.found = Some(forks);
-        tree.problems = problems;
+pub(super) fn found(state: &mut AppState, root: &str, family: Family) {
+    let Some(tree) = &mut state.fork_tree else { return };
+    if tree.focus != root {
+        return;
     }
+    let Family { forks, problems, top } = family;
+    if let Some(first) = problems.first() {
+        state.message = Some(format!("{} problem(s) finding the forks: {first}", problems.len()));
+    }
+    if let Some((journal, events)) = top {
+        tree.reroot(journal, &events);
+    }
+    tree.found = Some(forks);
+    tree.problems = problems;
+    // The episode it was opened on stays selected.
+    let nodes = tree.nodes(state.fan.as_ref());
+    let focus = nodes.iter().position(|n| matches!(n, Node::Fork { fork, .. } if fork.id == root));
+    tree.selected = focus.unwrap_or(0);
 }
 
 pub(super) fn command(state: &mut AppState, command: Command) {

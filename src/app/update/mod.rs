@@ -88,7 +88,7 @@ fn dispatch(state: &mut AppState, action: Action) {
         Action::Fan(report) => fan::report(state, report),
         Action::StoppedFanFound(found) => fan::stopped_found(state, found),
         Action::FanStarted(result) => fan::started(state, result),
-        Action::ForksFound { root, forks, problems } => fork_tree::found(state, &root, forks, problems),
+        Action::ForksFound { root, family } => fork_tree::found(state, &root, family),
         Action::Indexed { rows, errors, progress, elapsed, done } => {
             if let Some(browser) = &mut state.browser {
                 browser.add_rows(rows, errors);

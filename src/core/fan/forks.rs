@@ -1,10 +1,12 @@
 //! The forks of an episode as its fork journals record them: every journal beside the episode,
 //! or in a fan's folder under `fans/`, whose header names a parent. A fork of a fork is found the
-//! same way, so the whole tree comes from one walk.
+//! same way, so the whole tree comes from one walk; from a fork, the walk starts at its family's
+//! folder and the tree at the episode the family descends from.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::core::episode::{Event, EventBody, ParentRef, position_of};
+use crate::core::episode::{EpisodeHeader, Event, EventBody, ParentRef, position_of};
 
 use super::plan::FANS_DIR;
 use super::tally::Attempt;
@@ -63,6 +65,61 @@ fn attempt_index(journal: &Path) -> Option<u32> {
     name.rsplit_once("__a")?.1.parse().ok()
 }
 
+/// An episode's fork family as found on disk.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Family {
+    /// Every fork under the family's folder (every level).
+    pub forks: Vec<Fork>,
+    /// Journals that could not be read (`path: problem`), and an ancestor that was not found.
+    pub problems: Vec<String>,
+    /// The episode the family descends from, when the one asked about is a fork: its journal and
+    /// its events.
+    pub top: Option<(PathBuf, Vec<Event>)>,
+}
+
+/// The folder of the family of the episode in `journal`: its own, or for a fan's attempt
+/// (`<dir>/fans/<fan>/…`, a fan of an attempt further down) the folder above the outermost `fans/`.
+pub fn family_dir(journal: &Path) -> PathBuf {
+    let mut dir = journal.parent().unwrap_or(Path::new("")).to_path_buf();
+    while let Some(above) = dir.parent().filter(|fans| fans.file_name().is_some_and(|n| n == FANS_DIR)) {
+        dir = above.parent().unwrap_or(Path::new("")).to_path_buf();
+    }
+    dir
+}
+
+/// The family of episode `id`, whose journal is `journal`: the forks under its family's folder and,
+/// if it is a fork, the episode it descends from (up its parents as far as the forks found go).
+pub fn find_family(journal: &Path, id: &str) -> Family {
+    let dir = family_dir(journal);
+    let (forks, mut problems) = find_forks(&dir);
+    let mut top = id;
+    let mut seen = HashSet::new();
+    while let Some(fork) = forks.iter().find(|f| f.id == top) {
+        // A cycle of parents (hand-edited journals) stops the walk.
+        if !seen.insert(top) {
+            break;
+        }
+        top = &fork.parent.episode;
+    }
+    let found = (top != id).then(|| journal_of(&dir, top)).flatten();
+    if top != id && found.is_none() {
+        problems.push(format!("{}: no journal of {top}, the episode its forks descend from", dir.display()));
+    }
+    Family { forks, problems, top: found }
+}
+
+/// The journal in `dir` (not below it) whose header has id `id`, and its events.
+fn journal_of(dir: &Path, id: &str) -> Option<(PathBuf, Vec<Event>)> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let path = paths
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .find(|p| header_of(p).is_some_and(|h| h.id == id))?;
+    let (events, _) = crate::core::episode::journal::read_journal(&path).ok()?;
+    Some((path, events))
+}
+
 /// Every fork journal under `dir`: its own `.jsonl` files, and those of `fans/*/` (recursively,
 /// a fan of an attempt being under the attempt's folder). Files that cannot be read are skipped
 /// and named in the second list (`path: problem`).
@@ -104,16 +161,19 @@ fn walk(dir: &Path, forks: &mut Vec<Fork>, problems: &mut Vec<String>) {
 /// Whether the file's first line is a journal header naming a parent (a `runs.jsonl`, or a
 /// journal that is no fork, is not a fork journal).
 fn names_a_parent(path: &Path) -> bool {
+    header_of(path).is_some_and(|h| h.parent.is_some())
+}
+
+/// The header on the file's first line, if it is a journal's.
+fn header_of(path: &Path) -> Option<EpisodeHeader> {
     use std::io::BufRead;
-    let Ok(file) = std::fs::File::open(path) else { return false };
+    let file = std::fs::File::open(path).ok()?;
     let mut first = String::new();
-    if std::io::BufReader::new(file).read_line(&mut first).is_err() {
-        return false;
+    std::io::BufReader::new(file).read_line(&mut first).ok()?;
+    match serde_json::from_str::<Event>(&first).ok()?.body {
+        EventBody::Episode(header) => Some(*header),
+        _ => None,
     }
-    matches!(
-        serde_json::from_str::<Event>(&first),
-        Ok(Event { body: EventBody::Episode(header), .. }) if header.parent.is_some()
-    )
 }
 
 #[cfg(test)]
@@ -145,5 +205,52 @@ mod tests {
         assert_eq!((fork.turn, fork.attempt.index, fork.attempt.end.as_str()), (2, 3, "unfinished"));
         assert_eq!(fork.fan, Some(PathBuf::from("d/fans/root__t2")));
         assert_eq!(fork.parent.episode, "root");
+    }
+
+    /// A journal of episode `id` (forked from `parent` after its first message, if any) at `path`.
+    fn journal(path: &Path, id: &str, parent: Option<&str>) {
+        let mut header = EpisodeHeader::new(id, TaskInfo::default(), EpisodeConfig::default());
+        header.parent = parent.map(|p| ParentRef { episode: p.into(), seq: 1 });
+        let events = crate::core::episode::stamp_events(
+            vec![
+                EventBody::Episode(Box::new(header)),
+                EventBody::Message(Message::new(1, Party::User, Party::Assistant, "task")),
+            ],
+            "t",
+        );
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        crate::core::episode::journal::write_journal(path, &events).unwrap();
+    }
+
+    #[test]
+    fn from_a_fork_the_family_is_found_up_to_the_episode_it_descends_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        journal(&d.join("root.jsonl"), "root", None);
+        journal(&d.join("other.jsonl"), "other", None);
+        let attempt = d.join("fans/root__t1/root__t1__a1.jsonl");
+        journal(&attempt, "a1", Some("root"));
+        let nested = d.join("fans/root__t1/fans/a1__t1/a1__t1__a1.jsonl");
+        journal(&nested, "a1a1", Some("a1"));
+        journal(&d.join("single.jsonl"), "single", Some("root"));
+
+        assert_eq!(family_dir(&nested), d);
+        assert_eq!(family_dir(&attempt), d);
+        assert_eq!(family_dir(&d.join("single.jsonl")), d);
+        let family = find_family(&nested, "a1a1");
+        let (top, events) = family.top.unwrap();
+        assert_eq!(top, d.join("root.jsonl"));
+        assert_eq!(events.len(), 2);
+        let mut ids: Vec<&str> = family.forks.iter().map(|f| f.id.as_str()).collect();
+        ids.sort();
+        assert_eq!(ids, ["a1", "a1a1", "single"]);
+        assert!(family.problems.is_empty(), "{:?}", family.problems);
+        // The episode itself: no ancestor to look for.
+        assert_eq!(find_family(&d.join("root.jsonl"), "root").top, None);
+        // An ancestor whose journal is not there is said.
+        std::fs::remove_file(d.join("root.jsonl")).unwrap();
+        let family = find_family(&attempt, "a1");
+        assert_eq!(family.top, None);
+        assert!(family.problems[0].contains("no journal of root"), "{:?}", family.problems);
     }
 }
