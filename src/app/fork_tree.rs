@@ -24,6 +24,8 @@ pub struct ForkTree {
     pub found: Option<Vec<Fork>>,
     /// Journals that could not be read.
     pub problems: Vec<String>,
+    /// The attempts each fan folder's plan asked for.
+    pub planned: BTreeMap<PathBuf, u32>,
     pub selected: usize,
     /// Where Esc goes back to.
     pub back: Screen,
@@ -36,8 +38,16 @@ pub enum Node {
     Root,
     /// Forks of `parent` branched at `turn`.
     Turn { depth: usize, turn: u32, forks: usize },
-    /// A fan's folder, its attempts' tallies (ended attempts only) and how many are running.
-    Fan { depth: usize, dir: PathBuf, attempts: usize, running: usize, tallies: Vec<SourceTally> },
+    /// A fan's folder, its attempts' tallies (ended attempts only), how many are running and how
+    /// many its plan asked for (if it has one).
+    Fan {
+        depth: usize,
+        dir: PathBuf,
+        attempts: usize,
+        running: usize,
+        planned: Option<u32>,
+        tallies: Vec<SourceTally>,
+    },
     /// A fork (an attempt of a fan, or a single fork).
     Fork { depth: usize, fork: Box<Fork> },
 }
@@ -52,6 +62,7 @@ impl ForkTree {
             root,
             found: None,
             problems: Vec::new(),
+            planned: BTreeMap::new(),
             selected: 0,
             back,
         }
@@ -88,8 +99,10 @@ impl ForkTree {
     /// The lines of the tree, depth first.
     pub fn nodes(&self, fan: Option<&FanView>) -> Vec<Node> {
         let forks = self.forks(fan);
+        let mut planned = self.planned.clone();
+        planned.extend(fan.map(|f| (f.dir.clone(), f.planned)));
         let mut nodes = vec![Node::Root];
-        children(&self.root_id, 1, &forks, &mut nodes);
+        children(&self.root_id, 1, &forks, &planned, &mut nodes);
         nodes
     }
 
@@ -99,7 +112,13 @@ impl ForkTree {
 }
 
 /// The forks of `parent` grouped by turn, then by fan folder (single forks first).
-fn children(parent: &str, depth: usize, forks: &[Fork], out: &mut Vec<Node>) {
+fn children(
+    parent: &str,
+    depth: usize,
+    forks: &[Fork],
+    planned: &BTreeMap<PathBuf, u32>,
+    out: &mut Vec<Node>,
+) {
     let mut by_turn: BTreeMap<u32, Vec<&Fork>> = BTreeMap::new();
     for fork in forks.iter().filter(|f| f.parent.episode == parent) {
         by_turn.entry(fork.turn).or_default().push(fork);
@@ -120,6 +139,7 @@ fn children(parent: &str, depth: usize, forks: &[Fork], out: &mut Vec<Node>) {
                         .collect();
                     out.push(Node::Fan {
                         depth: depth + 1,
+                        planned: planned.get(&dir).copied(),
                         dir,
                         attempts: members.len(),
                         running: members.len() - ended.len(),
@@ -131,7 +151,7 @@ fn children(parent: &str, depth: usize, forks: &[Fork], out: &mut Vec<Node>) {
             };
             for fork in members {
                 out.push(Node::Fork { depth: fork_depth, fork: Box::new(fork.clone()) });
-                children(&fork.id, fork_depth + 1, forks, out);
+                children(&fork.id, fork_depth + 1, forks, planned, out);
             }
         }
     }

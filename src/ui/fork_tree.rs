@@ -63,13 +63,19 @@ fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
             format!("{}◆ turn {turn}: {forks} fork(s) branched here", indent(*depth)),
             theme.text(),
         )),
-        Node::Fan { depth, dir, attempts, running, tallies } => {
+        Node::Fan { depth, dir, attempts, running, planned, tallies } => {
             // `<episode>__t3-2` → `t3-2`: the episode is the line's parent already.
             let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let name = name.rsplit_once("__").map_or(name.as_str(), |(_, tail)| tail).to_string();
-            let mut text = format!("{}▣ fan {} · {attempts} attempt(s)", indent(*depth), single_line(&name));
+            let of =
+                planned.filter(|&p| p as usize != *attempts).map_or(String::new(), |p| format!(" of {p}"));
+            let mut text =
+                format!("{}▣ fan {} · {attempts}{of} attempt(s)", indent(*depth), single_line(&name));
             if *running > 0 {
                 text.push_str(&format!(", {running} running"));
+            } else if planned.is_some_and(|p| p as usize > *attempts) {
+                // The screen's `f` on that turn offers to run the rest.
+                text.push_str(", stopped");
             }
             let mut spans = vec![Span::styled(text, theme.text())];
             for t in tallies {

@@ -246,6 +246,12 @@ async fn a_fan_quit_on_screen_is_finished_from_the_screen() {
     // Every attempt but the last leaks now: the tally must hold the earlier refusals too.
     server.set_default(Reply::text(LEAK));
     let s = start_replay(&episode, &server, home.path(), "--fan-concurrency 2");
+    // The fork tree says the fan stopped short of its plan.
+    s.keys(&["B"]);
+    let tree = s.wait_for("of 6 attempt(s), stopped");
+    assert!(tree.contains(&format!("Fork tree of {parent}")), "{tree}");
+    s.keys(&["Escape"]);
+    s.wait_for("REPLAY");
     s.keys(&["f"]);
     s.wait_for(&format!("a fan stopped here at {before}/6: Enter runs the rest"));
     let asked = server.request_count();

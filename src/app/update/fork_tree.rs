@@ -30,7 +30,7 @@ pub(super) fn found(state: &mut AppState, root: &str, family: Family) {
     if tree.focus != root {
         return;
     }
-    let Family { forks, problems, top } = family;
+    let Family { forks, problems, top, planned } = family;
     if let Some(first) = problems.first() {
         state.message = Some(format!("{} problem(s) finding the forks: {first}", problems.len()));
     }
@@ -39,6 +39,7 @@ pub(super) fn found(state: &mut AppState, root: &str, family: Family) {
     }
     tree.found = Some(forks);
     tree.problems = problems;
+    tree.planned = planned;
     // The episode it was opened on stays selected.
     let nodes = tree.nodes(state.fan.as_ref());
     let focus = nodes.iter().position(|n| matches!(n, Node::Fork { fork, .. } if fork.id == root));

@@ -3,7 +3,7 @@
 //! same way, so the whole tree comes from one walk; from a fork, the walk starts at its family's
 //! folder and the tree at the episode the family descends from.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::core::episode::{EpisodeHeader, Event, EventBody, ParentRef, position_of};
@@ -75,6 +75,8 @@ pub struct Family {
     /// The episode the family descends from, when the one asked about is a fork: its journal and
     /// its events.
     pub top: Option<(PathBuf, Vec<Event>)>,
+    /// The attempts each fan folder's plan asked for (a fan with fewer stopped part way).
+    pub planned: BTreeMap<PathBuf, u32>,
 }
 
 /// The folder of the family of the episode in `journal`: its own, or for a fan's attempt
@@ -105,7 +107,20 @@ pub fn find_family(journal: &Path, id: &str) -> Family {
     if top != id && found.is_none() {
         problems.push(format!("{}: no journal of {top}, the episode its forks descend from", dir.display()));
     }
-    Family { forks, problems, top: found }
+    let planned = forks
+        .iter()
+        .filter_map(|f| f.fan.clone())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .filter_map(|fan| match super::plan::FanPlan::read(&fan) {
+            Ok(plan) => plan.map(|p| (fan, p.attempts)),
+            Err(e) => {
+                problems.push(format!("{e:#}"));
+                None
+            }
+        })
+        .collect();
+    Family { forks, problems, top: found, planned }
 }
 
 /// The journal in `dir` (not below it) whose header has id `id`, and its events.
@@ -245,6 +260,16 @@ mod tests {
         ids.sort();
         assert_eq!(ids, ["a1", "a1a1", "single"]);
         assert!(family.problems.is_empty(), "{:?}", family.problems);
+        assert!(family.planned.is_empty(), "no fan wrote a plan");
+        let plan = super::super::plan::FanPlan {
+            episode: "root".into(),
+            turn: 1,
+            mode: super::super::FanMode::Reply,
+            attempts: 4,
+        };
+        plan.write(&d.join("fans/root__t1")).unwrap();
+        let planned = find_family(&nested, "a1a1").planned;
+        assert_eq!(planned.into_iter().collect::<Vec<_>>(), [(d.join("fans/root__t1"), 4)]);
         // The episode itself: no ancestor to look for.
         assert_eq!(find_family(&d.join("root.jsonl"), "root").top, None);
         // An ancestor whose journal is not there is said.
