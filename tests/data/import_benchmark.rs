@@ -330,3 +330,46 @@ fn dump_names_each_verdicts_judge_model() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("security · claude-sonnet-4-5") && text.contains("security · gpt-5"), "{text}");
 }
+
+/// A fan of a published run writes its attempts under the run's `fans/`; from an attempt, its
+/// family is found up to the run itself (a benchmark `.json`, not a journal), with the run's
+/// judges' verdicts.
+#[test]
+fn an_attempt_of_a_fan_of_a_published_run_finds_the_run() {
+    use converse_tui::core::episode::journal::write_journal;
+    use converse_tui::core::episode::{EpisodeConfig, EpisodeHeader, ParentRef, TaskInfo, stamp_events};
+    use converse_tui::core::fan::forks::find_family;
+
+    let attack = "insurance/gpt_5_chat_latest/firewalls_data_abstraction_language_converter/persona4/privacy/related_and_useful_educational_background";
+    let scratch = tempfile::tempdir().unwrap();
+    let run_dir = scratch.path().join("logs").join(attack);
+    std::fs::create_dir_all(&run_dir).unwrap();
+    for entry in std::fs::read_dir(logs().join(attack)).unwrap().flatten() {
+        std::fs::copy(entry.path(), run_dir.join(entry.file_name())).unwrap();
+    }
+    let output = std::fs::read_dir(&run_dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("output_"))
+        .unwrap();
+    let run = load_path(&output).unwrap().remove(0);
+
+    let mut header = EpisodeHeader::new("attempt-1", TaskInfo::default(), EpisodeConfig::default());
+    header.parent = Some(ParentRef { episode: run.id().to_string(), seq: 2 });
+    let events = stamp_events(vec![EventBody::Episode(Box::new(header))], "2026-11-27T00:00:00Z");
+    let attempt = run_dir.join("fans/run__t1/run__t1__a1.jsonl");
+    std::fs::create_dir_all(attempt.parent().unwrap()).unwrap();
+    write_journal(&attempt, &events).unwrap();
+
+    let family = find_family(&attempt, "attempt-1");
+    assert!(family.problems.is_empty(), "{:?}", family.problems);
+    let (top, top_events) = family.top.expect("the run is found");
+    assert_eq!(top, output);
+    let verdicts = |events: &[converse_tui::core::episode::Event]| {
+        events.iter().filter(|e| matches!(e.body, EventBody::Verdict(_))).count()
+    };
+    assert!(verdicts(&top_events) > 0);
+    assert_eq!(verdicts(&top_events), verdicts(&run.events), "the judges' verdicts come with it");
+    assert_eq!(family.forks.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), ["attempt-1"]);
+}

@@ -103,7 +103,7 @@ pub fn find_family(journal: &Path, id: &str) -> Family {
         }
         top = &fork.parent.episode;
     }
-    let found = (top != id).then(|| journal_of(&dir, top)).flatten();
+    let found = (top != id).then(|| episode_of(&dir, top)).flatten();
     if top != id && found.is_none() {
         problems.push(format!("{}: no journal of {top}, the episode its forks descend from", dir.display()));
     }
@@ -123,16 +123,26 @@ pub fn find_family(journal: &Path, id: &str) -> Family {
     Family { forks, problems, top: found, planned }
 }
 
-/// The journal in `dir` (not below it) whose header has id `id`, and its events.
-fn journal_of(dir: &Path, id: &str) -> Option<(PathBuf, Vec<Event>)> {
+/// The episode `id` among the files in `dir` (not below it), its file and its events (texts
+/// left out): a journal, found by its header line alone, else any other episode file — a
+/// benchmark run, a MASEval report, an Inspect log (from its summaries) — a fan may start from.
+fn episode_of(dir: &Path, id: &str) -> Option<(PathBuf, Vec<Event>)> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).collect();
+    paths.retain(|p| crate::core::import::is_episode_candidate(p));
     paths.sort();
-    let path = paths
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .find(|p| header_of(p).is_some_and(|h| h.id == id))?;
-    let (events, _) = crate::core::episode::journal::read_journal(&path).ok()?;
-    Some((path, events))
+    let (mut journal, mut others) = (None, Vec::new());
+    for path in paths {
+        match header_of(&path) {
+            Some(header) if header.id == id && journal.is_none() => journal = Some(path),
+            Some(_) => {}
+            None => others.push(path),
+        }
+    }
+    journal.into_iter().chain(others).find_map(|path| {
+        let episodes = crate::core::import::load_path_without_texts(&path).ok()?;
+        let episode = episodes.into_iter().find(|e| e.id() == id)?;
+        Some((path, episode.events))
+    })
 }
 
 /// Every fork journal under `dir`: its own `.jsonl` files, and those of `fans/*/` (recursively,

@@ -22,5 +22,5 @@ pub use index::{index_dir, index_path, load_episode};
 pub use load::{
     inspect_json_log, load_bytes, load_bytes_alone, load_path, load_path_without_texts, load_source,
 };
-pub(crate) use walk::episode_files;
+pub(crate) use walk::{episode_files, is_episode_candidate};
 pub use walk::{is_sidecar_name, load_dir};

@@ -56,7 +56,9 @@ pub fn is_sidecar_name(path: &Path) -> bool {
     name.ends_with(".notes.jsonl") || name.ends_with(".verdicts.jsonl")
 }
 
-fn is_episode_candidate(path: &Path) -> bool {
+/// A file that may hold episodes: `.json`, `.jsonl` or `.eval`, not a sidecar, a batch's or a
+/// fan's own file, or a judge file.
+pub(crate) fn is_episode_candidate(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let json = name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".eval");
     json && !is_sidecar_name(path) && !is_batch_file(&name) && !is_judge_file(path) && path.is_file()
