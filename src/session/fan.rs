@@ -129,7 +129,10 @@ async fn run(
     let done = if request.resuming {
         match report_recorded(&request, &tx).await {
             Some(done) => done,
-            None => return,
+            None => {
+                let _ = tx.send(FanUpdate::Done).await;
+                return;
+            }
         }
     } else {
         BTreeSet::new()
@@ -192,22 +195,25 @@ async fn run(
 }
 
 /// Reads back the attempts of the stopped fan being resumed (their journals as its runs files
-/// name them) and reports them: the attempts not to run again (`None` when the screen went away).
-/// One that cannot be read is reported as a problem and still not run again (as `fan --resume`).
+/// name them) and reports them: the attempts not to run again. `None` when its runs files cannot
+/// be read (nothing runs: it could run a recorded attempt twice) or the screen went away. A
+/// journal that cannot be read is reported as a problem, its attempt still not run again (as
+/// `fan --resume`).
 async fn report_recorded(request: &FanRequest, tx: &mpsc::Sender<FanUpdate>) -> Option<BTreeSet<u32>> {
     let (dir, turn, planned) = (request.dir.clone(), request.turn, request.attempts);
     let read = tokio::task::spawn_blocking(move || read_recorded(&dir, turn, planned)).await;
-    let (done, updates) = match read {
-        Ok(Ok(read)) => read,
-        Ok(Err(e)) => (BTreeSet::new(), vec![FanUpdate::Problem(format!("{e:#}"))]),
-        Err(e) => {
-            (BTreeSet::new(), vec![FanUpdate::Problem(format!("reading the recorded attempts failed: {e}"))])
+    let problem = match read {
+        Ok(Ok((done, updates))) => {
+            for update in updates {
+                tx.send(update).await.ok()?;
+            }
+            return Some(done);
         }
+        Ok(Err(e)) => format!("{e:#}"),
+        Err(e) => format!("reading the recorded attempts failed: {e}"),
     };
-    for update in updates {
-        tx.send(update).await.ok()?;
-    }
-    Some(done)
+    let _ = tx.send(FanUpdate::Problem(format!("{problem}; no attempt is run"))).await;
+    None
 }
 
 fn read_recorded(
