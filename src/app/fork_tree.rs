@@ -99,8 +99,11 @@ impl ForkTree {
     /// The lines of the tree, depth first.
     pub fn nodes(&self, fan: Option<&FanView>) -> Vec<Node> {
         let forks = self.forks(fan);
-        let mut planned = self.planned.clone();
-        planned.extend(fan.map(|f| (f.dir.clone(), f.planned)));
+        // The running fan's own count, else what its folder's plan says.
+        let planned = |dir: &PathBuf| match fan {
+            Some(f) if &f.dir == dir => Some(f.planned),
+            _ => self.planned.get(dir).copied(),
+        };
         let mut nodes = vec![Node::Root];
         children(&self.root_id, 1, &forks, &planned, &mut nodes);
         nodes
@@ -116,7 +119,7 @@ fn children(
     parent: &str,
     depth: usize,
     forks: &[Fork],
-    planned: &BTreeMap<PathBuf, u32>,
+    planned: &dyn Fn(&PathBuf) -> Option<u32>,
     out: &mut Vec<Node>,
 ) {
     let mut by_turn: BTreeMap<u32, Vec<&Fork>> = BTreeMap::new();
@@ -139,7 +142,7 @@ fn children(
                         .collect();
                     out.push(Node::Fan {
                         depth: depth + 1,
-                        planned: planned.get(&dir).copied(),
+                        planned: planned(&dir),
                         dir,
                         attempts: members.len(),
                         running: members.len() - ended.len(),

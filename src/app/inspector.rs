@@ -38,8 +38,7 @@ impl Inspector {
 
     /// The notes file of an episode that has a file (the bundled demos have none).
     pub fn notes_file(&self) -> Option<PathBuf> {
-        let origin = &self.view.episode.origin;
-        (!origin.is_empty() && !origin.starts_with("demo:")).then(|| notes_path(std::path::Path::new(origin)))
+        self.view.episode.file().map(notes_path)
     }
 
     /// Moves the cursor so that `event` is revealed and selects it in its pane (and in the

@@ -40,10 +40,10 @@ pub(super) fn prompt(state: &mut AppState) {
 
 /// The folder a fan of `episode` goes under (its own), or why it has none.
 fn episode_dir(episode: &Episode) -> Result<PathBuf, &'static str> {
-    let from_file = !episode.origin.is_empty() && !episode.origin.starts_with("demo:");
-    from_file
-        .then(|| Path::new(&episode.origin).parent().map(Path::to_path_buf))
-        .flatten()
+    episode
+        .file()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
         .ok_or("a fan needs an episode from a file: its attempts go beside it")
 }
 

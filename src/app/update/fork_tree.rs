@@ -15,11 +15,11 @@ pub(super) fn open(state: &mut AppState) {
     let episode = &view.episode;
     let back = if state.screen == Screen::Fan { Screen::Fan } else { Screen::Inspector };
     let mut tree = ForkTree::new(episode, back);
-    if episode.origin.is_empty() || episode.origin.starts_with("demo:") {
-        tree.found = Some(Vec::new());
-    } else {
-        let journal = std::path::PathBuf::from(&episode.origin);
-        state.effects.push(Effect::FindForks { journal, root: tree.root_id.clone() });
+    match episode.file() {
+        Some(file) => {
+            state.effects.push(Effect::FindForks { journal: file.to_path_buf(), root: tree.root_id.clone() })
+        }
+        None => tree.found = Some(Vec::new()),
     }
     state.fork_tree = Some(tree);
     state.screen = Screen::ForkTree;

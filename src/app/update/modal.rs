@@ -223,10 +223,7 @@ pub(super) fn take_over(state: &mut AppState, command: Command) {
         state.message = Some("this episode names no task, so it cannot be continued".into());
         return;
     };
-    let origin = &view.episode.origin;
-    let beside = (!origin.is_empty() && !origin.starts_with("demo:"))
-        .then(|| std::path::Path::new(origin).parent().map(std::path::Path::to_path_buf))
-        .flatten();
+    let beside = view.episode.file().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
     match Resume::at(view.events(), view.cursor, view.episode.id()) {
         Ok(resume) => state.effects.push(Effect::Fork { task_id, resume, human, beside }),
         Err(e) => state.message = Some(e.to_string()),

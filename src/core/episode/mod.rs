@@ -47,6 +47,12 @@ impl Episode {
         &self.header().id
     }
 
+    /// The file it was read from (none for a bundled demo, or one not read from a file).
+    pub fn file(&self) -> Option<&std::path::Path> {
+        (!self.origin.is_empty() && !self.origin.starts_with("demo:"))
+            .then(|| std::path::Path::new(&self.origin))
+    }
+
     /// The index in `events` of the event whose `seq` is `seq`. Journals are in
     /// `seq` order (found at once); merged sidecar verdicts may not be.
     pub fn position_of(&self, seq: u64) -> Option<usize> {
