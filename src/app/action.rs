@@ -9,6 +9,8 @@ use crate::session::journal_load::LoadId;
 /// What `update` is told. Keys arrive already resolved (see [`super::input`]): a command, or text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// A terminal event: the router makes it a command or text for whatever has the keys.
+    Terminal(ratatui::crossterm::event::Event),
     /// A command, for whatever has the keys now.
     Command(Command),
     /// A key bound to `command` in `layer`, as the router found it: `update` does not work the
@@ -49,8 +51,12 @@ pub enum Action {
     Problem(String),
     /// What the loop did, for the status line.
     Done(String),
-    /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
-    EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
+    /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded; `over`
+    /// as asked.
+    EpisodeLoaded {
+        episode: Result<Box<crate::core::episode::Episode>, String>,
+        over: bool,
+    },
     /// The start of the journal asked for by [`Effect::OpenEpisode`], its rest still being read:
     /// [`Action::Loaded`] batches follow, then [`Action::LoadEnded`] (issue 14).
     EpisodeOpening {
@@ -60,6 +66,7 @@ pub enum Action {
         /// Bytes read so far, and the file's size.
         read: u64,
         total: u64,
+        over: bool,
     },
     /// The next events of the journal being read by `load`, in the episode's order.
     Loaded {
@@ -109,6 +116,20 @@ pub enum Action {
 /// What a handler asks of another screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FollowUp {
+    /// Go to the kept screen of this kind (else the browser).
+    Show(super::screen_kind::ScreenKind),
+    /// Close the screen on top.
+    Back,
+    /// The inspector, showing this episode (loaded if it shows another).
+    ShowEpisode { path: std::path::PathBuf, id: String },
+    /// Show this episode (in memory) on the inspector.
+    Open(Box<crate::core::episode::Episode>),
+    /// Quit, or ask first while something runs.
+    Quit,
+    /// Quit: the question was answered yes.
+    QuitConfirmed,
+    /// The task picker.
+    Tasks,
     /// Put these two episodes side by side.
     Compare(Box<[crate::core::episode::Episode; 2]>),
     /// Ask for a pattern to search every episode with.
@@ -119,6 +140,8 @@ pub enum FollowUp {
     Search(String),
     /// Open the next (1) or previous (-1) hit.
     StepHit(isize),
+    /// Open this hit of the results.
+    OpenHit(usize),
     /// Read the annotations of the notes file at this path into the episodes it belongs to.
     ApplyNotes(std::path::PathBuf),
     /// An episode is on screen with all its events: what opening it asked for can happen.
@@ -127,8 +150,9 @@ pub enum FollowUp {
     Annotate,
     /// Ask how many attempts a fan from the turn under the cursor should have.
     FanPrompt,
-    /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one).
-    StartFan(String),
+    /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one
+    /// the question named).
+    StartFan { input: String, stopped: Option<Box<crate::core::fan::stopped::StoppedFan>> },
     /// Show the fork tree of the episode on the inspector.
     ForkTree,
 }
@@ -175,11 +199,16 @@ pub enum Effect {
         paths: Vec<std::path::PathBuf>,
         cache: Option<std::path::PathBuf>,
     },
-    /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
+    /// Load episode `id` from `path` and answer with [`Action::EpisodeLoaded`] (or
+    /// [`Action::EpisodeOpening`] and batches): on the inspector in place of the episode there,
+    /// or `over` the screen on top (an attempt opened from the fan).
     OpenEpisode {
         path: std::path::PathBuf,
         id: String,
+        over: bool,
     },
+    /// Stop reading the journal of this load: no episode held reads for it any more.
+    StopLoad(LoadId),
     /// Write what the screen remembers between runs (`state.toml`), atomically.
     SaveUiState {
         path: std::path::PathBuf,
@@ -194,10 +223,12 @@ pub enum Effect {
         files: Vec<std::path::PathBuf>,
         loaded: Vec<crate::core::episode::Episode>,
     },
-    /// Make attack cases of these episodes in the suite directory; answer with [`Action::Done`].
+    /// Make attack cases of these episodes in the suite directory (the dataset's tasks give each
+    /// its task hash); answer with [`Action::Done`].
     KeepCases {
         suite: std::path::PathBuf,
         sources: Vec<super::browser::EntrySource>,
+        tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
     },
     /// Put this text on the clipboard (OSC 52).
     Copy(String),

@@ -69,8 +69,12 @@ pub(super) async fn carry_out(
             }
             None
         }
-        Effect::OpenEpisode { path, id } => {
-            let (steps, report) = load_channel();
+        Effect::StopLoad(_) => {
+            *loader = None;
+            None
+        }
+        Effect::OpenEpisode { path, id, over } => {
+            let (steps, report) = load_channel(over);
             open_in_background(path, id, report);
             *loader = Some(steps);
             None
@@ -228,24 +232,24 @@ fn apply(gate: &StepGate, control: RunnerControl) {
 /// Reads the rest of a journal whose start is on screen (see [`open_in_background`]); its steps
 /// arrive on the receiver as actions.
 pub(super) fn read_rest(rest: JournalLoad) -> mpsc::Receiver<Action> {
-    let (steps, report) = load_channel();
+    let (steps, report) = load_channel(false);
     read_in_background(rest, report);
     steps
 }
 
 /// A channel for the steps of one load, as actions, and what the loader reports them with
 /// (it stops once the receiver is dropped: another load replaced it, or the user quit).
-fn load_channel() -> (mpsc::Receiver<Action>, impl FnMut(LoadStep) -> bool + Send + 'static) {
+fn load_channel(over: bool) -> (mpsc::Receiver<Action>, impl FnMut(LoadStep) -> bool + Send + 'static) {
     let (tx, rx) = mpsc::channel(LOAD_QUEUE);
-    (rx, move |step| tx.blocking_send(load_answer(step)).is_ok())
+    (rx, move |step| tx.blocking_send(load_answer(step, over)).is_ok())
 }
 
-/// What one step of a load tells `update`.
-fn load_answer(step: LoadStep) -> Action {
+/// What one step of a load tells `update` (`over`: the episode goes over the screen on top).
+fn load_answer(step: LoadStep, over: bool) -> Action {
     match step {
-        LoadStep::Whole(loaded) => Action::EpisodeLoaded(loaded),
+        LoadStep::Whole(episode) => Action::EpisodeLoaded { episode, over },
         LoadStep::Opening { load, episode, read, total } => {
-            Action::EpisodeOpening { load, episode, read, total }
+            Action::EpisodeOpening { load, episode, read, total, over }
         }
         LoadStep::Batch { load, events, read } => Action::Loaded { load, events, read },
         LoadStep::Ended { load, end } => Action::LoadEnded { load, end },

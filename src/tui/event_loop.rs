@@ -10,7 +10,6 @@ use futures_util::StreamExt;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use tokio::sync::mpsc;
 
-use crate::app::input::route;
 use crate::app::{Action, AppState, Effect, update};
 use crate::config::Theme;
 use crate::core::sim::runner::RunnerHandle;
@@ -80,8 +79,8 @@ pub async fn run(
                     frames.dirty = true;
                 }
                 // The dataset's tasks give each case its task hash.
-                Effect::KeepCases { suite, sources } => {
-                    keep_cases(answers_tx.clone(), suite, sources, state.tasks.clone())
+                Effect::KeepCases { suite, sources, tasks } => {
+                    keep_cases(answers_tx.clone(), suite, sources, tasks)
                 }
                 Effect::StartFan(request) => {
                     let answer = fans.start(*request).await;
@@ -122,10 +121,7 @@ pub async fn run(
         } else {
             tokio::select! {
                 event = terminal_events.next() => match event {
-                    Some(Ok(event)) => match route(&state, event) {
-                        Some(action) => action,
-                        None => continue,
-                    },
+                    Some(Ok(event)) => Action::Terminal(event),
                     Some(Err(_)) | None => break,
                 },
                 Some(action) = answers.recv() => merge_indexed(action, &mut answers, &mut held),

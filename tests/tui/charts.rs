@@ -72,9 +72,7 @@ pub fn rows() -> Vec<CorpusRow> {
 
 fn state() -> AppState {
     let browser = Browser::from_rows("charted corpus", rows(), vec![]);
-    let mut state = AppState::with_browser(browser, Keymap::default(), false);
-    state.picker = None;
-    state
+    AppState::with_browser(browser, Keymap::default(), false)
 }
 
 /// The screen after `keys`, as text (colour off) or as the buffer with its styles (colour on).
@@ -114,7 +112,7 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     let mut state = state();
     update(&mut state, Action::Resize(160, 48));
     press(&mut state, "c");
-    let browser = state.browser.as_ref().unwrap();
+    let browser = state.browser().unwrap();
     let view = browser.chart.as_ref().unwrap();
     // The grouped view's top level is the model: one group of all 36 episodes.
     let privacy = &view.series.rates[0];
@@ -126,7 +124,7 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     assert_eq!(view.series.survival, direct.survival);
     // Unfolding the model lists its defences too: they are charted, highest rate first.
     press(&mut state, "\n");
-    let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
+    let view = state.browser().unwrap().chart.as_ref().unwrap();
     let labels: Vec<&str> = view.series.rates[0].bars.iter().map(|b| b.label.as_str()).collect();
     assert_eq!(
         labels,
@@ -144,11 +142,10 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     }
     let browser = Browser::from_rows("charted corpus", rows, vec![]);
     let mut state = AppState::with_browser(browser, Keymap::default(), false);
-    state.picker = None;
     update(&mut state, Action::Resize(160, 48));
     // Unfold the model: its defences are listed, so charted: columns 1 (the model) to 4.
     press(&mut state, "z\nccc");
-    let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
+    let view = state.browser().unwrap().chart.as_ref().unwrap();
     let map = view.shown_heatmap().unwrap();
     assert_eq!(map.judge, "privacy");
     assert_eq!(
@@ -162,10 +159,10 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     // Down, then right to the baseline's column: Enter lists the 6 episodes of (attack_1, baseline).
     // ↓ a row, n (or →) a column.
     press(&mut state, "↓n");
-    let browser = state.browser.as_ref().unwrap();
+    let browser = state.browser().unwrap();
     assert_eq!(browser.chart.as_ref().unwrap().cursor, (1, 1));
     press(&mut state, "\n");
-    let browser = state.browser.as_ref().unwrap();
+    let browser = state.browser().unwrap();
     assert!(browser.chart.is_none() && !browser.grouped);
     assert_eq!(browser.filter, "model=gpt_5_chat defence=baseline attack=attack_1");
     assert_eq!(browser.shown.len(), 6);

@@ -156,7 +156,7 @@ fn the_fan_fills_then_is_done() {
 #[test]
 fn the_counts_on_the_fan_screen_are_the_attempts_verdicts() {
     let mut state = fan_state(6);
-    let fan = state.fan.as_ref().unwrap();
+    let fan = state.fan().unwrap();
     let rule = fan.tallies.iter().find(|t| t.source == "rule").unwrap();
     // 3 of the 6 replies leak; the LLM judge could not answer on attempt 4: 2 of 5 decided.
     assert_eq!((rule.leaked, rule.decided, rule.undecided), (3, 6, 0));
@@ -225,7 +225,7 @@ fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
     assert!(effects.contains("attempts: 6") && effects.contains("resuming: true"), "{effects}");
     assert!(effects.contains(&format!("dir: {fan_dir:?}")), "{effects}");
     update(&mut state, Action::FanStarted(Ok(fan_dir.clone())));
-    assert_eq!(state.message.as_deref(), Some(format!("fan resumed in fans/{ROOT}__t2").as_str()));
+    assert_eq!(state.message(), Some(format!("fan resumed in fans/{ROOT}__t2").as_str()));
     for k in 1..=3 {
         let recorded = FanUpdate::Recorded {
             index: k,
@@ -250,7 +250,7 @@ fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
     let screen = draw(&mut state, 160, 48, false);
     assert!(screen.contains("leaked     3/6   50.0%  [18.8%, 81.2%]"), "{screen}");
     assert!(screen.contains("fan done: 6 of 6 attempts ended"), "{screen}");
-    let fan = state.fan.as_ref().unwrap();
+    let fan = state.fan().unwrap();
     let episodes: Vec<&str> = fan.attempts.iter().map(|a| a.episode.as_str()).collect();
     assert_eq!(episodes, ["ep-a1", "ep-a2", "ep-a3", "ep-a4", "ep-a5", "ep-a6"]);
 }
