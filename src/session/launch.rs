@@ -183,6 +183,7 @@ impl Launch {
             (None, false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
             _ => None,
         };
+        let recorded_turns = start.recorded.as_ref().map(RecordedAttack::max_turns_to_send_all);
         let attacker: Box<dyn Attacker> = match (start.recorded, start.human, &self.script, &self.attacker) {
             (Some(recorded), ..) => match recorded_model {
                 Some(model) => {
@@ -217,7 +218,7 @@ impl Launch {
             attacker,
             attacker_model,
             judge: self.judge.clone(),
-            settings: self.settings.clone(),
+            settings: self.settings_for(recorded_turns),
             resume: start.resume,
         };
         let mut handle = runner::spawn(config, self.client.clone())?;
@@ -290,6 +291,14 @@ fn script_from(path: &Path) -> anyhow::Result<Script> {
 }
 
 impl Launch {
+    /// The episode's settings: a recorded attack (an attack case) lifts `max_turns` so that every
+    /// one of its lines is sent, whatever the limit says.
+    pub fn settings_for(&self, recorded_max_turns: Option<u32>) -> EpisodeSettings {
+        let mut settings = self.settings.clone();
+        settings.max_turns = settings.max_turns.max(recorded_max_turns.unwrap_or(0));
+        settings
+    }
+
     /// The model that plays on once a live case's run leaves its recording: the launcher's
     /// attacker endpoint, with the case's model when it names one.
     fn live_attacker(&self, recorded: &RecordedAttack) -> anyhow::Result<LlmAttacker> {

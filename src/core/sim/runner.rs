@@ -3,8 +3,9 @@
 //!
 //! Turn counting follows CONVERSE (reference §2.2): `max_turns` counts
 //! attacker turns and the user's task is attacker turn 1, so the assistant
-//! replies `max_turns - 1` times (at most 10) and `max_turns - 2` attacker
-//! messages are delivered. Our journal numbers turns by assistant reply:
+//! replies `max_turns - 1` times and `max_turns - 2` attacker messages are
+//! delivered. CONVERSE's own cap of 10 replies (`max_invocations`) is its
+//! default, not a ceiling: a `max_turns` above 11 is honoured. Our journal numbers turns by assistant reply:
 //! turn 1 = the user's task and the first reply. The reference also
 //! generates one last attacker message that it never delivers; we skip that
 //! call, which changes no result.
@@ -37,14 +38,12 @@ use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
 use crate::core::judge::{JudgeContext, llm_verdicts};
 
-/// The reference's `max_invocations` cap on assistant replies.
-pub const MAX_ASSISTANT_TURNS: u32 = 10;
 /// Updates buffered between the runner and a slow watcher.
 const UPDATE_BUFFER: usize = 256;
 
 /// Assistant replies for a `max_turns` budget.
 pub fn assistant_turns(max_turns: u32) -> u32 {
-    max_turns.saturating_sub(1).min(MAX_ASSISTANT_TURNS)
+    max_turns.saturating_sub(1)
 }
 
 pub struct RunConfig {
