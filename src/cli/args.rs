@@ -28,8 +28,9 @@ pub enum Command {
         /// Files or directories; several episodes open the episode browser.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Models for a fork (T) or a task started from the picker; a fork otherwise
-        /// uses the models its episode recorded.
+        /// Models for a fork (T), a fan (f) or a task started from the picker; a fork otherwise
+        /// uses the assistant and attacker its episode recorded, and an LLM judge only when one is
+        /// named (`--judge-model recorded`: the episode's, at its recorded endpoint).
         #[command(flatten)]
         models: ModelArgs,
         /// Where imported episodes' tasks are looked up, and where a fork finds its task.
@@ -346,7 +347,8 @@ pub struct ModelArgs {
     /// The assistant's model (the system under test).
     #[arg(long)]
     pub assistant_model: Option<String>,
-    /// The judges' model.
+    /// The judges' model (LLM judges run only when one is named). For forks and fans,
+    /// `recorded`: the judge the episode recorded, at the endpoint it recorded.
     #[arg(long)]
     pub judge_model: Option<String>,
 }

@@ -75,7 +75,7 @@ pub async fn fan(
         .with_context(|| format!("{}: cannot create the fan's folder", args.batch.out.display()))?;
     FanPlan { episode: episode.id().to_string(), turn: args.turn, mode: args.mode, attempts: n }
         .write(&args.batch.out)?;
-    let mut run = fork_args(header, &args.models, args.data_dir.clone());
+    let mut run = fork_args(header, &args.models, args.data_dir.clone())?;
     // A limit given on the command line wins over the episode's own.
     let flags = &args.batch.run.settings;
     run.settings.max_turns = flags.max_turns.or(run.settings.max_turns);

@@ -38,6 +38,9 @@ use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
 use crate::core::judge::{JudgeContext, llm_verdicts};
 
+/// The header's record of where the LLM judges were called (`config.extra`), so that a fork
+/// asked to reuse the recorded judge (`--judge-model recorded`) calls it there and nowhere else.
+pub const JUDGE_BASE_URL: &str = "judge_base_url";
 /// Updates buffered between the runner and a slow watcher.
 const UPDATE_BUFFER: usize = 256;
 
@@ -147,10 +150,11 @@ fn header(config: &RunConfig, external: Option<&ExternalAssistant>) -> EpisodeHe
     models.insert("assistant".into(), assistant.into());
     let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
     models.insert("attacker".into(), attacker.into());
+    let mut extra = serde_json::Map::new();
     if let Some(judge) = &config.judge {
         models.insert("judge".into(), judge.model.clone().into());
+        extra.insert(JUDGE_BASE_URL.into(), judge.public_base_url().into());
     }
-    let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
     if let Some(details) = external.and_then(ExternalAssistant::header_details) {
         extra.insert("assistant_agent".into(), details);
