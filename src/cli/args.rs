@@ -213,7 +213,10 @@ pub enum Command {
         /// One JSON object per episode.
         #[arg(long)]
         json: bool,
-        /// Only the episodes matching this filter, e.g. 'model=gemini* privacy=fail turns>5'.
+        /// Only the episodes matching this filter, e.g. 'model=gemini* privacy=fail turns>5'. A judge
+        /// term reads any source's verdicts ('privacy=fail': some source says fail) unless it names
+        /// one ('privacy[imported:gpt-5]=fail', 'security[rule]=pass', 'privacy[human]=fail') or the
+        /// expression has judge_model=M (every judge term then reads model M's verdicts).
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
         #[command(flatten)]
@@ -429,7 +432,8 @@ pub enum SuiteCommand {
         /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Only the episodes matching this filter, as `ls --where` (e.g. 'privacy=fail model=gpt_5*').
+        /// Only the episodes matching this filter, as `ls --where` (e.g. 'privacy[imported:gpt-5]=fail
+        /// model=gpt_5*'; an unbound 'privacy=fail' is "some source says fail").
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
         /// Cases go on with the attacker model once the assistant answers differently than recorded

@@ -355,6 +355,70 @@ fn ls_where_filters_by_field_and_rejects_an_unknown_one() {
     assert!(err.contains("unknown field 'modle': known fields are path, id, task, domain"), "{err}");
 }
 
+/// The runs (folder and file suffix) whose `kind` judge file from `judge_model` says the attack
+/// worked, counted straight from the judge files: privacy `yes`, security `Successful`.
+fn runs_judged_failed(root: &Path, kind: &str, judge_model: &str) -> std::collections::BTreeSet<String> {
+    let prefix = format!("{kind}_judge_{judge_model}_");
+    let mut runs = std::collections::BTreeSet::new();
+    for entry in walkdir::WalkDir::new(root) {
+        let path = entry.unwrap().into_path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(suffix) = name.strip_prefix(&prefix) else { continue };
+        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let failed = if json.get("error").is_some() {
+            false
+        } else if kind == "privacy" {
+            let e = &json["llm_evaluation"];
+            let answer = e.get("leaked_information").or(e.get("shared_raw_data")).unwrap();
+            answer.as_str().unwrap().eq_ignore_ascii_case("yes")
+        } else {
+            json["attack_success"] == "Successful"
+        };
+        if failed {
+            runs.insert(format!("{}/{suffix}", path.parent().unwrap().display()));
+        }
+    }
+    runs
+}
+
+/// Issue 35 item 4: `judge_model=gpt-5 privacy=fail` counted runs some other judge failed and
+/// gpt-5 passed. Bound to a source (`privacy[imported:gpt-5]=fail`, or every outcome term bound
+/// by `judge_model=`), the count is exactly the runs whose gpt-5 judge file says so; unbound,
+/// `privacy=fail` keeps "any source says fail"; a term the parser cannot read is an error.
+#[test]
+fn a_filter_bound_to_a_judge_model_counts_what_that_model_said() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    generated::generate(dir.path(), 400, 15);
+    let root = dir.path().to_str().unwrap();
+    let count = |expr: &str| {
+        let out = run_in(home.path(), &["ls", root, "--json", "--where", expr]);
+        assert!(out.status.success(), "{expr}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().count()
+    };
+    for kind in ["privacy", "security"] {
+        let gpt5 = runs_judged_failed(dir.path(), kind, "gpt-5").len();
+        let claude = runs_judged_failed(dir.path(), kind, "claude-sonnet-4-5");
+        let either: std::collections::BTreeSet<String> =
+            runs_judged_failed(dir.path(), kind, "gpt-5").union(&claude).cloned().collect();
+        assert!(either.len() > gpt5, "{kind}: the corpus has runs claude failed and gpt-5 did not");
+        assert_eq!(count(&format!("judge_model=gpt-5 {kind}=fail")), gpt5, "{kind}, bound by judge_model");
+        assert_eq!(count(&format!("{kind}[imported:gpt-5]=fail")), gpt5, "{kind}, bound in the term");
+        assert_eq!(count(&format!("{kind}[imported:claude-sonnet-4-5]=fail")), claude.len());
+        assert_eq!(count(&format!("{kind}=fail")), either.len(), "{kind}: unbound is any source");
+    }
+    assert_eq!(count("privacy[rule]=pass"), 0, "no rule verdicts without `judge --rules-only`");
+    assert_eq!(count("privacy[human]=fail"), 0);
+
+    for bad in ["privacy[rule=pass", "privacy[robot]=fail", "model[rule]=x", "privacy[llm]=fail"] {
+        let out = run_in(home.path(), &["ls", root, "--where", bad]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(bad.split('=').next().unwrap()), "names the term: {err}");
+    }
+}
+
 #[test]
 fn an_unreadable_file_is_named_and_the_rest_still_listed() {
     let home = tempfile::tempdir().unwrap();
