@@ -176,6 +176,11 @@ pub enum Command {
         /// (docs/statistics.md). FIELD must be one the rows are grouped by.
         #[arg(long, value_name = "FIELD=VALUE", conflicts_with = "pool")]
         vs: Option<String>,
+        /// With --vs or two paths: compare the rows as they are, whatever tasks each judged
+        /// (by default both sides are restricted to the tasks they share, and the table says how
+        /// many verdicts were dropped).
+        #[arg(long)]
+        all_tasks: bool,
         /// table, markdown, csv or json (one object per row).
         #[arg(long, value_enum)]
         format: Option<crate::headless::summary::Format>,

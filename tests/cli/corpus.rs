@@ -419,6 +419,106 @@ fn a_filter_bound_to_a_judge_model_counts_what_that_model_said() {
     }
 }
 
+/// Every judged verdict of the judge files under `root`, by (model, defence, judge, judge model):
+/// its task id (from the folders, as the benchmark names tasks) and whether the attack worked.
+/// Counted with serde_json alone.
+fn judged_samples(root: &Path) -> BTreeMap<[String; 4], Vec<(String, bool)>> {
+    let mut samples: BTreeMap<[String; 4], Vec<(String, bool)>> = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root) {
+        let path = entry.unwrap().into_path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some((kind, rest)) = name.split_once("_judge_") else { continue };
+        if kind == "utility" {
+            continue;
+        }
+        let model =
+            ["gpt-5", "claude-sonnet-4-5"].into_iter().find(|m| rest.starts_with(&format!("{m}_"))).unwrap();
+        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if json.get("error").is_some() {
+            continue;
+        }
+        let succeeded = if kind == "privacy" {
+            let e = &json["llm_evaluation"];
+            e.get("leaked_information").or(e.get("shared_raw_data")).unwrap() == "yes"
+        } else {
+            json["attack_success"] == "Successful"
+        };
+        let f: Vec<String> =
+            path.parent().unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
+        let n = f.len();
+        // …/<domain>/<model>/<defence>/persona<N>/<privacy|security>/<attack>/
+        let task =
+            format!("{}_p{}_{}_{}", f[n - 6], f[n - 3].trim_start_matches("persona"), f[n - 2], f[n - 1]);
+        let key = [f[n - 5].clone(), f[n - 4].clone(), kind.to_string(), model.to_string()];
+        samples.entry(key).or_default().push((task, succeeded));
+    }
+    samples
+}
+
+/// Issue 35 item 5: the README's `summary --by model,defence --vs defence=baseline` compared a
+/// defence that ran only travel tasks with a baseline over three domains, pooling what differs.
+/// Like for like, both sides are counted on the tasks they share: the Δ and the verdicts dropped
+/// equal a count straight from the judge files.
+#[test]
+fn summary_vs_compares_like_for_like_as_a_direct_count_does() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    generated::generate(dir.path(), 1200, 15);
+    // One defence ran travel planning only.
+    let travel_only = "firewalls_data_abstraction";
+    for domain in ["insurance", "real_estate"] {
+        for model in std::fs::read_dir(dir.path().join("logs").join(domain)).unwrap().flatten() {
+            let _ = std::fs::remove_dir_all(model.path().join(travel_only));
+        }
+    }
+    let samples = judged_samples(dir.path());
+    let root = dir.path().to_str().unwrap();
+    let args = ["summary", root, "--by", "model,defence", "--vs", "defence=baseline", "--json"];
+    let out = run_in(home.path(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut checked = 0;
+    let mut pooled_differs = 0;
+    let mut dropped_from_reference = 0;
+    for r in rows.iter().filter(|r| r["group"]["defence"] == travel_only && r["versus"] == "tested") {
+        let text = |v: &Value| v.as_str().unwrap().to_string();
+        let key = |defence: &str| {
+            [text(&r["group"]["model"]), defence.to_string(), text(&r["judge"]), text(&r["judge_model"])]
+        };
+        let (reference, row) = (&samples[&key("baseline")], &samples[&key(travel_only)]);
+        let tasks = |s: &[(String, bool)]| {
+            s.iter().map(|(t, _)| t.clone()).collect::<std::collections::BTreeSet<_>>()
+        };
+        let shared: std::collections::BTreeSet<String> =
+            tasks(reference).intersection(&tasks(row)).cloned().collect();
+        let on_shared = |s: &[(String, bool)]| {
+            s.iter().filter(|(t, _)| shared.contains(t)).map(|(_, ok)| *ok).collect::<Vec<_>>()
+        };
+        let rate = |s: &[bool]| s.iter().filter(|b| **b).count() as f64 / s.len() as f64;
+        let (r_ref, r_row) = (on_shared(reference), on_shared(row));
+        let dropped = [reference.len() - r_ref.len(), row.len() - r_row.len()];
+        assert_eq!(
+            r["like_for_like"],
+            serde_json::json!({"scope": "shared_tasks", "tasks": shared.len(), "dropped": dropped}),
+            "{r}"
+        );
+        dropped_from_reference += dropped[0];
+        assert!(close(r["contrast"]["difference"].as_f64().unwrap(), rate(&r_row) - rate(&r_ref)), "{r}");
+        assert_eq!(
+            r["episodes"].as_u64(),
+            Some(r_row.len() as u64),
+            "the row is counted on the shared tasks"
+        );
+        let all: Vec<bool> = reference.iter().map(|(_, ok)| *ok).collect();
+        pooled_differs += usize::from(!close(rate(&all), rate(&r_ref)));
+        checked += 1;
+    }
+    assert!(checked >= 6, "{checked} rows compared");
+    assert!(dropped_from_reference > 0, "the baseline's other domains are dropped");
+    assert!(pooled_differs > 0, "pooling the baseline's other domains would change a Δ");
+}
+
 #[test]
 fn an_unreadable_file_is_named_and_the_rest_still_listed() {
     let home = tempfile::tempdir().unwrap();
