@@ -19,6 +19,7 @@ mod export_json;
 mod export_maseval;
 mod fans;
 mod index;
+mod model_calls;
 mod output_channels;
 mod search;
 mod statistics;
