@@ -31,6 +31,8 @@ pub enum Action {
     Resize(u16, u16),
     /// Time passed (drives autoplay). Carried in the action so `update` never reads a clock.
     Tick(Duration),
+    /// Stop now, asking nothing (a stop signal, the terminal gone).
+    Stop,
     /// Something the live runner reported.
     Runner(crate::core::sim::emitter::RunnerUpdate),
     /// The live runner's step gate changed (it reports its own state; the UI never guesses it).
@@ -170,6 +172,8 @@ pub struct SearchResult {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Send [`Action::Tick`]s while `true` (autoplay, a live clock), none while `false`.
+    Ticks(bool),
     /// The user chose a task in the picker: start a live episode of it.
     RunTask(String),
     /// Steer the live runner.

@@ -73,6 +73,8 @@ pub(super) struct Outbox {
     /// Requests of one handler to another, carried out by `update` after the current action.
     pub(super) follow_ups: VecDeque<FollowUp>,
     pub(super) quit: bool,
+    /// Whether ticks were asked for last ([`Effect::Ticks`]).
+    pub(super) ticks: bool,
 }
 
 impl Chrome {

@@ -20,7 +20,8 @@ use crate::core::llm::Role;
 use crate::headless::summary::{Format, SummaryArgs};
 use crate::headless::tasks::TasksArgs;
 use crate::session::episode_tasks;
-use crate::tui::setup::{ForkFlags, load_keymap, one_episode, open_inputs, run_tui};
+use crate::session::loader::load_one;
+use crate::tui::setup::{ForkFlags, load_keymap, open_inputs, run_tui};
 
 pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -41,7 +42,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Compare { a, b, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            let [a, b] = [one_episode(&a, &tasks)?, one_episode(&b, &tasks)?];
+            let [a, b] = [load_one(&a, &tasks)?, load_one(&b, &tasks)?];
             let state = AppState::comparing(a, b, load_keymap(paths)?).with_tasks(tasks);
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default(), None)
                 .map(|()| ExitCode::SUCCESS)

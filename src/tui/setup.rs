@@ -19,6 +19,7 @@ use crate::core::sim::runner::Start;
 use crate::session::episode_tasks;
 use crate::session::journal_load::JournalLoad;
 use crate::session::{Launch, RunArgs, TaskSelection};
+use crate::tui::executor::Sources;
 
 pub fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
     Keymap::load(&paths.keymap_file())
@@ -81,14 +82,15 @@ pub fn run_tui(
     let fans =
         super::fan::fan_launcher(paths.clone(), forks.models.clone(), forks.data_dir.clone(), forks.pacing);
     let launcher = replay_launcher(paths.clone(), forks);
-    runtime.block_on(crate::tui::run(state, theme, None, Some(launcher), rest, Some(fans)))?;
+    let sources = Sources { launcher: Some(launcher), fans: Some(fans), rest, runner: None };
+    runtime.block_on(crate::tui::run(state, theme, sources))?;
     Ok(())
 }
 
 /// Starts a task chosen in the picker with the models of the config file,
 /// environment and flags; a fork runs with its parent's models and limits
 /// (a flag names another model). A missing model is reported on the status line.
-fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::Launcher {
+fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::live::Launcher {
     let mut launch: Option<Launch> = None;
     Box::new(move |id: &str, start: Start| {
         let parent = start.resume.as_ref().and_then(|r| r.prefix.first()).and_then(|e| match &e.body {
@@ -112,32 +114,6 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::La
         };
         launch.start_with(id, start)
     })
-}
-
-/// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
-/// An attack case (`.toml`) stands for the episode it was made from.
-pub fn one_episode(path: &Path, tasks: &TaskLookup) -> anyhow::Result<crate::core::episode::Episode> {
-    let mut episodes = if path.extension().is_some_and(|e| e == crate::core::suite::case::CASE_EXTENSION) {
-        let case = crate::core::suite::Case::read(path)?.case;
-        let origin = Path::new(&case.origin.path);
-        vec![
-            crate::core::import::load_episode(origin, &case.origin.episode)
-                .map_err(|e| anyhow::anyhow!("{}: its source episode cannot be read: {e}", path.display()))?,
-        ]
-    } else {
-        crate::core::import::load_path(path)?
-    };
-    if episodes.len() != 1 {
-        anyhow::bail!(
-            "{}: holds {} episodes; compare takes a file of one episode per side (`dump` lists them)",
-            path.display(),
-            episodes.len()
-        );
-    }
-    for note in episode_tasks::enrich(tasks, &mut episodes) {
-        tracing::info!("{note}");
-    }
-    Ok(episodes.remove(0))
 }
 
 /// One episode opens on the inspector; several open the browser. Directories
@@ -210,7 +186,7 @@ pub fn open_inputs(
                 (BrowserEntry::from_row(row), source)
             }));
         } else {
-            let mut episodes = crate::core::import::load_path(input)?;
+            let mut episodes = crate::session::loader::load_file(input)?;
             for note in episode_tasks::enrich(&tasks, &mut episodes) {
                 tracing::info!("{note}");
             }
@@ -236,7 +212,7 @@ pub fn open_inputs(
         && let Some((_, source)) = items.first_mut()
         && let EntrySource::File { path, id } = source
     {
-        let episode = crate::core::import::load_episode(path, id)?;
+        let episode = crate::session::loader::load(path, id)?;
         *source = EntrySource::Loaded(Box::new(episode));
     }
     let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
@@ -280,12 +256,13 @@ pub fn live(
         if handle.is_none() {
             state = state.picking();
         }
-        let launcher: crate::tui::event_loop::Launcher = Box::new(move |id: &str, mut start: Start| {
+        let launcher: crate::tui::live::Launcher = Box::new(move |id: &str, mut start: Start| {
             // In `play`, a task chosen in the picker is played by the human too.
             start.human |= human && start.resume.is_none();
             launch.start_with(id, start)
         });
-        crate::tui::run(state, theme, handle, Some(launcher), None, None).await
+        let sources = Sources { runner: handle, launcher: Some(launcher), ..Sources::default() };
+        crate::tui::run(state, theme, sources).await
     })?;
     Ok(())
 }

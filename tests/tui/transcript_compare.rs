@@ -376,8 +376,8 @@ fn failed_case_state() -> AppState {
     let run = fixture
         .join("runs/travel_planning_p2_privacy_unrelated_to_travel_passport_number-9aa1316f__r1.jsonl");
     let tasks = converse_tui::core::dataset::TaskLookup::default();
-    let source = converse_tui::tui::setup::one_episode(&case, &tasks).unwrap();
-    let run = converse_tui::tui::setup::one_episode(&run, &tasks).unwrap();
+    let source = converse_tui::session::loader::load_one(&case, &tasks).unwrap();
+    let run = converse_tui::session::loader::load_one(&run, &tasks).unwrap();
     AppState::comparing(source, run, Keymap::default())
 }
 

@@ -142,6 +142,7 @@ pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
                 let how = if fan.resumed { "resumed" } else { "started" };
                 chrome.say(format!("fan {how} in fans/{name}"));
                 fan.dir = dir;
+                fan.started = true;
             }
         }
         Err(problem) => {
@@ -153,6 +154,9 @@ pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
 }
 
 pub(super) fn report(fan: &mut FanView, chrome: &mut Chrome, update: FanUpdate) {
+    if !fan.started {
+        return;
+    }
     let done = update == FanUpdate::Done;
     if let FanUpdate::Problem(problem) = &update {
         chrome.say(problem.clone());

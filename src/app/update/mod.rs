@@ -35,6 +35,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     }
     // One relayout, whatever changed the geometry (size, composer, screen, a new episode).
     state.relayout();
+    // Time is asked for while it matters (autoplay, a live clock): an idle screen gets no ticks.
+    let ticks = state.wants_ticks();
+    if std::mem::replace(&mut state.chrome.out.ticks, ticks) != ticks {
+        state.chrome.effect(Effect::Ticks(ticks));
+    }
     if std::mem::take(&mut state.chrome.out.quit) {
         state.chrome.effect(Effect::Quit);
     }
@@ -65,6 +70,7 @@ fn dispatch(state: &mut AppState, action: Action) {
         Action::Wheel { column, row, lines } => mouse::wheel(stack.top_mut(), chrome, column, row, lines),
         Action::Resize(width, height) => chrome.area = ratatui::layout::Rect::new(0, 0, width, height),
         Action::Tick(dt) => runner::tick(stack, dt),
+        Action::Stop => chrome.out.quit = true,
         Action::Runner(update) => {
             if let Some(screen) = runner::live_screen(stack) {
                 runner::fold(screen, chrome, update);
