@@ -115,7 +115,8 @@ fn once_every_batch_arrived_the_state_is_that_of_the_whole_file() {
 }
 
 /// A batch is folded into the episode its load reads for, by the load's id: the batches and
-/// the end of another load of the same file (one the user left) change nothing.
+/// the end of another load of the same file (one the user left) change nothing, and that load is
+/// stopped (issue 39: its thread would read the whole file for nobody).
 #[test]
 fn batches_of_another_load_of_the_same_file_are_dropped() {
     let dir = scratch();
@@ -126,7 +127,8 @@ fn batches_of_another_load_of_the_same_file_are_dropped() {
     assert_ne!(other.id(), rest.id());
     let shown = state.view().unwrap().events().len();
     let events = other.next_batch().unwrap();
-    update(&mut state, Action::Loaded { load: other.id(), events, read: other.progress().0 });
+    let effects = update(&mut state, Action::Loaded { load: other.id(), events, read: other.progress().0 });
+    assert!(effects.contains(&Effect::StopLoad(other.id())), "{effects:?}");
     update(&mut state, Action::LoadEnded { load: other.id(), end: other.finish() });
     assert_eq!(state.view().unwrap().events().len(), shown, "nothing of the other load");
     assert!(state.inspector().unwrap().loading.is_some(), "still loading");
