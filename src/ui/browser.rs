@@ -14,7 +14,7 @@ use crate::app::browser::{
 use crate::app::chrome::Chrome;
 use crate::app::overlay::{Overlay, PromptKind};
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::corpus::series::CHARTED;
 
 use super::status::{prompt_line, search_prompt};
@@ -345,7 +345,7 @@ fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review
 }
 
 fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, browser: &Browser, theme: &Theme) {
-    let k = |c| chrome.keymap.keys_label(c);
+    let keymap = &chrome.keymap;
     let line = match (chrome.overlay(), &chrome.message) {
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::Filter => {
             let problem = browser.filter_error.as_deref().map(|e| format!("  ⚠ {}", single_line(e)));
@@ -362,43 +362,20 @@ fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, browser: &Browser
         (Some(Overlay::Prompt(p)), _) => prompt_line(chrome, p, theme),
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
-        _ if browser.review.is_some() => Line::from(format!(
-            " {} open at the disputed turn · {} label it there · {} filter by judge or source · {} back to the episodes · {} help · {} quit",
-            k(Command::OpenDetail),
-            k(Command::Annotate),
-            k(Command::Search),
-            k(Command::Close),
-            k(Command::Help),
-            k(Command::Quit)
-        )),
+        _ if browser.review.is_some() => Line::from(format!(" {}", keymap.footer(Footer::Review, |_| true))),
         _ => {
             let filter = if browser.filter.is_empty() {
                 String::new()
             } else {
                 format!("filter '{}' · ", single_line(&browser.filter))
             };
-            let open = if browser.grouped { "open/fold" } else { "open" };
-            let source = if browser.grouped {
-                format!("{} source · {} chart · ", k(Command::NextSource), k(Command::ChartView))
-            } else {
-                String::new()
-            };
             let marked = match browser.marked.len() {
                 0 => String::new(),
-                n => format!("◆ {n} marked ({} compares two) · ", k(Command::CompareMarked)),
+                n => format!("◆ {n} marked ({} compares two) · ", keymap.keys_label(Command::CompareMarked)),
             };
-            Line::from(format!(
-                " {marked}{filter}{source}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
-                k(Command::OpenDetail),
-                k(Command::Search),
-                k(Command::SortNext),
-                k(Command::SortReverse),
-                k(Command::GroupView),
-                k(Command::Review),
-                k(Command::Close),
-                k(Command::Help),
-                k(Command::Quit)
-            ))
+            // The rates' source and the charts belong to the grouped view.
+            let grouped = |c| browser.grouped || !matches!(c, Command::NextSource | Command::ChartView);
+            Line::from(format!(" {marked}{filter}{}", keymap.footer(Footer::Browser, grouped)))
         }
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);

@@ -13,7 +13,7 @@ use crate::app::compare::{CellLine, Compare, VerdictPair};
 use crate::app::transcript::event_text;
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::Footer;
 use crate::core::episode::Outcome;
 use crate::core::sanitize::single_line;
 use crate::core::text::truncate_cells as truncate;
@@ -176,7 +176,6 @@ fn verdict_line<'a>(pair: &VerdictPair, side: usize, theme: &Theme) -> Line<'a> 
 
 fn draw_status(frame: &mut Frame, area: Rect, screen: &CompareScreen, chrome: &Chrome, theme: &Theme) {
     let compare = &screen.compare;
-    let k = |c| chrome.keymap.key_hint(c);
     let at = compare.rows.get(compare.cursor).map_or_else(String::new, |r| r.label());
     let divergence = match compare.first_divergence {
         Some(row) => format!("first divergence: {}", compare.rows[row].label()),
@@ -187,14 +186,7 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &CompareScreen, chrome: &C
         format!(" COMPARE {masked}│ {at} ({} of {}) │ {divergence} ", compare.cursor + 1, compare.rows.len());
     let right = match &chrome.message {
         Some(message) => format!(" {} ", single_line(message)),
-        None => format!(
-            " {}/{} turn · {} scroll · {} back · {} help ",
-            k(Command::NextEvent),
-            k(Command::PrevEvent),
-            k(Command::ScrollDown),
-            k(Command::Close),
-            k(Command::Help)
-        ),
+        None => format!(" {} ", chrome.keymap.footer(Footer::Compare, |_| true)),
     };
     let width = area.width as usize;
     let left = truncate(&left, width.saturating_sub(right.width().min(width / 2)));

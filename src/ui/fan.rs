@@ -11,7 +11,7 @@ use crate::app::chrome::Chrome;
 use crate::app::fan::{FanAttempt, FanView};
 use crate::app::overlay::Overlay;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::episode::Outcome;
 use crate::core::fan::tally::first_leak_counts;
 use crate::core::fan::{Attempt, FanMode, SourceTally};
@@ -190,22 +190,13 @@ fn draw_status(frame: &mut Frame, area: Rect, fan: &FanView, chrome: &Chrome, th
         (_, Some(Overlay::ConfirmQuit { question })) => super::status::quit_line(chrome, question),
         (Some(message), _) => format!(" {}", single_line(message)),
         (None, _) => {
-            let k = |c| chrome.keymap.keys_label(c);
-            let pause = if fan.done {
-                String::new()
-            } else if fan.paused {
-                format!(" · {} continue · {} step", k(Command::Continue), k(Command::StepCall))
-            } else {
-                format!(" · {} pause", k(Command::PlayPause))
+            // Pause while it runs; continue or step while paused.
+            let applies = |c| match c {
+                Command::PlayPause => !fan.done && !fan.paused,
+                Command::Continue | Command::StepCall => !fan.done && fan.paused,
+                _ => true,
             };
-            format!(
-                " {} open · {} compare with the original{pause} · {} fork tree · {} back · {} help",
-                k(Command::OpenDetail),
-                k(Command::CompareWithOriginal),
-                k(Command::ForkTree),
-                k(Command::Close),
-                k(Command::Help),
-            )
+            format!(" {}", chrome.keymap.footer(Footer::Fan, applies))
         }
     };
     frame.render_widget(Paragraph::new(Line::from(line)).style(theme.status()), area);

@@ -11,7 +11,7 @@ use crate::app::fan::FanView;
 use crate::app::fork_tree::{ForkTree, Node};
 use crate::app::overlay::Overlay;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::Footer;
 use crate::core::sanitize::single_line;
 
 use super::fan::{first_leak_label, verdict_spans};
@@ -126,16 +126,7 @@ fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, theme: &Theme) {
     let line = match (&chrome.message, chrome.overlay()) {
         (_, Some(Overlay::ConfirmQuit { question })) => super::status::quit_line(chrome, question),
         (Some(message), _) => format!(" {}", single_line(message)),
-        (None, _) => {
-            let k = |c| chrome.keymap.keys_label(c);
-            format!(
-                " {} open · {} compare with the episode · {} back · {} help",
-                k(Command::OpenDetail),
-                k(Command::CompareWithOriginal),
-                k(Command::Close),
-                k(Command::Help),
-            )
-        }
+        (None, _) => format!(" {}", chrome.keymap.footer(Footer::ForkTree, |_| true)),
     };
     frame.render_widget(Paragraph::new(Line::from(line)).style(theme.status()), area);
 }

@@ -10,7 +10,7 @@ use crate::app::chrome::Chrome;
 use crate::app::hits::HitList;
 use crate::app::overlay::{Overlay, PromptKind};
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::Footer;
 
 use super::status::search_prompt;
 use crate::core::episode::Party;
@@ -151,19 +151,7 @@ fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, theme: &Theme) {
     let line = match (chrome.overlay(), &chrome.message) {
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(chrome, p),
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
-        _ => {
-            let k = |c| chrome.keymap.keys_label(c);
-            Line::from(format!(
-                " {} open · {}/{} next/previous hit · {} new search · {} back · {} help · {} quit",
-                k(Command::OpenDetail),
-                k(Command::NextHit),
-                k(Command::PrevHit),
-                k(Command::SearchEpisodes),
-                k(Command::Close),
-                k(Command::Help),
-                k(Command::Quit)
-            ))
-        }
+        _ => Line::from(format!(" {}", chrome.keymap.footer(Footer::Hits, |_| true))),
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
 }

@@ -13,7 +13,7 @@ use crate::app::live::{LiveState, Tokens, short_count};
 use crate::app::overlay::{Overlay, Prompt};
 use crate::app::wrap::wrap;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::episode::EndReason;
 use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
@@ -94,11 +94,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &InspectorScreen, chrome: &Ch
         // Too long for the line: drawn in full above it (see `draw_long_message`).
         Some(message) if message.width() + 2 > area.width as usize => String::new(),
         Some(message) => format!(" {} ", single_line(&message)),
-        None => format!(
-            " {} help · {} quit ",
-            chrome.keymap.keys_label(Command::Help),
-            chrome.keymap.keys_label(Command::Quit)
-        ),
+        None => format!(" {} ", chrome.keymap.footer(Footer::Inspector, |_| true)),
     };
     let width = area.width as usize;
     let left = truncate(&left, width.saturating_sub(right.width()));

@@ -9,7 +9,7 @@ use crate::app::chrome::Chrome;
 use crate::app::overlay::{Overlay, PromptKind};
 use crate::app::task_picker::TaskPicker;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::dataset::AttackType;
 use crate::core::episode::Party;
 use crate::core::sanitize::single_line;
@@ -96,24 +96,11 @@ fn draw_status(frame: &mut Frame, area: Rect, picker: &TaskPicker, chrome: &Chro
             let keys = chrome.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
             format!(" filter tasks: {}▏  {keys}", single_line(&p.input))
         }
-        _ => {
-            let k = |c| chrome.keymap.keys_label(c);
-            let run = if picker.shown.is_empty() {
-                String::new()
-            } else {
-                format!("{} run · ", k(Command::OpenDetail))
-            };
-            format!(
-                " {run}{} domain · {} persona · {} split · {} search · {} detail scroll · {} back · {} help",
-                k(Command::CycleDomain),
-                k(Command::CyclePersona),
-                k(Command::CycleSplit),
-                k(Command::Search),
-                k(Command::PageDown),
-                k(Command::Close),
-                k(Command::Help)
-            )
-        }
+        // Nothing to run while no task matches the filters.
+        _ => format!(
+            " {}",
+            chrome.keymap.footer(Footer::Tasks, |c| c != Command::OpenDetail || !picker.shown.is_empty())
+        ),
     };
     let line = match &chrome.message {
         Some(m) => format!(" {}", single_line(m)),

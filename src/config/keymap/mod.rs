@@ -16,10 +16,12 @@
 
 mod bindings;
 mod command;
+mod footer;
 mod key;
 mod reference;
 
 pub use bindings::Keymap;
 pub use command::{Command, Group, Layer, Spec};
+pub use footer::Footer;
 pub use key::Key;
 pub use reference::markdown_reference;
