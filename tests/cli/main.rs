@@ -4,6 +4,7 @@
 mod support;
 
 mod agent_config;
+mod agent_lifecycle;
 mod attack_suites;
 mod batch;
 mod cli_a2a_agent;

@@ -106,6 +106,13 @@ impl ExternalAssistant {
         }
     }
 
+    /// The episode is over: the agent's process (a `cmd:` agent) is stopped with its children.
+    pub async fn finish(self) {
+        if let Agent::Command(agent) = self.agent {
+            agent.stop().await;
+        }
+    }
+
     /// One turn: the agent answers `incoming`; its tool calls are journaled while it works and
     /// its streamed text is shown as it comes.
     pub async fn respond(

@@ -191,13 +191,19 @@ async fn run(
     };
     let header = header(&config, external.as_ref());
     let mut turns = 0;
+    let mut external = external;
     let result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
         (Err(e), _) => Err(RunError::Journal(e)),
         (Ok(_), Some(e)) => Err(e),
         (Ok(_), None) => {
-            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external).await
+            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external.as_mut())
+                .await
         }
     };
+    // The agent is stopped (and its children) before the episode is judged and ends.
+    if let Some(agent) = external {
+        agent.finish().await;
+    }
     let result = match result {
         // The conversation is over: whole-episode rule verdicts, then the LLM judges.
         Ok(reason) => judge_episode(&config, &client, &gate, &mut emitter, None).await.map(|_| reason),
@@ -246,7 +252,11 @@ fn describe(e: &RunError) -> (String, String) {
     match e {
         RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
         RunError::Attacker(_) => ("attacker".into(), e.to_string()),
-        RunError::Agent(_) => ("assistant agent".into(), e.to_string()),
+        // An agent's text can be of any size: the error keeps 500 characters of it (issue 36 F11).
+        RunError::Agent(_) => (
+            "assistant agent".into(),
+            crate::core::text::truncate_chars(&e.to_string(), crate::core::llm::error::MAX_MESSAGE),
+        ),
         RunError::Journal(_) => ("journal".into(), e.to_string()),
         RunError::Aborted => ("runner".into(), e.to_string()),
     }
@@ -260,7 +270,7 @@ async fn converse(
     emitter: &mut Emitter,
     edits: &mut mpsc::Receiver<String>,
     turns: &mut u32,
-    mut external: Option<ExternalAssistant>,
+    mut external: Option<&mut ExternalAssistant>,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
     let prompt = match &config.assistant_prompt {
