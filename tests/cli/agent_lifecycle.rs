@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::cli_external_assistant::{TASK, kinds};
 use crate::support::bin;
-use crate::support::processes::{group_left_after, wait_within};
+use crate::support::processes::{alive_after, group_left_after, wait_within};
 
 /// A shell agent: `body` runs with `$DIR` (where it writes its pid, which is its process group).
 fn shell_agent(dir: &Path, body: &str) -> String {
@@ -141,4 +141,34 @@ fn megabytes_of_garbage_make_an_error_of_a_few_hundred_characters() {
     let stderr = String::from_utf8_lossy(&run.output.stderr);
     assert!(stderr.len() < 2_000 && !stderr.contains('\x1b'), "{} bytes on stderr", stderr.len());
     assert_eq!(group_left_after(run.group, Duration::from_secs(5)), Vec::<i32>::new());
+}
+
+#[test]
+fn a_killed_converse_tui_leaves_no_agent_behind() {
+    let home = tempfile::tempdir().unwrap();
+    let agent = shell_agent(home.path(), "exec sleep 600");
+    let script = script_with(home.path(), "hello");
+    let mut child = bin::command(home.path())
+        .args(["run", "--headless", "--task", TASK, "--max-turns", "3", "--assistant", &agent])
+        .arg("--attacker-script")
+        .arg(&script)
+        .arg("--out")
+        .arg(home.path().join("runs"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid_file = home.path().join("pid");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let agent: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // PR_SET_PDEATHSIG: the kernel kills the agent when converse-tui is gone.
+    assert!(!alive_after(agent, Duration::from_secs(5)), "agent {agent} still running");
 }

@@ -65,3 +65,18 @@ pub fn group_left_after(group: i32, limit: Duration) -> Vec<i32> {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Whether process `pid` is still running (a zombie is not) after waiting up to `limit`.
+pub fn alive_after(pid: i32, limit: Duration) -> bool {
+    let start = Instant::now();
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|stat| {
+            stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(str::to_string))
+        });
+        let alive = state.is_some_and(|s| s != "Z");
+        if !alive || start.elapsed() > limit {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
