@@ -20,6 +20,7 @@ mod export_json;
 mod export_maseval;
 mod fans;
 mod index;
+mod late_tool_calls;
 mod output_channels;
 mod search;
 mod statistics;

@@ -192,7 +192,7 @@ async fn run(
     let header = header(&config, external.as_ref());
     let mut turns = 0;
     let mut external = external;
-    let result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
+    let mut result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
         (Err(e), _) => Err(RunError::Journal(e)),
         (Ok(_), Some(e)) => Err(e),
         (Ok(_), None) => {
@@ -200,9 +200,13 @@ async fn run(
                 .await
         }
     };
-    // The agent is stopped (and its children) before the episode is judged and ends.
+    // The agent's calls until now journaled, later ones refused, and the agent stopped (with
+    // its children), before the episode is judged and ends.
     if let Some(agent) = external {
-        agent.finish().await;
+        let finished = agent.finish(&mut emitter).await;
+        if let (Ok(_), Err(e)) = (&result, finished) {
+            result = Err(e);
+        }
     }
     let result = match result {
         // The conversation is over: whole-episode rule verdicts, then the LLM judges.
@@ -369,6 +373,10 @@ async fn converse(
                         }
                         None => (text, by),
                     };
+                // Calls the agent made since its reply come first: they happened first.
+                if let Some(agent) = external.as_mut() {
+                    agent.journal_late_calls(emitter).await?;
+                }
                 // An edited message keeps the model's original output in `raw`.
                 emitter.emit(message(turn, Party::Attacker, text.clone(), raw, model, usage, by)).await?;
                 history.push((AttackerHistoryRole::Attacker, text.clone()));
