@@ -4,6 +4,7 @@
 mod support;
 
 mod agent_config;
+mod agent_lifecycle;
 mod attack_suites;
 mod batch;
 mod cli_a2a_agent;
@@ -19,6 +20,7 @@ mod export_json;
 mod export_maseval;
 mod fans;
 mod index;
+mod late_tool_calls;
 mod model_calls;
 mod output_channels;
 mod search;
