@@ -119,7 +119,7 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FollowUp {
     /// Go to the kept screen of this kind (else the browser).
-    Show(super::screen_kind::ScreenKind),
+    Show(crate::config::keymap::Layer),
     /// Close the screen on top.
     Back,
     /// The inspector, showing this episode (loaded if it shows another).

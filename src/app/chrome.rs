@@ -20,7 +20,7 @@ use crate::core::redact_episode::redactor_from_episode;
 use super::action::{Effect, FollowUp};
 use super::layout::{popup, task_columns};
 use super::overlay::{Overlay, Prompt, PromptKind};
-use super::screen_kind::ScreenKind;
+use crate::config::keymap::Layer;
 
 pub struct Chrome {
     pub keymap: Keymap,
@@ -107,7 +107,7 @@ impl Chrome {
     }
 
     /// Goes to the kept screen of `kind` (else the browser), after the current action.
-    pub fn show(&mut self, kind: ScreenKind) {
+    pub fn show(&mut self, kind: Layer) {
         self.follow_up(FollowUp::Show(kind));
     }
 

@@ -3,7 +3,7 @@
 
 use crate::core::search::{Hit, Query};
 
-use super::screen_kind::ScreenKind;
+use crate::config::keymap::Layer;
 
 pub struct HitList {
     pub query: Query,
@@ -21,11 +21,11 @@ pub struct HitList {
     /// The opened hit's episode is being loaded from its file.
     pub loading: bool,
     /// The screen the search was started from, where `Esc` goes back to.
-    pub back: ScreenKind,
+    pub back: Layer,
 }
 
 impl HitList {
-    pub fn running(query: Query, back: ScreenKind) -> Self {
+    pub fn running(query: Query, back: Layer) -> Self {
         HitList {
             query,
             hits: Vec::new(),

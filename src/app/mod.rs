@@ -25,7 +25,6 @@ pub mod notes;
 pub mod overlay;
 pub mod pane;
 pub mod screen;
-pub mod screen_kind;
 pub mod scroll;
 pub mod stack;
 pub mod state;

@@ -3,14 +3,13 @@
 use crate::config::keymap::Layer;
 
 use super::browser::Browser;
+use super::chrome::Chrome;
 use super::compare::CompareScreen;
 use super::fan::FanView;
 use super::fork_tree::ForkTree;
 use super::hits::HitList;
 use super::inspector_screen::InspectorScreen;
 use super::task_picker::TaskPicker;
-
-pub use super::screen_kind::ScreenKind;
 
 /// A screen and its state.
 pub enum Screen {
@@ -29,15 +28,17 @@ pub enum Screen {
 }
 
 impl Screen {
-    pub fn kind(&self) -> ScreenKind {
+    /// What the screen is, named by the keymap layer of its keys (the inspector's whether or not
+    /// its composer has them).
+    pub fn kind(&self) -> Layer {
         match self {
-            Screen::Inspector(_) => ScreenKind::Inspector,
-            Screen::Browser(_) => ScreenKind::Browser,
-            Screen::Tasks(_) => ScreenKind::Tasks,
-            Screen::Compare(_) => ScreenKind::Compare,
-            Screen::Hits(_) => ScreenKind::Hits,
-            Screen::Fan(_) => ScreenKind::Fan,
-            Screen::ForkTree(_) => ScreenKind::ForkTree,
+            Screen::Inspector(_) => Layer::Inspector,
+            Screen::Browser(_) => Layer::Browser,
+            Screen::Tasks(_) => Layer::Picker,
+            Screen::Compare(_) => Layer::Compare,
+            Screen::Hits(_) => Layer::Hits,
+            Screen::Fan(_) => Layer::Fan,
+            Screen::ForkTree(_) => Layer::ForkTree,
         }
     }
 
@@ -56,13 +57,22 @@ impl Screen {
     pub fn layer(&self) -> Layer {
         match self {
             Screen::Inspector(screen) if screen.composer.has_focus() => Layer::Composer,
-            Screen::Inspector(_) => Layer::Inspector,
-            Screen::Browser(_) => Layer::Browser,
-            Screen::Tasks(_) => Layer::Picker,
-            Screen::Compare(_) => Layer::Compare,
-            Screen::Hits(_) => Layer::Hits,
-            Screen::Fan(_) => Layer::Fan,
-            Screen::ForkTree(_) => Layer::ForkTree,
+            screen => screen.kind(),
+        }
+    }
+
+    /// Fits what the screen shows to the terminal (`update` calls it after every action, on
+    /// every screen held). Cheap when nothing changed.
+    pub fn relayout(&mut self, chrome: &Chrome) {
+        match self {
+            Screen::Inspector(screen) => screen.relayout(chrome),
+            Screen::Compare(screen) => screen.relayout(chrome),
+            // The first line shown keeps the selection in view, whatever moved it.
+            Screen::Browser(browser) => browser.scroll_into_view(browser.list_height(chrome.area.height)),
+            Screen::Tasks(picker) => {
+                picker.set_detail_width(chrome.picker_columns()[1].width.saturating_sub(3) as usize)
+            }
+            Screen::Hits(_) | Screen::Fan(_) | Screen::ForkTree(_) => {}
         }
     }
 }

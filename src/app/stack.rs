@@ -5,7 +5,8 @@
 //! ([`Stack::show`]) closes what is open over the top and brings it forward as it was left.
 
 use super::inspector::Inspector;
-use super::screen::{Screen, ScreenKind, ScreenState};
+use super::screen::{Screen, ScreenState};
+use crate::config::keymap::Layer;
 
 pub struct Stack {
     /// Bottom first.
@@ -31,7 +32,7 @@ impl Stack {
         (&mut self.top, self.below.iter_mut().rev().find_map(T::of_mut))
     }
 
-    pub fn kind(&self) -> ScreenKind {
+    pub fn kind(&self) -> Layer {
         self.top.kind()
     }
 
@@ -83,7 +84,7 @@ impl Stack {
         T::of_mut(&mut self.top)
     }
 
-    pub fn holds(&self, kind: ScreenKind) -> bool {
+    pub fn holds(&self, kind: Layer) -> bool {
         self.iter().any(|s| s.kind() == kind && s.kept())
     }
 
@@ -116,7 +117,7 @@ impl Stack {
 
     /// Brings the kept screen of `kind` forward, closing what is open over the top; `false`
     /// (and nothing changes) when there is none.
-    pub fn show(&mut self, kind: ScreenKind) -> bool {
+    pub fn show(&mut self, kind: Layer) -> bool {
         if !self.holds(kind) {
             return false;
         }

@@ -22,7 +22,7 @@ use super::inspector_screen::InspectorScreen;
 use super::layout::{InspectorLayout, PaneId};
 use super::live::LiveState;
 use super::overlay::Overlay;
-use super::screen::{Screen, ScreenKind};
+use super::screen::Screen;
 use super::stack::Stack;
 use super::task_picker::TaskPicker;
 use super::view::EpisodeView;
@@ -87,14 +87,14 @@ impl AppState {
     /// those redaction masks.
     pub fn with_picker(mut self, picker: TaskPicker) -> Self {
         self.chrome.dataset.tasks = picker.tasks.clone();
-        self.stack.retain(|s| s.kind() != ScreenKind::Tasks);
+        self.stack.retain(|s| s.kind() != Layer::Picker);
         self.stack.put_under(Screen::Tasks(Box::new(picker)));
         self
     }
 
     /// With the task picker shown.
     pub fn picking(mut self) -> Self {
-        self.stack.show(ScreenKind::Tasks);
+        self.stack.show(Layer::Picker);
         self
     }
 
@@ -145,7 +145,7 @@ impl AppState {
     pub fn reviewing(mut self) -> Self {
         if let Some(browser) = self.stack.find_mut::<Browser>() {
             browser.open_review();
-            self.stack.show(ScreenKind::Browser);
+            self.stack.show(Layer::Browser);
         }
         self
     }
@@ -171,7 +171,7 @@ impl AppState {
     }
 
     /// The screen on top.
-    pub fn screen(&self) -> ScreenKind {
+    pub fn screen(&self) -> Layer {
         self.stack.kind()
     }
 
@@ -289,7 +289,7 @@ impl AppState {
     pub fn open_episode(&mut self, mut episode: Episode) {
         self.chrome.enrich(&mut episode);
         let left_at = self.chrome.recall.left_at.get(&position_key(&episode)).copied();
-        if !self.stack.show(ScreenKind::Inspector) {
+        if !self.stack.show(Layer::Inspector) {
             self.stack.push(Screen::Inspector(Box::new(InspectorScreen::new(&self.chrome.keymap))));
         }
         let chrome = &mut self.chrome;

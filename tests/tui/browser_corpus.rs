@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 
 use converse_tui::app::browser::{AfterOpen, Browser, Column, GroupRate, ListLine};
 use converse_tui::app::overlay::Overlay;
-use converse_tui::app::screen::ScreenKind;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
+use converse_tui::config::keymap::Layer;
 use converse_tui::config::ui_state::UiState;
 use converse_tui::core::annotate::{Annotation, Label};
 use converse_tui::core::corpus::{CorpusRow, index};
@@ -289,7 +289,7 @@ fn the_review_opens_the_episode_at_the_disputed_turn_and_can_label_it() {
     // Back in the browser, still in the review; Esc leaves it for the list.
     press(&mut s, "\x1b");
     press(&mut s, "b");
-    assert_eq!(s.screen(), ScreenKind::Browser);
+    assert_eq!(s.screen(), Layer::Browser);
     assert!(s.browser().unwrap().review.is_some());
     press(&mut s, "\x1b");
     assert!(s.browser().unwrap().review.is_none());
@@ -311,9 +311,9 @@ fn the_selection_is_kept_when_returning_from_an_episode() {
     let Effect::OpenEpisode { path, id, .. } = &effects[0] else { panic!("{effects:?}") };
     let episode = converse_tui::core::import::load_episode(path, id).unwrap();
     update(&mut s, Action::EpisodeLoaded { episode: Ok(Box::new(episode)), over: false });
-    assert_eq!(s.screen(), ScreenKind::Inspector);
+    assert_eq!(s.screen(), Layer::Inspector);
     press(&mut s, "b");
-    assert_eq!(s.screen(), ScreenKind::Browser);
+    assert_eq!(s.screen(), Layer::Browser);
     let b = s.browser().unwrap();
     assert_eq!((b.selected, &b.shown), (selected, &shown));
     assert!(Path::new(path).exists());

@@ -6,9 +6,9 @@ use crate::support::screen::key;
 
 use converse_tui::app::browser::Browser;
 use converse_tui::app::drive::handle;
-use converse_tui::app::screen::ScreenKind;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
+use converse_tui::config::keymap::Layer;
 use converse_tui::core::corpus::CorpusRow;
 use converse_tui::core::episode::Episode;
 use ratatui::crossterm::event::KeyCode;
@@ -51,13 +51,13 @@ fn opening_an_indexed_row_loads_it_through_an_effect() {
     let effects = handle(&mut s, key(KeyCode::Enter));
     assert_eq!(effects.len(), 1);
     // Nothing is shown until the loop answers.
-    assert_eq!(s.screen(), ScreenKind::Browser);
+    assert_eq!(s.screen(), Layer::Browser);
     assert!(s.view().is_none());
     let loaded = fake_load(&effects[0]);
     // Shown, it asks for its notes (I/O, so through an effect too).
     let notes = converse_tui::core::annotate::notes_path(std::path::Path::new("runs/ep-00001.jsonl"));
     assert_eq!(update(&mut s, loaded), vec![Effect::LoadNotes(notes)]);
-    assert_eq!(s.screen(), ScreenKind::Inspector);
+    assert_eq!(s.screen(), Layer::Inspector);
     assert_eq!(s.view().unwrap().episode.id(), "ep-00001");
     assert_eq!(s.message(), None);
 }
@@ -68,7 +68,7 @@ fn a_failed_load_stays_on_the_browser_and_says_why() {
     let effects = handle(&mut s, key(KeyCode::Enter));
     let failed = fake_load(&effects[0]);
     update(&mut s, failed);
-    assert_eq!(s.screen(), ScreenKind::Browser);
+    assert_eq!(s.screen(), Layer::Browser);
     assert!(s.view().is_none());
     assert!(s.message().unwrap().contains("no episode 'ep-00000'"));
 }

@@ -291,17 +291,17 @@ fn the_fork_tree_of_an_attempt_is_its_familys() {
 #[test]
 fn an_attempt_opens_over_the_fan_and_esc_pops_back() {
     use converse_tui::app::Effect;
-    use converse_tui::app::screen::ScreenKind;
+    use converse_tui::config::keymap::Layer;
     let mut state = fan_state(3);
     let effects = press(&mut state, "\n");
     assert_eq!(effects, vec![Effect::OpenEpisode { path: journal(1), id: "ep-a1".into(), over: true }]);
     let attempt = Episode::new(attempt_events(1), journal(1).display().to_string());
     update(&mut state, Action::EpisodeLoaded { episode: Ok(Box::new(attempt)), over: true });
-    assert_eq!((state.screen(), state.view().unwrap().episode.id()), (ScreenKind::Inspector, "ep-a1"));
+    assert_eq!((state.screen(), state.view().unwrap().episode.id()), (Layer::Inspector, "ep-a1"));
     press(&mut state, "\x1b");
-    assert_eq!(state.screen(), ScreenKind::Fan);
+    assert_eq!(state.screen(), Layer::Fan);
     let effects = press(&mut state, "\x1b");
-    assert_eq!(state.screen(), ScreenKind::Inspector);
+    assert_eq!(state.screen(), Layer::Inspector);
     assert_eq!(state.view().unwrap().episode.id(), ROOT);
     assert!(!effects.iter().any(|e| matches!(e, Effect::OpenEpisode { .. })), "{effects:?}");
     assert_eq!(state.view().unwrap().turn_at(state.view().unwrap().cursor), 2, "where it was left");

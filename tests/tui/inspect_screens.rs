@@ -79,7 +79,7 @@ fn a_log_of_one_sample_opens_on_it() {
     let (state, _) =
         converse_tui::tui::setup::open_inputs(&[path], TaskLookup::default(), Keymap::default(), None)
             .unwrap();
-    assert_eq!(state.screen(), converse_tui::app::screen::ScreenKind::Inspector);
+    assert_eq!(state.screen(), converse_tui::config::keymap::Layer::Inspector);
     // Exported, its id keeps the `/` its entry name replaces with `_`.
     assert_eq!(state.view().unwrap().episode.id(), "travel_agent/trip1_epoch_1");
     assert_eq!(state.browser().unwrap().entries.len(), 1, "the browser lists the sample");

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use converse_tui::app::action::SearchResult;
 use converse_tui::app::browser::Browser;
 use converse_tui::app::drive::handle;
-use converse_tui::app::screen::ScreenKind;
 use converse_tui::app::{Action, AppState, Effect, update};
+use converse_tui::config::keymap::Layer;
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::episode::EventBody;
 use converse_tui::core::import::load_episode;
@@ -113,7 +113,7 @@ fn enter_opens_the_hit_and_ctrl_n_steps_across_episodes() {
     assert!(hits.len() > 10);
     assert!(hits.windows(2).all(|w| w[0].path <= w[1].path), "path order");
     typed(&mut state, "\n");
-    assert_eq!(state.screen(), ScreenKind::Inspector);
+    assert_eq!(state.screen(), Layer::Inspector);
     assert_eq!(at(&state), (hits[0].seq, hits[0].episode.clone()));
     assert!(state.message().unwrap().starts_with(&format!("hit 1 of {}", hits.len())));
     // The match is highlighted in its pane: the in-episode search was set to the matched text.
@@ -132,10 +132,10 @@ fn enter_opens_the_hit_and_ctrl_n_steps_across_episodes() {
     typed(&mut state, "n");
     assert!(at(&state).0 > seq);
     typed(&mut state, "F");
-    assert_eq!(state.screen(), ScreenKind::Hits);
+    assert_eq!(state.screen(), Layer::Hits);
     assert_eq!(state.hits().unwrap().selected, first_other - 1);
     typed(&mut state, "\x1b");
-    assert_eq!(state.screen(), ScreenKind::Browser);
+    assert_eq!(state.screen(), Layer::Browser);
 }
 
 #[test]

@@ -1,14 +1,13 @@
 //! Commands on the episode browser (the list, its groups and the agreement
 //! review), and opening the episode a row points at.
 
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Layer};
 use crate::core::sanitize::single_line;
 
 use super::super::action::{Effect, FollowUp};
 use super::super::browser::{AfterOpen, Browser, EntrySource};
 use super::super::chrome::Chrome;
 use super::super::overlay::PromptKind;
-use super::super::screen::ScreenKind;
 
 /// Compares the two marked rows (loading them first when they are files), or says what is missing.
 fn compare_marked(browser: &Browser, chrome: &mut Chrome) {
@@ -106,7 +105,7 @@ fn list_command(browser: &mut Browser, chrome: &mut Chrome, command: Command, he
         Command::SearchEpisodes => chrome.follow_up(FollowUp::SearchPrompt),
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
         // Back to the episode left on the inspector, if there is one.
-        Command::Close | Command::Browser => chrome.follow_up(FollowUp::Show(ScreenKind::Inspector)),
+        Command::Close | Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Inspector)),
         Command::Tasks => chrome.follow_up(FollowUp::Tasks),
         _ => {}
     }

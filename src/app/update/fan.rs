@@ -16,8 +16,9 @@ use super::super::chrome::Chrome;
 use super::super::fan::FanView;
 use super::super::inspector_screen::InspectorScreen;
 use super::super::overlay::{Overlay, PromptKind};
-use super::super::screen::{Screen, ScreenKind};
+use super::super::screen::Screen;
 use super::super::state::AppState;
+use crate::config::keymap::Layer;
 
 /// Most attempts one fan on screen may have (its list and tallies are redrawn as it fills; the
 /// headless `fan` takes more).
@@ -26,7 +27,7 @@ const MAX_ATTEMPTS: u32 = 1_000;
 /// `f`: back to the running fan, else the question.
 pub(super) fn prompt(state: &mut AppState) {
     if state.stack.find::<FanView>().is_some_and(|f| !f.done) {
-        state.stack.show(ScreenKind::Fan);
+        state.stack.show(Layer::Fan);
         return;
     }
     let chrome = &mut state.chrome;
@@ -146,8 +147,8 @@ pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
             }
         }
         Err(problem) => {
-            state.stack.retain(|s| s.kind() != ScreenKind::Fan);
-            state.stack.show(ScreenKind::Inspector);
+            state.stack.retain(|s| s.kind() != Layer::Fan);
+            state.stack.show(Layer::Inspector);
             chrome.say(format!("cannot start the fan: {problem}"));
         }
     }

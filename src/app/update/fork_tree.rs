@@ -11,9 +11,10 @@ use super::super::chrome::Chrome;
 use super::super::fan::FanView;
 use super::super::fork_tree::{ForkTree, Node};
 use super::super::inspector_screen::InspectorScreen;
-use super::super::screen::{Screen, ScreenKind};
+use super::super::screen::Screen;
 use super::super::stack::Stack;
 use super::super::state::AppState;
+use crate::config::keymap::Layer;
 
 /// The tree of the episode on the inspector, over the screen on top (the inspector, the fan).
 pub(super) fn open(state: &mut AppState) {
@@ -68,7 +69,7 @@ pub(super) fn command(tree: &mut ForkTree, fan: Option<&FanView>, chrome: &mut C
                 chrome.effect(Effect::OpenEpisode { path, id, over: true })
             }
             Some(Node::Fan { dir, .. }) if fan.is_some_and(|f| f.dir == dir) => {
-                chrome.follow_up(FollowUp::Show(ScreenKind::Fan))
+                chrome.follow_up(FollowUp::Show(Layer::Fan))
             }
             Some(Node::Root) => {
                 let (path, id) = (tree.root_origin.clone(), tree.root_id.clone());

@@ -15,9 +15,10 @@ use super::super::chrome::Chrome;
 use super::super::hits::HitList;
 use super::super::inspector_screen::InspectorScreen;
 use super::super::overlay::PromptKind;
-use super::super::screen::{Screen, ScreenKind};
+use super::super::screen::Screen;
 use super::super::stack::Stack;
 use super::super::state::AppState;
+use crate::config::keymap::Layer;
 
 /// A command on the results screen.
 pub(super) fn command(list: &mut HitList, chrome: &mut Chrome, command: Command) {
@@ -34,7 +35,7 @@ pub(super) fn command(list: &mut HitList, chrome: &mut Chrome, command: Command)
         Command::PrevHit => chrome.follow_up(FollowUp::StepHit(-1)),
         Command::SearchEpisodes | Command::Search => prompt(chrome),
         Command::Close => chrome.follow_up(FollowUp::Show(list.back)),
-        Command::Browser => chrome.follow_up(FollowUp::Show(ScreenKind::Browser)),
+        Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         _ => {}
     }
 }
@@ -47,7 +48,7 @@ pub(super) fn prompt(chrome: &mut Chrome) {
 
 /// The inspector's `F`: back to the results of the last search, or a new one.
 pub(super) fn results_or_prompt(state: &mut AppState) {
-    if !state.stack.show(ScreenKind::Hits) {
+    if !state.stack.show(Layer::Hits) {
         prompt(&mut state.chrome);
     }
 }
@@ -69,7 +70,7 @@ fn shown_pattern(query: &Query) -> String {
 /// `Action::SearchDone`.
 pub(super) fn start(state: &mut AppState, input: &str) {
     if input.is_empty() {
-        state.stack.show(ScreenKind::Hits);
+        state.stack.show(Layer::Hits);
         return;
     }
     let query = parse_pattern(input);
@@ -128,7 +129,7 @@ pub(super) fn open(state: &mut AppState, index: usize) {
     list.opened = Some(index);
     list.loading = false;
     if state.view().is_some_and(|v| holds(&v.episode, &hit)) {
-        state.stack.show(ScreenKind::Inspector);
+        state.stack.show(Layer::Inspector);
         show_opened(state);
         return;
     }
@@ -198,7 +199,7 @@ fn show_opened(state: &mut AppState) {
     let Some(hit) = list.hits.get(index) else { return };
     let (seq, total, pattern) = (hit.seq, list.hits.len(), shown_pattern(&list.query));
     let matched = list.matched(index).unwrap_or(&list.query.pattern).to_string();
-    stack.show(ScreenKind::Inspector);
+    stack.show(Layer::Inspector);
     let Some(screen) = stack.top_state_mut::<InspectorScreen>() else { return };
     let Some(view) = screen.view_mut() else { return };
     let Some(event) = view.episode.position_of(seq) else { return };

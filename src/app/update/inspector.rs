@@ -14,9 +14,9 @@ use super::super::layout::PaneId;
 use super::super::live::RunnerControl;
 use super::super::notes::AnnotateForm;
 use super::super::overlay::{Overlay, PromptKind};
-use super::super::screen_kind::ScreenKind;
 use super::super::scroll::scroll_delta;
 use super::super::view::VerdictRow;
+use crate::config::keymap::Layer;
 
 pub(super) fn command(screen: &mut InspectorScreen, chrome: &mut Chrome, command: Command) {
     if chrome.layout_mode() == LayoutMode::Transcript && transcript_command(screen, command) {
@@ -121,11 +121,11 @@ pub(super) fn command(screen: &mut InspectorScreen, chrome: &mut Chrome, command
         }
         Command::Fan => chrome.follow_up(FollowUp::FanPrompt),
         Command::ForkTree => chrome.follow_up(FollowUp::ForkTree),
-        Command::Browser => chrome.follow_up(FollowUp::Show(ScreenKind::Browser)),
+        Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         // An attempt opened from the fan screen or the fork tree goes back there.
         Command::Close if screen.over => chrome.follow_up(FollowUp::Back),
         Command::Close if screen.composer.is_open() => screen.composer.close(),
-        Command::Close => chrome.follow_up(FollowUp::Show(ScreenKind::Browser)),
+        Command::Close => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         Command::Tasks => chrome.follow_up(FollowUp::Tasks),
         _ => {}
     }

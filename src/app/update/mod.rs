@@ -153,18 +153,9 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
     }
 }
 
-/// The layers of the screens (the rest are the modal stack's and the composer's).
+/// The layers of the screens: all but the modal stack's and the composer's.
 fn is_screen(layer: Layer) -> bool {
-    matches!(
-        layer,
-        Layer::Inspector
-            | Layer::Browser
-            | Layer::Picker
-            | Layer::Compare
-            | Layer::Hits
-            | Layer::Fan
-            | Layer::ForkTree
-    )
+    !matches!(layer, Layer::Form | Layer::Confirm | Layer::TakeOver | Layer::Overlay | Layer::Composer)
 }
 
 fn on_command(state: &mut AppState, layer: Layer, command: Command) {

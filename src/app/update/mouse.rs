@@ -42,6 +42,7 @@ pub(super) fn wheel(top: &mut Screen, chrome: &mut Chrome, column: u16, row: u16
                 inspector.view.scroll_pane(id, lines);
             }
         }
-        (None, Screen::Hits(_) | Screen::Fan(_) | Screen::ForkTree(_)) => {}
+        // The other lists scroll with the keys.
+        _ => {}
     }
 }

@@ -12,13 +12,14 @@ use super::super::fan::FanView;
 use super::super::inspector_screen::InspectorScreen;
 use super::super::live::RunnerControl;
 use super::super::overlay::Overlay;
-use super::super::screen::{Screen, ScreenKind};
+use super::super::screen::Screen;
 use super::super::state::AppState;
+use crate::config::keymap::Layer;
 
 /// The kept screen of `kind`, else the browser (else nothing changes).
-pub(super) fn show(state: &mut AppState, kind: ScreenKind) {
+pub(super) fn show(state: &mut AppState, kind: Layer) {
     if !state.stack.show(kind) {
-        state.stack.show(ScreenKind::Browser);
+        state.stack.show(Layer::Browser);
     }
 }
 
@@ -33,7 +34,7 @@ pub(super) fn back(state: &mut AppState) {
 /// The inspector, showing episode `id` of `path` (loaded in place of the one there if it shows
 /// another).
 pub(super) fn show_episode(state: &mut AppState, path: PathBuf, id: &str) {
-    state.stack.show(ScreenKind::Inspector);
+    state.stack.show(Layer::Inspector);
     if !state.stack.top_state::<InspectorScreen>().is_some_and(|s| s.shows(id)) {
         state.chrome.effect(Effect::OpenEpisode { path, id: id.to_string(), over: false });
     }
@@ -41,7 +42,7 @@ pub(super) fn show_episode(state: &mut AppState, path: PathBuf, id: &str) {
 
 /// The task picker, or a note that there is none.
 pub(super) fn tasks(state: &mut AppState) {
-    if !state.stack.show(ScreenKind::Tasks) {
+    if !state.stack.show(Layer::Picker) {
         state.chrome.say("no CONVERSE tasks loaded");
     }
 }

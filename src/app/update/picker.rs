@@ -5,8 +5,8 @@ use crate::config::keymap::Command;
 use super::super::action::{Effect, FollowUp};
 use super::super::chrome::Chrome;
 use super::super::overlay::PromptKind;
-use super::super::screen_kind::ScreenKind;
 use super::super::task_picker::TaskPicker;
+use crate::config::keymap::Layer;
 
 pub(super) fn command(picker: &mut TaskPicker, chrome: &mut Chrome, command: Command) {
     let viewport = chrome.picker_columns()[1].height.saturating_sub(2) as usize;
@@ -28,8 +28,8 @@ pub(super) fn command(picker: &mut TaskPicker, chrome: &mut Chrome, command: Com
             }
         }
         // Back to the episode on the inspector, else the browser.
-        Command::Close | Command::Tasks => chrome.follow_up(FollowUp::Show(ScreenKind::Inspector)),
-        Command::Browser => chrome.follow_up(FollowUp::Show(ScreenKind::Browser)),
+        Command::Close | Command::Tasks => chrome.follow_up(FollowUp::Show(Layer::Inspector)),
+        Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         _ => {}
     }
 }

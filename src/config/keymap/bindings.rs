@@ -8,8 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use serde::Deserialize;
 use strum::IntoEnumIterator;
 
-use super::command::{Command, Layer};
-use super::footer::Footer;
+use super::command::{Command, Footer, Layer};
 use super::key::Key;
 use crate::config::toml_file;
 

@@ -16,12 +16,10 @@
 
 mod bindings;
 mod command;
-mod footer;
 mod key;
 mod reference;
 
 pub use bindings::Keymap;
-pub use command::{Command, Group, Layer, Spec};
-pub use footer::Footer;
+pub use command::{Command, Footer, Group, Layer, Spec};
 pub use key::Key;
 pub use reference::markdown_reference;
