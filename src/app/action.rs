@@ -125,7 +125,7 @@ pub enum FollowUp {
     /// The inspector, showing this episode (loaded if it shows another).
     ShowEpisode { path: std::path::PathBuf, id: String },
     /// Show this episode (in memory) on the inspector.
-    Open(Box<crate::core::episode::Episode>),
+    OpenEpisode(Box<crate::core::episode::Episode>),
     /// Quit, or ask first while something runs.
     Quit,
     /// Quit: the question was answered yes.
@@ -150,13 +150,12 @@ pub enum FollowUp {
     EpisodeShown,
     /// Open the annotate form on the selected event.
     Annotate,
-    /// Ask how many attempts a fan from the turn under the cursor should have.
-    FanPrompt,
+
     /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one
     /// the question named).
     StartFan { input: String, stopped: Option<Box<crate::core::fan::stopped::StoppedFan>> },
-    /// Show the fork tree of the episode on the inspector.
-    ForkTree,
+    /// Open the screen of this layer over the one on top (its `app/update` module builds it).
+    Open(crate::config::keymap::Layer),
 }
 
 /// The hits of a search across episodes.

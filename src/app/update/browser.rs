@@ -143,7 +143,7 @@ fn review_command(browser: &mut Browser, chrome: &mut Chrome, command: Command, 
 fn open(browser: &mut Browser, chrome: &mut Chrome, i: usize, after: Option<AfterOpen>) {
     browser.after_open = after;
     match browser.sources.get(i) {
-        Some(EntrySource::Loaded(episode)) => chrome.follow_up(FollowUp::Open(episode.clone())),
+        Some(EntrySource::Loaded(episode)) => chrome.follow_up(FollowUp::OpenEpisode(episode.clone())),
         Some(EntrySource::File { path, id }) => {
             chrome.say(format!("loading {}…", single_line(id)));
             chrome.effect(Effect::OpenEpisode { path: path.clone(), id: id.clone(), over: false });

@@ -214,7 +214,6 @@ pub(super) fn command(fan: &mut FanView, chrome: &mut Chrome, command: Command) 
                 n => format!("step: each of the {n} running attempt(s) makes one model call"),
             });
         }
-        Command::ForkTree => chrome.follow_up(FollowUp::ForkTree),
         // Back to the episode fanned out.
         Command::Close => {
             let (path, id) = (fan.origin.clone(), fan.episode_id.clone());

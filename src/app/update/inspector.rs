@@ -119,8 +119,6 @@ pub(super) fn command(screen: &mut InspectorScreen, chrome: &mut Chrome, command
             let turn = view.turn_at(view.cursor);
             chrome.overlays.push(Overlay::TakeOver { turn, aborts: live_running });
         }
-        Command::Fan => chrome.follow_up(FollowUp::FanPrompt),
-        Command::ForkTree => chrome.follow_up(FollowUp::ForkTree),
         Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         // An attempt opened from the fan screen or the fork tree goes back there.
         Command::Close if screen.over => chrome.follow_up(FollowUp::Back),

@@ -127,7 +127,7 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
         FollowUp::Show(kind) => nav::show(state, kind),
         FollowUp::Back => nav::back(state),
         FollowUp::ShowEpisode { path, id } => nav::show_episode(state, path, &id),
-        FollowUp::Open(episode) => state.open_episode(*episode),
+        FollowUp::OpenEpisode(episode) => state.open_episode(*episode),
         FollowUp::Quit => nav::quit(state, false),
         FollowUp::QuitConfirmed => nav::quit(state, true),
         FollowUp::Tasks => nav::tasks(state),
@@ -147,9 +147,11 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
                 inspector::open_annotate(screen, &mut state.chrome);
             }
         }
-        FollowUp::FanPrompt => fan::prompt(state),
+        // The screens opened over the one on top by a command of theirs (`Command::opens`).
+        FollowUp::Open(Layer::Fan) => fan::prompt(state),
+        FollowUp::Open(Layer::ForkTree) => fork_tree::open(state),
+        FollowUp::Open(_) => {}
         FollowUp::StartFan { input, stopped } => fan::start(state, &input, stopped),
-        FollowUp::ForkTree => fork_tree::open(state),
     }
 }
 
@@ -172,6 +174,9 @@ fn on_command(state: &mut AppState, layer: Layer, command: Command) {
         (Layer::Overlay, top) => modal::overlay_command(top, chrome, command),
         (Layer::Composer, Screen::Inspector(screen)) => composer::command(screen, chrome, command),
         (layer, _) if is_screen(layer) && chrome.common_command(command) => {}
+        (layer, _) if let Some(screen) = command.opens().filter(|_| is_screen(layer)) => {
+            chrome.follow_up(FollowUp::Open(screen))
+        }
         (_, Screen::Inspector(screen)) => inspector::command(screen, chrome, command),
         (_, Screen::Browser(browser)) => browser::command(browser, chrome, command),
         (_, Screen::Tasks(picker)) => picker::command(picker, chrome, command),

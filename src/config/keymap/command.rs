@@ -348,6 +348,16 @@ impl Command {
     pub fn from_name(name: &str) -> Option<Command> {
         name.parse().ok()
     }
+
+    /// The screen this command opens over the one on top, from any screen whose layer binds it
+    /// (`app/update` builds it: the fan's question, the fork tree of the episode on screen).
+    pub fn opens(self) -> Option<Layer> {
+        match self {
+            Command::Fan => Some(Layer::Fan),
+            Command::ForkTree => Some(Layer::ForkTree),
+            _ => None,
+        }
+    }
 }
 
 /// What a footer names: a command (or a pair) and what it does there.
