@@ -314,18 +314,8 @@ impl AppState {
     /// Recomputes geometry (terminal size, composer shown or not) and rewraps what depends on
     /// it, on every screen; `update` calls it once, after every action. Cheap when nothing changed.
     pub(super) fn relayout(&mut self) {
-        let chrome = &self.chrome;
         for screen in self.stack.iter_mut() {
-            match screen {
-                Screen::Inspector(s) => s.relayout(chrome),
-                Screen::Compare(c) => c.relayout(chrome),
-                // The browser's first line shown keeps its selection in view, whatever moved it.
-                Screen::Browser(b) => b.scroll_into_view(b.list_height(chrome.area.height)),
-                Screen::Tasks(p) => {
-                    p.set_detail_width(chrome.picker_columns()[1].width.saturating_sub(3) as usize)
-                }
-                Screen::Hits(_) | Screen::Fan(_) | Screen::ForkTree(_) => {}
-            }
+            screen.relayout(&self.chrome);
         }
         let detail = self.chrome.detail_area();
         let (detail_width, detail_rows) =
