@@ -164,6 +164,39 @@ fn the_filter_reads_the_verdicts_of_the_source_it_names() {
     );
 }
 
+/// Issue 35 item 6: an attack run no source judged is counted, never in a rate: its row says
+/// `unjudged` in its judge's column, its groups `+1 unjudged` beside the rate.
+#[test]
+fn attack_runs_nobody_judged_are_counted_apart() {
+    let mut rows = rows().1.clone();
+    let at = rows.iter().position(|r| r.attack_type.as_deref() == Some("privacy")).unwrap();
+    rows[at].verdicts.retain(|v| v.judge != "privacy");
+    let model = rows[at].model.clone().unwrap();
+    let browser = Browser::from_rows("generated corpus", rows.clone(), vec![]);
+    let mut s = AppState::with_browser(browser, Keymap::default(), false);
+    s.picker = None;
+    update(&mut s, Action::Resize(160, 48));
+    let b = s.browser.as_ref().unwrap();
+    let privacy = b.judges.iter().position(|j| j == "privacy").unwrap();
+    let entry = b.entries.iter().find(|e| e.row.id == rows[at].id).unwrap();
+    assert_eq!(entry.cell(Column::Judge(privacy), &b.judges), "unjudged");
+    press(&mut s, "z");
+    let b = s.browser.as_ref().unwrap();
+    let group = b.groups.iter().find(|g| g.key == [model.clone()]).unwrap();
+    assert_eq!(group.unjudged[privacy], 1);
+    let judged = rows
+        .iter()
+        .filter(|r| r.model.as_deref() == Some(&model) && r.excluded().is_none())
+        .flat_map(|r| r.verdicts_of("privacy"))
+        .filter(|v| (v.method, v.model.clone()) == b.verdict_sources[b.source] && v.outcome.severity() > 0)
+        .count();
+    match group.rates[privacy] {
+        GroupRate::Rate { judged: n, .. } => assert_eq!(n, judged, "the unjudged run is not in n"),
+        other => panic!("{other:?}"),
+    }
+    assert!(b.group_cell(group, Column::Judge(privacy)).ends_with(" +1 unjudged"));
+}
+
 /// Issue 23 item 1: a group's rate counts one verdict source (the one named in the title, `J`
 /// for the next), never "some judge says fail".
 #[test]
