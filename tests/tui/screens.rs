@@ -634,7 +634,7 @@ fn a_leak_turn_the_judge_file_does_not_name_is_the_one_the_index_infers() {
     let relative = "tests/fixtures/converse-benchmark-logs/logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
-    let corpus = converse_tui::core::corpus::index(&[path.clone()]);
+    let corpus = converse_tui::core::corpus::index(std::slice::from_ref(&path));
     let indexed: Vec<u32> = corpus.rows[0]
         .verdicts
         .iter()
