@@ -98,6 +98,28 @@ fn sorting_orders_rows_by_the_column_and_reverses() {
     assert!(b.shown.windows(2).all(|w| w[0] < w[1]));
 }
 
+/// Issue 35 item 8: "leaks first" (`s` to the privacy column, `S`) started with rows two judge
+/// models dispute and, among leaks, the mildest scores. Leaks every source agrees on come
+/// first, the lowest (most severe) score first; disputed ones after them.
+#[test]
+fn leaks_first_starts_with_the_undisputed_and_the_most_severe() {
+    let mut s = state();
+    press(&mut s, &format!("{SORT_BY_PRIVACY}S"));
+    let b = s.browser.as_ref().unwrap();
+    let key = |i: usize| {
+        let verdicts: Vec<_> = b.entries[i].row.verdicts_of("privacy").collect();
+        let failed = verdicts.iter().filter(|v| v.outcome == Outcome::Fail).count();
+        let score = verdicts.iter().find_map(|v| v.score);
+        (failed > 0, failed == verdicts.len(), score)
+    };
+    let leaks: Vec<(bool, bool, Option<f64>)> = b.shown.iter().map(|&i| key(i)).take_while(|k| k.0).collect();
+    let disputed = leaks.iter().filter(|k| !k.1).count();
+    assert!(disputed > 0 && disputed < leaks.len(), "the corpus has both: {leaks:?}");
+    assert!(leaks.iter().take(leaks.len() - disputed).all(|k| k.1), "undisputed first: {leaks:?}");
+    let scores: Vec<f64> = leaks.iter().filter(|k| k.1).filter_map(|k| k.2).collect();
+    assert!(scores.windows(2).all(|w| w[0] <= w[1]), "the most severe (lowest) score first: {scores:?}");
+}
+
 #[test]
 fn the_field_filter_selects_exactly_the_matching_rows() {
     let mut s = state();
