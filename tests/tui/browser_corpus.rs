@@ -120,6 +120,35 @@ fn leaks_first_starts_with_the_undisputed_and_the_most_severe() {
     assert!(scores.windows(2).all(|w| w[0] <= w[1]), "the most severe (lowest) score first: {scores:?}");
 }
 
+/// Issue 35 item 8: at 80 columns the browser dropped the path, and runs of one model, defence
+/// and attack (repetitions) looked identical. The path's end stays: every row reads differently.
+#[test]
+fn at_80_columns_repetitions_of_one_run_read_differently() {
+    let mut rows = rows().1.clone();
+    let first = rows[0].clone();
+    for rep in 7..10 {
+        let mut again = first.clone();
+        again.path = first.path.with_file_name(format!("output_20250101_000000_rep{rep}.json"));
+        again.id = format!("{}-rep{rep}", first.id);
+        rows.push(again);
+    }
+    let browser = Browser::from_rows("generated corpus", rows, vec![]);
+    let mut s = AppState::with_browser(browser, Keymap::default(), false);
+    s.picker = None;
+    let attack = first.attack.clone().unwrap();
+    press(&mut s, &format!("/attack={attack} model={}\n", first.model.clone().unwrap()));
+    let screen = render(&mut s, 80, 24);
+    let lines: Vec<String> = screen
+        .lines()
+        .skip(2)
+        .map(|l| l.replace('▶', " "))
+        .filter(|l| l.contains('✓') || l.contains('✗') || l.contains('◐'))
+        .collect();
+    assert!(lines.len() >= 4, "{screen}");
+    let distinct: std::collections::BTreeSet<&String> = lines.iter().collect();
+    assert_eq!(distinct.len(), lines.len(), "two rows read the same:\n{screen}");
+}
+
 #[test]
 fn the_field_filter_selects_exactly_the_matching_rows() {
     let mut s = state();
