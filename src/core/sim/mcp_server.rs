@@ -10,10 +10,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use http_body_util::BodyExt as _;
-use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -23,13 +19,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::sync::{Mutex, mpsc};
+use tokio::sync::{Mutex, mpsc, watch};
 
 use crate::core::episode::{EventBody, ToolCall as ToolCallEvent, ToolResult};
 
 use super::assistant::BUDGET_FALLBACK;
 use super::environment::{EnvironmentState, tool_definitions};
 use super::gate::StepGate;
+pub use super::mcp_http::Limits;
+use super::mcp_http::{Front, accept_loop};
 
 /// The environment and the turn's tool count, shared by every MCP session of the episode.
 struct Shared {
@@ -66,11 +64,16 @@ pub struct EnvironmentServer {
     pub url: String,
     token: String,
     accept: tokio::task::JoinHandle<()>,
+    /// Set when dropped: every connection and MCP session of the episode ends.
+    shutdown: watch::Sender<bool>,
+    end_sessions: Box<dyn Fn() + Send + Sync>,
 }
 
 impl Drop for EnvironmentServer {
     fn drop(&mut self) {
         self.accept.abort();
+        self.shutdown.send_replace(true);
+        (self.end_sessions)();
     }
 }
 
@@ -81,6 +84,16 @@ impl EnvironmentServer {
         env: EnvironmentState,
         max_tool_calls: u32,
         bind: SocketAddr,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        Self::start_with(env, max_tool_calls, bind, Limits::default()).await
+    }
+
+    /// [`EnvironmentServer::start`] with other bounds than the defaults (tests).
+    pub async fn start_with(
+        env: EnvironmentState,
+        max_tool_calls: u32,
+        bind: SocketAddr,
+        limits: Limits,
     ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
         let (events, receiver) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
@@ -96,19 +109,20 @@ impl EnvironmentServer {
         let local = listener.local_addr()?;
         let token = new_token()?;
         let handler = Tools { shared: shared.clone() };
-        let config = StreamableHttpServerConfig::default().with_allowed_hosts(vec![
-            "localhost".to_string(),
-            local.ip().to_string(),
-            local.to_string(),
-        ]);
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let accept = tokio::spawn(accept_loop(listener, service, format!("Bearer {token}")));
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(vec!["localhost".to_string(), local.ip().to_string(), local.to_string()])
+            // A browser's request must come from a page on this machine (the MCP spec's rule).
+            .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
+            .enforce_origin_validation();
+        let cancel = config.cancellation_token.clone();
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
+        let (shutdown, stopped) = watch::channel(false);
+        let front = Front::new(service, sessions, format!("Bearer {token}"), limits, stopped);
+        let accept = tokio::spawn(accept_loop(listener, front));
         let url = format!("http://{local}/mcp");
-        Ok((EnvironmentServer { shared, url, token, accept }, receiver))
+        let end_sessions = Box::new(move || cancel.cancel());
+        Ok((EnvironmentServer { shared, url, token, accept, shutdown, end_sessions }, receiver))
     }
 
     /// The header the agent must send: `Authorization: Bearer TOKEN`.
@@ -160,70 +174,6 @@ fn new_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
-type Service = StreamableHttpService<Tools, LocalSessionManager>;
-
-async fn accept_loop(listener: tokio::net::TcpListener, service: Service, expected: String) {
-    let expected = Arc::new(expected);
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => {
-                // Small JSON-RPC answers: without this, Nagle and delayed ACKs add tens of ms per call.
-                let _ = stream.set_nodelay(true);
-                stream
-            }
-            Err(e) => {
-                // Out of descriptors and the like: wait rather than spin on the same error.
-                tracing::warn!(error = %e, "the MCP server could not accept a connection");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let service = service.clone();
-        let expected = expected.clone();
-        tokio::spawn(async move {
-            let serve = service_fn(move |request: hyper::Request<Incoming>| {
-                let mut service = service.clone();
-                let expected = expected.clone();
-                async move {
-                    Ok::<_, std::convert::Infallible>(authorized(&mut service, request, &expected).await)
-                }
-            });
-            if let Err(e) =
-                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), serve).await
-            {
-                tracing::debug!(error = %e, "MCP connection ended");
-            }
-        });
-    }
-}
-
-/// Refuses a request without the episode's token before MCP sees it.
-async fn authorized(
-    service: &mut Service,
-    request: hyper::Request<Incoming>,
-    expected: &str,
-) -> hyper::Response<http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>> {
-    let given = request.headers().get(hyper::header::AUTHORIZATION).map(|v| v.as_bytes());
-    if given != Some(expected.as_bytes()) {
-        let body =
-            http_body_util::Full::new(hyper::body::Bytes::from_static(b"missing or wrong bearer token\n"));
-        let mut response = hyper::Response::new(body.boxed());
-        *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-        return response;
-    }
-    let ends_session = request.method() == hyper::Method::DELETE;
-    let mut response = match tower_service::Service::call(service, request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    };
-    // rmcp answers a session's DELETE with 202; the official clients expect 200 or 204 and
-    // warn on anything else ("Session termination failed: 202").
-    if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
-        *response.status_mut() = hyper::StatusCode::NO_CONTENT;
-    }
-    response
 }
 
 /// The MCP handler: lists the seven tools and runs calls against the shared environment.
