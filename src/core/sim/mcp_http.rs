@@ -111,6 +111,17 @@ pub(super) async fn accept_loop<H: Handler>(listener: tokio::net::TcpListener, f
     }
 }
 
+/// Serves `io` as one more connection of `front` (the fuzz target's way in).
+#[cfg(feature = "fuzzing")]
+pub(super) async fn serve_one<H: Handler, I>(front: Arc<Front<H>>, io: I)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    if let Some(slot) = Connections::default().admit(1) {
+        serve_connection(front, io, slot).await;
+    }
+}
+
 /// The connections of one server, oldest first.
 #[derive(Default)]
 struct Connections {

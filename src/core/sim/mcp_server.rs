@@ -37,6 +37,9 @@ struct Shared {
     events: mpsc::UnboundedSender<EventBody>,
     /// The episode's step gate: a paused episode holds each tool call after journaling it.
     gate: std::sync::OnceLock<StepGate>,
+    /// Held calls queue here to pass the gate one at a time in the order they came (tokio's
+    /// mutex is fair), so a step releases the oldest.
+    gate_queue: Mutex<()>,
     /// True once the episode has ended: a call gets a JSON-RPC error and changes nothing.
     ended: tokio::sync::watch::Sender<bool>,
     /// Calls journaled whose result is not yet (the runner waits for them at the end).
@@ -66,6 +69,8 @@ pub struct EnvironmentServer {
     accept: tokio::task::JoinHandle<()>,
     /// Set when dropped: every connection and MCP session of the episode ends.
     shutdown: watch::Sender<bool>,
+    #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))]
+    front: Arc<Front<Tools>>,
     end_sessions: Box<dyn Fn() + Send + Sync>,
 }
 
@@ -102,6 +107,7 @@ impl EnvironmentServer {
             max_tool_calls,
             events,
             gate: std::sync::OnceLock::new(),
+            gate_queue: Mutex::new(()),
             ended: tokio::sync::watch::Sender::new(false),
             in_flight: tokio::sync::watch::Sender::new(0),
         });
@@ -119,10 +125,19 @@ impl EnvironmentServer {
         let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
         let (shutdown, stopped) = watch::channel(false);
         let front = Front::new(service, sessions, format!("Bearer {token}"), limits, stopped);
-        let accept = tokio::spawn(accept_loop(listener, front));
+        let accept = tokio::spawn(accept_loop(listener, front.clone()));
         let url = format!("http://{local}/mcp");
         let end_sessions = Box::new(move || cancel.cancel());
-        Ok((EnvironmentServer { shared, url, token, accept, shutdown, end_sessions }, receiver))
+        Ok((EnvironmentServer { shared, url, token, accept, shutdown, front, end_sessions }, receiver))
+    }
+
+    /// Serves one connection over `io` as the listener would (the fuzz target's way in).
+    #[cfg(feature = "fuzzing")]
+    pub async fn serve_io<I>(&self, io: I)
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        super::mcp_http::serve_one(self.front.clone(), io).await;
     }
 
     /// The header the agent must send: `Authorization: Bearer TOKEN`.
@@ -243,7 +258,10 @@ impl Tools {
         let mut pending = Pending::new(&self.shared, turn, call_id, tool);
         let held = async {
             match self.shared.gate.get() {
-                Some(gate) => gate.before_call().await.is_ok(),
+                Some(gate) => {
+                    let _in_line = self.shared.gate_queue.lock().await;
+                    gate.before_call().await.is_ok()
+                }
                 None => true,
             }
         };
