@@ -18,6 +18,7 @@ mod export_headless;
 mod export_json;
 mod export_maseval;
 mod fans;
+mod hostile_eval;
 mod index;
 mod output_channels;
 mod search;

@@ -2,10 +2,12 @@
 
 pub mod event;
 mod event_de;
+pub mod held_ref;
 pub mod index;
 pub mod journal;
 pub mod sidecar;
 pub mod standing;
+pub mod texts;
 
 pub use event::*;
 pub use journal::{
