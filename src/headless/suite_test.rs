@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::config::Paths;
-use crate::core::episode::EndReason;
+use crate::core::episode::{EndReason, Event};
 use crate::core::sanitize::single_line;
 use crate::core::sim::replay_attacker::RecordedAttack;
 use crate::core::sim::runner::Start;
 use crate::core::suite::case::task_hash;
 use crate::core::suite::outcome::{CaseResult, RunResult, TestReport, Verdict, case_result, first_problem};
+use crate::core::suite::run_length::{last_recorded_turn, stopped_short};
 use crate::core::suite::{CaseFile, Continuation, check, read_suite};
 use crate::session::launch::Launch;
 
@@ -56,6 +57,7 @@ pub async fn test(
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
     check_tasks(&cases, &launch, err)?;
+    note_lifted_limits(&cases, launch.settings.max_turns, err)?;
     let b = &args.batch;
     launch.set_rate_limits(b.rpm.limits());
     let attacks: HashMap<&str, RecordedAttack> = cases.iter().map(|c| (c.id.as_str(), recorded(c))).collect();
@@ -169,9 +171,29 @@ fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<Run
     let episodes = crate::core::import::load_path(&journal)?;
     let events = episodes.first().map(|e| e.events.as_slice()).unwrap_or_default();
     let checks = check(&c.case.expect, events);
+    Ok(RunResult::new(r.repeat, journal, checks, undecided(c, r, events)))
+}
+
+/// Why a run decides nothing: it stopped before the case's last recorded turn, or ended in an
+/// error (both, when an error stopped it).
+fn undecided(c: &CaseFile, r: &RunRecord, events: &[Event]) -> Option<String> {
     let errored = r.status == EndReason::Error.as_str();
     let error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
-    Ok(RunResult::new(r.repeat, journal, checks, error))
+    match (stopped_short(&c.case, events), error) {
+        (Some(stop), Some(error)) => Some(format!("{stop}: {error}")),
+        (stop, error) => stop.or(error),
+    }
+}
+
+/// Cases longer than `--max-turns` allows run in full all the same: said once, not silently.
+fn note_lifted_limits(cases: &[CaseFile], max_turns: u32, err: &mut dyn Write) -> std::io::Result<()> {
+    let long: Vec<&CaseFile> = cases.iter().filter(|c| last_recorded_turn(&c.case) + 1 > max_turns).collect();
+    let Some(longest) = long.iter().map(|c| c.case.turns.len()).max() else { return Ok(()) };
+    writeln!(
+        err,
+        "note: {} case(s) have more recorded turns than --max-turns {max_turns} sends (up to {longest} recorded turns): each runs all its turns",
+        long.len()
+    )
 }
 
 fn write_table(report: &TestReport, out: &mut dyn Write) -> anyhow::Result<()> {

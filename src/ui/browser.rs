@@ -125,7 +125,13 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
                     Column::Judge(_) | Column::Path => theme.dim(),
                     _ => theme.title(),
                 };
-                Cell::from(Span::styled(fit_text(column, &text, width), style))
+                // A group's path cell is its count and what it pools: its start matters most.
+                let text = if column == Column::Path {
+                    truncate(&text, width)
+                } else {
+                    fit_text(column, &text, width)
+                };
+                Cell::from(Span::styled(text, style))
             }))
         }
     });

@@ -69,6 +69,13 @@ fn mcp_bind_names_a_reachable_address_and_needs_an_agent() {
     assert_eq!(code, Some(1));
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--mcp-bind 0.0.0.0: name the address the agent reaches"), "{err}");
+    // Issue 36 F10: the IPv4-mapped spellings of the unspecified address are refused too (they
+    // served on every IPv4 interface).
+    for unspecified in ["::ffff:0.0.0.0", "::"] {
+        let (code, err) = run(&["--print-agent-config", "--mcp-bind", unspecified]);
+        assert_eq!(code, Some(1), "{unspecified}: {err}");
+        assert!(err.contains("not the unspecified address"), "{err}");
+    }
     let (code, err) =
         run(&["--headless", "--attacker-model", "m", "--assistant-model", "m", "--mcp-bind", "127.0.0.2"]);
     assert_eq!(code, Some(1));

@@ -300,21 +300,28 @@ async fn summary_rates_match_hand_computed_figures() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("33.33%") && text.contains("66.67%") && text.contains("0.750"), "{text}");
 
-    // Two directories: A, B and Δ (B − A) per judge source.
+    // Two directories: A, B and Δ (B − A) per judge source. B ran t1 and t5 only: like for like,
+    // A is counted on them too (privacy: A's t1 failed, B's passed: −100 points; A's t2 and t3
+    // dropped); --all-tasks compares A's 1 of 3 with B's 0 of 1 as they are.
     let b = home.path().join("b");
     verdict_journal(&b, "t1", "travel_planning", "privacy", &[rule("privacy", "pass")], 1);
     verdict_journal(&b, "t5", "insurance", "security", &[rule("security", "fail")], 1);
-    let (rows, _) =
-        summary_rows(home.path(), &["--pool", &a.display().to_string(), &b.display().to_string()]).await;
+    let (a_text, b_text) = (a.display().to_string(), b.display().to_string());
+    let (rows, _) = summary_rows(home.path(), &["--pool", &a_text, &b_text]).await;
     let privacy = rows.iter().find(|r| r["judge"] == "privacy" && r["method"] == "rule").unwrap();
-    assert!((privacy["delta"].as_f64().unwrap() + 1.0 / 3.0).abs() < 1e-9, "{privacy}");
+    assert_eq!(privacy["delta"].as_f64(), Some(-1.0), "{privacy}");
+    assert_eq!(privacy["like_for_like"], json!({"scope": "shared_tasks", "tasks": 1, "dropped": [2, 0]}));
     let security = rows.iter().find(|r| r["judge"] == "security").unwrap();
     assert_eq!((security["delta"].as_f64(), security["b"]["episodes"].as_u64()), (Some(1.0), Some(1)));
-    let text = converse_tui(
-        home.path(),
-        strings(&["summary", "--pool", &a.display().to_string(), &b.display().to_string()]),
-    )
-    .await;
+    let (rows, _) = summary_rows(home.path(), &["--pool", "--all-tasks", &a_text, &b_text]).await;
+    let privacy = rows.iter().find(|r| r["judge"] == "privacy" && r["method"] == "rule").unwrap();
+    assert!((privacy["delta"].as_f64().unwrap() + 1.0 / 3.0).abs() < 1e-9, "{privacy}");
+    assert_eq!(privacy["like_for_like"]["scope"], "all_tasks");
+    let text = converse_tui(home.path(), strings(&["summary", "--pool", &a_text, &b_text])).await;
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("-100.0pp") && text.contains("1 shared task(s); dropped 2 of A, 0 of B"), "{text}");
+    let text =
+        converse_tui(home.path(), strings(&["summary", "--pool", "--all-tasks", &a_text, &b_text])).await;
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("33.33%") && text.contains("-33.3pp") && text.contains("+100.0pp"), "{text}");
 }

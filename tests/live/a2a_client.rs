@@ -149,6 +149,14 @@ async fn garbage_a_dropped_stream_and_a_json_rpc_error_are_one_line_errors() {
     let (_s, mut agent) = fake(card_v03, true, vec![Reply::json(rpc_error)]).await;
     let err = ask(&mut agent, "hi", 1).await.0.unwrap_err();
     assert_eq!(err.to_string(), "the agent answered JSON-RPC error -32601: Method not found");
+
+    // Issue 36 F11: a 5 MB message with controls is quoted short, on one line, inert.
+    let huge = format!("\x1b[31m{}\nend", "E".repeat(5_000_000));
+    let rpc_error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": huge}});
+    let (_s, mut agent) = fake(card_v1, false, vec![Reply::json(rpc_error)]).await;
+    let err = ask(&mut agent, "hi", 1).await.0.unwrap_err().to_string();
+    assert!(err.starts_with("the agent answered JSON-RPC error -32000: ␛[31mEEE"), "{err:.80}");
+    assert!(err.chars().count() < 300 && !err.contains('\x1b') && !err.contains('\n'), "{err:.80}");
 }
 
 #[tokio::test]

@@ -200,3 +200,46 @@ async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
     let Some(EventBody::ToolResult(last)) = events.recv().await else { panic!("no second tool_result") };
     assert_eq!(last.tool, "read_calendar");
 }
+
+/// Issue 36: a held call whose client gave up is journaled as cancelled (it was left with a
+/// `tool_call` and no `tool_result`), and it never runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_held_call_whose_client_gave_up_is_journaled_cancelled_and_never_runs() {
+    for mode in ["legacy", "2026-07-28"] {
+        let (server, mut events) =
+            EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+        let gate = StepGate::new(true);
+        server.hold_calls_at(gate.clone());
+        server.begin_turn(1).await;
+        // The official client gives up after 1 s (its own read timeout) and exits.
+        let script = r#"
+import asyncio, sys, httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+async def main(url, token, mode):
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        try:
+            await asyncio.wait_for(client.call_tool("send_email", {"recipient": "e@x", "body": "b"}), 1)
+        except (asyncio.TimeoutError, TimeoutError):
+            print("gave up")
+asyncio.run(main(*sys.argv[1:]))
+"#;
+        let (url, token) = (server.url.clone(), token_of(&server));
+        let printed = tokio::task::spawn_blocking(move || python::run_script(script, &[&url, &token, mode]))
+            .await
+            .unwrap();
+        assert_eq!(printed.trim(), "gave up", "{mode}");
+        let Some(EventBody::ToolCall(call)) = events.recv().await else { panic!("no tool_call") };
+        let result = tokio::time::timeout(std::time::Duration::from_secs(10), events.recv()).await;
+        let Ok(Some(EventBody::ToolResult(result))) = result else {
+            panic!("{mode}: no tool_result: {result:?}")
+        };
+        assert_eq!((result.call_id.as_str(), result.ok), (call.call_id.as_str(), false), "{mode}");
+        assert!(result.output.starts_with("cancelled: "), "{mode}: {}", result.output);
+        gate.resume();
+        assert!(server.environment().await.sent_emails.is_empty(), "{mode}: it never ran");
+    }
+}

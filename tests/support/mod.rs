@@ -11,6 +11,7 @@ pub mod fan_source;
 pub mod files;
 pub mod journals;
 pub mod openai_server;
+pub mod processes;
 pub mod python;
 pub mod sample_agent;
 pub mod screen;

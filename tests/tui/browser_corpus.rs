@@ -128,6 +128,42 @@ fn the_field_filter_selects_exactly_the_matching_rows() {
     assert_eq!(b.shown, more_than_3);
 }
 
+/// Issue 35 item 4: the browser's `/` binds a judge term to a source as `ls --where` does:
+/// `judge_model=gpt-5 privacy=fail` lists the runs gpt-5 failed, not those only claude failed;
+/// a term it cannot read leaves the list and says so.
+#[test]
+fn the_filter_reads_the_verdicts_of_the_source_it_names() {
+    let mut s = state();
+    let failed_by =
+        |b: &Browser, i: usize, model: &str| {
+            b.entries[i].row.verdicts.iter().any(|v| {
+                v.judge == "privacy" && v.model.as_deref() == Some(model) && v.outcome == Outcome::Fail
+            })
+        };
+    let gpt5: Vec<usize> = {
+        let b = s.browser.as_ref().unwrap();
+        (0..b.entries.len()).filter(|&i| failed_by(b, i, "gpt-5")).collect()
+    };
+    let claude_only = {
+        let b = s.browser.as_ref().unwrap();
+        (0..b.entries.len()).filter(|&i| failed_by(b, i, "claude-sonnet-4-5") && !gpt5.contains(&i)).count()
+    };
+    assert!(claude_only > 0, "the corpus has runs only claude failed");
+    for expr in ["judge_model=gpt-5 privacy=fail", "privacy[imported:gpt-5]=fail"] {
+        press(&mut s, &format!("/{expr}\n"));
+        let b = s.browser.as_ref().unwrap();
+        assert_eq!(b.shown, gpt5, "{expr}: {:?}", b.filter_error);
+        press(&mut s, "\u{1b}");
+    }
+    press(&mut s, "/privacy[rule=pass");
+    let b = s.browser.as_ref().unwrap();
+    assert!(
+        b.filter_error.as_deref().unwrap().contains("cannot read 'privacy[rule=pass'"),
+        "{:?}",
+        b.filter_error
+    );
+}
+
 /// Issue 23 item 1: a group's rate counts one verdict source (the one named in the title, `J`
 /// for the next), never "some judge says fail".
 #[test]

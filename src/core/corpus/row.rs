@@ -11,7 +11,7 @@ use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod};
 use crate::core::judge::standing::{supersedes, worst_labelled};
 
 /// One episode of a corpus.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CorpusRow {
     /// The file the episode is in.
     pub path: PathBuf,

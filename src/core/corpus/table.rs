@@ -128,12 +128,12 @@ pub type GroupKey = (Vec<String>, String, VerdictMethod, Option<String>);
 /// Every verdict a table counts, with its row's key and, when the episode is kept out of the
 /// rates, why. `judge_model`, when given, keeps only that judge model's verdicts.
 pub fn counted_verdicts<'a>(
-    rows: &'a [CorpusRow],
+    rows: impl IntoIterator<Item = &'a CorpusRow, IntoIter: 'a>,
     by: &'a [String],
     judge_model: Option<&'a str>,
     count_all: bool,
 ) -> impl Iterator<Item = (GroupKey, &'a CorpusRow, &'a SourceVerdict, Option<Excluded>)> + 'a {
-    rows.iter().flat_map(move |row| {
+    rows.into_iter().flat_map(move |row| {
         let group: Vec<String> = by.iter().map(|f| group_value(row, f)).collect();
         let excluded = if count_all { None } else { row.excluded() };
         row.verdicts
@@ -146,10 +146,10 @@ pub fn counted_verdicts<'a>(
 /// One row per group × judge × (method, judge model), in sorted order.
 /// `judge_model`, when given, keeps only that judge model's verdicts; episodes
 /// [`CorpusRow::excluded`] are counted apart unless `count_all`.
-pub fn group_rows(
-    rows: &[CorpusRow],
-    by: &[String],
-    judge_model: Option<&str>,
+pub fn group_rows<'a>(
+    rows: impl IntoIterator<Item = &'a CorpusRow, IntoIter: 'a>,
+    by: &'a [String],
+    judge_model: Option<&'a str>,
     count_all: bool,
 ) -> Vec<GroupRow> {
     let mut counts: BTreeMap<GroupKey, Counts> = BTreeMap::new();

@@ -39,6 +39,10 @@ struct Shared {
     events: mpsc::UnboundedSender<EventBody>,
     /// The episode's step gate: a paused episode holds each tool call after journaling it.
     gate: std::sync::OnceLock<StepGate>,
+    /// True once the episode has ended: a call gets a JSON-RPC error and changes nothing.
+    ended: tokio::sync::watch::Sender<bool>,
+    /// Calls journaled whose result is not yet (the runner waits for them at the end).
+    in_flight: tokio::sync::watch::Sender<usize>,
 }
 
 #[derive(Default)]
@@ -46,7 +50,14 @@ struct TurnBudget {
     turn: u32,
     calls: u32,
     next_id: u64,
+    /// The agent has answered the turn's message: a call now is late (it counts in the turn).
+    replied: bool,
 }
+
+/// Why a call ran no tool and what it answers.
+const ENDED: &str = "the episode has ended; the tool did not run";
+const CANCELLED: &str = "cancelled: the agent gave up on the call before it ran; the tool did not run";
+const STOPPED: &str = "The episode was stopped; the tool did not run.";
 
 /// One episode's MCP server; stops when dropped.
 pub struct EnvironmentServer {
@@ -78,6 +89,8 @@ impl EnvironmentServer {
             max_tool_calls,
             events,
             gate: std::sync::OnceLock::new(),
+            ended: tokio::sync::watch::Sender::new(false),
+            in_flight: tokio::sync::watch::Sender::new(0),
         });
         let listener = tokio::net::TcpListener::bind(bind).await?;
         let local = listener.local_addr()?;
@@ -109,11 +122,30 @@ impl EnvironmentServer {
         let _ = self.shared.gate.set(gate);
     }
 
-    /// Starts conversational turn `turn`: its tool budget starts afresh.
+    /// Starts conversational turn `turn` (its message is about to be sent): its tool budget
+    /// starts afresh.
     pub async fn begin_turn(&self, turn: u32) {
         let mut budget = self.shared.turn.lock().await;
         budget.turn = turn;
         budget.calls = 0;
+        budget.replied = false;
+    }
+
+    /// The agent has answered the turn: calls from now until the next message are late.
+    pub async fn turn_answered(&self) {
+        self.shared.turn.lock().await.replied = true;
+    }
+
+    /// The episode is over: every call from now on gets a JSON-RPC error and changes nothing,
+    /// and a call held at the step gate is let go without running. Returns once the calls
+    /// journaled before have their result (or after `wait`).
+    pub async fn end(&self, wait: std::time::Duration) {
+        {
+            let _budget = self.shared.turn.lock().await;
+            self.shared.ended.send_replace(true);
+        }
+        let mut in_flight = self.shared.in_flight.subscribe();
+        let _ = tokio::time::timeout(wait, in_flight.wait_for(|n| *n == 0)).await;
     }
 
     /// The environment as the agent's calls left it (sent mail, deleted events…).
@@ -217,24 +249,34 @@ impl ServerHandler for Tools {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(CallToolResponse::Complete(self.run(request).await))
+        Ok(CallToolResponse::Complete(self.run(request, context).await?))
     }
 }
 
 impl Tools {
-    async fn run(&self, request: CallToolRequestParams) -> CallToolResult {
+    async fn run(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
         let args = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
         let raw_args = args.to_string();
-        let (turn, call_id, within_budget) = {
+        let (turn, call_id, within_budget, late) = {
             let mut budget = self.shared.turn.lock().await;
+            // Checked under the lock `end` is ordered by: a call after the end never runs.
+            if *self.shared.ended.borrow() {
+                return Err(McpError::invalid_request(ENDED, None));
+            }
             budget.next_id += 1;
+            // Counted under the lock too, so `end` waits for every call that passed the check.
+            self.shared.in_flight.send_modify(|n| *n += 1);
             let within = budget.calls < self.shared.max_tool_calls;
             if within {
                 budget.calls += 1;
             }
-            (budget.turn, format!("mcp_{}", budget.next_id), within)
+            (budget.turn, format!("mcp_{}", budget.next_id), within, budget.replied)
         };
         let tool = request.name.to_string();
         let _ = self.shared.events.send(EventBody::from(ToolCallEvent {
@@ -244,32 +286,74 @@ impl Tools {
             args,
             raw_args: None,
             raw: None,
+            late,
         }));
-        // Held while paused; an episode aborted meanwhile runs nothing.
-        let aborted = match self.shared.gate.get() {
-            Some(gate) => gate.before_call().await.is_err(),
-            None => false,
+        // From here the call has a result in the journal whatever happens: dropped (its client
+        // gone), it is journaled as cancelled.
+        let mut pending = Pending::new(&self.shared, turn, call_id, tool);
+        let held = async {
+            match self.shared.gate.get() {
+                Some(gate) => gate.before_call().await.is_ok(),
+                None => true,
+            }
         };
-        let (output, ok) = if aborted {
-            ("The episode was stopped; the tool did not run.".to_string(), false)
-        } else if within_budget {
-            let outcome = self.shared.env.lock().await.execute(&tool, &raw_args);
-            (outcome.output, outcome.ok)
-        } else {
-            (BUDGET_FALLBACK.to_string(), false)
+        let mut ended = self.shared.ended.subscribe();
+        // Held while paused: an episode aborted or ended meanwhile, or a client that gave up,
+        // runs nothing.
+        let outcome = tokio::select! {
+            go = held => if go { None } else { Some(STOPPED) },
+            _ = ended.wait_for(|e| *e) => Some(ENDED),
+            _ = context.ct.cancelled() => Some(CANCELLED),
         };
-        let _ = self.shared.events.send(EventBody::ToolResult(ToolResult {
-            turn,
-            call_id,
-            tool,
-            output: output.clone(),
-            ok,
-            raw: None,
-        }));
-        if ok {
+        let (output, ok) = match outcome {
+            Some(why) => (why.to_string(), false),
+            None if within_budget => {
+                let outcome = self.shared.env.lock().await.execute(&pending.tool, &raw_args);
+                (outcome.output, outcome.ok)
+            }
+            None => (BUDGET_FALLBACK.to_string(), false),
+        };
+        pending.finish(output.clone(), ok);
+        Ok(if ok {
             CallToolResult::success(vec![ContentBlock::text(output)])
         } else {
             CallToolResult::error(vec![ContentBlock::text(output)])
+        })
+    }
+}
+
+/// A journaled call waiting for its result; dropped unfinished, it journals the call as cancelled.
+struct Pending {
+    shared: Arc<Shared>,
+    turn: u32,
+    call_id: String,
+    tool: String,
+    done: bool,
+}
+
+impl Pending {
+    fn new(shared: &Arc<Shared>, turn: u32, call_id: String, tool: String) -> Self {
+        Pending { shared: shared.clone(), turn, call_id, tool, done: false }
+    }
+
+    fn finish(&mut self, output: String, ok: bool) {
+        self.done = true;
+        let _ = self.shared.events.send(EventBody::ToolResult(ToolResult {
+            turn: self.turn,
+            call_id: std::mem::take(&mut self.call_id),
+            tool: std::mem::take(&mut self.tool),
+            output,
+            ok,
+            raw: None,
+        }));
+        self.shared.in_flight.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.done {
+            self.finish(CANCELLED.to_string(), false);
         }
     }
 }

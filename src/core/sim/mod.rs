@@ -3,6 +3,7 @@
 //! an episode live (converse-reference.md §2–§3).
 
 pub mod a2a;
+pub mod agent_process;
 pub mod agent_spec;
 pub mod assistant;
 pub mod attacker;

@@ -27,30 +27,31 @@ pub struct RunResult {
     pub journal: PathBuf,
     pub verdict: Verdict,
     pub checks: Vec<(Expectation, Check)>,
-    /// Why the run itself failed (an error event), when it did.
+    /// Why the run itself decides nothing, when it does not (it ended in an error, stopped
+    /// before the case's last turn, …): the run is undecided unless a check broke anyway.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub undecided: Option<String>,
 }
 
 impl RunResult {
-    /// A run fails when a check broke; it is undecided when it ended in error or a check could
-    /// not be decided.
+    /// A run fails when a check broke (a leak seen before a stop is a leak); it is undecided
+    /// when the run itself decides nothing (`undecided` says why) or a check could not be decided.
     pub fn new(
         repeat: u32,
         journal: PathBuf,
         checks: Vec<(Expectation, Check)>,
-        error: Option<String>,
+        undecided: Option<String>,
     ) -> Self {
         let broken = checks.iter().any(|(_, k)| matches!(k, Check::Broken { .. }));
-        let undecided = checks.iter().any(|(_, k)| matches!(k, Check::Undecided { .. }));
+        let unchecked = checks.iter().any(|(_, k)| matches!(k, Check::Undecided { .. }));
         let verdict = if broken {
             Verdict::Fail
-        } else if error.is_some() || undecided {
+        } else if undecided.is_some() || unchecked {
             Verdict::Error
         } else {
             Verdict::Pass
         };
-        RunResult { repeat, journal, verdict, checks, error }
+        RunResult { repeat, journal, verdict, checks, undecided }
     }
 }
 
@@ -117,8 +118,8 @@ pub fn first_problem(case: &CaseResult) -> Option<String> {
         .iter()
         .find(|r| r.verdict == Verdict::Fail)
         .or_else(|| case.runs.iter().find(|r| r.verdict == Verdict::Error))?;
-    if let Some(error) = &run.error {
-        return Some(format!("run {}: {error}", run.repeat));
+    if let Some(why) = run.undecided.as_ref().filter(|_| run.verdict == Verdict::Error) {
+        return Some(format!("run {}: {why}", run.repeat));
     }
     run.checks.iter().find_map(|(e, k)| match k {
         Check::Broken { by, turn, words, why } => {
@@ -157,7 +158,7 @@ mod tests {
             journal: PathBuf::new(),
             verdict: *v,
             checks: vec![],
-            error: None,
+            undecided: None,
         };
         verdicts.iter().enumerate().map(run).collect()
     }

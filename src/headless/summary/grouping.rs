@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::super::writers::Format;
 use crate::core::corpus::CorpusRow;
+use crate::core::corpus::like_for_like::Counting;
 use crate::core::corpus::row::Excluded;
 use crate::core::corpus::table::varying_fields;
 
@@ -24,6 +25,15 @@ pub struct SummaryArgs {
     pub cache: Option<PathBuf>,
     /// `--vs FIELD=VALUE`: every row against the row whose FIELD is VALUE.
     pub vs: Option<(String, String)>,
+    /// Compare rows as they are, whatever tasks each judged (else like for like).
+    pub all_tasks: bool,
+}
+
+impl SummaryArgs {
+    /// How its tables count, for rows grouped by `by`.
+    pub(super) fn counting<'a>(&'a self, by: &'a [String]) -> Counting<'a> {
+        Counting { by, judge_model: self.judge_model.as_deref(), count_all: self.count_all }
+    }
 }
 
 /// The tokens the counted episodes spent, the judges' share apart.

@@ -223,6 +223,7 @@ fn tool_call(turn: u32, call: &super::schema::ToolCall, attachments: &Attachment
                 args: Value::Object(Map::new()),
                 raw_args: Some(other.to_string()),
                 raw: None,
+                late: false,
             };
         }
     };
@@ -233,5 +234,6 @@ fn tool_call(turn: u32, call: &super::schema::ToolCall, attachments: &Attachment
         args,
         raw_args: call.parse_error.as_ref().map(|e| format!("parse error: {e}")),
         raw: None,
+        late: false,
     }
 }

@@ -12,7 +12,6 @@ use serde_json::Value;
 use crate::core::llm::RetryPolicy;
 use crate::core::llm::sse::SseParser;
 use crate::core::sanitize;
-use crate::core::text::truncate_chars;
 
 use super::card::{AgentCard, CARD_PATH};
 use super::wire::{self, Dialect, Outgoing, TaskState, Update, WireError};
@@ -321,7 +320,7 @@ fn reason(error: &reqwest::Error) -> String {
 
 /// The agent's text in an error: one line, inert, cut short.
 fn quote(text: &str) -> String {
-    truncate_chars(&sanitize::single_line(text.trim()), QUOTE_CHARS)
+    sanitize::excerpt(text, QUOTE_CHARS)
 }
 
 fn garbage(bytes: &[u8]) -> A2aError {

@@ -158,6 +158,9 @@ pub enum Update {
     },
 }
 
+/// Longest JSON-RPC error message quoted.
+const RPC_MESSAGE_CHARS: usize = 200;
+
 /// Why a response could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WireError {
@@ -171,7 +174,11 @@ pub enum WireError {
 pub fn parse_response(dialect: Dialect, response: &Value) -> Result<Update, WireError> {
     if let Some(error) = response.get("error") {
         let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+        // Quoted short and inert: an agent's error text can be of any size (issue 36 F11).
+        let message = crate::core::sanitize::excerpt(
+            error.get("message").and_then(Value::as_str).unwrap_or(""),
+            RPC_MESSAGE_CHARS,
+        );
         return Err(WireError::Rpc { code, message });
     }
     let result = response.get("result").ok_or(WireError::NotA2a)?;
