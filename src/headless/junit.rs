@@ -38,6 +38,7 @@ fn test_case(case: &CaseResult, suite: &str) -> TestCase {
     };
     let mut test_case = TestCase::new(case.case.as_str(), status);
     test_case.set_classname(format!("{suite}.{}", case.task));
+    test_case.set_time(std::time::Duration::from_secs_f64(case.seconds()));
     test_case
 }
 

@@ -283,6 +283,17 @@ fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
     assert_eq!(privacy.kappa, None, "everyone said leak: kappa is undefined, not 1");
     let turns = privacy.leak_turn.unwrap();
     assert_eq!((turns.n, turns.same), (2, 1));
+
+    // Issue 35 item 8: two judge files' leak turns are both inferred from the snippets they quote
+    // (the same snippets): their agreement is true by construction, so it is not counted as
+    // agreement but apart.
+    let inferred = |model| SourceVerdict {
+        turn_inferred: true,
+        ..verdict("privacy", Imported, Some(model), Fail, Some(4))
+    };
+    let pairs = agreement(&[row(vec![inferred("gpt-5"), inferred("claude")])]);
+    let turns = pairs[0].leak_turn.unwrap();
+    assert_eq!((turns.n, turns.same, turns.inferred), (0, 0, 1));
 }
 
 /// A copy of the fixture in a temporary directory, to add files to.

@@ -19,6 +19,7 @@ mod export_headless;
 mod export_json;
 mod export_maseval;
 mod fans;
+mod hostile_eval;
 mod index;
 mod late_tool_calls;
 mod model_calls;

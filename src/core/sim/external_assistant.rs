@@ -40,6 +40,8 @@ pub struct AgentLimits {
     pub gate: StepGate,
     /// The address the tools are served on (loopback unless `--mcp-bind`).
     pub mcp_bind: std::net::IpAddr,
+    /// False with `--no-stream`: an A2A agent is sent `SendMessage`, whatever its card says.
+    pub stream: bool,
 }
 
 pub struct ExternalAssistant {
@@ -74,12 +76,15 @@ impl ExternalAssistant {
                 (Agent::Command(agent), spec.spec())
             }
             AgentSpec::A2a(url) => {
-                // One context per episode: the episode's id names it.
-                let connect = A2aAgent::connect(url, episode_id, limits.max_retries, limits.retry);
-                let agent = tokio::time::timeout(limits.deadline, connect)
+                // One context per episode, a UUID (a2a-sdk's `new_task` refuses other ids); the
+                // journal header records it beside the episode's id.
+                let context_id = uuid::Uuid::new_v4().to_string();
+                let connect = A2aAgent::connect(url, &context_id, limits.max_retries, limits.retry);
+                let mut agent = tokio::time::timeout(limits.deadline, connect)
                     .await
                     .map_err(|_| late(limits.deadline))?
                     .map_err(|e| RunError::Agent(e.to_string()))?;
+                agent.card.streaming &= limits.stream;
                 let label = agent.card.label(&agent.url);
                 (Agent::A2a(agent), label)
             }
@@ -105,6 +110,7 @@ impl ExternalAssistant {
                 "version": agent.card.version,
                 "url": agent.url,
                 "protocol": format!("A2A {}", agent.card.dialect.version()),
+                "context_id": agent.context_id(),
             })),
         }
     }
