@@ -117,8 +117,8 @@ pub enum Command {
         paths: Vec<PathBuf>,
         /// markdown, html, json or maseval; with --by or --judge, the corpus's charts: html (a
         /// self-contained page with SVG charts), json or csv (the series).
-        #[arg(long, value_enum, ignore_case = true, default_value_t = ExportFormat::Markdown)]
-        format: ExportFormat,
+        #[arg(long, value_enum, ignore_case = true, default_value_t = crate::core::export::Format::Markdown)]
+        format: crate::core::export::Format,
         /// Export the charts of the corpus grouped by these fields (as summary --by) instead of
         /// its episodes.
         #[arg(long, value_name = "FIELDS")]
@@ -667,35 +667,6 @@ mod tests {
         }
         for headless in ["dump", "judge", "export", "summary", "tasks"] {
             assert!(!args(headless).contains(&"theme".to_string()), "{headless}");
-        }
-    }
-}
-
-/// What `export` writes: an episode format, or (csv, and html/json with --by) a corpus's charts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    #[value(alias = "md")]
-    Markdown,
-    Html,
-    #[value(alias = "jsonl")]
-    Json,
-    Maseval,
-    /// An Inspect AI log (a ZIP: written to `-o FILE` only).
-    Eval,
-    Csv,
-}
-
-impl ExportFormat {
-    /// The format of an episode export; `None` for csv, which only a corpus's charts have.
-    pub fn episode_format(self) -> Option<crate::core::export::Format> {
-        use crate::core::export::Format;
-        match self {
-            ExportFormat::Markdown => Some(Format::Markdown),
-            ExportFormat::Html => Some(Format::Html),
-            ExportFormat::Json => Some(Format::Json),
-            ExportFormat::Maseval => Some(Format::Maseval),
-            ExportFormat::Eval => Some(Format::Eval),
-            ExportFormat::Csv => None,
         }
     }
 }

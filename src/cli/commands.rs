@@ -379,20 +379,10 @@ pub(super) fn chart_command(
 pub(super) fn export_charts_command(
     inputs: Vec<std::path::PathBuf>,
     request: ChartRequest,
-    format: args::ExportFormat,
+    format: crate::core::export::Format,
     output: Option<&std::path::Path>,
     redact: bool,
 ) -> anyhow::Result<ExitCode> {
-    use crate::headless::charts::ChartFormat;
-    let format = match format {
-        args::ExportFormat::Html => ChartFormat::Html,
-        args::ExportFormat::Json => ChartFormat::Json,
-        args::ExportFormat::Csv => ChartFormat::Csv,
-        other => anyhow::bail!(
-            "--format {}: a corpus's charts (--by, --judge) export as html, json or csv",
-            format!("{other:?}").to_lowercase()
-        ),
-    };
     if redact {
         anyhow::bail!("--redact masks episodes' texts: a corpus's charts hold none (leave it out)");
     }

@@ -171,8 +171,8 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             judge,
             count_all,
             cache,
-        }) => match format.episode_format() {
-            Some(format) if by.is_none() && judge.is_none() => {
+        }) => match format {
+            format if format.of_episodes() && by.is_none() && judge.is_none() => {
                 let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
                 crate::headless::export::export(&inputs, format, output.as_deref(), redact, &tasks)?;
                 Ok(ExitCode::SUCCESS)

@@ -11,6 +11,7 @@ use crate::core::atomic_file::write_atomic;
 use crate::core::corpus::index_cached;
 use crate::core::corpus::series::{ChartSeries, chart_series, groups_by, sources};
 use crate::core::corpus::table::varying_fields;
+use crate::core::export::Format;
 use crate::core::report::page::{CSV_HEADER, corpus_html, csv_rows};
 use crate::core::sanitize::single_line;
 
@@ -66,29 +67,25 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
     Ok(Charted { series, note, clean })
 }
 
-/// How `export --by` writes a corpus's charts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChartFormat {
-    Html,
-    Json,
-    Csv,
-}
-
 /// Writes the charts of `args` in `format` to `out` (atomically), or to `stdout`; the note goes
 /// to `err`. `Ok(false)` when some file could not be read.
 pub fn export_charts(
     args: &ChartArgs,
-    format: ChartFormat,
+    format: Format,
     out: Option<&Path>,
     stdout: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<bool> {
+    if !matches!(format, Format::Html | Format::Json | Format::Csv) {
+        anyhow::bail!("--format {format}: a corpus's charts (--by, --judge) export as html, json or csv");
+    }
     let charted = chart_data(args, err)?;
     writeln!(err, "{}", charted.note)?;
     let text = match format {
-        ChartFormat::Html => corpus_html(&charted.series, "converse-tui: charts of a corpus", &charted.note),
-        ChartFormat::Json => crate::core::safe_json::to_string(&charted.series)? + "\n",
-        ChartFormat::Csv => {
+        Format::Html => corpus_html(&charted.series, "converse-tui: charts of a corpus", &charted.note),
+        Format::Json => crate::core::safe_json::to_string(&charted.series)? + "\n",
+        // csv (the other formats were refused above).
+        _ => {
             let mut bytes = Vec::new();
             super::csv::write_record(&mut bytes, &CSV_HEADER)?;
             for row in csv_rows(&charted.series) {

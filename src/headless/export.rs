@@ -47,6 +47,9 @@ pub fn export_to(
     tasks: &TaskLookup,
     stdout: &mut dyn Write,
 ) -> anyhow::Result<()> {
+    if !format.of_episodes() {
+        bail!("--format {format} holds a corpus's charts, not episodes: add --by FIELDS");
+    }
     export_episodes(paths, format, out, redact, tasks, stdout)?;
     if format == Format::Json {
         carry_notes(paths, out)?;
@@ -152,7 +155,7 @@ fn export_episodes(
         Format::Markdown | Format::Html => !single,
         // Line formats concatenate, unless journals are asked for one file each.
         Format::Json => !single && out.is_some_and(Path::is_dir),
-        Format::Maseval | Format::Eval => false,
+        Format::Maseval | Format::Eval | Format::Csv => false,
     };
     if per_file {
         let Some(dir) = out else {
@@ -278,7 +281,9 @@ fn render(episode: &Episode, format: Format) -> String {
         Format::Html => to_html(episode, &notes),
         Format::Json => to_json_lines(episode),
         Format::Maseval => to_maseval_line_with(episode, &notes),
-        Format::Eval => unreachable!("an .eval is written whole by write_eval"),
+        Format::Eval | Format::Csv => {
+            unreachable!("an .eval is written whole by write_eval; csv is no episode format")
+        }
     }
 }
 

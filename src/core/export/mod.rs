@@ -12,8 +12,6 @@ pub mod json;
 pub mod markdown;
 pub mod maseval;
 
-use std::fmt;
-
 pub use annotation::AnnotationView;
 pub use html::to_html;
 pub use inspect::to_eval;
@@ -21,8 +19,10 @@ pub use json::to_json_lines;
 pub use markdown::{to_markdown, to_markdown_with};
 pub use maseval::{to_maseval, to_maseval_line, to_maseval_line_with};
 
-/// The export formats, as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+/// What `export --format` writes: an episode format, or (csv, and html or json with `--by`) a
+/// corpus's charts. The one enum of the flag: its names are clap's and `Display`'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, strum::Display, strum::EnumIter)]
+#[strum(serialize_all = "lowercase")]
 pub enum Format {
     #[value(alias = "md")]
     Markdown,
@@ -32,20 +32,14 @@ pub enum Format {
     Maseval,
     /// An Inspect AI log (a ZIP: written to `-o FILE` only).
     Eval,
+    /// A corpus's charts only (`--by`).
+    Csv,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] =
-        [Format::Markdown, Format::Html, Format::Json, Format::Maseval, Format::Eval];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Markdown => "markdown",
-            Format::Html => "html",
-            Format::Json => "json",
-            Format::Maseval => "maseval",
-            Format::Eval => "eval",
-        }
+    /// Whether episodes are written in this format (csv holds a corpus's charts only).
+    pub fn of_episodes(self) -> bool {
+        self != Format::Csv
     }
 
     /// File extension of one exported episode.
@@ -53,15 +47,9 @@ impl Format {
         match self {
             Format::Markdown => "md",
             Format::Html => "html",
-            Format::Json => "jsonl",
-            Format::Maseval => "jsonl",
+            Format::Json | Format::Maseval => "jsonl",
             Format::Eval => "eval",
+            Format::Csv => "csv",
         }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
