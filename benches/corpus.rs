@@ -13,6 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use converse_tui::app::browser::Browser;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
+use converse_tui::core::corpus::GroupField;
 use converse_tui::core::corpus::series::{chart_series, groups_by};
 use converse_tui::core::corpus::{index, index_cached};
 use converse_tui::headless::ls::{LsArgs, ls};
@@ -66,7 +67,7 @@ fn corpus(c: &mut Criterion) {
     // Issue 28: the series behind the charts, computed when the groups change (never per frame).
     let rows = index_cached(&paths, Some(cache.path())).rows;
     group.bench_function("chart series 10k episodes by model,defence", |b| {
-        let by = ["model", "defence"].map(String::from).to_vec();
+        let by = [GroupField::Model, GroupField::Defence];
         b.iter(|| chart_series(&groups_by(&rows, &by), &by, "imported:gpt-5", false))
     });
     // `c` in the browser's grouped view: the groups rebuilt with their series, then one frame.
@@ -91,7 +92,7 @@ fn corpus(c: &mut Criterion) {
         b.iter(|| terminal.draw(|frame| converse_tui::ui::draw(frame, &charted, &theme)).expect("draw").area)
     });
     group.bench_function("summary --by model,defence,domain 10k episodes", |b| {
-        let by = ["model", "defence", "domain"].map(String::from).to_vec();
+        let by = GroupField::DEFAULT.to_vec();
         let args = SummaryArgs {
             paths: paths.clone(),
             by: Some(by),

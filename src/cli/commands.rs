@@ -339,7 +339,7 @@ impl ChartRequest {
     fn args(self, inputs: Vec<std::path::PathBuf>) -> anyhow::Result<crate::headless::charts::ChartArgs> {
         let by = self
             .by
-            .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
+            .map(|list| crate::core::corpus::GroupField::parse_list(&list).map_err(anyhow::Error::msg))
             .transpose()?;
         Ok(crate::headless::charts::ChartArgs {
             paths: inputs,

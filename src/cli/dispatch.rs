@@ -98,7 +98,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             cache,
         }) => {
             let by = by
-                .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
+                .map(|list| crate::core::corpus::GroupField::parse_list(&list).map_err(anyhow::Error::msg))
                 .transpose()?;
             let vs = vs
                 .map(|text| crate::headless::summary::parse_vs(&text).map_err(anyhow::Error::msg))

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::core::atomic_file::write_atomic;
+use crate::core::corpus::GroupField;
 use crate::core::corpus::index_cached;
 use crate::core::corpus::series::{ChartSeries, chart_series, groups_by, sources};
-use crate::core::corpus::table::varying_fields;
 use crate::core::export::Format;
 use crate::core::report::page::{CSV_HEADER, corpus_html, csv_rows};
 use crate::core::sanitize::single_line;
@@ -18,7 +18,7 @@ use crate::core::sanitize::single_line;
 pub struct ChartArgs {
     pub paths: Vec<PathBuf>,
     /// `None`: the fields among model, defence and domain that vary.
-    pub by: Option<Vec<String>>,
+    pub by: Option<Vec<GroupField>>,
     /// A source label (`imported:gpt-5`, `rule`); `None`: the busiest.
     pub judge: Option<String>,
     pub count_all: bool,
@@ -42,7 +42,7 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
     }
     let by = match &args.by {
         Some(by) => by.clone(),
-        None => varying_fields(corpus.rows.iter().filter(|r| args.count_all || r.excluded().is_none())),
+        None => GroupField::varying(corpus.rows.iter().filter(|r| args.count_all || r.excluded().is_none())),
     };
     let known = sources(&corpus.rows);
     let source = match &args.judge {
@@ -56,7 +56,7 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
     };
     let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);
     let grouped =
-        if by.is_empty() { "one group".to_string() } else { format!("grouped by {}", by.join(", ")) };
+        if by.is_empty() { "one group".to_string() } else { format!("grouped by {}", GroupField::list(&by)) };
     let others: Vec<&str> = known.iter().filter(|s| **s != source).map(String::as_str).collect();
     let choice = if others.is_empty() {
         String::new()

@@ -121,7 +121,7 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     assert_eq!(privacy.bars[0].label, "gpt_5_chat (3 defences)");
     // The same as the series of the rows grouped by model directly, but for that name.
     let rows = rows();
-    let mut groups = groups_by(&rows, &["model".to_string()]);
+    let mut groups = groups_by(&rows, &[converse_tui::core::corpus::GroupField::Model]);
     groups[0].0 = "gpt_5_chat (3 defences)".into();
     let direct = chart_series(&groups, &[], "rule", false);
     assert_eq!(view.series.rates, direct.rates);

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use super::group_field::GroupField;
 use super::row::CorpusRow;
 use super::table::{GroupKey, counted_verdicts};
 use super::two_sample::{PairedTable, fisher_exact, mcnemar_exact, newcombe, newcombe_paired};
@@ -24,7 +25,7 @@ pub struct Sample {
 /// The samples of every row of a table (as `group_rows` counts them); utility rows have none.
 pub fn group_samples<'a>(
     rows: impl IntoIterator<Item = &'a CorpusRow, IntoIter: 'a>,
-    by: &'a [String],
+    by: &'a [GroupField],
     judge_model: Option<&'a str>,
     count_all: bool,
 ) -> BTreeMap<GroupKey, Vec<Sample>> {

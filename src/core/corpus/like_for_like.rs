@@ -9,15 +9,16 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::contrast::{Sample, group_samples};
+use super::group_field::GroupField;
 use super::row::CorpusRow;
-use super::table::{GroupKey, GroupRow, counted_verdicts, group_rows, group_value};
+use super::table::{GroupKey, GroupRow, counted_verdicts, group_rows};
 use crate::core::episode::Outcome;
 
 /// How a table counts: what it groups by, one judge model's verdicts or every one, and whether
 /// the episodes kept out of the rates are counted.
 #[derive(Debug, Clone, Copy)]
 pub struct Counting<'a> {
-    pub by: &'a [String],
+    pub by: &'a [GroupField],
     pub judge_model: Option<&'a str>,
     pub count_all: bool,
 }
@@ -124,7 +125,7 @@ fn judged_tasks(counting: Counting, side: Side) -> Vec<Option<String>> {
 }
 
 fn in_group(counting: Counting, key: &GroupKey, row: &CorpusRow) -> bool {
-    counting.by.iter().zip(&key.0).all(|(field, value)| group_value(row, field) == *value)
+    counting.by.iter().zip(&key.0).all(|(field, value)| field.of(row) == value.as_str())
 }
 
 fn same_key(row: &GroupRow, key: &GroupKey) -> bool {
@@ -179,7 +180,7 @@ mod tests {
             run("defence", "travel_1", false),
             run("defence", "travel_2", true),
         ];
-        let by = vec!["defence".to_string()];
+        let by = [GroupField::Defence];
         let counting = Counting { by: &by, judge_model: None, count_all: false };
         let (reference, tested) = (key("baseline"), key("defence"));
         let sides = [Side { rows: &rows, key: &reference }, Side { rows: &rows, key: &tested }];
@@ -198,7 +199,7 @@ mod tests {
     #[test]
     fn the_same_tasks_or_none_known_are_compared_as_they_are() {
         let rows = vec![run("a", "t1", true), run("b", "t1", false)];
-        let by = vec!["defence".to_string()];
+        let by = [GroupField::Defence];
         let counting = Counting { by: &by, judge_model: None, count_all: false };
         let (a, b) = (key("a"), key("b"));
         let sides = [Side { rows: &rows, key: &a }, Side { rows: &rows, key: &b }];

@@ -5,6 +5,7 @@ pub mod agreement;
 pub mod cache;
 pub mod contrast;
 pub mod filter;
+pub mod group_field;
 pub mod index;
 pub mod leak_turn;
 pub mod like_for_like;
@@ -16,5 +17,6 @@ pub mod table;
 pub mod two_sample;
 
 pub use filter::Filter;
+pub use group_field::GroupField;
 pub use index::{Corpus, index, index_cached, index_file};
 pub use row::{CorpusRow, Excluded, SourceVerdict, common_dir};

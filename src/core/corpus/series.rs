@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::group_field::GroupField;
 use super::row::CorpusRow;
 use super::stats::wilson;
 use super::survival::{Curve, Observation, kaplan_meier};
-use super::table::group_value;
 use crate::core::episode::{Outcome, source_label};
 use crate::core::sanitize::single_line;
 
@@ -101,7 +101,7 @@ pub struct Heatmap {
 /// Everything charted for one source and one grouping.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ChartSeries {
-    pub by: Vec<String>,
+    pub by: Vec<GroupField>,
     pub source: String,
     pub rates: Vec<RateChart>,
     pub survival: Vec<SurvivalChart>,
@@ -141,7 +141,7 @@ pub fn sources(rows: &[CorpusRow]) -> Vec<String> {
 
 /// `rows` in groups by `by`, labelled by their values joined with ` / ` (`all` without fields),
 /// in label order.
-pub fn groups_by<'a>(rows: &'a [CorpusRow], by: &[String]) -> Vec<(String, Vec<&'a CorpusRow>)> {
+pub fn groups_by<'a>(rows: &'a [CorpusRow], by: &[GroupField]) -> Vec<(String, Vec<&'a CorpusRow>)> {
     let mut groups: BTreeMap<String, Vec<&CorpusRow>> = BTreeMap::new();
     for row in rows {
         groups.entry(label(by, row)).or_default().push(row);
@@ -154,7 +154,7 @@ pub fn groups_by<'a>(rows: &'a [CorpusRow], by: &[String]) -> Vec<(String, Vec<&
 /// unless `count_all`. `by` names what the labels are made of.
 pub fn chart_series(
     groups: &[(String, Vec<&CorpusRow>)],
-    by: &[String],
+    by: &[GroupField],
     source: &str,
     count_all: bool,
 ) -> ChartSeries {
@@ -279,11 +279,11 @@ fn heatmap(
 }
 
 /// The group of a row as one label; `all` without grouping fields.
-fn label(by: &[String], row: &CorpusRow) -> String {
+fn label(by: &[GroupField], row: &CorpusRow) -> String {
     if by.is_empty() {
         return "all".to_string();
     }
-    by.iter().map(|f| single_line(&group_value(row, f)).into_owned()).collect::<Vec<_>>().join(" / ")
+    by.iter().map(|f| single_line(f.of(row)).into_owned()).collect::<Vec<_>>().join(" / ")
 }
 
 #[cfg(test)]

@@ -9,60 +9,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::group_field::GroupField;
 use super::row::{CorpusRow, Excluded, SourceVerdict};
 use super::stats::{MeanInterval, mean_interval, wilson};
 use crate::core::episode::{Outcome, VerdictMethod};
-
-/// The fields rows can be grouped by.
-pub const GROUP_FIELDS: &[&str] =
-    &["model", "defence", "domain", "persona", "category", "attack", "attack_type"];
-
-/// Parses `model,defence,domain`; an unknown field is one line listing the known ones.
-pub fn parse_group_fields(list: &str) -> Result<Vec<String>, String> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|f| !f.is_empty())
-        .map(|f| {
-            let f = f.to_lowercase();
-            if GROUP_FIELDS.contains(&f.as_str()) {
-                Ok(f)
-            } else {
-                Err(format!("unknown --by field '{f}': known fields are {}", GROUP_FIELDS.join(", ")))
-            }
-        })
-        .collect()
-}
-
-/// The fields a summary groups by when not told: those that vary among the counted episodes.
-pub const DEFAULT_GROUP_FIELDS: &[&str] = &["model", "defence", "domain"];
-
-/// Of [`DEFAULT_GROUP_FIELDS`], those on which `rows` differ.
-pub fn varying_fields<'a>(rows: impl IntoIterator<Item = &'a CorpusRow> + Clone) -> Vec<String> {
-    DEFAULT_GROUP_FIELDS
-        .iter()
-        .filter(|field| {
-            let mut values = rows.clone().into_iter().map(|r| group_value(r, field));
-            let first = values.next();
-            values.any(|v| Some(&v) != first.as_ref())
-        })
-        .map(|f| f.to_string())
-        .collect()
-}
-
-/// A row's value of a group field (`-` when it has none).
-pub fn group_value(row: &CorpusRow, field: &str) -> String {
-    let value = match field {
-        "model" => row.model.as_deref(),
-        "defence" => row.defence.as_deref(),
-        "domain" => row.domain.as_deref(),
-        "persona" => row.persona.as_deref(),
-        "category" => row.category.as_deref(),
-        "attack" => row.attack.as_deref(),
-        "attack_type" => row.attack_type.as_deref(),
-        _ => None,
-    };
-    value.unwrap_or("-").to_string()
-}
 
 /// One line of a table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -132,12 +82,12 @@ pub type GroupKey = (Vec<String>, String, VerdictMethod, Option<String>);
 /// rates, why. `judge_model`, when given, keeps only that judge model's verdicts.
 pub fn counted_verdicts<'a>(
     rows: impl IntoIterator<Item = &'a CorpusRow, IntoIter: 'a>,
-    by: &'a [String],
+    by: &'a [GroupField],
     judge_model: Option<&'a str>,
     count_all: bool,
 ) -> impl Iterator<Item = (GroupKey, &'a CorpusRow, &'a SourceVerdict, Option<Excluded>)> + 'a {
     rows.into_iter().flat_map(move |row| {
-        let group: Vec<String> = by.iter().map(|f| group_value(row, f)).collect();
+        let group: Vec<String> = by.iter().map(|f| f.of(row).to_string()).collect();
         let excluded = if count_all { None } else { row.excluded() };
         row.verdicts
             .iter()
@@ -149,12 +99,12 @@ pub fn counted_verdicts<'a>(
 /// The attack runs no source judged ([`CorpusRow::unjudged`]), per (group values, judge).
 pub fn unjudged_by_group<'a>(
     rows: impl IntoIterator<Item = &'a CorpusRow>,
-    by: &[String],
+    by: &[GroupField],
 ) -> BTreeMap<(Vec<String>, String), usize> {
     let mut counts = BTreeMap::new();
     for row in rows {
         if let Some(judge) = row.unjudged() {
-            let group = by.iter().map(|f| group_value(row, f)).collect();
+            let group = by.iter().map(|f| f.of(row).to_string()).collect();
             *counts.entry((group, judge.to_string())).or_default() += 1;
         }
     }
@@ -166,7 +116,7 @@ pub fn unjudged_by_group<'a>(
 /// [`CorpusRow::excluded`] are counted apart unless `count_all`.
 pub fn group_rows<'a>(
     rows: impl IntoIterator<Item = &'a CorpusRow, IntoIter: 'a>,
-    by: &'a [String],
+    by: &'a [GroupField],
     judge_model: Option<&'a str>,
     count_all: bool,
 ) -> Vec<GroupRow> {
@@ -199,7 +149,7 @@ pub fn group_rows<'a>(
             let interval = |k: usize| if utility { None } else { wilson(k, c.judged) };
             let unjudged = unjudged.get(&(group.clone(), judge.clone())).copied().unwrap_or(0);
             GroupRow {
-                group: by.iter().cloned().zip(group.into_iter().map(Value::String)).collect(),
+                group: by.iter().map(ToString::to_string).zip(group.into_iter().map(Value::String)).collect(),
                 method,
                 judge_model: model,
                 episodes: c.judged,

@@ -1,5 +1,6 @@
 //! A summary's rows as table cells: one line per group × judge × verdict source.
 
+use crate::core::corpus::GroupField;
 use crate::core::corpus::row::Excluded;
 use crate::core::corpus::table::{GroupRow, MeanSummary};
 use crate::core::episode::source_label;
@@ -27,8 +28,8 @@ const COLUMNS: [&str; 14] = [
 ];
 
 /// The header and cells of `rows`, grouped by `by`.
-pub fn grouped(by: &[String], rows: &[GroupRow]) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut header = by.to_vec();
+pub fn grouped(by: &[GroupField], rows: &[GroupRow]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut header: Vec<String> = by.iter().map(ToString::to_string).collect();
     header.extend(COLUMNS.iter().map(|c| c.to_string()));
     (header, rows.iter().map(row_cells).collect())
 }

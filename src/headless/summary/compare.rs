@@ -12,6 +12,7 @@ use super::batch_info;
 use super::cells::{mean, percent, signed};
 use super::grouping::{SummaryArgs, grouping, grouping_note};
 use super::versus;
+use crate::core::corpus::GroupField;
 use crate::core::corpus::contrast::{Contrast, contrast};
 use crate::core::corpus::like_for_like::{Counting, Scope, Side, like_for_like};
 use crate::core::corpus::table::{GroupKey, GroupRow, group_rows};
@@ -57,9 +58,9 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     // The fields that vary within A or within B: one that only tells A from B (A is the
     // baseline, B the firewall) would put their rows in different groups, with nothing compared.
     let (by_a, by_b) = (grouping(args, &a.rows), grouping(args, &b.rows));
-    let by: Vec<String> = by_a.iter().chain(&by_b).fold(Vec::new(), |mut by, field| {
+    let by: Vec<GroupField> = by_a.iter().chain(&by_b).fold(Vec::new(), |mut by, field| {
         if !by.contains(field) {
-            by.push(field.clone());
+            by.push(*field);
         }
         by
     });
@@ -69,7 +70,7 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     if args.format == Format::Json {
         super::super::writers::write_json_lines(&rows, out)?;
     } else {
-        let mut header = by.clone();
+        let mut header: Vec<String> = by.iter().map(ToString::to_string).collect();
         header.extend(
             [
                 "judge",

@@ -5,14 +5,14 @@ use std::path::PathBuf;
 
 use super::super::writers::Format;
 use crate::core::corpus::CorpusRow;
+use crate::core::corpus::GroupField;
 use crate::core::corpus::like_for_like::Counting;
 use crate::core::corpus::row::Excluded;
-use crate::core::corpus::table::varying_fields;
 
 pub struct SummaryArgs {
     pub paths: Vec<PathBuf>,
     /// Group fields, in order; `None`: the fields that vary among the episodes.
-    pub by: Option<Vec<String>>,
+    pub by: Option<Vec<GroupField>>,
     /// One group for every episode (the judge sources stay apart).
     pub pool: bool,
     /// Count aborted, errored, forked and human-played episodes too.
@@ -24,14 +24,14 @@ pub struct SummaryArgs {
     /// Where the index cache lives (`None`: every file is read).
     pub cache: Option<PathBuf>,
     /// `--vs FIELD=VALUE`: every row against the row whose FIELD is VALUE.
-    pub vs: Option<(String, String)>,
+    pub vs: Option<(GroupField, String)>,
     /// Compare rows as they are, whatever tasks each judged (else like for like).
     pub all_tasks: bool,
 }
 
 impl SummaryArgs {
     /// How its tables count, for rows grouped by `by`.
-    pub(super) fn counting<'a>(&'a self, by: &'a [String]) -> Counting<'a> {
+    pub(super) fn counting<'a>(&'a self, by: &'a [GroupField]) -> Counting<'a> {
         Counting { by, judge_model: self.judge_model.as_deref(), count_all: self.count_all }
     }
 }
@@ -44,30 +44,30 @@ pub(super) fn tokens_note(args: &SummaryArgs, rows: &[CorpusRow]) -> String {
 }
 
 /// The fields to group by: `--by`, none with `--pool`, else those that vary.
-pub(super) fn grouping(args: &SummaryArgs, rows: &[CorpusRow]) -> Vec<String> {
+pub(super) fn grouping(args: &SummaryArgs, rows: &[CorpusRow]) -> Vec<GroupField> {
     match (&args.by, args.pool) {
         (Some(by), _) => by.clone(),
         (None, true) => Vec::new(),
         (None, false) => {
             let counted: Vec<&CorpusRow> =
                 rows.iter().filter(|r| args.count_all || r.excluded().is_none()).collect();
-            varying_fields(counted.iter().copied())
+            GroupField::varying(counted.iter().copied())
         }
     }
 }
 
 /// What the rows are grouped by and what is kept out, in one line.
-pub(super) fn grouping_note(args: &SummaryArgs, by: &[String], rows: &[CorpusRow]) -> String {
+pub(super) fn grouping_note(args: &SummaryArgs, by: &[GroupField], rows: &[CorpusRow]) -> String {
     let grouped = if by.is_empty() && args.pool {
         "pooled over every configuration (--pool)".to_string()
     } else if by.is_empty() {
         "one group: model, defence and domain are the same for every episode".to_string()
     } else if args.by.is_some() {
-        format!("grouped by {}", by.join(", "))
+        format!("grouped by {}", GroupField::list(by))
     } else {
         format!(
             "grouped by {} (the fields that vary among the episodes; --by to choose, --pool for one group)",
-            by.join(", ")
+            GroupField::list(by)
         )
     };
     let mut kept_out = [0usize; Excluded::ALL.len()];

@@ -41,13 +41,13 @@ pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     let rows = group_rows(&corpus.rows, &by, args.judge_model.as_deref(), args.count_all);
     let note = grouping_note(args, &by, &corpus.rows);
     if let Some((field, value)) = &args.vs {
-        let compared = versus::versus(args, &by, (field, value), &corpus.rows, rows)?;
+        let compared = versus::versus(args, &by, (*field, value), &corpus.rows, rows)?;
         if args.format == Format::Table {
             writeln!(out, "{note}")?;
         } else {
             writeln!(err, "{note}")?;
         }
-        versus::write(args.format, &by, (field, value), &compared, out)?;
+        versus::write(args.format, &by, (*field, value), &compared, out)?;
     } else if args.format == Format::Json {
         writeln!(err, "{note}")?;
         super::writers::write_json_lines(&rows, out)?;

@@ -11,23 +11,21 @@ use super::super::writers::Format;
 use super::cells::{percent, signed};
 use super::grouping::SummaryArgs;
 use crate::core::corpus::CorpusRow;
+use crate::core::corpus::GroupField;
 use crate::core::corpus::contrast::{Contrast, contrast};
 use crate::core::corpus::like_for_like::{Scope, Side, like_for_like};
-use crate::core::corpus::table::{GROUP_FIELDS, GroupKey, GroupRow, group_value};
+use crate::core::corpus::table::{GroupKey, GroupRow};
 use crate::core::episode::source_label;
 
 /// `defence=baseline` → (`defence`, `baseline`); the field must be one the rows are grouped by.
-pub fn parse_vs(text: &str) -> Result<(String, String), String> {
+pub fn parse_vs(text: &str) -> Result<(GroupField, String), String> {
     let (field, value) = text
         .split_once('=')
         .ok_or_else(|| format!("--vs '{text}': expected FIELD=VALUE, e.g. defence=baseline"))?;
-    let field = field.trim().to_lowercase();
-    if !GROUP_FIELDS.contains(&field.as_str()) {
-        return Err(format!(
-            "--vs '{text}': unknown field '{field}': known fields are {}",
-            GROUP_FIELDS.join(", ")
-        ));
-    }
+    let field = field.trim().parse::<GroupField>().map_err(|_| {
+        let known = GroupField::known();
+        format!("--vs '{text}': unknown field '{}': known fields are {known}", field.trim().to_lowercase())
+    })?;
     Ok((field, value.trim().to_string()))
 }
 
@@ -52,19 +50,19 @@ pub struct Versus {
 /// no row has `value`.
 pub fn versus(
     args: &SummaryArgs,
-    by: &[String],
-    (field, value): (&str, &str),
+    by: &[GroupField],
+    (field, value): (GroupField, &str),
     corpus: &[CorpusRow],
     rows: Vec<GroupRow>,
 ) -> anyhow::Result<Vec<Versus>> {
-    let Some(position) = by.iter().position(|f| f == field) else {
+    let Some(position) = by.iter().position(|f| *f == field) else {
         anyhow::bail!(
             "--vs {field}={value}: the rows are not grouped by {field} (grouped by {}); add it to --by",
-            if by.is_empty() { "nothing".to_string() } else { by.join(", ") }
+            if by.is_empty() { "nothing".to_string() } else { GroupField::list(by) }
         );
     };
-    if !corpus.iter().any(|r| group_value(r, field) == value) {
-        let mut values: Vec<String> = corpus.iter().map(|r| group_value(r, field)).collect();
+    if !corpus.iter().any(|r| field.of(r) == value) {
+        let mut values: Vec<String> = corpus.iter().map(|r| field.of(r).to_string()).collect();
         values.sort();
         values.dedup();
         anyhow::bail!(
@@ -110,15 +108,15 @@ pub fn key_of(r: &GroupRow) -> GroupKey {
 /// Prints the rows against their reference in `format`.
 pub fn write(
     format: Format,
-    by: &[String],
-    (field, value): (&str, &str),
+    by: &[GroupField],
+    (field, value): (GroupField, &str),
     rows: &[Versus],
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     if format == Format::Json {
         return super::super::writers::write_json_lines(rows, out);
     }
-    let mut header = by.to_vec();
+    let mut header: Vec<String> = by.iter().map(ToString::to_string).collect();
     header.extend(
         [
             "judge",
