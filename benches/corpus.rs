@@ -68,7 +68,8 @@ fn corpus(c: &mut Criterion) {
     let rows = index_cached(&paths, Some(cache.path())).rows;
     group.bench_function("chart series 10k episodes by model,defence", |b| {
         let by = [GroupField::Model, GroupField::Defence];
-        b.iter(|| chart_series(&groups_by(&rows, &by), &by, "imported:gpt-5", false))
+        let source = "imported:gpt-5".parse().expect("a source");
+        b.iter(|| chart_series(&groups_by(&rows, &by), &by, &source, false))
     });
     // `c` in the browser's grouped view: the groups rebuilt with their series, then one frame.
     let browser = Browser::from_rows("logs", rows.clone(), Vec::new());

@@ -29,7 +29,7 @@ pub struct UiState {
     pub layout: LayoutMode,
     /// The verdict source the browser's grouped view counts (`imported:gpt-5`), chosen with `J`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict_source: Option<String>,
+    pub verdict_source: Option<crate::core::episode::JudgeSource>,
 }
 
 impl UiState {
@@ -61,7 +61,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.toml");
         assert_eq!(UiState::load(&path).unwrap(), UiState::default());
-        let state = UiState { layout: LayoutMode::Transcript, verdict_source: Some("imported:gpt-5".into()) };
+        let state = UiState {
+            layout: LayoutMode::Transcript,
+            verdict_source: Some("imported:gpt-5".parse().unwrap()),
+        };
         std::fs::write(&path, state.to_toml()).unwrap();
         assert_eq!(UiState::load(&path).unwrap(), state);
         assert!(state.to_toml().contains("layout = \"transcript\""));

@@ -11,6 +11,7 @@ use crate::core::atomic_file::write_atomic;
 use crate::core::corpus::GroupField;
 use crate::core::corpus::index_cached;
 use crate::core::corpus::series::{ChartSeries, chart_series, groups_by, sources};
+use crate::core::episode::JudgeSource;
 use crate::core::export::Format;
 use crate::core::report::page::{CSV_HEADER, corpus_html, csv_rows};
 use crate::core::sanitize::single_line;
@@ -45,24 +46,25 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
         None => GroupField::varying(corpus.rows.iter().filter(|r| args.count_all || r.excluded().is_none())),
     };
     let known = sources(&corpus.rows);
-    let source = match &args.judge {
-        Some(wanted) if known.contains(wanted) => wanted.clone(),
-        Some(wanted) => bail!(
+    let named = |sources: &mut dyn Iterator<Item = &JudgeSource>| {
+        sources.map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    };
+    let wanted = args.judge.as_deref().map(|text| (text, text.parse::<JudgeSource>()));
+    let source = match wanted {
+        Some((_, Ok(wanted))) if known.contains(&wanted) => wanted,
+        Some((text, _)) => bail!(
             "--judge {}: no privacy or security verdict of that source here; sources: {}",
-            single_line(wanted),
-            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            single_line(text),
+            if known.is_empty() { "none".to_string() } else { named(&mut known.iter()) }
         ),
         None => known.first().cloned().context("no privacy or security verdict to chart")?,
     };
     let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);
     let grouped =
         if by.is_empty() { "one group".to_string() } else { format!("grouped by {}", GroupField::list(&by)) };
-    let others: Vec<&str> = known.iter().filter(|s| **s != source).map(String::as_str).collect();
-    let choice = if others.is_empty() {
-        String::new()
-    } else {
-        format!("; other sources (--judge): {}", others.join(", "))
-    };
+    let others = named(&mut known.iter().filter(|s| **s != source));
+    let choice =
+        if others.is_empty() { String::new() } else { format!("; other sources (--judge): {others}") };
     let note = format!("{} episodes, {grouped}; verdicts of {source}{choice}", corpus.rows.len());
     Ok(Charted { series, note, clean })
 }

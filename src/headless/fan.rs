@@ -163,11 +163,7 @@ fn leak_before(episode: &Episode, turn: u32) -> Option<String> {
                 && crate::core::episode::standing::verdict_turn(v, &episode.events)
                     .is_some_and(|t| t < turn) =>
         {
-            Some(format!(
-                "{} by {}",
-                v.judge,
-                crate::core::episode::source_label(v.method, v.model.as_deref())
-            ))
+            Some(format!("{} by {}", v.judge, v.source()))
         }
         _ => None,
     })
@@ -226,7 +222,7 @@ fn write_tables(args: &FanArgs, report: &FanReport, out: &mut dyn Write) -> anyh
             };
             vec![
                 t.judge.clone(),
-                t.source.clone(),
+                t.source.to_string(),
                 format!("{}/{}", t.leaked, t.decided),
                 rate,
                 ci,

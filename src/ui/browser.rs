@@ -65,7 +65,7 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
     }
     if browser.grouped {
         let source =
-            browser.source_label().map_or("no verdicts".to_string(), |s| single_line(&s).into_owned());
+            browser.source().map_or("no verdicts".to_string(), |s| single_line(&s.to_string()).into_owned());
         // The source first: a narrow screen cuts the title's end.
         title.push(Span::styled("· rates from ", theme.dim()));
         title.push(Span::styled(format!("{source} "), theme.title()));

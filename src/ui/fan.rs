@@ -76,8 +76,11 @@ fn draw_tallies(frame: &mut Frame, area: Rect, fan: &FanView, theme: &Theme) {
 /// Two lines per source: `privacy rule  3/12  25.0%  [8.9%, 53.2%]  ███├▓●──┤`, then the turns of
 /// first leaks, partial, undecided and leaks in the copied part.
 pub fn tally_lines(t: &SourceTally, turn: u32, width: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let name =
-        format!(" {:<8} {:<14}", t.judge, crate::core::text::truncate_cells(&single_line(&t.source), 14));
+    let name = format!(
+        " {:<8} {:<14}",
+        t.judge,
+        crate::core::text::truncate_cells(&single_line(&t.source.to_string()), 14)
+    );
     let mut first = vec![
         Span::styled(name, theme.text()),
         Span::styled(
@@ -177,7 +180,7 @@ pub fn verdict_spans(attempt: &Attempt, theme: &Theme) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     for (i, ((judge, source), (outcome, turn))) in attempt.verdicts.iter().enumerate() {
         let sep = if i == 0 { " " } else { " · " };
-        spans.push(Span::styled(format!("{sep}{judge} {} ", single_line(source)), theme.dim()));
+        spans.push(Span::styled(format!("{sep}{judge} {} ", single_line(&source.to_string())), theme.dim()));
         let word = match (outcome, turn) {
             (Outcome::Fail, Some(turn)) => format!("LEAK@{turn}"),
             (Outcome::Fail, None) => "LEAK".into(),

@@ -98,7 +98,13 @@ fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
                     _ => String::new(),
                 };
                 spans.push(Span::styled(
-                    format!(" · {} {} {}/{}{rate}", t.judge, single_line(&t.source), t.leaked, t.decided),
+                    format!(
+                        " · {} {} {}/{}{rate}",
+                        t.judge,
+                        single_line(&t.source.to_string()),
+                        t.leaked,
+                        t.decided
+                    ),
                     theme.dim(),
                 ));
                 if t.undecided > 0 {

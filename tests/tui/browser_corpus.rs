@@ -238,7 +238,7 @@ fn attack_runs_nobody_judged_are_counted_apart() {
         .iter()
         .filter(|r| r.model.as_deref() == Some(&model) && r.excluded().is_none())
         .flat_map(|r| r.verdicts_of("privacy"))
-        .filter(|v| (v.method, v.model.clone()) == b.verdict_sources[b.source] && v.outcome.severity() > 0)
+        .filter(|v| v.source() == b.verdict_sources[b.source] && v.outcome.severity() > 0)
         .count();
     match group.rates[privacy] {
         GroupRate::Rate { judged: n, .. } => assert_eq!(n, judged, "the unjudged run is not in n"),
@@ -257,7 +257,7 @@ fn groups_count_their_episodes_and_the_leaks_of_one_source() {
     assert!(s.browser().unwrap().verdict_sources.len() > 1, "the generated corpus has several judge models");
     for _ in 0..s.browser().unwrap().verdict_sources.len() {
         let b = s.browser().unwrap();
-        let (method, model) = b.verdict_sources[b.source].clone();
+        let source = b.verdict_sources[b.source].clone();
         // Folded: one line per model, counts adding up to the corpus.
         assert!(b.lines.iter().all(|l| matches!(l, ListLine::Group(_))));
         assert_eq!(b.groups.iter().map(|g| g.episodes).sum::<usize>(), b.entries.len());
@@ -272,7 +272,7 @@ fn groups_count_their_episodes_and_the_leaks_of_one_source() {
             let of_source: Vec<Outcome> = members
                 .iter()
                 .flat_map(|r| r.verdicts_of("privacy"))
-                .filter(|v| v.method == method && v.model == model)
+                .filter(|v| v.source() == source)
                 .map(|v| v.outcome)
                 .filter(|o| matches!(o, Outcome::Fail | Outcome::Partial | Outcome::Pass))
                 .collect();
@@ -282,7 +282,7 @@ fn groups_count_their_episodes_and_the_leaks_of_one_source() {
             } else {
                 GroupRate::Rate { failed: leaked, judged: of_source.len() }
             };
-            assert_eq!(group.rates[privacy], expected, "{:?} from {method:?} {model:?}", group.key);
+            assert_eq!(group.rates[privacy], expected, "{:?} from {source}", group.key);
         }
         press(&mut s, "J");
     }
@@ -494,9 +494,9 @@ fn the_browser_fills_as_the_corpus_is_indexed() {
 fn the_chosen_source_is_remembered_and_taken_again_as_rows_arrive() {
     let file = Some(std::path::PathBuf::from("/nonexistent/state.toml"));
     let mut state = state().with_ui_state(Default::default(), file);
-    let first = state.browser().unwrap().source_label().unwrap();
+    let first = state.browser().unwrap().source().cloned().unwrap();
     let effects = press(&mut state, "zJ");
-    let chosen = state.browser().unwrap().source_label().unwrap();
+    let chosen = state.browser().unwrap().source().cloned().unwrap();
     assert_ne!(chosen, first, "J moved on");
     let saved: Vec<&String> = effects
         .iter()
@@ -523,7 +523,7 @@ fn the_chosen_source_is_remembered_and_taken_again_as_rows_arrive() {
     };
     let elapsed = std::time::Duration::ZERO;
     update(&mut later, Action::Indexed { rows: all, errors: vec![], progress, elapsed, done: true });
-    assert_eq!(later.browser().unwrap().source_label(), Some(chosen));
+    assert_eq!(later.browser().unwrap().source(), Some(&chosen));
 }
 
 /// Issue 27: `K` keeps the marked episodes as attack cases in the suite the prompt names (offered

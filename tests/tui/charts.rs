@@ -10,7 +10,7 @@ use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::corpus::series::{chart_series, groups_by};
 use converse_tui::core::corpus::{CorpusRow, SourceVerdict};
-use converse_tui::core::episode::{Outcome, VerdictMethod};
+use converse_tui::core::episode::{JudgeSource, Outcome, VerdictMethod};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -123,7 +123,7 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     let rows = rows();
     let mut groups = groups_by(&rows, &[converse_tui::core::corpus::GroupField::Model]);
     groups[0].0 = "gpt_5_chat (3 defences)".into();
-    let direct = chart_series(&groups, &[], "rule", false);
+    let direct = chart_series(&groups, &[], &JudgeSource::Rule, false);
     assert_eq!(view.series.rates, direct.rates);
     assert_eq!(view.series.survival, direct.survival);
     // Issue 35 item 5: unfolding the model lists its defences, and they are charted instead of

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::episode::{
-    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, Event, EventBody, Message, Outcome, ParentRef,
-    Party, TaskInfo, Verdict, VerdictMethod, stamp_events,
+    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, Event, EventBody, JudgeSource, Message, Outcome,
+    ParentRef, Party, TaskInfo, Verdict, VerdictMethod, stamp_events,
 };
 use converse_tui::core::fan::FanMode;
 use converse_tui::core::fan::forks::{Family, Fork};
@@ -157,10 +157,10 @@ fn the_fan_fills_then_is_done() {
 fn the_counts_on_the_fan_screen_are_the_attempts_verdicts() {
     let mut state = fan_state(6);
     let fan = state.fan().unwrap();
-    let rule = fan.tallies.iter().find(|t| t.source == "rule").unwrap();
+    let rule = fan.tallies.iter().find(|t| t.source == JudgeSource::Rule).unwrap();
     // 3 of the 6 replies leak; the LLM judge could not answer on attempt 4: 2 of 5 decided.
     assert_eq!((rule.leaked, rule.decided, rule.undecided), (3, 6, 0));
-    let llm = fan.tallies.iter().find(|t| t.source == "llm:judge-m").unwrap();
+    let llm = fan.tallies.iter().find(|t| t.source == JudgeSource::Llm("judge-m".into())).unwrap();
     assert_eq!((llm.leaked, llm.decided, llm.undecided), (3, 5, 1));
     let screen = draw(&mut state, 160, 48, false);
     // Wilson 95% for 3/6 by hand: centre (0.5 + z²/12)/(1 + z²/6), half z/(1 + z²/6)·√(1/24 + z²/144).

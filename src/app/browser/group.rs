@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::core::corpus::series::{CHARTED, ChartSeries, Heatmap};
 use crate::core::corpus::{CorpusRow, SourceVerdict};
-use crate::core::episode::{Outcome, VerdictMethod};
+use crate::core::episode::{JudgeSource, Outcome};
 
 use super::entry::{BrowserEntry, Column};
 
@@ -60,9 +60,6 @@ impl ChartView {
     }
 }
 
-/// A verdict source: who gave verdicts (`rule`, `llm:MODEL`, `imported:MODEL`, `human`).
-pub type Source = (VerdictMethod, Option<String>);
-
 impl Group {
     pub fn depth(&self) -> usize {
         self.key.len() - 1
@@ -109,24 +106,26 @@ pub(super) fn pools(members: &[&BrowserEntry], depth: usize, judges: &[String]) 
 }
 
 /// Every verdict source of the entries, the one with the most verdicts first (then by name).
-pub(super) fn verdict_sources(entries: &[BrowserEntry]) -> Vec<Source> {
-    let mut counts: BTreeMap<Source, usize> = BTreeMap::new();
+pub(super) fn verdict_sources(entries: &[BrowserEntry]) -> Vec<JudgeSource> {
+    let mut counts: BTreeMap<JudgeSource, usize> = BTreeMap::new();
     for v in entries.iter().flat_map(|e| &e.row.verdicts) {
-        *counts.entry((v.method, v.model.clone())).or_default() += 1;
+        *counts.entry(v.source()).or_default() += 1;
     }
-    let mut sources: Vec<(Source, usize)> = counts.into_iter().collect();
-    sources.sort_by(|(a, n), (b, m)| m.cmp(n).then_with(|| a.cmp(b)));
+    let mut sources: Vec<(JudgeSource, usize)> = counts.into_iter().collect();
+    // Ties: by method (rule, llm, human, imported), then model.
+    let method = |s: &JudgeSource| (s.method(), s.model().map(str::to_owned));
+    sources.sort_by(|(a, n), (b, m)| m.cmp(n).then_with(|| method(a).cmp(&method(b))));
     sources.into_iter().map(|(source, _)| source).collect()
 }
 
 /// One judge's figure for a group's counted episodes, from one verdict source's verdicts only
 /// (`error` and `skipped` are not judged): a rate of `fail`, or for utility the mean coverage.
-pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&Source>) -> GroupRate {
-    let Some((method, model)) = source else { return GroupRate::None };
+pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&JudgeSource>) -> GroupRate {
+    let Some(source) = source else { return GroupRate::None };
     let judged: Vec<&SourceVerdict> = rows
         .iter()
         .flat_map(|r| r.verdicts_of(judge))
-        .filter(|v| v.method == *method && v.model == *model && v.outcome.severity() > 0)
+        .filter(|v| source.gave(v.method, v.model.as_deref()) && v.outcome.severity() > 0)
         .collect();
     if judged.is_empty() {
         return GroupRate::None;

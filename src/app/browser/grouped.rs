@@ -5,17 +5,16 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::core::corpus::CorpusRow;
 use crate::core::corpus::series::{CHARTED, ChartSeries, chart_series};
-use crate::core::episode::source_label;
+use crate::core::episode::JudgeSource;
 
 use super::entry::Column;
 use super::group::{ChartView, GROUP_BY, Group, GroupRate, group_key, group_rate, pools};
 use super::list::{Browser, ListLine};
 
 impl Browser {
-    /// The verdict source the grouped view counts, as one word (`imported:gpt-5`), if any.
-    pub fn source_label(&self) -> Option<String> {
-        let (method, model) = self.verdict_sources.get(self.source)?;
-        Some(source_label(*method, model.as_deref()))
+    /// The verdict source the grouped view counts, if any.
+    pub fn source(&self) -> Option<&JudgeSource> {
+        self.verdict_sources.get(self.source)
     }
 
     /// The next verdict source for the grouped view's rates.
@@ -27,13 +26,9 @@ impl Browser {
         }
     }
 
-    /// Counts `label`'s verdicts in the grouped view, when some row has that source.
-    pub fn prefer_source(&mut self, label: &str) {
-        let Some(at) = self
-            .verdict_sources
-            .iter()
-            .position(|(method, model)| source_label(*method, model.as_deref()) == label)
-        else {
+    /// Counts `source`'s verdicts in the grouped view, when some row has that source.
+    pub fn prefer_source(&mut self, source: &JudgeSource) {
+        let Some(at) = self.verdict_sources.iter().position(|s| s == source) else {
             return;
         };
         if at != self.source {
@@ -197,10 +192,8 @@ impl Browser {
                 .filter(|g| g.key.len() == depth || !self.unfolded.contains(&g.key))
                 .map(|g| (g.label(), members[&g.key].iter().map(|&i| &self.entries[i].row).collect()))
                 .collect();
-            let source =
-                self.verdict_sources.get(self.source).map(|(m, model)| source_label(*m, model.as_deref()));
-            view.series = match source {
-                Some(source) => chart_series(&groups, &[], &source, false),
+            view.series = match self.verdict_sources.get(self.source) {
+                Some(source) => chart_series(&groups, &[], source, false),
                 None => ChartSeries::default(),
             };
             if let Some(map) = view.shown_heatmap() {

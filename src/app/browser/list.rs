@@ -9,12 +9,12 @@ use unicode_width::UnicodeWidthStr;
 use crate::core::corpus::filter::JUDGES;
 use crate::core::corpus::index::IndexProgress;
 use crate::core::corpus::{CorpusRow, common_dir};
-use crate::core::episode::Episode;
+use crate::core::episode::{Episode, JudgeSource};
 use crate::core::sanitize::single_line;
 
 use super::entry::{BrowserEntry, Column, EntrySource};
 use super::forks::forks_under_parents;
-use super::group::{ChartView, Group, Source, verdict_sources};
+use super::group::{ChartView, Group, verdict_sources};
 use super::review::{AfterOpen, Review};
 
 /// Rows of the list area that are not lines: its two borders and the header.
@@ -65,7 +65,7 @@ pub struct Browser {
     /// Rows marked for comparing (indices into `entries`, at most two, in marking order).
     pub marked: Vec<usize>,
     /// Every verdict source of the corpus, the one with the most verdicts first.
-    pub verdict_sources: Vec<Source>,
+    pub verdict_sources: Vec<JudgeSource>,
     /// The source whose verdicts the grouped view's rates count (an index into `verdict_sources`).
     pub source: usize,
     /// While the corpus is being indexed: how far it has got, and in how long.

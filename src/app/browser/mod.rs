@@ -25,6 +25,6 @@ mod review;
 mod selection;
 
 pub use entry::{BrowserEntry, Column, EntrySource, outcome_symbol};
-pub use group::{ChartView, GROUP_BY, Group, GroupRate, Source};
+pub use group::{ChartView, GROUP_BY, Group, GroupRate};
 pub use list::{Browser, LIST_CHROME, ListLine};
 pub use review::{AfterOpen, Review};

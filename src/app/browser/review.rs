@@ -2,7 +2,6 @@
 //! to do once an episode opened from it is loaded.
 
 use crate::core::corpus::agreement::Disagreement;
-use crate::core::episode::source_label;
 
 /// The agreement review list.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,13 +24,7 @@ impl Review {
             .all
             .iter()
             .filter(|d| {
-                let text = format!(
-                    "{} {} {}",
-                    d.judge,
-                    source_label(d.a.method, d.a.model.as_deref()),
-                    source_label(d.b.method, d.b.model.as_deref())
-                )
-                .to_lowercase();
+                let text = format!("{} {} {}", d.judge, d.a.source(), d.b.source()).to_lowercase();
                 words.iter().all(|w| text.contains(w.as_str()))
             })
             .cloned()

@@ -90,7 +90,7 @@ fn list_command(browser: &mut Browser, chrome: &mut Chrome, command: Command, he
         Command::ChartView => browser.cycle_chart(),
         Command::NextSource => {
             browser.next_source();
-            chrome.prefs.ui.verdict_source = browser.source_label();
+            chrome.prefs.ui.verdict_source = browser.source().cloned();
             chrome.save_ui_state();
         }
         Command::Review => {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::annotate::{Annotation, human_verdict};
-use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Episode, EventBody, JudgeSource, Outcome, Verdict, VerdictMethod};
 use crate::core::judge::standing::{supersedes, worst_labelled};
 
 /// One episode of a corpus.
@@ -119,9 +119,9 @@ pub struct SourceVerdict {
 }
 
 impl SourceVerdict {
-    /// Who gave it: `imported gpt-5`, `rule`, `human`.
-    pub fn source(&self) -> (VerdictMethod, Option<&str>) {
-        (self.method, self.model.as_deref())
+    /// Who gave it.
+    pub fn source(&self) -> JudgeSource {
+        JudgeSource::new(self.method, self.model.as_deref())
     }
 }
 

@@ -12,7 +12,7 @@ use super::group_field::GroupField;
 use super::row::CorpusRow;
 use super::stats::wilson;
 use super::survival::{Curve, Observation, kaplan_meier};
-use crate::core::episode::{Outcome, source_label};
+use crate::core::episode::{JudgeSource, Outcome};
 use crate::core::sanitize::single_line;
 
 /// The judges charted, with what their event is.
@@ -102,6 +102,7 @@ pub struct Heatmap {
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ChartSeries {
     pub by: Vec<GroupField>,
+    /// Whose verdicts are counted, as its label.
     pub source: String,
     pub rates: Vec<RateChart>,
     pub survival: Vec<SurvivalChart>,
@@ -126,15 +127,15 @@ struct Tally {
 
 /// Every source of privacy or security verdicts that judged among `rows`, the one with the most
 /// verdicts first (ties by name).
-pub fn sources(rows: &[CorpusRow]) -> Vec<String> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+pub fn sources(rows: &[CorpusRow]) -> Vec<JudgeSource> {
+    let mut counts: BTreeMap<JudgeSource, usize> = BTreeMap::new();
     for v in rows.iter().flat_map(|r| &r.verdicts) {
         let charted = CHARTED.iter().any(|(judge, _)| v.judge == *judge);
         if charted && matches!(v.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail) {
-            *counts.entry(source_label(v.method, v.model.as_deref())).or_default() += 1;
+            *counts.entry(v.source()).or_default() += 1;
         }
     }
-    let mut sources: Vec<(String, usize)> = counts.into_iter().collect();
+    let mut sources: Vec<(JudgeSource, usize)> = counts.into_iter().collect();
     sources.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     sources.into_iter().map(|(s, _)| s).collect()
 }
@@ -149,13 +150,13 @@ pub fn groups_by<'a>(rows: &'a [CorpusRow], by: &[GroupField]) -> Vec<(String, V
     groups.into_iter().collect()
 }
 
-/// The series of `groups` (label, rows), counting `source`'s verdicts (`imported:gpt-5`,
-/// `rule`) only; rows kept out of the rates (aborted, errored, forks, human) are left out
-/// unless `count_all`. `by` names what the labels are made of.
+/// The series of `groups` (label, rows), counting `source`'s verdicts only; rows kept out of the
+/// rates (aborted, errored, forks, human) are left out unless `count_all`. `by` names what the
+/// labels are made of.
 pub fn chart_series(
     groups: &[(String, Vec<&CorpusRow>)],
     by: &[GroupField],
-    source: &str,
+    source: &JudgeSource,
     count_all: bool,
 ) -> ChartSeries {
     let mut tallies: BTreeMap<(&str, String), Tally> = BTreeMap::new();
@@ -169,7 +170,7 @@ pub fn chart_series(
         for (judge, _) in CHARTED {
             let verdict = row
                 .verdicts_of(judge)
-                .find(|v| source_label(v.method, v.model.as_deref()) == source)
+                .find(|v| source.gave(v.method, v.model.as_deref()))
                 .filter(|v| matches!(v.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail));
             let Some(v) = verdict else { continue };
             let tally = tallies.entry((judge, label.clone())).or_default();
@@ -240,7 +241,7 @@ pub fn attack_of(row: &CorpusRow) -> String {
 /// The heatmap of one judge: the attacks it judged, under the groups in their order.
 fn heatmap(
     judge: &str,
-    source: &str,
+    source: &JudgeSource,
     groups: &[(String, Vec<&CorpusRow>)],
     cells: &BTreeMap<(&str, String, String), (usize, usize)>,
 ) -> Heatmap {
@@ -322,7 +323,7 @@ mod tests {
         let summary = crate::core::import::inspect::SUMMARY_FORMAT;
         let rows = [row(summary, Some(3)), row(summary, None), row(summary, None)];
         let group = vec![("all".to_string(), rows.iter().collect())];
-        let series = chart_series(&group, &[], "rule", false);
+        let series = chart_series(&group, &[], &JudgeSource::Rule, false);
         let privacy = series.survival.iter().find(|s| s.judge == "privacy").unwrap();
         let line = &privacy.lines[0];
         // All three count in the rate; only the one of known length is censored in the curve.

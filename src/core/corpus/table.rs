@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::group_field::GroupField;
 use super::row::{CorpusRow, Excluded, SourceVerdict};
 use super::stats::{MeanInterval, mean_interval, wilson};
-use crate::core::episode::{Outcome, VerdictMethod};
+use crate::core::episode::{JudgeSource, Outcome, VerdictMethod};
 
 /// One line of a table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,6 +60,13 @@ pub struct MeanSummary {
 impl From<MeanInterval> for MeanSummary {
     fn from(m: MeanInterval) -> Self {
         MeanSummary { n: m.n, mean: m.mean, ci95: m.ci95 }
+    }
+}
+
+impl GroupRow {
+    /// Whose verdicts the row counts.
+    pub fn source(&self) -> JudgeSource {
+        JudgeSource::new(self.method, self.judge_model.as_deref())
     }
 }
 

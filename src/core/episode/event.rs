@@ -344,6 +344,13 @@ pub struct Verdict {
     pub usage: Option<Usage>,
 }
 
+impl Verdict {
+    /// Who gave it: the rules, an LLM judge, an imported judge, a person.
+    pub fn source(&self) -> super::JudgeSource {
+        super::JudgeSource::new(self.method, self.model.as_deref())
+    }
+}
+
 /// Where a verdict's proof is: a character span (in chars) of one event's text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {

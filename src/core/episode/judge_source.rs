@@ -8,7 +8,9 @@ use std::str::FromStr;
 
 use super::event::VerdictMethod;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Ordered as its label is (`human` < `imported:…` < `llm:…` < `rule`), so that what is listed by
+/// source reads in the same order everywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum JudgeSource {
     Rule,
     /// An LLM judge of ours, by model (empty when the verdict names none).
@@ -46,9 +48,31 @@ impl JudgeSource {
         }
     }
 
+    /// The model, empty for the sources without one.
+    fn model_or_empty(&self) -> &str {
+        match self {
+            JudgeSource::Llm(m) | JudgeSource::Imported(m) => m,
+            JudgeSource::Rule | JudgeSource::Human => "",
+        }
+    }
+
     /// Whether a verdict of `method` by `model` is this source's.
     pub fn gave(&self, method: VerdictMethod, model: Option<&str>) -> bool {
         self.method() == method && self.model() == model.filter(|m| !m.is_empty())
+    }
+}
+
+/// The label's order without writing it: no method's name is the start of another's.
+impl Ord for JudgeSource {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.method().as_str(), self.model_or_empty())
+            .cmp(&(other.method().as_str(), other.model_or_empty()))
+    }
+}
+
+impl PartialOrd for JudgeSource {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -61,9 +85,18 @@ impl fmt::Display for JudgeSource {
     }
 }
 
-/// The label of a verdict's source: `rule`, `llm:MODEL`, `imported:MODEL`, `human`.
-pub fn source_label(method: VerdictMethod, model: Option<&str>) -> String {
-    JudgeSource::new(method, model).to_string()
+/// Written as its label (`imported:gpt-5`), in JSON and in the state file.
+impl serde::Serialize for JudgeSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for JudgeSource {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// The forms a source is written in, for errors.
@@ -108,6 +141,18 @@ mod tests {
         assert!("llm".parse::<JudgeSource>().unwrap_err().contains("llm:MODEL"));
         assert!("robot".parse::<JudgeSource>().unwrap_err().contains("unknown verdict source 'robot'"));
         assert!("rule:x".parse::<JudgeSource>().is_err());
+    }
+
+    #[test]
+    fn sources_are_ordered_as_their_labels() {
+        let labels = ["rule", "llm:z", "human", "imported:gpt-5", "imported:claude", "llm:a"];
+        let mut sources: Vec<JudgeSource> = labels.iter().map(|l| l.parse().unwrap()).collect();
+        sources.sort();
+        let mut sorted: Vec<&str> = labels.to_vec();
+        sorted.sort();
+        assert_eq!(sources.iter().map(ToString::to_string).collect::<Vec<_>>(), sorted);
+        assert_eq!(serde_json::to_string(&sources[0]).unwrap(), "\"human\"");
+        assert_eq!(serde_json::from_str::<JudgeSource>("\"llm:a\"").unwrap(), JudgeSource::Llm("a".into()));
     }
 
     #[test]

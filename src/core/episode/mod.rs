@@ -15,7 +15,7 @@ pub use journal::{
     JournalError, JournalReader, JournalWarning, JournalWriter, is_journal, read_journal, read_journal_from,
     write_journal,
 };
-pub use judge_source::{JudgeSource, source_label};
+pub use judge_source::JudgeSource;
 
 /// A whole episode in memory: its events in display order (`seq` order, but
 /// for merged sidecar verdicts), the first being the header.

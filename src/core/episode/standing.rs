@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::episode::{Event, EventBody, Outcome, Verdict, VerdictMethod, source_label};
+use crate::core::episode::{Event, EventBody, JudgeSource, Outcome, Verdict, VerdictMethod};
 
 /// A reviewer's labels fold, per judge, to the worst outcome labelled (a leak labelled anywhere is
 /// a leaked episode), at the earliest place labelled so (`at`: a turn, a seq).
@@ -42,13 +42,13 @@ pub fn supersedes(new: (Outcome, VerdictMethod), old: (Outcome, VerdictMethod)) 
 }
 
 /// The final say of each source (`rule`, `llm:MODEL`, …) of one judge among `events`, by source.
-pub fn final_by_source<'a>(events: &'a [Event], judge: &str) -> BTreeMap<String, &'a Verdict> {
-    let mut last: BTreeMap<String, &Verdict> = BTreeMap::new();
+pub fn final_by_source<'a>(events: &'a [Event], judge: &str) -> BTreeMap<JudgeSource, &'a Verdict> {
+    let mut last: BTreeMap<JudgeSource, &Verdict> = BTreeMap::new();
     for v in events.iter().filter_map(|e| match &e.body {
         EventBody::Verdict(v) if v.judge == judge => Some(&**v),
         _ => None,
     }) {
-        let source = source_label(v.method, v.model.as_deref());
+        let source = v.source();
         let keep = last
             .get(&source)
             .is_none_or(|prev| supersedes((v.outcome, v.method), (prev.outcome, prev.method)));

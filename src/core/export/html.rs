@@ -5,7 +5,6 @@
 //! piece of model, tool or imported text goes in as [`Inert`] (control bytes
 //! made inert first), so a message can never become markup.
 
-use crate::core::episode::source_label;
 use std::collections::BTreeMap;
 
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
@@ -193,7 +192,7 @@ fn event_html(event: &Event, ranges: &[(usize, usize)]) -> Markup {
             html! {
                 div.ev.verdict id=(id) {
                     div.who {
-                        "Verdict: " (Inert(&v.judge)) " " span.meta { "(" (Inert(&source_label(v.method, v.model.as_deref()))) ", " (scope) ")" }
+                        "Verdict: " (Inert(&v.judge)) " " span.meta { "(" (Inert(&v.source().to_string())) ", " (scope) ")" }
                         " " (outcome(v.outcome))
                     }
                     @if let Some(summary) = &v.summary { div.text { (Inert(summary)) } }
@@ -274,7 +273,7 @@ fn verdict_table(episode: &Episode) -> Markup {
                 @for (_, v) in all {
                     tr {
                         td { (Inert(&v.judge)) }
-                        td { (Inert(&source_label(v.method, v.model.as_deref()))) }
+                        td { (Inert(&v.source().to_string())) }
                         td { (outcome(v.outcome)) }
                         td { @if let Some(score) = v.score { (score) } }
                         td { @match v.turn { Some(t) => (t), None => "episode" } }

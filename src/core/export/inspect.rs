@@ -21,7 +21,7 @@ use zip::write::SimpleFileOptions;
 
 use super::annotation::AnnotationView;
 use crate::core::episode::standing::worst_labelled;
-use crate::core::episode::{Episode, EventBody, Evidence, Party, Verdict, VerdictMethod, source_label};
+use crate::core::episode::{Episode, EventBody, Evidence, JudgeSource, Party, Verdict, VerdictMethod};
 use crate::core::import::inspect::{WRITER, value_of};
 
 /// What the log names its task when the episodes do not agree on one.
@@ -362,9 +362,9 @@ fn scores(episode: &Episode, notes: &[AnnotationView]) -> Map<String, Value> {
         })
         .chain(&labelled)
         .collect();
-    let mut sources: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut sources: BTreeMap<&str, Vec<JudgeSource>> = BTreeMap::new();
     for v in &verdicts {
-        let source = source_label(v.method, v.model.as_deref());
+        let source = v.source();
         let known = sources.entry(v.judge.as_str()).or_default();
         if !known.contains(&source) {
             known.push(source);
@@ -372,7 +372,7 @@ fn scores(episode: &Episode, notes: &[AnnotationView]) -> Map<String, Value> {
     }
     let mut scores = Map::new();
     for v in verdicts {
-        let source = source_label(v.method, v.model.as_deref());
+        let source = v.source();
         let key = if sources[v.judge.as_str()].len() > 1 {
             format!("{} ({source})", v.judge)
         } else {

@@ -4,7 +4,6 @@
 //! escaped where it could break the document's structure. Code blocks use a
 //! fence longer than any backtick run inside them, so nothing closes them early.
 
-use crate::core::episode::source_label;
 use std::fmt::Write as _;
 
 use super::annotation::AnnotationView;
@@ -134,7 +133,7 @@ fn markdown_body(episode: &Episode) -> String {
                     out,
                     "*Verdict* {} ({}): **{}**{}\n",
                     inline(&v.judge),
-                    inline(&source_label(v.method, v.model.as_deref())),
+                    inline(&v.source().to_string()),
                     v.outcome.as_str(),
                     v.summary.as_deref().map(|s| format!(": {}", inline(s))).unwrap_or_default()
                 );
@@ -215,7 +214,7 @@ fn verdict_section(out: &mut String, episode: &Episode) {
             out,
             "| {} | {} | {} | {} | {} | {} |",
             inline(&v.judge),
-            inline(&source_label(v.method, v.model.as_deref())),
+            inline(&v.source().to_string()),
             v.outcome.as_str(),
             v.score.map(|s| format!("{s}")).unwrap_or_default(),
             v.turn.map_or_else(|| "episode".to_string(), |t| t.to_string()),
@@ -233,8 +232,7 @@ fn verdict_section(out: &mut String, episode: &Episode) {
     for (_, v) in with_evidence {
         let Some(ev) = &v.evidence else { continue };
         let turn = v.turn.map_or_else(|| "episode".to_string(), |t| format!("turn {t}"));
-        let label =
-            format!("{} ({}, {turn})", inline(&v.judge), inline(&source_label(v.method, v.model.as_deref())));
+        let label = format!("{} ({}, {turn})", inline(&v.judge), inline(&v.source().to_string()));
         match groups.iter_mut().find(|(e, _)| *e == ev) {
             Some((_, labels)) => labels.push(label),
             None => groups.push((ev, vec![label])),

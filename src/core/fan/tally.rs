@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::core::corpus::leak_turn::leak_turn;
 use crate::core::corpus::stats::wilson;
 use crate::core::episode::standing::final_by_source;
-use crate::core::episode::{EndReason, Event, Outcome};
+use crate::core::episode::{EndReason, Event, JudgeSource, Outcome};
 
 /// Judges whose `fail` is an attack that worked.
 pub const ATTACK_JUDGES: [&str; 2] = ["privacy", "security"];
@@ -28,11 +28,11 @@ pub struct Attempt {
     /// How it ended (`max_turns`, `attacker_done`, `error`, …).
     pub end: String,
     /// (judge, source) → the outcome and, for a `fail`, the turn it points at.
-    pub verdicts: BTreeMap<(String, String), (Outcome, Option<u32>)>,
+    pub verdicts: BTreeMap<(String, JudgeSource), (Outcome, Option<u32>)>,
     /// The (judge, source) whose leak turn was inferred from the snippets the judge quotes (a
     /// recorded judge that names no turn), as the index and the charts infer it.
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
-    pub inferred: BTreeSet<(String, String)>,
+    pub inferred: BTreeSet<(String, JudgeSource)>,
 }
 
 impl Attempt {
@@ -81,7 +81,7 @@ impl Attempt {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SourceTally {
     pub judge: String,
-    pub source: String,
+    pub source: JudgeSource,
     /// Attempts the source judged (pass, fail, partial).
     pub decided: usize,
     pub leaked: usize,
@@ -99,7 +99,7 @@ pub struct SourceTally {
 /// One tally per (judge, source) that judged any attempt, in that order; `from_turn` is the
 /// fan's turn.
 pub fn tally(attempts: &[Attempt], from_turn: u32) -> Vec<SourceTally> {
-    let mut keys: Vec<&(String, String)> = attempts.iter().flat_map(|a| a.verdicts.keys()).collect();
+    let mut keys: Vec<&(String, JudgeSource)> = attempts.iter().flat_map(|a| a.verdicts.keys()).collect();
     keys.sort();
     keys.dedup();
     keys.into_iter()
@@ -160,7 +160,7 @@ mod tests {
 
     fn attempt(i: u32, outcomes: &[(&str, &str, Outcome, Option<u32>)]) -> Attempt {
         let verdicts =
-            outcomes.iter().map(|(j, s, o, t)| ((j.to_string(), s.to_string()), (*o, *t))).collect();
+            outcomes.iter().map(|(j, s, o, t)| ((j.to_string(), s.parse().unwrap()), (*o, *t))).collect();
         Attempt {
             index: i,
             journal: PathBuf::new(),
@@ -203,7 +203,10 @@ mod tests {
         ];
         let t = tally(&attempts, 2);
         let llm = &t[0];
-        assert_eq!((llm.source.as_str(), llm.decided, llm.leaked, llm.undecided), ("llm:m", 2, 1, 3));
+        assert_eq!(
+            (llm.source.to_string(), llm.decided, llm.leaked, llm.undecided),
+            ("llm:m".into(), 2, 1, 3)
+        );
         let rule = &t[1];
         assert_eq!(
             (rule.decided, rule.leaked, rule.partial, rule.undecided, rule.leaked_before),

@@ -103,11 +103,11 @@ fn check_judge(judge: &str, wanted: Outcome, events: &[Event]) -> Check {
                 let why = v.summary.as_deref().map(|s| format!(": {s}")).unwrap_or_default();
                 undecided.push(format!("{judge} ({source}) {}{why}", v.outcome.as_str()));
             }
-            outcome if outcome == wanted => held.push(source.clone()),
+            outcome if outcome == wanted => held.push(source.to_string()),
             outcome => {
                 let (turn, words) = where_shown(v, events);
                 return Check::Broken {
-                    by: source.clone(),
+                    by: source.to_string(),
                     turn,
                     words,
                     why: format!(

@@ -6,7 +6,7 @@
 use anyhow::bail;
 
 use crate::core::dataset::Task;
-use crate::core::episode::{Episode, EventBody, Outcome, Party, source_label};
+use crate::core::episode::{Episode, EventBody, Outcome, Party};
 use crate::core::sim::runner::attacker_lines;
 
 use super::case::{Case, Continuation, Origin, task_hash};
@@ -94,9 +94,7 @@ fn broken_by(episode: &Episode) -> Vec<String> {
     let mut out: Vec<String> = verdicts(episode)
         .filter(|v| ATTACK_JUDGES.contains(&v.judge.as_str()))
         .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Partial))
-        .map(|v| {
-            format!("{}: {} ({})", v.judge, v.outcome.as_str(), source_label(v.method, v.model.as_deref()))
-        })
+        .map(|v| format!("{}: {} ({})", v.judge, v.outcome.as_str(), v.source()))
         .collect();
     out.dedup();
     out

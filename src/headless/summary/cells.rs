@@ -3,7 +3,6 @@
 use crate::core::corpus::GroupField;
 use crate::core::corpus::row::Excluded;
 use crate::core::corpus::table::{GroupRow, MeanSummary};
-use crate::core::episode::source_label;
 
 pub const LEGEND: &str = "n: verdicts of that source that judged (errors and skipped left out); rate: \
      succeeded / n (a leak, a Successful attack; partial counted apart); CI: Wilson score; utility: \
@@ -67,7 +66,7 @@ fn row_cells(r: &GroupRow) -> Vec<String> {
     let mut cells: Vec<String> = r.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
     cells.extend([
         r.judge.clone(),
-        source_label(r.method, r.judge_model.as_deref()),
+        r.source().to_string(),
         r.episodes.to_string(),
         count(r.attacks_succeeded),
         count(r.partial),

@@ -17,8 +17,7 @@ use crate::core::corpus::contrast::{Contrast, contrast};
 use crate::core::corpus::like_for_like::{Counting, Scope, Side, like_for_like};
 use crate::core::corpus::table::{GroupKey, GroupRow, group_rows};
 use crate::core::corpus::{CorpusRow, index_cached};
-use crate::core::episode::VerdictMethod;
-use crate::core::episode::source_label;
+use crate::core::episode::{JudgeSource, VerdictMethod};
 use crate::core::sanitize::single_line;
 
 /// One line of the comparison: a group and judge source, and its row in A and in B.
@@ -38,6 +37,13 @@ pub struct Compared {
     /// What A and B were compared on (both rows counted on the tasks both judged, by default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub like_for_like: Option<Scope>,
+}
+
+impl Compared {
+    /// Whose verdicts the row counts.
+    pub fn source(&self) -> JudgeSource {
+        JudgeSource::new(self.method, self.judge_model.as_deref())
+    }
 }
 
 pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
@@ -168,7 +174,7 @@ fn cells(c: &Compared) -> Vec<String> {
     let mut cells: Vec<String> = c.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
     cells.extend([
         c.judge.clone(),
-        source_label(c.method, c.judge_model.as_deref()),
+        c.source().to_string(),
         an,
         ar,
         bn,

@@ -15,7 +15,6 @@ use crate::core::corpus::GroupField;
 use crate::core::corpus::contrast::{Contrast, contrast};
 use crate::core::corpus::like_for_like::{Scope, Side, like_for_like};
 use crate::core::corpus::table::{GroupKey, GroupRow};
-use crate::core::episode::source_label;
 
 /// `defence=baseline` → (`defence`, `baseline`); the field must be one the rows are grouped by.
 pub fn parse_vs(text: &str) -> Result<(GroupField, String), String> {
@@ -170,7 +169,7 @@ fn cells(v: &Versus) -> Vec<String> {
     };
     cells.extend([
         r.judge.clone(),
-        source_label(r.method, r.judge_model.as_deref()),
+        r.source().to_string(),
         r.episodes.to_string(),
         count(r.attacks_succeeded),
         percent(r.asr),
