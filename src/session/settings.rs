@@ -65,7 +65,7 @@ impl SettingFlags {
         if settings.max_turns < 2 {
             bail!("--max-turns must be at least 2 (the user's task counts as attacker turn 1)");
         }
-        if settings.mcp_bind.is_unspecified() {
+        if settings.mcp_bind.to_canonical().is_unspecified() {
             bail!(
                 "--mcp-bind {}: name the address the agent reaches (it goes into the tools' URL the agent is given), not the unspecified address",
                 settings.mcp_bind

@@ -2,11 +2,13 @@
 
 pub mod event;
 mod event_de;
+pub mod held_ref;
 pub mod index;
 pub mod journal;
 pub mod judge_source;
 pub mod sidecar;
 pub mod standing;
+pub mod texts;
 
 pub use event::*;
 pub use journal::{

@@ -194,13 +194,23 @@ async fn run(
     };
     let header = header(&config, external.as_ref());
     let mut turns = 0;
-    let result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
+    let mut external = external;
+    let mut result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
         (Err(e), _) => Err(RunError::Journal(e)),
         (Ok(_), Some(e)) => Err(e),
         (Ok(_), None) => {
-            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external).await
+            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external.as_mut())
+                .await
         }
     };
+    // The agent's calls until now journaled, later ones refused, and the agent stopped (with
+    // its children), before the episode is judged and ends.
+    if let Some(agent) = external {
+        let finished = agent.finish(&mut emitter).await;
+        if let (Ok(_), Err(e)) = (&result, finished) {
+            result = Err(e);
+        }
+    }
     let result = match result {
         // The conversation is over: whole-episode rule verdicts, then the LLM judges.
         Ok(reason) => judge_episode(&config, &client, &gate, &mut emitter, None).await.map(|_| reason),
@@ -240,6 +250,7 @@ async fn start_external(
         pacing: client.clone(),
         gate: gate.clone(),
         mcp_bind: config.settings.mcp_bind,
+        stream: config.settings.stream,
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
@@ -249,7 +260,11 @@ fn describe(e: &RunError) -> (String, String) {
     match e {
         RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
         RunError::Attacker(_) => ("attacker".into(), e.to_string()),
-        RunError::Agent(_) => ("assistant agent".into(), e.to_string()),
+        // An agent's text can be of any size: the error keeps 500 characters of it (issue 36 F11).
+        RunError::Agent(_) => (
+            "assistant agent".into(),
+            crate::core::text::truncate_chars(&e.to_string(), crate::core::llm::error::MAX_MESSAGE),
+        ),
         RunError::Journal(_) => ("journal".into(), e.to_string()),
         RunError::Aborted => ("runner".into(), e.to_string()),
     }
@@ -263,7 +278,7 @@ async fn converse(
     emitter: &mut Emitter,
     edits: &mut mpsc::Receiver<String>,
     turns: &mut u32,
-    mut external: Option<ExternalAssistant>,
+    mut external: Option<&mut ExternalAssistant>,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
     let prompt = match &config.assistant_prompt {
@@ -362,6 +377,10 @@ async fn converse(
                         }
                         None => (text, by),
                     };
+                // Calls the agent made since its reply come first: they happened first.
+                if let Some(agent) = external.as_mut() {
+                    agent.journal_late_calls(emitter).await?;
+                }
                 // An edited message keeps the model's original output in `raw`.
                 emitter.emit(message(turn, Party::Attacker, text.clone(), raw, model, usage, by)).await?;
                 history.push((AttackerHistoryRole::Attacker, text.clone()));
