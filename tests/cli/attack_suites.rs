@@ -43,19 +43,18 @@ async fn suite_of(home: &Path) -> PathBuf {
     suite
 }
 
+/// `test SUITE` against `server`'s assistant, with `extra` flags.
+fn test_args(suite: &Path, server: &OpenAiServer, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&["test", &suite.display().to_string(), "--base-url", &server.base_url()]);
+    args.extend(strings(&["--assistant-model", "test-assistant"]));
+    args.extend(strings(extra));
+    args
+}
+
 async fn test_against(home: &Path, server: &OpenAiServer, suite: &Path, extra: &[&str]) -> (Output, PathBuf) {
     let out = home.join("runs");
-    let mut args = strings(&[
-        "test",
-        &suite.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "test-assistant",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    args.extend(strings(extra));
+    let mut args = test_args(suite, server, extra);
+    args.extend(strings(&["--out", &out.display().to_string()]));
     (converse_tui(home, args).await, out)
 }
 
@@ -407,16 +406,7 @@ async fn test_without_out_runs_in_a_default_folder_that_resume_finds() {
     let server = OpenAiServer::start(Vec::new()).await;
     server.set_default(Reply::text(REFUSAL));
     let junit = home.path().join("report.xml");
-    let args = strings(&[
-        "test",
-        &suite.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "m",
-        "--junit",
-        &junit.display().to_string(),
-    ]);
+    let args = test_args(&suite, &server, &["--junit", &junit.display().to_string()]);
     let output = converse_tui(home.path(), args.clone()).await;
     assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
     assert!(junit.is_file());
