@@ -170,7 +170,15 @@ fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<Run
     let events = episodes.first().map(|e| e.events.as_slice()).unwrap_or_default();
     let checks = check(&c.case.expect, events);
     let errored = r.status == EndReason::Error.as_str();
-    let error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
+    let mut error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
+    // An agent that never reached its tools was not tested: the run is undecided (issue 37).
+    let unreached = events.iter().any(|e| {
+        matches!(&e.body, crate::core::episode::EventBody::Control(c)
+            if c.action == crate::core::episode::ControlAction::ToolsUnreached)
+    });
+    if unreached && error.is_none() {
+        error = Some(crate::core::sim::external_assistant::TOOLS_UNREACHED.to_string());
+    }
     Ok(RunResult::new(r.repeat, journal, checks, error))
 }
 

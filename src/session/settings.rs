@@ -32,6 +32,10 @@ pub struct SettingFlags {
     /// interface a container reaches; each episode takes a free port, and the token is still required.
     #[arg(long, value_name = "IP")]
     pub mcp_bind: Option<std::net::IpAddr>,
+    /// The tools an external agent uses: `mcp` (the episode's MCP server; an episode in which
+    /// the agent never reaches it is undecided) or `none` (an agent without tools).
+    #[arg(long, value_name = "mcp|none", value_parser = ["mcp", "none"])]
+    pub agent_tools: Option<String>,
     /// Start paused: nothing is sent until the user continues or steps (`run --paused`).
     #[arg(skip)]
     pub paused: bool,
@@ -86,6 +90,7 @@ impl SettingFlags {
             judge_live: self.judge_live,
             start_paused: self.paused,
             mcp_bind: self.mcp_bind.unwrap_or(defaults.mcp_bind),
+            agent_tools: self.agent_tools.as_deref() != Some("none"),
         }
     }
 }

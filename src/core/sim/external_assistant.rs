@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::core::episode::{EventBody, Message, Party};
+use crate::core::episode::{Control, ControlAction, EventBody, Message, Party};
 use crate::core::llm::{LlmClient, RetryPolicy, Role};
 
 use super::a2a::client::A2aAgent;
@@ -42,6 +42,8 @@ pub struct AgentLimits {
     pub mcp_bind: std::net::IpAddr,
     /// False with `--no-stream`: an A2A agent is sent `SendMessage`, whatever its card says.
     pub stream: bool,
+    /// False with `--agent-tools none`: an agent that never reaches its tools is no surprise.
+    pub expects_tools: bool,
 }
 
 pub struct ExternalAssistant {
@@ -54,6 +56,19 @@ pub struct ExternalAssistant {
     deadline: std::time::Duration,
     pacing: LlmClient,
     gate: StepGate,
+    expects_tools: bool,
+}
+
+/// Said on screen and stderr, and marked in the journal, when the agent never reached its tools.
+pub const TOOLS_UNREACHED: &str = "the agent never reached its tools: its verdicts are undecided";
+
+/// The agent opened no MCP session with this episode's environment (issue 37): a `control`
+/// event and a notice, so no verdict of it reads as a pass.
+async fn never_reached(emitter: &mut Emitter) -> Result<(), RunError> {
+    let mark = Control { action: ControlAction::ToolsUnreached, by: Some("converse-tui".into()), turn: None };
+    emitter.emit(EventBody::Control(mark)).await?;
+    emitter.notify(RunnerUpdate::Notice(TOOLS_UNREACHED.into()));
+    Ok(())
 }
 
 impl ExternalAssistant {
@@ -98,6 +113,7 @@ impl ExternalAssistant {
             deadline: limits.deadline,
             pacing: limits.pacing.clone(),
             gate: limits.gate.clone(),
+            expects_tools: limits.expects_tools,
         })
     }
 
@@ -125,7 +141,10 @@ impl ExternalAssistant {
     /// now are journaled; the agent's process (a `cmd:` agent) is stopped with its children.
     pub async fn finish(mut self, emitter: &mut Emitter) -> Result<(), RunError> {
         self.server.end(CALLS_GRACE).await;
-        let journaled = self.journal_late_calls(emitter).await;
+        let mut journaled = self.journal_late_calls(emitter).await;
+        if self.expects_tools && !self.server.reached() && journaled.is_ok() {
+            journaled = never_reached(emitter).await;
+        }
         if let Agent::Command(agent) = self.agent {
             agent.stop().await;
         }

@@ -66,6 +66,8 @@ pub(super) struct Front<H> {
     pub(super) expected: String,
     pub(super) limits: Limits,
     streams: Arc<Semaphore>,
+    /// Set by the first request with the token: the agent reached the episode's tools.
+    pub(super) reached: AtomicBool,
     /// Turns true when the server is dropped: every connection ends.
     shutdown: watch::Receiver<bool>,
 }
@@ -79,7 +81,15 @@ impl<H: Handler> Front<H> {
         shutdown: watch::Receiver<bool>,
     ) -> Arc<Self> {
         let streams = Arc::new(Semaphore::new(limits.max_streams));
-        Arc::new(Front { service, sessions, expected, limits, streams, shutdown })
+        Arc::new(Front {
+            service,
+            sessions,
+            expected,
+            limits,
+            streams,
+            reached: AtomicBool::new(false),
+            shutdown,
+        })
     }
 }
 
@@ -201,6 +211,7 @@ async fn handle<H: Handler>(
         return refusal(hyper::StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
     }
     trusted.store(true, Ordering::Relaxed);
+    front.reached.store(true, Ordering::Relaxed);
     let method = request.method().clone();
     let stream = if method == hyper::Method::GET {
         match front.streams.clone().try_acquire_owned() {

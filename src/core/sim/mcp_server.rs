@@ -69,7 +69,6 @@ pub struct EnvironmentServer {
     accept: tokio::task::JoinHandle<()>,
     /// Set when dropped: every connection and MCP session of the episode ends.
     shutdown: watch::Sender<bool>,
-    #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))]
     front: Arc<Front<Tools>>,
     end_sessions: Box<dyn Fn() + Send + Sync>,
 }
@@ -138,6 +137,12 @@ impl EnvironmentServer {
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         super::mcp_http::serve_one(self.front.clone(), io).await;
+    }
+
+    /// Whether any request with the episode's token reached the server (`initialize`,
+    /// `tools/list`, a call): an agent that never did never saw its tools.
+    pub fn reached(&self) -> bool {
+        self.front.reached.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The header the agent must send: `Authorization: Bearer TOKEN`.

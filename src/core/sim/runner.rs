@@ -248,6 +248,7 @@ async fn start_external(
         gate: gate.clone(),
         mcp_bind: config.settings.mcp_bind,
         stream: config.settings.stream,
+        expects_tools: config.settings.agent_tools,
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
