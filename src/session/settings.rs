@@ -10,7 +10,7 @@ use crate::core::sim::settings::EpisodeSettings;
 /// The settings flags of `run`, `play` and `batch` (unset: the config file's, else the default).
 #[derive(Debug, Clone, Default, PartialEq, clap::Args)]
 pub struct SettingFlags {
-    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
+    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies.
     #[arg(long)]
     pub max_turns: Option<u32>,
     /// Tool calls the assistant may make per turn.

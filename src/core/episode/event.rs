@@ -274,14 +274,6 @@ pub enum VerdictMethod {
     Imported,
 }
 
-/// Who gave a verdict, as one word: `rule`, `llm:gpt-4o`, `imported:gpt-5`, `human`.
-pub fn source_label(method: VerdictMethod, model: Option<&str>) -> String {
-    match model {
-        Some(model) => format!("{}:{model}", method.as_str()),
-        None => method.as_str().to_string(),
-    }
-}
-
 impl VerdictMethod {
     pub fn as_str(self) -> &'static str {
         match self {

@@ -3,8 +3,9 @@
 //!
 //! Turn counting follows CONVERSE (reference §2.2): `max_turns` counts
 //! attacker turns and the user's task is attacker turn 1, so the assistant
-//! replies `max_turns - 1` times (at most 10) and `max_turns - 2` attacker
-//! messages are delivered. Our journal numbers turns by assistant reply:
+//! replies `max_turns - 1` times and `max_turns - 2` attacker messages are
+//! delivered. CONVERSE's own cap of 10 replies (`max_invocations`) is its
+//! default, not a ceiling: a `max_turns` above 11 is honoured. Our journal numbers turns by assistant reply:
 //! turn 1 = the user's task and the first reply. The reference also
 //! generates one last attacker message that it never delivers; we skip that
 //! call, which changes no result.
@@ -37,14 +38,15 @@ use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
 use crate::core::judge::{JudgeContext, llm_verdicts};
 
-/// The reference's `max_invocations` cap on assistant replies.
-pub const MAX_ASSISTANT_TURNS: u32 = 10;
+/// The header's record of where the LLM judges were called (`config.extra`), so that a fork
+/// asked to reuse the recorded judge (`--judge-model recorded`) calls it there and nowhere else.
+pub const JUDGE_BASE_URL: &str = "judge_base_url";
 /// Updates buffered between the runner and a slow watcher.
 const UPDATE_BUFFER: usize = 256;
 
 /// Assistant replies for a `max_turns` budget.
 pub fn assistant_turns(max_turns: u32) -> u32 {
-    max_turns.saturating_sub(1).min(MAX_ASSISTANT_TURNS)
+    max_turns.saturating_sub(1)
 }
 
 pub struct RunConfig {
@@ -148,10 +150,11 @@ fn header(config: &RunConfig, external: Option<&ExternalAssistant>) -> EpisodeHe
     models.insert("assistant".into(), assistant.into());
     let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
     models.insert("attacker".into(), attacker.into());
+    let mut extra = serde_json::Map::new();
     if let Some(judge) = &config.judge {
         models.insert("judge".into(), judge.model.clone().into());
+        extra.insert(JUDGE_BASE_URL.into(), judge.public_base_url().into());
     }
-    let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
     if let Some(details) = external.and_then(ExternalAssistant::header_details) {
         extra.insert("assistant_agent".into(), details);
