@@ -60,6 +60,7 @@ fn run_config(server: &OpenAiServer, attacker: Box<dyn Attacker>, max_turns: u32
             start_paused: false,
             mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
             agent_tools: true,
+            mcp_listen: None,
         },
         resume: None,
     };

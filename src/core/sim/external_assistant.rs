@@ -40,6 +40,8 @@ pub struct AgentLimits {
     pub gate: StepGate,
     /// The address the tools are served on (loopback unless `--mcp-bind`).
     pub mcp_bind: std::net::IpAddr,
+    /// The fixed endpoint they are served at instead (`--mcp-listen`).
+    pub mcp_listen: Option<std::net::SocketAddr>,
     /// False with `--no-stream`: an A2A agent is sent `SendMessage`, whatever its card says.
     pub stream: bool,
     /// False with `--agent-tools none`: an agent that never reaches its tools is no surprise.
@@ -80,10 +82,15 @@ impl ExternalAssistant {
         episode_id: &str,
         limits: &AgentLimits,
     ) -> Result<Self, RunError> {
-        let bind = std::net::SocketAddr::new(limits.mcp_bind, 0);
-        let (server, events) = EnvironmentServer::start(env, max_tool_calls, bind)
-            .await
-            .map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
+        let served = match limits.mcp_listen {
+            Some(addr) => EnvironmentServer::start_fixed(env, max_tool_calls, addr).await,
+            None => {
+                let bind = std::net::SocketAddr::new(limits.mcp_bind, 0);
+                EnvironmentServer::start(env, max_tool_calls, bind).await
+            }
+        };
+        let (server, events) =
+            served.map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
         server.hold_calls_at(limits.gate.clone());
         let (agent, label) = match spec {
             AgentSpec::Command(command) => {

@@ -250,6 +250,7 @@ async fn start_external(
         pacing: client.clone(),
         gate: gate.clone(),
         mcp_bind: config.settings.mcp_bind,
+        mcp_listen: config.settings.mcp_listen,
         stream: config.settings.stream,
         expects_tools: config.settings.agent_tools,
     };
