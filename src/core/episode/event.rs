@@ -368,6 +368,9 @@ pub enum ControlAction {
     /// A fork of an external agent's episode replayed this turn, and the agent's reply now
     /// differs from the recording (`by: replay`).
     Diverged,
+    /// An external agent never opened an MCP session with the episode's environment (no
+    /// request reached its tools): its verdicts are undecided, never a pass.
+    ToolsUnreached,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
