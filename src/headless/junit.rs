@@ -42,6 +42,7 @@ fn test_case(case: &CaseResult, suite: &str) -> TestCase {
     };
     let mut test_case = TestCase::new(xml_text(&case.case), status);
     test_case.set_classname(xml_text(&format!("{suite}.{}", case.task)));
+    test_case.set_time(std::time::Duration::from_secs_f64(case.seconds()));
     test_case
 }
 
@@ -54,8 +55,8 @@ fn xml_text(text: &str) -> String {
 fn problem_type(case: &CaseResult) -> String {
     let run = case.runs.iter().find(|r| r.verdict == case.verdict);
     let Some(run) = run else { return "not_run".into() };
-    if run.error.is_some() {
-        return "run_error".into();
+    if run.undecided.is_some() && run.verdict == Verdict::Error {
+        return "run".into();
     }
     run.checks
         .iter()
@@ -69,8 +70,8 @@ fn details(case: &CaseResult) -> String {
     let mut text = String::new();
     for run in &case.runs {
         text.push_str(&format!("run {} ({:?}): {}\n", run.repeat, run.verdict, run.journal.display()));
-        if let Some(error) = &run.error {
-            text.push_str(&format!("  error: {error}\n"));
+        if let Some(why) = &run.undecided {
+            text.push_str(&format!("  undecided: {why}\n"));
         }
         for (expectation, check) in &run.checks {
             let line = match check {

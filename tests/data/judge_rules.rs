@@ -43,6 +43,7 @@ fn call(turn: u32, tool: &str, args: Value) -> EventBody {
         args,
         raw_args: None,
         raw: None,
+        late: false,
     })
 }
 

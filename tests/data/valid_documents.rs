@@ -117,6 +117,7 @@ fn junit_report(f: &[String]) -> String {
         runs,
         missing: 1,
         interval: Some((0.0, 0.5)),
+        min_pass: Some(0.5),
     };
     let test = TestReport {
         cases: vec![
@@ -166,6 +167,7 @@ fn episode(f: &[String]) -> Episode {
             args: json!({ f[23].clone(): f[24] }),
             raw_args: Some(f[25].clone()),
             raw: None,
+            late: false,
         }),
         EventBody::ToolResult(ToolResult {
             turn: 1,

@@ -6,10 +6,12 @@
 pub mod batch_cli;
 pub mod bin;
 pub mod corpus;
+pub mod eval_zip;
 pub mod fan_source;
 pub mod files;
 pub mod journals;
 pub mod openai_server;
+pub mod processes;
 pub mod python;
 pub mod sample_agent;
 pub mod screen;
