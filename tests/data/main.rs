@@ -16,6 +16,7 @@ mod import_converse;
 mod import_inspect;
 mod import_malformed;
 mod import_maseval;
+mod inspect_shapes;
 mod judge_fixtures;
 mod judge_rules;
 mod redact_personas;

@@ -398,6 +398,8 @@ pub enum EndReason {
     AssistantDone,
     Aborted,
     Error,
+    /// A limit of the run stopped it (an Inspect sample's message, token or time limit).
+    Limit,
 }
 
 impl EndReason {
@@ -408,6 +410,7 @@ impl EndReason {
             EndReason::AssistantDone => "assistant_done",
             EndReason::Aborted => "aborted",
             EndReason::Error => "error",
+            EndReason::Limit => "limit",
         }
     }
 }
