@@ -1,4 +1,5 @@
-//! The journal's event model (format `converse-tui/1`, DESIGN.md §3).
+//! The journal's event model (format `converse-tui/1`: ARCHITECTURE.md, "The journal", and
+//! `docs/journal.md`).
 //!
 //! Every event carries `seq`, `at` and `kind`; the body of each kind is its
 //! own struct so importers, the runner and the judges build them by name.
