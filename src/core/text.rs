@@ -75,7 +75,7 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
 }
 
 /// The byte offset of character `chars` of `text` (its length past the end): evidence and
-/// annotation spans are in characters (DESIGN.md §3), Rust slices in bytes.
+/// annotation spans are in characters (ARCHITECTURE.md, "The journal"), Rust slices in bytes.
 pub fn byte_of_char(text: &str, chars: usize) -> usize {
     text.char_indices().nth(chars).map_or(text.len(), |(byte, _)| byte)
 }

@@ -640,6 +640,6 @@ fn chart_prints_the_charts_of_one_source_without_colour_when_piped() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(
         stderr.trim(),
-        "converse-tui: --judge imported:gpt-5: no privacy or security verdict of that source here; sources: rule"
+        "converse-tui: --judge imported:gpt-5: no verdict of that source to chart here; sources: rule"
     );
 }
