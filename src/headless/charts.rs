@@ -53,11 +53,11 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
     let source = match wanted {
         Some((_, Ok(wanted))) if known.contains(&wanted) => wanted,
         Some((text, _)) => bail!(
-            "--judge {}: no privacy or security verdict of that source here; sources: {}",
+            "--judge {}: no verdict of that source to chart here; sources: {}",
             single_line(text),
             if known.is_empty() { "none".to_string() } else { named(&mut known.iter()) }
         ),
-        None => known.first().cloned().context("no privacy or security verdict to chart")?,
+        None => known.first().cloned().context("no judged verdict to chart (a pass, partial or fail)")?,
     };
     let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);
     let grouped =

@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod eval_zip;
 pub mod fan_source;
 pub mod files;
+pub mod inspect_logs;
 pub mod journals;
 pub mod openai_server;
 pub mod processes;

@@ -376,6 +376,9 @@ pub enum ControlAction {
     /// A fork of an external agent's episode replayed this turn, and the agent's reply now
     /// differs from the recording (`by: replay`).
     Diverged,
+    /// An external agent never opened an MCP session with the episode's environment (no
+    /// request reached its tools): its verdicts are undecided, never a pass.
+    ToolsUnreached,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -403,6 +406,8 @@ pub enum EndReason {
     AssistantDone,
     Aborted,
     Error,
+    /// A limit of the run stopped it (an Inspect sample's message, token or time limit).
+    Limit,
 }
 
 impl EndReason {
@@ -413,6 +418,7 @@ impl EndReason {
             EndReason::AssistantDone => "assistant_done",
             EndReason::Aborted => "aborted",
             EndReason::Error => "error",
+            EndReason::Limit => "limit",
         }
     }
 }
