@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::core::episode::{EventBody, Outcome, Party, VerdictMethod};
+use crate::core::episode::{EventBody, Judge, Outcome, Party, VerdictMethod};
 
 use super::layout::PaneId;
 use super::lazy_rows::{self, Position, RowSource};
@@ -78,7 +78,7 @@ pub struct Transcript {
     /// Events looked at so far (entries are appended as events arrive).
     synced: usize,
     /// Last outcome per judge, to say what a verdict changed.
-    last_outcome: HashMap<(String, VerdictMethod, Option<String>), Outcome>,
+    last_outcome: HashMap<(Judge, VerdictMethod, Option<String>), Outcome>,
     /// Text width of a body line (the gutter excluded).
     width: usize,
     /// Rows the transcript shows.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::core::batch_files::RUNS_FILE;
 use crate::core::batch_files::is_runs_file;
+use crate::core::episode::Judge;
 use crate::core::episode::standing::supersedes;
 use crate::core::episode::{
     Episode, EpisodeHeader, EventBody, Outcome, Party, Usage, Verdict, VerdictMethod,
@@ -90,7 +91,7 @@ pub struct RunRecord {
     pub turns: u32,
     /// Per judge (`privacy`, `security`, `utility`, …).
     #[serde(default)]
-    pub verdicts: BTreeMap<String, JudgeResult>,
+    pub verdicts: BTreeMap<Judge, JudgeResult>,
     /// Verdicts that said `error` (every one, not only the final ones).
     #[serde(default)]
     pub judge_errors: usize,
@@ -123,8 +124,8 @@ impl RunRecord {
 /// The count is of every `error` verdict, not only the final ones.
 pub fn final_verdicts<'a>(
     verdicts: impl IntoIterator<Item = &'a Verdict>,
-) -> (BTreeMap<String, JudgeResult>, usize) {
-    let mut out: BTreeMap<String, JudgeResult> = BTreeMap::new();
+) -> (BTreeMap<Judge, JudgeResult>, usize) {
+    let mut out: BTreeMap<Judge, JudgeResult> = BTreeMap::new();
     let mut errors = 0;
     for v in verdicts {
         if v.outcome == Outcome::Error {

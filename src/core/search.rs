@@ -284,12 +284,7 @@ pub fn files_under(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<PathBu
 /// The episodes of `paths` a `--where` expression keeps; an unknown field is an error.
 pub fn only_where(paths: &[PathBuf], expr: &str) -> Result<(Only, Vec<LoadError>), String> {
     let corpus = index(paths);
-    let judges: Vec<String> = {
-        let set: std::collections::BTreeSet<&str> =
-            corpus.rows.iter().flat_map(|r| r.verdicts.iter().map(|v| v.judge.as_str())).collect();
-        set.into_iter().map(str::to_string).collect()
-    };
-    let filter = Filter::parse(expr, &judges)?;
+    let filter = Filter::parse(expr, &crate::core::corpus::row::judges(&corpus.rows))?;
     let only =
         corpus.rows.iter().filter(|r| filter.matches(r)).map(|r| (r.path.clone(), r.id.clone())).collect();
     Ok((only, corpus.errors))

@@ -54,7 +54,7 @@ fn cells(p: &PairAgreement) -> Vec<String> {
     let confusion: Vec<String> =
         p.confusion.iter().map(|r| r.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")).collect();
     [
-        p.judge.clone(),
+        p.judge.to_string(),
         p.a.label(),
         p.b.label(),
         p.n.to_string(),

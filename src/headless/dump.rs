@@ -194,7 +194,7 @@ fn row(event: &Event) -> [String; 5] {
             // Two judge models on one question are two rows: name the model.
             match &v.model {
                 Some(model) => format!("{} · {model}", v.judge),
-                None => v.judge.clone(),
+                None => v.judge.to_string(),
             },
             format!(
                 "{} ({}){}",

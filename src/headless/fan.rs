@@ -159,7 +159,7 @@ fn leak_before(episode: &Episode, turn: u32) -> Option<String> {
     episode.events.iter().find_map(|e| match &e.body {
         EventBody::Verdict(v)
             if v.outcome == Outcome::Fail
-                && crate::core::fan::tally::ATTACK_JUDGES.contains(&v.judge.as_str())
+                && v.judge.is_attack()
                 && crate::core::episode::standing::verdict_turn(v, &episode.events)
                     .is_some_and(|t| t < turn) =>
         {
@@ -221,7 +221,7 @@ fn write_tables(args: &FanArgs, report: &FanReport, out: &mut dyn Write) -> anyh
                 }
             };
             vec![
-                t.judge.clone(),
+                t.judge.to_string(),
                 t.source.to_string(),
                 format!("{}/{}", t.leaked, t.decided),
                 rate,

@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::sidecar::{SidecarVerdict, read_sidecar, sidecar_path, write_sidecar};
 use crate::core::episode::standing::supersedes;
-use crate::core::episode::{Episode, EventBody, Outcome, Verdict, VerdictMethod, now_rfc3339};
+use crate::core::episode::{Episode, EventBody, Judge, Outcome, Verdict, VerdictMethod, now_rfc3339};
 use crate::core::judge::{JudgeContext, llm_verdicts, rule_verdicts};
 use crate::core::llm::{Endpoint, LlmClient};
 use crate::core::sanitize::single_line;
@@ -37,7 +37,7 @@ struct Row {
     episode: String,
     attack_type: String,
     /// Final outcome per judge (the LLM's when there is one, else the rule's).
-    outcomes: BTreeMap<String, (Outcome, Option<f64>, VerdictMethod)>,
+    outcomes: BTreeMap<Judge, (Outcome, Option<f64>, VerdictMethod)>,
     errors: usize,
 }
 
@@ -203,16 +203,16 @@ fn totals(rows: &[Row]) -> Totals {
     for r in rows {
         t.errors += r.errors;
         for (judge, (outcome, score, _)) in &r.outcomes {
-            let slot = match judge.as_str() {
-                "privacy" => &mut t.privacy,
-                "security" => &mut t.security,
-                "utility" => {
+            let slot = match judge {
+                Judge::Privacy => &mut t.privacy,
+                Judge::Security => &mut t.security,
+                Judge::Utility => {
                     if let Some(s) = score.filter(|_| *outcome != Outcome::Error) {
                         t.utility.push(s);
                     }
                     continue;
                 }
-                _ => continue,
+                Judge::Other(_) => continue,
             };
             if matches!(outcome, Outcome::Error | Outcome::Skipped) {
                 continue;
@@ -238,7 +238,7 @@ fn print_table(rows: &[Row], out: &mut dyn Write) -> anyhow::Result<()> {
         "episode", "attack", "privacy", "security", "utility"
     )?;
     for r in rows {
-        let cell = |judge: &str| match r.outcomes.get(judge) {
+        let cell = |judge: Judge| match r.outcomes.get(&judge) {
             Some((o, Some(s), m)) => format!("{} {s:.2} {}", o.as_str(), short(*m)),
             Some((o, None, m)) => format!("{} {}", o.as_str(), short(*m)),
             None => "-".into(),
@@ -248,9 +248,9 @@ fn print_table(rows: &[Row], out: &mut dyn Write) -> anyhow::Result<()> {
             out,
             "{id:<width$}  {:<10}  {:<20}  {:<20}  {:<20}  {}",
             single_line(&r.attack_type),
-            cell("privacy"),
-            cell("security"),
-            cell("utility"),
+            cell(Judge::Privacy),
+            cell(Judge::Security),
+            cell(Judge::Utility),
             r.errors
         )?;
     }
@@ -285,7 +285,7 @@ fn print_json(rows: &[Row], out: &mut dyn Write) -> anyhow::Result<()> {
         let judges: serde_json::Map<String, serde_json::Value> = r
             .outcomes
             .iter()
-            .map(|(j, (o, s, m))| (j.clone(), json!({"outcome": o, "score": s, "method": m})))
+            .map(|(j, (o, s, m))| (j.to_string(), json!({"outcome": o, "score": s, "method": m})))
             .collect();
         let line = json!({"file": r.file, "episode": r.episode, "attack_type": r.attack_type, "verdicts": judges, "errors": r.errors});
         writeln!(out, "{}", crate::core::safe_json::to_string(&line)?)?;

@@ -1,12 +1,13 @@
 //! `converse-tui ls PATH… [--json] [--where EXPR]`: one line per episode of a corpus.
 
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use unicode_width::UnicodeWidthStr;
 
+use crate::core::corpus::row::judges;
 use crate::core::corpus::{Corpus, CorpusRow, Filter, common_dir, index_cached};
+use crate::core::episode::Judge;
 use crate::core::sanitize::single_line;
 
 use super::text_table::Table;
@@ -42,7 +43,7 @@ struct JsonRow<'a> {
     #[serde(flatten)]
     row: std::borrow::Cow<'a, CorpusRow>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    unjudged: Option<&'a str>,
+    unjudged: Option<Judge>,
 }
 
 /// A file name that is not UTF-8 (which JSON cannot hold) is written with `U+FFFD` in place of
@@ -78,12 +79,6 @@ pub fn report_problems(corpus: &Corpus, err: &mut dyn Write) -> anyhow::Result<b
 }
 
 /// Every judge name the rows have, sorted.
-pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<String> {
-    let set: BTreeSet<&str> =
-        rows.into_iter().flat_map(|r| r.verdicts.iter().map(|v| v.judge.as_str())).collect();
-    set.into_iter().map(str::to_string).collect()
-}
-
 const FIXED: [&str; 9] =
     ["model", "defence", "domain", "persona", "category", "attack", "rep", "turns", "events"];
 
@@ -96,7 +91,7 @@ fn write_table(
 ) -> anyhow::Result<()> {
     let judges = judges(rows.iter().copied());
     let mut header: Vec<String> = FIXED.iter().map(|s| s.to_string()).collect();
-    header.extend(judges.iter().cloned());
+    header.extend(judges.iter().map(ToString::to_string));
     header.push("path".to_string());
     let prefix = common_dir(rows.iter().map(|r| r.path.as_path()));
     let cells: Vec<Vec<String>> = rows.iter().map(|r| row_cells(r, &judges, &prefix)).collect();
@@ -121,7 +116,7 @@ fn write_table(
     Ok(())
 }
 
-fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {
+fn row_cells(row: &CorpusRow, judges: &[Judge], prefix: &Path) -> Vec<String> {
     let or_dash = |v: Option<&str>| v.unwrap_or("-").to_string();
     let rep = match (row.repeat, row.retry) {
         (Some(r), Some(t)) => format!("{r}.{t}"),
@@ -142,7 +137,7 @@ fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {
     for judge in judges {
         // One outcome per source (two judge models: `fail/pass`).
         let outcomes: Vec<&str> = row.verdicts_of(judge).map(|v| v.outcome.as_str()).collect();
-        let none = if row.unjudged() == Some(judge.as_str()) { "unjudged" } else { "-" };
+        let none = if row.unjudged().as_ref() == Some(judge) { "unjudged" } else { "-" };
         cells.push(if outcomes.is_empty() { none.to_string() } else { outcomes.join("/") });
     }
     cells.push(row.path.strip_prefix(prefix).unwrap_or(&row.path).to_string_lossy().into_owned());

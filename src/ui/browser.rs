@@ -31,7 +31,7 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &Browser, chrome: &Chrome, t
         (None, Some(chart)) => match chart.shown_heatmap() {
             Some(map) => super::chart::draw_heatmap(frame.buffer_mut(), list, map, chart.cursor, theme),
             None => {
-                let judge = CHARTED[chart.judge.min(CHARTED.len() - 1)].0;
+                let judge = &CHARTED[chart.judge.min(CHARTED.len() - 1)].0;
                 super::chart::draw_judge_page(frame.buffer_mut(), list, &chart.series, judge, theme)
             }
         },
@@ -310,7 +310,7 @@ fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review
         let entry = &browser.entries[d.row];
         let turn = d.turn().map_or("-".to_string(), |t| t.to_string());
         let mut cells = vec![
-            Cell::from(single_line(&d.judge).into_owned()),
+            Cell::from(single_line(d.judge.as_str()).into_owned()),
             Cell::from(Span::styled(side(&d.a), theme.outcome(d.a.outcome))),
             Cell::from(Span::styled(side(&d.b), theme.outcome(d.b.outcome))),
             Cell::from(format!("{turn:>4}")),

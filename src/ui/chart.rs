@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::config::theme::Theme;
 use crate::core::corpus::series::{ChartSeries, RateChart, SurvivalChart};
+use crate::core::episode::Judge;
 use crate::core::sanitize::single_line;
 use crate::core::text::wrap_words;
 
@@ -331,9 +332,9 @@ fn turn_ticks(last: u32) -> Vec<u32> {
 }
 
 /// One judge's page: its rates above, its curves below (the browser's chart view).
-pub fn draw_judge_page(buf: &mut Buffer, area: Rect, series: &ChartSeries, judge: &str, theme: &Theme) {
-    let rates = series.rates.iter().find(|r| r.judge == judge);
-    let survival = series.survival.iter().find(|r| r.judge == judge);
+pub fn draw_judge_page(buf: &mut Buffer, area: Rect, series: &ChartSeries, judge: &Judge, theme: &Theme) {
+    let rates = series.rates.iter().find(|r| r.judge == *judge);
+    let survival = series.survival.iter().find(|r| r.judge == *judge);
     let (Some(rates), Some(survival)) = (rates, survival) else {
         let text = format!("no {judge} verdict of {} to chart", single_line(&series.source));
         Paragraph::new(Line::styled(text, theme.dim())).block(block("chart".into(), theme)).render(area, buf);

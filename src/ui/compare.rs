@@ -43,7 +43,8 @@ pub fn draw(frame: &mut Frame, screen: &CompareScreen, chrome: &Chrome, theme: &
                 }
                 (true, _) => format!("·{}", v.method.as_str()),
             };
-            let chip = format!("{}{method} {} ", single_line(&v.judge), v.outcome.as_str().to_uppercase());
+            let chip =
+                format!("{}{method} {} ", single_line(v.judge.as_str()), v.outcome.as_str().to_uppercase());
             used += chip.width();
             second.push(Span::styled(chip, theme.outcome(v.outcome)));
         }

@@ -140,8 +140,8 @@ fn entry_header<'a>(
             let turn = v.turn.map_or_else(|| "end".to_string(), |t| format!("T{t}"));
             spans.push(Span::styled(format!("{turn} #{} ", event.seq), theme.dim()));
             let judge = match &v.model {
-                Some(model) => format!("◆ {} · {}: ", single_line(&v.judge), single_line(model)),
-                None => format!("◆ {} ({}): ", single_line(&v.judge), v.method.as_str()),
+                Some(model) => format!("◆ {} · {}: ", single_line(v.judge.as_str()), single_line(model)),
+                None => format!("◆ {} ({}): ", single_line(v.judge.as_str()), v.method.as_str()),
             };
             spans.push(Span::styled(judge, theme.title()));
             spans.push(Span::styled(v.outcome.as_str().to_uppercase(), theme.outcome(v.outcome)));

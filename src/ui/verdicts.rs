@@ -33,8 +33,8 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
             (None, None) => "end".into(),
         };
         let judge = match &v.model {
-            Some(model) => format!("{} · {}", single_line(&v.judge), single_line(model)),
-            None => single_line(&v.judge).into_owned(),
+            Some(model) => format!("{} · {}", single_line(v.judge.as_str()), single_line(model)),
+            None => single_line(v.judge.as_str()).into_owned(),
         };
         Some(Row::new(vec![
             Cell::from(if row.disagrees {

@@ -10,7 +10,7 @@ use files::copy_dir;
 use std::path::Path;
 use std::process::Output;
 
-use converse_tui::core::episode::{EventBody, VerdictMethod};
+use converse_tui::core::episode::{EventBody, Judge, VerdictMethod};
 use openai_server::{OpenAiServer, Reply};
 
 async fn converse_tui(home: &Path, args: Vec<String>) -> Output {
@@ -158,8 +158,8 @@ async fn re_judging_adds_and_a_rate_limited_run_hides_no_good_verdict() {
     });
     let (finals, errors) = converse_tui::headless::runs::final_verdicts(verdicts);
     assert!(errors >= 1);
-    assert_eq!(finals["privacy"].outcome, Outcome::Pass, "{finals:?}");
-    assert_eq!(finals["privacy"].method, VerdictMethod::Llm);
+    assert_eq!(finals[&Judge::Privacy].outcome, Outcome::Pass, "{finals:?}");
+    assert_eq!(finals[&Judge::Privacy].method, VerdictMethod::Llm);
 }
 
 /// Issue 11 item 2: `seq` is an event's identity; merging a verdicts sidecar
@@ -234,7 +234,7 @@ async fn rules_only_judging_of_maseval_reports_hides_no_imported_failure() {
     // The browser's summary of an episode keeps the imported failure, without a score of 1.
     let episodes = converse_tui::core::import::load_path(&dir.join("reports.jsonl")).unwrap();
     let row = converse_tui::core::episode::index::EpisodeSummary::of(&episodes[1]);
-    let privacy = row.verdicts.iter().find(|(j, ..)| j == "privacy").unwrap();
+    let privacy = row.verdicts.iter().find(|(j, ..)| *j == Judge::Privacy).unwrap();
     assert_eq!((privacy.1, privacy.2), (converse_tui::core::episode::Outcome::Fail, Some(0.0)), "{row:?}");
 }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use converse_tui::core::corpus::agreement::agreement;
 use converse_tui::core::corpus::stats::{kappa, mean_interval, wilson};
 use converse_tui::core::corpus::{CorpusRow, SourceVerdict, index};
-use converse_tui::core::episode::{Outcome, VerdictMethod};
+use converse_tui::core::episode::{Judge, Outcome, VerdictMethod};
 use serde_json::Value;
 
 use bin::run_in;
@@ -268,7 +268,7 @@ fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
         ]),
     ];
     let pairs = agreement(&rows);
-    let security = pairs.iter().find(|p| p.judge == "security").unwrap();
+    let security = pairs.iter().find(|p| p.judge == Judge::Security).unwrap();
     // Sources are ordered: a = claude, b = gpt-5.
     assert_eq!(security.a.model.as_deref(), Some("claude"));
     assert_eq!(security.n, 4);
@@ -278,7 +278,7 @@ fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
     // By hand: po_w = (2 + 1 + ½·1)/4 = 0.875; rows ½, ¼, ¼; columns ½, 0, ½;
     // pe_w = ½·½ + ¼·(½·½ + ½·½) + ¼·½ = 0.5; κ_w = (0.875 − 0.5)/0.5 = 0.75.
     assert!(close(security.kappa.unwrap(), 0.75), "{:?}", security.kappa);
-    let privacy = pairs.iter().find(|p| p.judge == "privacy").unwrap();
+    let privacy = pairs.iter().find(|p| p.judge == Judge::Privacy).unwrap();
     assert_eq!((privacy.a.method, privacy.b.method), (Rule, Human));
     assert_eq!(privacy.kappa, None, "everyone said leak: kappa is undefined, not 1");
     let turns = privacy.leak_turn.unwrap();
@@ -710,7 +710,7 @@ fn the_coverage_interval_stays_within_zero_and_one() {
         })
         .collect();
     let groups = converse_tui::core::corpus::table::group_rows(&rows, &[], None, false);
-    let utility = groups.iter().find(|g| g.judge == "utility").unwrap();
+    let utility = groups.iter().find(|g| g.judge == Judge::Utility).unwrap();
     let coverage = utility.coverage.unwrap();
     assert!(close(coverage.mean, 2.0 / 3.0));
     assert_eq!(coverage.ci95, Some((0.0, 1.0)));

@@ -39,7 +39,7 @@ fn final_verdicts(
     let mut whole = std::collections::BTreeSet::new();
     for e in &episode.events {
         if let EventBody::Verdict(v) = &e.body {
-            let source = (v.judge.clone(), v.method.as_str().to_string(), v.model.clone());
+            let source = (v.judge.to_string(), v.method.as_str().to_string(), v.model.clone());
             if v.turn.is_none() {
                 whole.insert(source.clone());
                 finals.insert(source, v.outcome);

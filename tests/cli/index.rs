@@ -110,7 +110,7 @@ fn sidecar_verdicts_show_in_the_summary() {
     assert_eq!(summary, full(&path));
     assert!(summary.verdicts.contains(&("privacy".into(), Outcome::Fail, Some(0.25))));
     assert!(summary.verdicts.contains(&("rejudge".into(), Outcome::Partial, Some(0.25))));
-    assert!(!summary.verdicts.iter().any(|(j, ..)| j == "x"));
+    assert!(!summary.verdicts.iter().any(|(j, ..)| j.as_str() == "x"));
 }
 
 #[test]
@@ -173,8 +173,8 @@ fn two_thousand_generated_journals_index() {
         assert_eq!(
             s.verdicts,
             [
-                ("privacy".to_string(), journals::privacy_outcome(i), Some(0.5)),
-                ("utility".to_string(), Outcome::Partial, Some(0.71))
+                (Judge::Privacy, journals::privacy_outcome(i), Some(0.5)),
+                (Judge::Utility, Outcome::Partial, Some(0.71))
             ]
         );
     }

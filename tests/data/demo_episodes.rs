@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 
 use converse_tui::core::demo::demo_episodes;
+use converse_tui::core::episode::Judge;
 use converse_tui::core::episode::{Episode, EventBody, Outcome, VerdictMethod};
 
 fn text_of(episode: &Episode, seq: u64) -> &str {
@@ -82,7 +83,7 @@ fn travel_leak_is_first_flagged_at_turn_3() {
         .events
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::Verdict(v) if v.judge == "privacy" && v.outcome == Outcome::Fail => Some(v),
+            EventBody::Verdict(v) if v.judge == Judge::Privacy && v.outcome == Outcome::Fail => Some(v),
             _ => None,
         })
         .expect("episode 1 has a failing privacy verdict");

@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use converse_tui::core::episode::Judge;
 use converse_tui::core::episode::{
     Event, EventBody, Evidence, Message, Outcome, ParentRef, Party, ToolCall, ToolResult, stamp_events,
 };
@@ -25,7 +26,7 @@ fn episodes() -> Vec<Vec<Event>> {
     let mut first = first;
     for event in &mut first {
         if let EventBody::Verdict(v) = &mut event.body
-            && v.judge == "utility"
+            && v.judge == Judge::Utility
         {
             v.evidence =
                 Some(Evidence { seq: 4, start: Some(0), end: Some(10), text: Some("I can offe".into()) });

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use converse_tui::core::episode::Judge;
 use converse_tui::core::episode::{Episode, EventBody, Message, Outcome, Verdict, VerdictMethod};
 use converse_tui::core::import::{index_dir, load_dir, load_path};
 use pretty_assertions::assert_eq;
@@ -37,7 +38,7 @@ fn verdict_rows(e: &Episode) -> Vec<(String, String, Outcome, Option<f64>)> {
         .map(|v| {
             assert_eq!(v.method, VerdictMethod::Imported);
             (
-                v.judge.clone(),
+                v.judge.to_string(),
                 v.model.clone().unwrap_or_default(),
                 v.outcome,
                 v.score.map(|s| (s * 1000.0).round() / 1000.0),
@@ -232,9 +233,9 @@ fn verdict_details_keep_the_judge_fields_but_not_the_copied_transcript() {
         assert!(v.details.get("conversation_analyzed").is_none());
         assert!(v.details["file"].as_str().is_some_and(|f| f.contains(v.model.as_deref().unwrap_or("?"))));
     }
-    let security = verdicts(&e).into_iter().find(|v| v.judge == "security").expect("security");
+    let security = verdicts(&e).into_iter().find(|v| v.judge == Judge::Security).expect("security");
     assert!(security.details["reasoning"].as_str().is_some_and(|r| !r.is_empty()));
-    let utility = verdicts(&e).into_iter().find(|v| v.judge == "utility").expect("utility");
+    let utility = verdicts(&e).into_iter().find(|v| v.judge == Judge::Utility).expect("utility");
     assert!(
         utility.summary.as_deref().is_some_and(|s| s.contains("7/7 items covered")),
         "{:?}",

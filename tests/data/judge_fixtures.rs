@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use converse_tui::core::episode::Judge;
 use converse_tui::core::episode::{Event, EventBody, Outcome, TaskInfo, Verdict, VerdictMethod};
 use converse_tui::core::import::load_path;
 use converse_tui::core::judge::{JudgeContext, rule_verdicts};
@@ -107,7 +108,7 @@ fn rule_judges_agree_with_the_fixture_episodes() {
                         let e = &events[at.unwrap() as usize];
                         assert_eq!(e.body.turn(), pv.turn, "{folder}/{file}");
                     }
-                    let turn_key = if v.judge == "privacy" { "leak_turn" } else { "violation_turn" };
+                    let turn_key = if v.judge == Judge::Privacy { "leak_turn" } else { "violation_turn" };
                     if let Some(t) = exp.get(turn_key) {
                         assert_eq!(&v.details[turn_key], t, "{folder}/{file}: {v:#?}");
                     }

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use converse_tui::core::episode::Judge;
 use converse_tui::core::episode::{
     EpisodeConfig, EpisodeHeader, Event, EventBody, Message, Outcome, Party, TaskInfo, ToolCall, ToolResult,
     Verdict, VerdictMethod, stamp_events,
@@ -103,7 +104,7 @@ fn demo_privacy_leak_is_found_in_turn_3_and_kept() {
     assert_eq!(vs[2].0, Some(22));
     let leak = &vs[2].1;
     assert_eq!(leak.method, VerdictMethod::Rule);
-    assert_eq!(leak.judge, "privacy");
+    assert_eq!(leak.judge, Judge::Privacy);
     let e = leak.evidence.as_ref().unwrap();
     // The demo's recorded rule verdict starts its evidence at the same character.
     assert_eq!((e.seq, e.start), (22, Some(268)));

@@ -97,7 +97,7 @@ fn junit_report(f: &[String]) -> String {
     let run = |i: usize, error: Option<String>| {
         let checks = vec![
             (
-                Expectation::Judge { judge: f[i].clone(), outcome: Outcome::Pass },
+                Expectation::Judge { judge: f[i].clone().into(), outcome: Outcome::Pass },
                 Check::Broken {
                     by: f[i + 1].clone(),
                     turn: Some(3),
@@ -148,7 +148,7 @@ fn episode(f: &[String]) -> Episode {
     config.extra.insert(f[11].clone(), json!(f[12]));
     let verdict = Verdict {
         turn: Some(1),
-        judge: f[13].clone(),
+        judge: f[13].clone().into(),
         method: VerdictMethod::Llm,
         model: Some(f[14].clone()),
         outcome: Outcome::Fail,
@@ -198,7 +198,7 @@ fn episode_page(f: &[String]) -> String {
         note: f[33].clone(),
         author: Some(f[34].clone()),
         quote: Some(f[35].clone()),
-        judged: Some((f[36].clone(), Outcome::Pass)),
+        judged: Some((f[36].clone().into(), Outcome::Pass)),
     }];
     to_html(&episode(f), &notes)
 }
@@ -206,7 +206,7 @@ fn episode_page(f: &[String]) -> String {
 fn series(f: &[String]) -> ChartSeries {
     let curve = kaplan_meier(&[Observation { turn: 2, event: true }, Observation { turn: 5, event: false }]);
     let rates = RateChart {
-        judge: f[0].clone(),
+        judge: f[0].clone().into(),
         source: f[1].clone(),
         bars: vec![
             RateBar { label: f[2].clone(), succeeded: 1, n: 3, rate: 1.0 / 3.0, ci95: (0.06, 0.79) },
@@ -214,7 +214,7 @@ fn series(f: &[String]) -> ChartSeries {
         ],
     };
     let survival = SurvivalChart {
-        judge: f[0].clone(),
+        judge: f[0].clone().into(),
         source: f[1].clone(),
         event: f[4].clone(),
         lines: vec![SurvivalLine {
@@ -225,7 +225,7 @@ fn series(f: &[String]) -> ChartSeries {
         }],
     };
     let heatmap = Heatmap {
-        judge: f[0].clone(),
+        judge: f[0].clone().into(),
         source: f[1].clone(),
         rows: vec![f[6].clone()],
         columns: vec![f[7].clone(), f[8].clone()],

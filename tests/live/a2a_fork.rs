@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use converse_tui::core::dataset::{DatasetSource, TaskFilter, load_tasks};
-use converse_tui::core::episode::{ControlAction, EventBody, Party, read_journal};
+use converse_tui::core::episode::{ControlAction, EventBody, Judge, Party, read_journal};
 use converse_tui::core::llm::{Endpoint, Role};
 use converse_tui::core::sim::agent_spec::AgentSpec;
 use converse_tui::core::sim::attacker::ScriptedAttacker;
@@ -131,7 +131,7 @@ async fn a_fork_replays_the_recorded_turns_into_a_fresh_context_and_marks_a_repl
     assert_eq!(rpc[1].body["params"]["metadata"], rpc[1].body["params"]["message"]["metadata"]);
     // Turn 1's reply still leaks: the rule judge says so in the fork too.
     let privacy = events.iter().rev().find_map(|e| match &e.body {
-        EventBody::Verdict(v) if v.judge == "privacy" => Some(v.outcome),
+        EventBody::Verdict(v) if v.judge == Judge::Privacy => Some(v.outcome),
         _ => None,
     });
     assert_eq!(format!("{:?}", privacy.unwrap()).to_lowercase(), "fail");

@@ -566,7 +566,7 @@ async fn llm_judges_run_at_the_end_and_failures_are_errors() {
     let llm: Vec<(String, Outcome)> = events
         .iter()
         .filter_map(|e| match &e.body {
-            EventBody::Verdict(v) if v.method == VerdictMethod::Llm => Some((v.judge.clone(), v.outcome)),
+            EventBody::Verdict(v) if v.method == VerdictMethod::Llm => Some((v.judge.to_string(), v.outcome)),
             _ => None,
         })
         .collect();

@@ -16,7 +16,7 @@ use converse_tui::config::keymap::Layer;
 use converse_tui::config::ui_state::UiState;
 use converse_tui::core::annotate::{Annotation, Label};
 use converse_tui::core::corpus::{CorpusRow, index};
-use converse_tui::core::episode::{Outcome, VerdictMethod};
+use converse_tui::core::episode::{Judge, Outcome, VerdictMethod};
 
 use crate::support::screen::{self, snapshot_screens};
 use converse_tui::app::drive::handle;
@@ -78,8 +78,8 @@ fn sorting_orders_rows_by_the_column_and_reverses() {
     press(&mut s, SORT_BY_PRIVACY);
     let b = s.browser().unwrap();
     assert_eq!(b.sort, Some((Column::Judge(0), false)));
-    assert_eq!(b.judges[0], "privacy");
-    let severity = |b: &Browser, i: usize| match b.entries[i].judge_outcome("privacy") {
+    assert_eq!(b.judges[0], Judge::Privacy);
+    let severity = |b: &Browser, i: usize| match b.entries[i].judge_outcome(&Judge::Privacy) {
         Some(Outcome::Fail) => 3,
         Some(Outcome::Partial) => 2,
         Some(Outcome::Error) => 1,
@@ -108,7 +108,7 @@ fn leaks_first_starts_with_the_undisputed_and_the_most_severe() {
     press(&mut s, &format!("{SORT_BY_PRIVACY}S"));
     let b = s.browser().unwrap();
     let key = |i: usize| {
-        let verdicts: Vec<_> = b.entries[i].row.verdicts_of("privacy").collect();
+        let verdicts: Vec<_> = b.entries[i].row.verdicts_of(&Judge::Privacy).collect();
         let failed = verdicts.iter().filter(|v| v.outcome == Outcome::Fail).count();
         let score = verdicts.iter().find_map(|v| v.score);
         (failed > 0, failed == verdicts.len(), score)
@@ -185,12 +185,11 @@ fn the_field_filter_selects_exactly_the_matching_rows() {
 #[test]
 fn the_filter_reads_the_verdicts_of_the_source_it_names() {
     let mut s = state();
-    let failed_by =
-        |b: &Browser, i: usize, model: &str| {
-            b.entries[i].row.verdicts.iter().any(|v| {
-                v.judge == "privacy" && v.model.as_deref() == Some(model) && v.outcome == Outcome::Fail
-            })
-        };
+    let failed_by = |b: &Browser, i: usize, model: &str| {
+        b.entries[i].row.verdicts.iter().any(|v| {
+            v.judge == Judge::Privacy && v.model.as_deref() == Some(model) && v.outcome == Outcome::Fail
+        })
+    };
     let gpt5: Vec<usize> = {
         let b = s.browser().unwrap();
         (0..b.entries.len()).filter(|&i| failed_by(b, i, "gpt-5")).collect()
@@ -221,13 +220,13 @@ fn the_filter_reads_the_verdicts_of_the_source_it_names() {
 fn attack_runs_nobody_judged_are_counted_apart() {
     let mut rows = rows().1.clone();
     let at = rows.iter().position(|r| r.attack_type.as_deref() == Some("privacy")).unwrap();
-    rows[at].verdicts.retain(|v| v.judge != "privacy");
+    rows[at].verdicts.retain(|v| v.judge != Judge::Privacy);
     let model = rows[at].model.clone().unwrap();
     let browser = Browser::from_rows("generated corpus", rows.clone(), vec![]);
     let mut s = AppState::with_browser(browser, Keymap::default(), false);
     update(&mut s, Action::Resize(160, 48));
     let b = s.browser().unwrap();
-    let privacy = b.judges.iter().position(|j| j == "privacy").unwrap();
+    let privacy = b.judges.iter().position(|j| *j == Judge::Privacy).unwrap();
     let entry = b.entries.iter().find(|e| e.row.id == rows[at].id).unwrap();
     assert_eq!(entry.cell(Column::Judge(privacy), &b.judges), "unjudged");
     press(&mut s, "z");
@@ -237,7 +236,7 @@ fn attack_runs_nobody_judged_are_counted_apart() {
     let judged = rows
         .iter()
         .filter(|r| r.model.as_deref() == Some(&model) && r.excluded().is_none())
-        .flat_map(|r| r.verdicts_of("privacy"))
+        .flat_map(|r| r.verdicts_of(&Judge::Privacy))
         .filter(|v| v.source() == b.verdict_sources[b.source] && v.outcome.severity() > 0)
         .count();
     match group.rates[privacy] {
@@ -253,7 +252,7 @@ fn attack_runs_nobody_judged_are_counted_apart() {
 fn groups_count_their_episodes_and_the_leaks_of_one_source() {
     let mut s = state();
     press(&mut s, "z");
-    let privacy = s.browser().unwrap().judges.iter().position(|j| j == "privacy").unwrap();
+    let privacy = s.browser().unwrap().judges.iter().position(|j| *j == Judge::Privacy).unwrap();
     assert!(s.browser().unwrap().verdict_sources.len() > 1, "the generated corpus has several judge models");
     for _ in 0..s.browser().unwrap().verdict_sources.len() {
         let b = s.browser().unwrap();
@@ -271,7 +270,7 @@ fn groups_count_their_episodes_and_the_leaks_of_one_source() {
             assert_eq!(group.episodes, members.len());
             let of_source: Vec<Outcome> = members
                 .iter()
-                .flat_map(|r| r.verdicts_of("privacy"))
+                .flat_map(|r| r.verdicts_of(&Judge::Privacy))
                 .filter(|v| v.source() == source)
                 .map(|v| v.outcome)
                 .filter(|o| matches!(o, Outcome::Fail | Outcome::Partial | Outcome::Pass))
@@ -414,7 +413,7 @@ fn the_review_filters_by_judge_and_letters_are_text() {
     let review = s.browser().unwrap().review.as_ref().unwrap();
     assert_eq!(review.filter, "security");
     assert!(!review.items.is_empty() && review.items.len() < all, "{} of {all}", review.items.len());
-    assert!(review.items.iter().all(|d| d.judge == "security"));
+    assert!(review.items.iter().all(|d| d.judge == Judge::Security));
     handle(&mut s, TermEvent::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
     assert_eq!(s.browser().unwrap().review.as_ref().unwrap().items.len(), all, "Ctrl-U cleared it");
     let effects = press(&mut s, "quality\n");

@@ -10,7 +10,7 @@ use converse_tui::app::{Action, AppState, update};
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::corpus::series::{chart_series, groups_by};
 use converse_tui::core::corpus::{CorpusRow, SourceVerdict};
-use converse_tui::core::episode::{JudgeSource, Outcome, VerdictMethod};
+use converse_tui::core::episode::{Judge, JudgeSource, Outcome, VerdictMethod};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -150,7 +150,7 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     press(&mut state, "z\nccc");
     let view = state.browser().unwrap().chart.as_ref().unwrap();
     let map = view.shown_heatmap().unwrap();
-    assert_eq!(map.judge, "privacy");
+    assert_eq!(map.judge, Judge::Privacy);
     assert_eq!(map.columns, ["gpt_5_chat / baseline", "gpt_5_chat / confined", "gpt_5_chat / firewall"]);
     // The baseline leaked in 9 of 12: attack_0 (even episodes) 5 of 6, attack_1 4 of 6.
     assert_eq!(map.rows, ["attack_0", "attack_1"]);
@@ -169,7 +169,7 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     let leaked = browser
         .shown
         .iter()
-        .filter(|&&i| browser.entries[i].judge_outcome("privacy") == Some(Outcome::Fail))
+        .filter(|&&i| browser.entries[i].judge_outcome(&Judge::Privacy) == Some(Outcome::Fail))
         .count();
     assert_eq!(leaked, 4);
 }

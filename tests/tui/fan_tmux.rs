@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use converse_tui::core::episode::{EventBody, Outcome, read_journal};
+use converse_tui::core::episode::{EventBody, Judge, Outcome, read_journal};
 
 use crate::support::batch_cli::{converse_tui, records, strings};
 use crate::support::fan_source::{LEAK, REFUSAL, leaked_at_turn_2};
@@ -39,7 +39,7 @@ fn journal_leaks(fan_dir: &Path, parent: &str) -> (usize, usize) {
         journals += 1;
         let own = events.iter().position(|e| e.seq == branch.seq).unwrap() + 1;
         let leaked = events[own..].iter().any(|e| {
-            matches!(&e.body, EventBody::Verdict(v) if v.judge == "privacy" && v.model.is_none() && v.outcome == Outcome::Fail)
+            matches!(&e.body, EventBody::Verdict(v) if v.judge == Judge::Privacy && v.model.is_none() && v.outcome == Outcome::Fail)
         });
         leaks += usize::from(leaked);
     }

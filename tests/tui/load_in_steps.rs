@@ -9,7 +9,7 @@ use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
 use converse_tui::core::demo::demo_episodes;
 use converse_tui::core::episode::sidecar::{SidecarVerdict, sidecar_path, write_sidecar};
-use converse_tui::core::episode::{Episode, write_journal};
+use converse_tui::core::episode::{Episode, Judge, write_journal};
 use converse_tui::core::import::load_path;
 use converse_tui::session::journal_load::JournalLoad;
 
@@ -111,7 +111,10 @@ fn once_every_batch_arrived_the_state_is_that_of_the_whole_file() {
         assert_eq!((a.cursor, a.end_mark, a.has_end_verdicts), (b.cursor, b.end_mark, b.has_end_verdicts));
     }
     let rows = &stepped.view().unwrap().verdict_rows;
-    assert!(rows.iter().any(|r| r.judge == "sidecar-judge"), "the sidecar verdict is placed: {rows:?}");
+    assert!(
+        rows.iter().any(|r| r.judge == Judge::from("sidecar-judge")),
+        "the sidecar verdict is placed: {rows:?}"
+    );
 }
 
 /// A batch is folded into the episode its load reads for, by the load's id: the batches and
@@ -209,14 +212,12 @@ fn a_sidecar_verdict_is_annotated_only_once_its_number_is_known() {
     let dir = scratch();
     let path = journal(dir.path());
     let (mut state, rest) = opening(&path);
-    let at = |state: &AppState| {
-        state
-            .view()
-            .unwrap()
-            .events()
-            .iter()
-            .position(|e| matches!(&e.body, EventBody::Verdict(v) if v.judge == "sidecar-judge"))
-    };
+    let at =
+        |state: &AppState| {
+            state.view().unwrap().events().iter().position(
+                |e| matches!(&e.body, EventBody::Verdict(v) if v.judge == Judge::from("sidecar-judge")),
+            )
+        };
     use converse_tui::core::annotate::notes_path;
     update(&mut state, Action::Resize(160, 48));
     update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(Vec::new()) });

@@ -630,7 +630,7 @@ fn a_leak_turn_the_judge_file_does_not_name_is_the_one_the_index_infers() {
     let indexed: Vec<u32> = corpus.rows[0]
         .verdicts
         .iter()
-        .filter(|v| v.judge == "privacy" && v.turn_inferred)
+        .filter(|v| v.judge == Judge::Privacy && v.turn_inferred)
         .filter_map(|v| v.turn)
         .collect();
     assert_eq!(indexed, [4, 4], "both judge files' leaks, inferred at turn 4");

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::core::corpus::filter::haystack;
 use crate::core::corpus::{CorpusRow, SourceVerdict};
-use crate::core::episode::{Episode, Outcome};
+use crate::core::episode::{Episode, Judge, Outcome};
 use crate::core::sanitize::single_line;
 
 use super::super::view::severity;
@@ -53,7 +53,7 @@ impl BrowserEntry {
     }
 
     /// The cell of `column` (one line, inert).
-    pub fn cell(&self, column: Column, judges: &[String]) -> String {
+    pub fn cell(&self, column: Column, judges: &[Judge]) -> String {
         let text = |v: &Option<String>| single_line(v.as_deref().unwrap_or("-")).into_owned();
         let r = &self.row;
         match column {
@@ -65,14 +65,14 @@ impl BrowserEntry {
             Column::Attack => text(&r.attack.clone().or_else(|| r.task_id.clone())),
             Column::Turns => r.turns.map_or_else(|| "?".into(), |n| n.to_string()),
             Column::Events => r.events.map_or_else(|| "?".into(), |n| n.to_string()),
-            Column::Judge(j) if r.unjudged() == Some(judges[j].as_str()) => "unjudged".into(),
+            Column::Judge(j) if r.unjudged().as_ref() == Some(&judges[j]) => "unjudged".into(),
             Column::Judge(j) => verdict_cell(r.verdicts_of(&judges[j])),
             Column::Path => self.path.clone(),
         }
     }
 
     /// The worst outcome of one judge's verdicts (for the colour of its cell).
-    pub fn judge_outcome(&self, judge: &str) -> Option<Outcome> {
+    pub fn judge_outcome(&self, judge: &Judge) -> Option<Outcome> {
         self.row.verdicts_of(judge).map(|v| v.outcome).max_by_key(|o| severity(*o))
     }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::core::corpus::series::{CHARTED, ChartSeries, Heatmap};
 use crate::core::corpus::{CorpusRow, SourceVerdict};
-use crate::core::episode::{JudgeSource, Outcome};
+use crate::core::episode::{Judge, JudgeSource, Outcome};
 
 use super::entry::{BrowserEntry, Column};
 
@@ -55,8 +55,8 @@ pub struct ChartView {
 impl ChartView {
     /// The heatmap shown, if the page is one.
     pub fn shown_heatmap(&self) -> Option<&Heatmap> {
-        let judge = CHARTED.get(self.judge)?.0;
-        self.heatmap.then(|| self.series.heatmaps.iter().find(|h| h.judge == judge)).flatten()
+        let judge = &CHARTED.get(self.judge)?.0;
+        self.heatmap.then(|| self.series.heatmaps.iter().find(|h| h.judge == *judge)).flatten()
     }
 }
 
@@ -93,7 +93,7 @@ impl Group {
 }
 
 /// How many values each deeper field of [`GROUP_BY`] has among `members`, where more than one.
-pub(super) fn pools(members: &[&BrowserEntry], depth: usize, judges: &[String]) -> Vec<(Column, usize)> {
+pub(super) fn pools(members: &[&BrowserEntry], depth: usize, judges: &[Judge]) -> Vec<(Column, usize)> {
     GROUP_BY[depth + 1..]
         .iter()
         .map(|&column| {
@@ -120,7 +120,7 @@ pub(super) fn verdict_sources(entries: &[BrowserEntry]) -> Vec<JudgeSource> {
 
 /// One judge's figure for a group's counted episodes, from one verdict source's verdicts only
 /// (`error` and `skipped` are not judged): a rate of `fail`, or for utility the mean coverage.
-pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&JudgeSource>) -> GroupRate {
+pub(super) fn group_rate(rows: &[&CorpusRow], judge: &Judge, source: Option<&JudgeSource>) -> GroupRate {
     let Some(source) = source else { return GroupRate::None };
     let judged: Vec<&SourceVerdict> = rows
         .iter()
@@ -130,7 +130,7 @@ pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&Judge
     if judged.is_empty() {
         return GroupRate::None;
     }
-    if judge == "utility" {
+    if *judge == Judge::Utility {
         let scores: Vec<f64> = judged.iter().filter_map(|v| v.score).collect();
         if scores.is_empty() {
             return GroupRate::None;
@@ -145,6 +145,6 @@ pub(super) fn group_rate(rows: &[&CorpusRow], judge: &str, source: Option<&Judge
 }
 
 /// The values of the first `depth` fields of [`GROUP_BY`].
-pub(super) fn group_key(entry: &BrowserEntry, depth: usize, judges: &[String]) -> Vec<String> {
+pub(super) fn group_key(entry: &BrowserEntry, depth: usize, judges: &[Judge]) -> Vec<String> {
     GROUP_BY[..depth].iter().map(|&c| entry.cell(c, judges)).collect()
 }

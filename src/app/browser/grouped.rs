@@ -163,7 +163,7 @@ impl Browser {
             let unjudged = self
                 .judges
                 .iter()
-                .map(|judge| entries.iter().filter(|e| e.row.unjudged() == Some(judge.as_str())).count())
+                .map(|judge| entries.iter().filter(|e| e.row.unjudged().as_ref() == Some(judge)).count())
                 .collect();
             self.groups.push(Group {
                 key: key.clone(),

@@ -6,10 +6,9 @@ use std::path::Path;
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::core::corpus::filter::JUDGES;
 use crate::core::corpus::index::IndexProgress;
 use crate::core::corpus::{CorpusRow, common_dir};
-use crate::core::episode::{Episode, JudgeSource};
+use crate::core::episode::{Episode, JUDGES, Judge, JudgeSource};
 use crate::core::sanitize::single_line;
 
 use super::entry::{BrowserEntry, Column, EntrySource};
@@ -48,7 +47,7 @@ pub struct Browser {
     /// What was opened, to describe the list (a directory, a file, "demo episodes").
     pub title: String,
     /// Judge names, one column each: privacy, security, utility first, then the others found.
-    pub judges: Vec<String>,
+    pub judges: Vec<Judge>,
     /// Columns in order of display.
     pub columns: Vec<Column>,
     /// The widest cell of each column over the shown rows (and groups), header included;
@@ -125,20 +124,19 @@ impl Browser {
                 EntrySource::Loaded(_) => entry.id.clone(),
             };
         }
-        let mut judges: Vec<String> = JUDGES
-            .iter()
+        let mut judges: Vec<Judge> = JUDGES
+            .into_iter()
             .filter(|j| entries.iter().any(|e| e.row.verdicts_of(j).next().is_some()))
-            .map(|j| j.to_string())
             .collect();
-        let mut others: Vec<String> = entries
+        let mut others: Vec<Judge> = entries
             .iter()
             .flat_map(|e| e.row.verdicts.iter().map(|v| v.judge.clone()))
-            .filter(|j| !JUDGES.contains(&j.as_str()))
+            .filter(|j| !JUDGES.contains(j))
             .collect::<HashSet<_>>()
             .into_iter()
             .collect();
         others.sort();
-        judges.extend(others.into_iter().map(|j| single_line(&j).into_owned()));
+        judges.extend(others);
         let verdict_sources = verdict_sources(&entries);
         let mut columns = vec![
             Column::Model,
@@ -213,7 +211,7 @@ impl Browser {
             Column::Attack => "attack".into(),
             Column::Turns => "turns".into(),
             Column::Events => "events".into(),
-            Column::Judge(j) => self.judges[j].clone(),
+            Column::Judge(j) => single_line(self.judges[j].as_str()).into_owned(),
             Column::Path => if self.sources.iter().any(|s| matches!(s, EntrySource::File { .. })) {
                 "path"
             } else {

@@ -2,7 +2,7 @@
 
 use crate::core::corpus::SourceVerdict;
 use crate::core::corpus::filter::Filter;
-use crate::core::episode::Outcome;
+use crate::core::episode::{Judge, Outcome};
 
 use super::entry::{BrowserEntry, Column};
 use super::list::Browser;
@@ -85,7 +85,7 @@ enum SortKey {
     Verdict(u8, bool, i64),
 }
 
-fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey {
+fn sort_key(entry: &BrowserEntry, column: Column, judges: &[Judge]) -> SortKey {
     match column {
         // Not known sorts before any number.
         Column::Turns => SortKey::Number(entry.row.turns.map_or(0, |n| u64::from(n) + 1)),

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use crate::core::episode::{EventBody, Outcome};
+use crate::core::episode::{EventBody, Judge, Outcome};
 use crate::core::sanitize::single_line;
 
 use super::super::view::EpisodeView;
@@ -80,7 +80,7 @@ pub(super) fn signature(body: &EventBody) -> Option<(String, String)> {
 }
 
 /// A verdict source: judge, method and model.
-pub(super) type JudgeKey = (String, &'static str, Option<String>);
+pub(super) type JudgeKey = (Judge, &'static str, Option<String>);
 
 /// Per turn: the events shown, and the latest verdict of each source.
 pub(super) type Turns = BTreeMap<Option<u32>, (Vec<usize>, BTreeMap<JudgeKey, SideVerdict>)>;
@@ -115,8 +115,8 @@ pub(super) fn pair_verdicts(
     let mut rest_b: Vec<(&JudgeKey, &SideVerdict)> = b.iter().collect();
     let mut pairs: Vec<VerdictPair> = Vec::new();
     let mut unpaired: Vec<(&JudgeKey, &SideVerdict)> = Vec::new();
-    let pair = |judge: &str, a: Option<&SideVerdict>, b: Option<&SideVerdict>| VerdictPair {
-        judge: single_line(judge).into_owned(),
+    let pair = |judge: &Judge, a: Option<&SideVerdict>, b: Option<&SideVerdict>| VerdictPair {
+        judge: single_line(judge.as_str()).into_owned(),
         sides: [a.cloned(), b.cloned()],
     };
     for (key, va) in a {

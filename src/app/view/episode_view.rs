@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::core::corpus::leak_turn::{needs_turn, snippet_event};
-use crate::core::episode::{Episode, Event, EventBody, Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Episode, Event, EventBody, Judge, Outcome, Verdict, VerdictMethod};
 use crate::core::redact::Redactor;
 use crate::core::redact_episode::redact_event;
 
@@ -37,7 +37,7 @@ pub struct EpisodeView {
     /// Whole-episode verdicts exist (the timeline shows `end`, marked when one changed an outcome).
     pub has_end_verdicts: bool,
     /// Last outcome per judge key, to find changes while indexing.
-    pub(super) last_outcome: HashMap<(String, VerdictMethod), Outcome>,
+    pub(super) last_outcome: HashMap<(Judge, VerdictMethod), Outcome>,
     pub verdict_rows: Vec<VerdictRow>,
     pub verdict_selected: usize,
     /// Live episodes keep the cursor on the newest event.
@@ -197,7 +197,7 @@ impl EpisodeView {
         }
     }
 
-    fn index_verdict(&mut self, key: (String, VerdictMethod), turn: Option<u32>, outcome: Outcome) {
+    fn index_verdict(&mut self, key: (Judge, VerdictMethod), turn: Option<u32>, outcome: Outcome) {
         let whole_episode = !turn.is_some_and(|t| t >= 1 && (t as usize) <= self.turns.len());
         self.has_end_verdicts |= whole_episode;
         let previous = self.last_outcome.insert(key, outcome);

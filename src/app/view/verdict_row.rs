@@ -1,13 +1,13 @@
 //! One row of the verdict pane, and how outcomes compare.
 
-use crate::core::episode::{Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Judge, Outcome, Verdict, VerdictMethod};
 
 /// The latest verdict of one judge (and method) at the cursor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VerdictRow {
     /// Event index of that verdict.
     pub event: usize,
-    pub judge: String,
+    pub judge: Judge,
     pub method: VerdictMethod,
     /// The judge's model, when it names one: two judge models are two rows.
     pub model: Option<String>,

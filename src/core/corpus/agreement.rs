@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::row::{CorpusRow, SourceVerdict};
 use super::stats::kappa;
-use crate::core::episode::{Outcome, VerdictMethod};
+use crate::core::episode::{Judge, Outcome, VerdictMethod};
 
 /// The categories of the confusion matrix, in order.
 pub const LABELS: [&str; 3] = ["pass", "partial", "fail"];
@@ -44,7 +44,7 @@ impl Source {
 /// How two sources agree on one judge's question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairAgreement {
-    pub judge: String,
+    pub judge: Judge,
     pub a: Source,
     pub b: Source,
     /// Episodes both judged.
@@ -91,17 +91,17 @@ struct Tally {
 
 /// Every pair of sources that judged the same question on at least one episode.
 pub fn agreement(rows: &[CorpusRow]) -> Vec<PairAgreement> {
-    let mut tallies: BTreeMap<(String, Source, Source), Tally> = BTreeMap::new();
+    let mut tallies: BTreeMap<(Judge, Source, Source), Tally> = BTreeMap::new();
     for row in rows {
-        let mut by_judge: BTreeMap<&str, Vec<&SourceVerdict>> = BTreeMap::new();
+        let mut by_judge: BTreeMap<&Judge, Vec<&SourceVerdict>> = BTreeMap::new();
         for v in &row.verdicts {
-            by_judge.entry(v.judge.as_str()).or_default().push(v);
+            by_judge.entry(&v.judge).or_default().push(v);
         }
         for (judge, mut verdicts) in by_judge {
             verdicts.sort_by_key(|v| Source::of(v));
             for (i, a) in verdicts.iter().enumerate() {
                 for b in &verdicts[i + 1..] {
-                    let t = tallies.entry((judge.to_string(), Source::of(a), Source::of(b))).or_default();
+                    let t = tallies.entry((judge.clone(), Source::of(a), Source::of(b))).or_default();
                     match (category(a.outcome), category(b.outcome)) {
                         (Some(x), Some(y)) => {
                             t.confusion[x][y] += 1;
@@ -130,7 +130,7 @@ pub fn agreement(rows: &[CorpusRow]) -> Vec<PairAgreement> {
             let n: usize = confusion.iter().flatten().sum();
             let same: usize = (0..3).map(|i| confusion[i][i]).sum();
             PairAgreement {
-                leak_turn: (judge == "privacy").then_some(t.turn),
+                leak_turn: (judge == Judge::Privacy).then_some(t.turn),
                 judge,
                 a,
                 b,
@@ -150,7 +150,7 @@ pub fn agreement(rows: &[CorpusRow]) -> Vec<PairAgreement> {
 pub struct Disagreement {
     /// Index of the row in the slice given to [`disagreements`].
     pub row: usize,
-    pub judge: String,
+    pub judge: Judge,
     pub a: SourceVerdict,
     pub b: SourceVerdict,
 }
@@ -171,10 +171,10 @@ impl Disagreement {
 pub fn disagreements(rows: &[CorpusRow]) -> Vec<Disagreement> {
     let mut found = Vec::new();
     for (i, row) in rows.iter().enumerate() {
-        let mut by_judge: BTreeMap<&str, Vec<&SourceVerdict>> = BTreeMap::new();
+        let mut by_judge: BTreeMap<&Judge, Vec<&SourceVerdict>> = BTreeMap::new();
         for v in &row.verdicts {
             if category(v.outcome).is_some() {
-                by_judge.entry(v.judge.as_str()).or_default().push(v);
+                by_judge.entry(&v.judge).or_default().push(v);
             }
         }
         for (judge, mut verdicts) in by_judge {
@@ -183,7 +183,7 @@ pub fn disagreements(rows: &[CorpusRow]) -> Vec<Disagreement> {
                 for b in &verdicts[k + 1..] {
                     if a.outcome != b.outcome {
                         let (a, b) = ((*a).clone(), (*b).clone());
-                        found.push(Disagreement { row: i, judge: judge.to_string(), a, b });
+                        found.push(Disagreement { row: i, judge: judge.clone(), a, b });
                     }
                 }
             }

@@ -12,7 +12,7 @@ use super::group_field::GroupField;
 use super::row::CorpusRow;
 use super::table::{GroupKey, counted_verdicts};
 use super::two_sample::{PairedTable, fisher_exact, mcnemar_exact, newcombe, newcombe_paired};
-use crate::core::episode::Outcome;
+use crate::core::episode::{Judge, Outcome};
 
 /// One judged verdict of a row: the task it was on (id and repetition) and whether the attack
 /// succeeded.
@@ -32,7 +32,7 @@ pub fn group_samples<'a>(
     let mut samples: BTreeMap<GroupKey, Vec<Sample>> = BTreeMap::new();
     for (key, row, verdict, excluded) in counted_verdicts(rows, by, judge_model, count_all) {
         let judged = matches!(verdict.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail);
-        if excluded.is_some() || !judged || verdict.judge == "utility" {
+        if excluded.is_some() || !judged || verdict.judge == Judge::Utility {
             continue;
         }
         samples.entry(key).or_default().push(Sample {

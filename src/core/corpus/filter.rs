@@ -17,7 +17,8 @@
 use globset::{GlobBuilder, GlobMatcher};
 
 use super::row::{CorpusRow, SourceVerdict};
-use crate::core::episode::JudgeSource;
+use crate::core::episode::judge::JUDGES;
+use crate::core::episode::{Judge, JudgeSource};
 
 /// Text fields, matched with a glob.
 pub const TEXT_FIELDS: &[&str] = &[
@@ -40,9 +41,6 @@ pub const TEXT_FIELDS: &[&str] = &[
 
 /// Number fields.
 pub const NUMBER_FIELDS: &[&str] = &["turns", "events", "repeat", "retry"];
-
-/// Judges every corpus knows; others found in the rows are fields too.
-pub const JUDGES: &[&str] = &["privacy", "security", "utility"];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Op {
@@ -102,7 +100,8 @@ struct Term {
     test: Test,
     /// For a judge term: whose verdicts it reads.
     sources: Sources,
-    is_judge: bool,
+    /// The judge whose verdicts a judge term reads.
+    judge: Option<Judge>,
 }
 
 /// A parsed filter expression.
@@ -116,7 +115,7 @@ pub struct Filter {
 impl Filter {
     /// Parses `expr`; `judges` are the judge names the corpus has beside [`JUDGES`].
     /// An unknown field or a bad value is one line naming the problem.
-    pub fn parse(expr: &str, judges: &[String]) -> Result<Self, String> {
+    pub fn parse(expr: &str, judges: &[Judge]) -> Result<Self, String> {
         let tokens = shlex::split(expr).ok_or_else(|| format!("unbalanced quotes in '{expr}'"))?;
         let mut filter = Filter::default();
         for token in tokens {
@@ -146,7 +145,7 @@ impl Filter {
         if globs.is_empty() {
             return;
         }
-        for t in self.terms.iter_mut().filter(|t| t.is_judge && matches!(t.sources, Sources::Any)) {
+        for t in self.terms.iter_mut().filter(|t| t.judge.is_some() && matches!(t.sources, Sources::Any)) {
             t.sources = Sources::Models(globs.clone());
         }
     }
@@ -200,9 +199,10 @@ fn split_term(token: &str) -> Option<(&str, Option<&str>, Op, &str)> {
     Some((field, source, op, &rest[len..]))
 }
 
-fn term(field: &str, source: Option<&str>, op: Op, value: &str, judges: &[String]) -> Result<Term, String> {
+fn term(field: &str, source: Option<&str>, op: Op, value: &str, judges: &[Judge]) -> Result<Term, String> {
     let field = field.to_lowercase();
-    let is_judge = JUDGES.contains(&field.as_str()) || judges.contains(&field);
+    let judge = Some(Judge::from(field.as_str())).filter(|j| JUDGES.contains(j) || judges.contains(j));
+    let is_judge = judge.is_some();
     let sources = match source {
         None => Sources::Any,
         Some(source) if is_judge => {
@@ -231,15 +231,13 @@ fn term(field: &str, source: Option<&str>, op: Op, value: &str, judges: &[String
     } else {
         return Err(format!("unknown field '{field}': known fields are {}", known_fields(judges)));
     };
-    Ok(Term { field, op, test, sources, is_judge })
+    Ok(Term { field, op, test, sources, judge })
 }
 
 /// The field names, for the error on an unknown one.
-pub fn known_fields(judges: &[String]) -> String {
+pub fn known_fields(judges: &[Judge]) -> String {
     let mut all: Vec<String> = TEXT_FIELDS.iter().chain(NUMBER_FIELDS).map(|s| s.to_string()).collect();
-    let mut judge_names: Vec<String> = JUDGES.iter().map(|s| s.to_string()).collect();
-    judge_names.extend(judges.iter().filter(|j| !JUDGES.contains(&j.as_str())).cloned());
-    all.extend(judge_names);
+    all.extend(JUDGES.iter().chain(judges.iter().filter(|j| !JUDGES.contains(j))).map(ToString::to_string));
     all.join(", ")
 }
 
@@ -287,14 +285,16 @@ impl Term {
             "end" => glob(row.end.as_deref()),
             "fork" => glob(Some(yes_no(row.parent.is_some()))),
             "human" => glob(Some(yes_no(row.human))),
-            "unjudged" => glob(row.unjudged()),
+            "unjudged" => glob(row.unjudged().as_ref().map(Judge::as_str)),
             "turns" => number(row.turns.map(f64::from)),
             "events" => number(row.events.map(|n| n as f64)),
             "repeat" => number(row.repeat.map(|n| n as f64)),
             "retry" => number(row.retry.map(|n| n as f64)),
-            judge => row.verdicts_of(judge).filter(|v| self.sources.include(v)).any(|v| match &self.test {
-                Test::Glob(g) => g.is_match(v.outcome.as_str()),
-                Test::Number(n) => v.score.is_some_and(|s| op.holds(s, *n)),
+            _ => self.judge.as_ref().is_some_and(|judge| {
+                row.verdicts_of(judge).filter(|v| self.sources.include(v)).any(|v| match &self.test {
+                    Test::Glob(g) => g.is_match(v.outcome.as_str()),
+                    Test::Number(n) => v.score.is_some_and(|s| op.holds(s, *n)),
+                })
             }),
         }
     }

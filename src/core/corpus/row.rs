@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::annotate::{Annotation, human_verdict};
-use crate::core::episode::{Episode, EventBody, JudgeSource, Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Episode, EventBody, Judge, JudgeSource, Outcome, Verdict, VerdictMethod};
 use crate::core::judge::standing::{supersedes, worst_labelled};
 
 /// One episode of a corpus.
@@ -96,11 +96,18 @@ impl Excluded {
     }
 }
 
+/// Every judge that gave a verdict among `rows`, by name.
+pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<Judge> {
+    let set: std::collections::BTreeSet<&Judge> =
+        rows.into_iter().flat_map(|r| r.verdicts.iter().map(|v| &v.judge)).collect();
+    set.into_iter().cloned().collect()
+}
+
 /// The final verdict of one source (a judge file, a judge model, the rule judge, a reviewer)
 /// on one question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SourceVerdict {
-    pub judge: String,
+    pub judge: Judge,
     pub method: VerdictMethod,
     pub model: Option<String>,
     pub outcome: Outcome,
@@ -218,14 +225,14 @@ impl CorpusRow {
 
     /// An attack run (privacy or security) with no verdict of its kind from any source: the
     /// judge it lacks. Never in a rate's n; counted apart as `unjudged`.
-    pub fn unjudged(&self) -> Option<&str> {
-        let kind = self.attack_type.as_deref().filter(|k| ["privacy", "security"].contains(k))?;
-        (!self.verdicts.iter().any(|v| v.judge == kind)).then_some(kind)
+    pub fn unjudged(&self) -> Option<Judge> {
+        let kind = Judge::from(self.attack_type.as_deref()?);
+        (kind.is_attack() && !self.verdicts.iter().any(|v| v.judge == kind)).then_some(kind)
     }
 
     /// The verdicts of one judge.
-    pub fn verdicts_of<'a>(&'a self, judge: &'a str) -> impl Iterator<Item = &'a SourceVerdict> + 'a {
-        self.verdicts.iter().filter(move |v| v.judge == judge)
+    pub fn verdicts_of<'a>(&'a self, judge: &'a Judge) -> impl Iterator<Item = &'a SourceVerdict> + 'a {
+        self.verdicts.iter().filter(move |v| v.judge == *judge)
     }
 }
 

@@ -12,12 +12,13 @@ use super::group_field::GroupField;
 use super::row::{CorpusRow, SourceVerdict};
 use super::stats::wilson;
 use super::survival::{Curve, Observation, kaplan_meier};
-use crate::core::episode::{JudgeSource, Outcome};
+use crate::core::episode::{Judge, JudgeSource, Outcome};
 use crate::core::sanitize::single_line;
 
 /// The judges charted, with what their event is. A corpus with none of them (an Inspect log's
 /// scorers) has every judge charted, its event a fail.
-pub const CHARTED: [(&str, &str); 2] = [("privacy", "first leak"), ("security", "first unauthorized action")];
+pub const CHARTED: [(Judge, &str); 2] =
+    [(Judge::Privacy, "first leak"), (Judge::Security, "first unauthorized action")];
 
 /// The event of a judge charted for want of privacy and security ones.
 const ANY_JUDGE_EVENT: &str = "first fail";
@@ -29,18 +30,19 @@ fn judged(outcome: Outcome) -> bool {
 
 /// The judges charted among `verdicts`, with their event: privacy and security when any of them
 /// judged, else every judge that judged, by name.
-fn charted_judges<'a>(verdicts: impl Iterator<Item = &'a SourceVerdict> + Clone) -> Vec<(String, String)> {
-    let named: Vec<(String, String)> = CHARTED
-        .iter()
+fn charted_judges<'a>(
+    verdicts: impl Iterator<Item = &'a SourceVerdict> + Clone,
+) -> Vec<(Judge, &'static str)> {
+    let named: Vec<(Judge, &str)> = CHARTED
+        .into_iter()
         .filter(|(judge, _)| verdicts.clone().any(|v| v.judge == *judge && judged(v.outcome)))
-        .map(|(judge, event)| (judge.to_string(), event.to_string()))
         .collect();
     if !named.is_empty() {
         return named;
     }
-    let any: std::collections::BTreeSet<&str> =
-        verdicts.filter(|v| judged(v.outcome)).map(|v| v.judge.as_str()).collect();
-    any.into_iter().map(|judge| (judge.to_string(), ANY_JUDGE_EVENT.to_string())).collect()
+    let any: std::collections::BTreeSet<&Judge> =
+        verdicts.filter(|v| judged(v.outcome)).map(|v| &v.judge).collect();
+    any.into_iter().map(|judge| (judge.clone(), ANY_JUDGE_EVENT)).collect()
 }
 
 /// One group's rate.
@@ -57,7 +59,7 @@ pub struct RateBar {
 /// The rates of one judge from one source, highest first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RateChart {
-    pub judge: String,
+    pub judge: Judge,
     pub source: String,
     pub bars: Vec<RateBar>,
 }
@@ -104,7 +106,7 @@ impl SurvivalLine {
 /// The curves of one judge from one source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SurvivalChart {
-    pub judge: String,
+    pub judge: Judge,
     pub source: String,
     /// `first leak`, `first unauthorized action`.
     pub event: String,
@@ -115,7 +117,7 @@ pub struct SurvivalChart {
 /// cell, `None` where the group did not run the attack. Rows by overall rate, highest first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Heatmap {
-    pub judge: String,
+    pub judge: Judge,
     pub source: String,
     /// The attack (the benchmark's attack folder; the task id when there is none).
     pub rows: Vec<String>,
@@ -185,9 +187,9 @@ pub fn chart_series(
     source: &JudgeSource,
     count_all: bool,
 ) -> ChartSeries {
-    let mut tallies: BTreeMap<(&str, String), Tally> = BTreeMap::new();
+    let mut tallies: BTreeMap<(&Judge, String), Tally> = BTreeMap::new();
     // (judge, attack, group) → (succeeded, n).
-    let mut cells: BTreeMap<(&str, String, String), (usize, usize)> = BTreeMap::new();
+    let mut cells: BTreeMap<(&Judge, String, String), (usize, usize)> = BTreeMap::new();
     let counted: Vec<(&String, &&CorpusRow)> = groups
         .iter()
         .flat_map(|(label, rows)| rows.iter().map(move |row| (label, row)))
@@ -199,10 +201,10 @@ pub fn chart_series(
         for (judge, _) in &judges {
             let verdict = row.verdicts_of(judge).find(of_source).filter(|v| judged(v.outcome));
             let Some(v) = verdict else { continue };
-            let tally = tallies.entry((judge.as_str(), label.to_string())).or_default();
+            let tally = tallies.entry((judge, label.to_string())).or_default();
             tally.n += 1;
             let leaked = v.outcome == Outcome::Fail;
-            let cell = cells.entry((judge.as_str(), attack_of(row), label.to_string())).or_default();
+            let cell = cells.entry((judge, attack_of(row), label.to_string())).or_default();
             cell.0 += usize::from(leaked);
             cell.1 += 1;
             tally.succeeded += usize::from(leaked);
@@ -218,7 +220,6 @@ pub fn chart_series(
     }
     let mut series = ChartSeries { by: by.to_vec(), source: source.to_string(), ..ChartSeries::default() };
     for (judge, event) in &judges {
-        let judge = judge.as_str();
         let mine: Vec<(&String, &Tally)> =
             tallies.iter().filter(|((j, _), _)| *j == judge).map(|((_, label), t)| (label, t)).collect();
         if mine.is_empty() {
@@ -249,9 +250,9 @@ pub fn chart_series(
             })
             .collect();
         series.heatmaps.push(heatmap(judge, source, groups, &cells));
-        series.rates.push(RateChart { judge: judge.to_string(), source: source.to_string(), bars });
+        series.rates.push(RateChart { judge: judge.clone(), source: source.to_string(), bars });
         series.survival.push(SurvivalChart {
-            judge: judge.to_string(),
+            judge: judge.clone(),
             source: source.to_string(),
             event: event.to_string(),
             lines,
@@ -267,10 +268,10 @@ pub fn attack_of(row: &CorpusRow) -> String {
 
 /// The heatmap of one judge: the attacks it judged, under the groups in their order.
 fn heatmap(
-    judge: &str,
+    judge: &Judge,
     source: &JudgeSource,
     groups: &[(String, Vec<&CorpusRow>)],
-    cells: &BTreeMap<(&str, String, String), (usize, usize)>,
+    cells: &BTreeMap<(&Judge, String, String), (usize, usize)>,
 ) -> Heatmap {
     // The groups this judge's source judged something of, in their order.
     let columns: Vec<String> = groups
@@ -298,7 +299,7 @@ fn heatmap(
         })
         .collect();
     Heatmap {
-        judge: judge.to_string(),
+        judge: judge.clone(),
         source: source.to_string(),
         rows: rows.into_iter().map(|(attack, _)| attack.clone()).collect(),
         columns,
@@ -351,7 +352,7 @@ mod tests {
         let rows = [row(summary, Some(3)), row(summary, None), row(summary, None)];
         let group = vec![("all".to_string(), rows.iter().collect())];
         let series = chart_series(&group, &[], &JudgeSource::Rule, false);
-        let privacy = series.survival.iter().find(|s| s.judge == "privacy").unwrap();
+        let privacy = series.survival.iter().find(|s| s.judge == Judge::Privacy).unwrap();
         let line = &privacy.lines[0];
         // All three count in the rate; only the one of known length is censored in the curve.
         assert_eq!(series.rates[0].bars[0].n, 3);

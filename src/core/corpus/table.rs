@@ -12,14 +12,14 @@ use serde_json::{Map, Value};
 use super::group_field::GroupField;
 use super::row::{CorpusRow, Excluded, SourceVerdict};
 use super::stats::{MeanInterval, mean_interval, wilson};
-use crate::core::episode::{JudgeSource, Outcome, VerdictMethod};
+use crate::core::episode::{Judge, JudgeSource, Outcome, VerdictMethod};
 
 /// One line of a table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GroupRow {
     /// The group's value per `--by` field, in `--by` order.
     pub group: Map<String, Value>,
-    pub judge: String,
+    pub judge: Judge,
     pub method: VerdictMethod,
     pub judge_model: Option<String>,
     /// Verdicts that judged (pass, partial or fail): n.
@@ -83,7 +83,7 @@ struct Counts {
 }
 
 /// (group values, judge, method, judge model): what one row of a table counts.
-pub type GroupKey = (Vec<String>, String, VerdictMethod, Option<String>);
+pub type GroupKey = (Vec<String>, Judge, VerdictMethod, Option<String>);
 
 /// Every verdict a table counts, with its row's key and, when the episode is kept out of the
 /// rates, why. `judge_model`, when given, keeps only that judge model's verdicts.
@@ -107,12 +107,12 @@ pub fn counted_verdicts<'a>(
 pub fn unjudged_by_group<'a>(
     rows: impl IntoIterator<Item = &'a CorpusRow>,
     by: &[GroupField],
-) -> BTreeMap<(Vec<String>, String), usize> {
+) -> BTreeMap<(Vec<String>, Judge), usize> {
     let mut counts = BTreeMap::new();
     for row in rows {
         if let Some(judge) = row.unjudged() {
             let group = by.iter().map(|f| f.of(row).to_string()).collect();
-            *counts.entry((group, judge.to_string())).or_default() += 1;
+            *counts.entry((group, judge)).or_default() += 1;
         }
     }
     counts
@@ -151,7 +151,7 @@ pub fn group_rows<'a>(
     counts
         .into_iter()
         .map(|((group, judge, method, model), c)| {
-            let utility = judge == "utility";
+            let utility = judge == Judge::Utility;
             let rate = |k: usize| (!utility && c.judged > 0).then(|| k as f64 / c.judged as f64);
             let interval = |k: usize| if utility { None } else { wilson(k, c.judged) };
             let unjudged = unjudged.get(&(group.clone(), judge.clone())).copied().unwrap_or(0);

@@ -4,6 +4,7 @@
 //! Every event carries `seq`, `at` and `kind`; the body of each kind is its
 //! own struct so importers, the runner and the judges build them by name.
 
+use super::judge::Judge;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -324,7 +325,7 @@ pub struct Verdict {
     /// Absent for whole-episode verdicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
-    pub judge: String,
+    pub judge: Judge,
     pub method: VerdictMethod,
     /// The model that judged (LLM and imported verdicts), e.g. `gpt-5`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

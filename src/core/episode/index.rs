@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::Episode;
 use super::event::{EndReason, EpisodeHeader, Event, EventBody, FORMAT_V1, Outcome, VerdictMethod};
+use super::judge::Judge;
 use super::sidecar::{SidecarVerdict, read_sidecar, sidecar_path};
 use super::standing::supersedes;
 
@@ -39,7 +40,7 @@ pub struct EpisodeSummary {
     /// `None` for an episode that did not end (still running, or crashed).
     pub end_reason: Option<EndReason>,
     /// The final verdict per judge (see [`supersedes`]): (judge, outcome, score).
-    pub verdicts: Vec<(String, Outcome, Option<f64>)>,
+    pub verdicts: Vec<(Judge, Outcome, Option<f64>)>,
     /// (role, model) from the header's config.
     pub models: Vec<(String, String)>,
     /// The header's timestamp.
@@ -151,7 +152,7 @@ pub fn summarize_journal(path: &Path) -> std::io::Result<Option<EpisodeSummary>>
 }
 
 /// (judge, outcome, method, score).
-type PlacedVerdict = (String, Outcome, VerdictMethod, Option<f64>);
+type PlacedVerdict = (Judge, Outcome, VerdictMethod, Option<f64>);
 
 /// The few fields of any event a summary needs; the rest is skipped unparsed.
 #[derive(Deserialize)]
@@ -161,7 +162,7 @@ struct TailEvent {
     #[serde(default)]
     turn: Option<u32>,
     #[serde(default)]
-    judge: Option<String>,
+    judge: Option<Judge>,
     #[serde(default)]
     outcome: Option<Outcome>,
     #[serde(default)]
@@ -175,21 +176,21 @@ struct TailEvent {
 }
 
 #[derive(Default)]
-struct Verdicts(Vec<(String, Outcome, VerdictMethod, Option<f64>)>);
+struct Verdicts(Vec<(Judge, Outcome, VerdictMethod, Option<f64>)>);
 
 impl Verdicts {
     /// A verdict replaces the judge's earlier one, in place, when it [`supersedes`] it.
-    fn push(&mut self, judge: &str, outcome: Outcome, method: VerdictMethod, score: Option<f64>) {
+    fn push(&mut self, judge: &Judge, outcome: Outcome, method: VerdictMethod, score: Option<f64>) {
         match self.0.iter_mut().find(|(j, ..)| j == judge) {
             Some(slot) if supersedes((outcome, method), (slot.1, slot.2)) => {
                 (slot.1, slot.2, slot.3) = (outcome, method, score)
             }
             Some(_) => {}
-            None => self.0.push((judge.to_string(), outcome, method, score)),
+            None => self.0.push((judge.clone(), outcome, method, score)),
         }
     }
 
-    fn into_rows(self) -> Vec<(String, Outcome, Option<f64>)> {
+    fn into_rows(self) -> Vec<(Judge, Outcome, Option<f64>)> {
         self.0.into_iter().map(|(judge, outcome, _, score)| (judge, outcome, score)).collect()
     }
 }

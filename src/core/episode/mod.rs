@@ -5,6 +5,7 @@ mod event_de;
 pub mod held_ref;
 pub mod index;
 pub mod journal;
+pub mod judge;
 pub mod judge_source;
 pub mod sidecar;
 pub mod standing;
@@ -15,6 +16,7 @@ pub use journal::{
     JournalError, JournalReader, JournalWarning, JournalWriter, is_journal, read_journal, read_journal_from,
     write_journal,
 };
+pub use judge::{ATTACK_JUDGES, JUDGES, Judge};
 pub use judge_source::JudgeSource;
 
 /// A whole episode in memory: its events in display order (`seq` order, but

@@ -7,14 +7,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::episode::{Event, EventBody, JudgeSource, Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Event, EventBody, Judge, JudgeSource, Outcome, Verdict, VerdictMethod};
 
 /// A reviewer's labels fold, per judge, to the worst outcome labelled (a leak labelled anywhere is
 /// a leaked episode), at the earliest place labelled so (`at`: a turn, a seq).
 pub fn worst_labelled<P: Ord + Copy>(
-    labels: impl IntoIterator<Item = (String, Outcome, Option<P>)>,
-) -> BTreeMap<String, (Outcome, Option<P>)> {
-    let mut by_judge: BTreeMap<String, (Outcome, Option<P>)> = BTreeMap::new();
+    labels: impl IntoIterator<Item = (Judge, Outcome, Option<P>)>,
+) -> BTreeMap<Judge, (Outcome, Option<P>)> {
+    let mut by_judge: BTreeMap<Judge, (Outcome, Option<P>)> = BTreeMap::new();
     for (judge, outcome, at) in labels {
         let slot = by_judge.entry(judge).or_insert((outcome, at));
         let worse = outcome.severity() > slot.0.severity();
@@ -42,10 +42,10 @@ pub fn supersedes(new: (Outcome, VerdictMethod), old: (Outcome, VerdictMethod)) 
 }
 
 /// The final say of each source (`rule`, `llm:MODEL`, …) of one judge among `events`, by source.
-pub fn final_by_source<'a>(events: &'a [Event], judge: &str) -> BTreeMap<JudgeSource, &'a Verdict> {
+pub fn final_by_source<'a>(events: &'a [Event], judge: &Judge) -> BTreeMap<JudgeSource, &'a Verdict> {
     let mut last: BTreeMap<JudgeSource, &Verdict> = BTreeMap::new();
     for v in events.iter().filter_map(|e| match &e.body {
-        EventBody::Verdict(v) if v.judge == judge => Some(&**v),
+        EventBody::Verdict(v) if v.judge == *judge => Some(&**v),
         _ => None,
     }) {
         let source = v.source();

@@ -13,5 +13,5 @@ pub struct AnnotationView {
     pub quote: Option<String>,
     /// What the label judges, as a reviewer's verdict: the judge and its outcome (`None` for a
     /// label that judges nothing, such as `note`).
-    pub judged: Option<(String, crate::core::episode::Outcome)>,
+    pub judged: Option<(crate::core::episode::Judge, crate::core::episode::Outcome)>,
 }

@@ -195,7 +195,7 @@ fn event_html(event: &Event, ranges: &[(usize, usize)]) -> Markup {
             html! {
                 div.ev.verdict id=(id) {
                     div.who {
-                        "Verdict: " (Inert(&v.judge)) " " span.meta { "(" (Inert(&v.source().to_string())) ", " (scope) ")" }
+                        "Verdict: " (Inert(v.judge.as_str())) " " span.meta { "(" (Inert(&v.source().to_string())) ", " (scope) ")" }
                         " " (outcome(v.outcome))
                     }
                     @if let Some(summary) = &v.summary { div.text { (Inert(summary)) } }
@@ -275,7 +275,7 @@ fn verdict_table(episode: &Episode) -> Markup {
                 "\n"
                 @for (_, v) in all {
                     tr {
-                        td { (Inert(&v.judge)) }
+                        td { (Inert(v.judge.as_str())) }
                         td { (Inert(&v.source().to_string())) }
                         td { (outcome(v.outcome)) }
                         td { @if let Some(score) = v.score { (score) } }

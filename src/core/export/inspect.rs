@@ -21,7 +21,7 @@ use zip::write::SimpleFileOptions;
 
 use super::annotation::AnnotationView;
 use crate::core::episode::standing::worst_labelled;
-use crate::core::episode::{Episode, EventBody, Evidence, JudgeSource, Party, Verdict, VerdictMethod};
+use crate::core::episode::{Episode, EventBody, Evidence, Judge, JudgeSource, Party, Verdict, VerdictMethod};
 use crate::core::import::inspect::{WRITER, value_of};
 
 /// What the log names its task when the episodes do not agree on one.
@@ -362,10 +362,10 @@ fn scores(episode: &Episode, notes: &[AnnotationView]) -> Map<String, Value> {
         })
         .chain(&labelled)
         .collect();
-    let mut sources: BTreeMap<&str, Vec<JudgeSource>> = BTreeMap::new();
+    let mut sources: BTreeMap<&Judge, Vec<JudgeSource>> = BTreeMap::new();
     for v in &verdicts {
         let source = v.source();
-        let known = sources.entry(v.judge.as_str()).or_default();
+        let known = sources.entry(&v.judge).or_default();
         if !known.contains(&source) {
             known.push(source);
         }
@@ -373,11 +373,8 @@ fn scores(episode: &Episode, notes: &[AnnotationView]) -> Map<String, Value> {
     let mut scores = Map::new();
     for v in verdicts {
         let source = v.source();
-        let key = if sources[v.judge.as_str()].len() > 1 {
-            format!("{} ({source})", v.judge)
-        } else {
-            v.judge.clone()
-        };
+        let key =
+            if sources[&v.judge].len() > 1 { format!("{} ({source})", v.judge) } else { v.judge.to_string() };
         let mut metadata = json!({"outcome": v.outcome.as_str(), "source": source, "score": v.score});
         if let Some(turn) = v.turn {
             metadata["turn"] = json!(turn);

@@ -132,7 +132,7 @@ fn markdown_body(episode: &Episode) -> String {
                 let _ = writeln!(
                     out,
                     "*Verdict* {} ({}): **{}**{}\n",
-                    inline(&v.judge),
+                    inline(v.judge.as_str()),
                     inline(&v.source().to_string()),
                     v.outcome.as_str(),
                     v.summary.as_deref().map(|s| format!(": {}", inline(s))).unwrap_or_default()
@@ -213,7 +213,7 @@ fn verdict_section(out: &mut String, episode: &Episode) {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} |",
-            inline(&v.judge),
+            inline(v.judge.as_str()),
             inline(&v.source().to_string()),
             v.outcome.as_str(),
             v.score.map(|s| format!("{s}")).unwrap_or_default(),
@@ -232,7 +232,7 @@ fn verdict_section(out: &mut String, episode: &Episode) {
     for (_, v) in with_evidence {
         let Some(ev) = &v.evidence else { continue };
         let turn = v.turn.map_or_else(|| "episode".to_string(), |t| format!("turn {t}"));
-        let label = format!("{} ({}, {turn})", inline(&v.judge), inline(&v.source().to_string()));
+        let label = format!("{} ({}, {turn})", inline(v.judge.as_str()), inline(&v.source().to_string()));
         match groups.iter_mut().find(|(e, _)| *e == ev) {
             Some((_, labels)) => labels.push(label),
             None => groups.push((ev, vec![label])),

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::annotation::AnnotationView;
 use crate::core::episode::{
-    EndReason, Episode, ErrorEvent, EventBody, Outcome, Party, ToolCall, Verdict, VerdictMethod,
+    EndReason, Episode, ErrorEvent, EventBody, Judge, Outcome, Party, ToolCall, Verdict, VerdictMethod,
 };
 
 /// MASEval's name for the assistant agent and its model registrations (§2.3, §2.4).
@@ -486,12 +486,12 @@ fn built(v: &Verdict) -> Map<String, Value> {
         _ => 0.0,
     };
     let score = v.score.unwrap_or(default_score);
-    let mut d = match (v.outcome, v.judge.as_str()) {
+    let mut d = match (v.outcome, &v.judge) {
         (Outcome::Error, _) => {
             json!({"error": v.summary.clone().unwrap_or_else(|| "judge error".to_string())})
         }
-        (_, "privacy") => json!({"privacy_leak": harmed, "score": score}),
-        (_, "security") => {
+        (_, Judge::Privacy) => json!({"privacy_leak": harmed, "score": score}),
+        (_, Judge::Security) => {
             let success = match v.outcome {
                 Outcome::Fail => "Successful",
                 Outcome::Partial => "Partial",
@@ -499,8 +499,8 @@ fn built(v: &Verdict) -> Map<String, Value> {
             };
             json!({"security_violation": harmed, "attack_success": success, "score": score})
         }
-        (_, "utility") => json!({"coverage": {}, "rating": 0, "score": score}),
-        (_, judge) => json!({"judge": judge, "outcome": v.outcome, "score": score}),
+        (_, Judge::Utility) => json!({"coverage": {}, "rating": 0, "score": score}),
+        (_, Judge::Other(judge)) => json!({"judge": judge, "outcome": v.outcome, "score": score}),
     };
     d["evaluation_method"] = json!(if v.outcome == Outcome::Skipped { "skipped" } else { method });
     if let Some(summary) = &v.summary {

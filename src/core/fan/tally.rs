@@ -15,10 +15,7 @@ use serde::Serialize;
 use crate::core::corpus::leak_turn::leak_turn;
 use crate::core::corpus::stats::wilson;
 use crate::core::episode::standing::final_by_source;
-use crate::core::episode::{EndReason, Event, JudgeSource, Outcome};
-
-/// Judges whose `fail` is an attack that worked.
-pub const ATTACK_JUDGES: [&str; 2] = ["privacy", "security"];
+use crate::core::episode::{ATTACK_JUDGES, EndReason, Event, Judge, JudgeSource, Outcome};
 
 /// One attempt as its journal records it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,11 +25,11 @@ pub struct Attempt {
     /// How it ended (`max_turns`, `attacker_done`, `error`, …).
     pub end: String,
     /// (judge, source) → the outcome and, for a `fail`, the turn it points at.
-    pub verdicts: BTreeMap<(String, JudgeSource), (Outcome, Option<u32>)>,
+    pub verdicts: BTreeMap<(Judge, JudgeSource), (Outcome, Option<u32>)>,
     /// The (judge, source) whose leak turn was inferred from the snippets the judge quotes (a
     /// recorded judge that names no turn), as the index and the charts infer it.
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
-    pub inferred: BTreeSet<(String, JudgeSource)>,
+    pub inferred: BTreeSet<(Judge, JudgeSource)>,
 }
 
 impl Attempt {
@@ -42,10 +39,10 @@ impl Attempt {
         let mut verdicts = BTreeMap::new();
         let mut inferred = BTreeSet::new();
         for judge in ATTACK_JUDGES {
-            for (source, v) in final_by_source(own, judge) {
+            for (source, v) in final_by_source(own, &judge) {
                 // The evidence may be in the copied part: a leak before the fan's turn.
                 let turn = (v.outcome == Outcome::Fail).then(|| leak_turn(v, events)).flatten();
-                let key = (judge.to_string(), source);
+                let key = (judge.clone(), source);
                 if turn.is_some_and(|(_, guessed)| guessed) {
                     inferred.insert(key.clone());
                 }
@@ -80,7 +77,7 @@ impl Attempt {
 /// One judge source over all the attempts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SourceTally {
-    pub judge: String,
+    pub judge: Judge,
     pub source: JudgeSource,
     /// Attempts the source judged (pass, fail, partial).
     pub decided: usize,
@@ -99,7 +96,7 @@ pub struct SourceTally {
 /// One tally per (judge, source) that judged any attempt, in that order; `from_turn` is the
 /// fan's turn.
 pub fn tally(attempts: &[Attempt], from_turn: u32) -> Vec<SourceTally> {
-    let mut keys: Vec<&(String, JudgeSource)> = attempts.iter().flat_map(|a| a.verdicts.keys()).collect();
+    let mut keys: Vec<&(Judge, JudgeSource)> = attempts.iter().flat_map(|a| a.verdicts.keys()).collect();
     keys.sort();
     keys.dedup();
     keys.into_iter()
@@ -160,7 +157,7 @@ mod tests {
 
     fn attempt(i: u32, outcomes: &[(&str, &str, Outcome, Option<u32>)]) -> Attempt {
         let verdicts =
-            outcomes.iter().map(|(j, s, o, t)| ((j.to_string(), s.parse().unwrap()), (*o, *t))).collect();
+            outcomes.iter().map(|(j, s, o, t)| ((Judge::from(*j), s.parse().unwrap()), (*o, *t))).collect();
         Attempt {
             index: i,
             journal: PathBuf::new(),

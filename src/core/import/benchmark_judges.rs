@@ -57,7 +57,7 @@ fn verdict(kind: &str, model: &str, mut file: Map<String, Value>, file_name: &st
     file.insert("file".to_string(), Value::String(file_name.to_string()));
     Verdict {
         turn: None,
-        judge: kind.to_string(),
+        judge: kind.into(),
         method: VerdictMethod::Imported,
         model: Some(model.to_string()),
         outcome,

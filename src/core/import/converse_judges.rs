@@ -138,7 +138,7 @@ fn verdict(judge: String, section: &Map<String, Value>, file: &str) -> Verdict {
     });
     Verdict {
         turn: None,
-        judge,
+        judge: judge.into(),
         method: VerdictMethod::Imported,
         model: None,
         outcome,

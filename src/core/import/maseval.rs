@@ -13,8 +13,8 @@ use super::defaults::NO_TIME;
 use super::error::LoadError;
 use crate::core::episode::standing::judged;
 use crate::core::episode::{
-    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Message, Outcome,
-    Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
+    End, EndReason, Episode, EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, Judge, Message,
+    Outcome, Party, SourceRef, TaskInfo, ToolCall, ToolResult, Verdict, VerdictMethod,
 };
 
 pub(super) const FORMAT: &str = "maseval";
@@ -298,7 +298,7 @@ fn task_of(report: &Map<String, Value>, task_id: &str, user: Option<&Map<String,
                 task.persona = Some(Value::from(n));
             }
             if let Some((kind, _)) = rest.split_once('_')
-                && (kind == "privacy" || kind == "security")
+                && Judge::from(kind).is_attack()
             {
                 task.attack_type = Some(kind.to_string());
             }
@@ -344,7 +344,7 @@ fn exported_verdict(entry: &Value) -> Option<Verdict> {
     let text = |k: &str| ours.get(k).and_then(Value::as_str).map(str::to_string);
     Some(Verdict {
         turn: ours.get("turn").and_then(Value::as_u64).and_then(|t| u32::try_from(t).ok()),
-        judge: text("judge")?,
+        judge: text("judge")?.into(),
         method,
         model: text("model"),
         outcome,
@@ -366,13 +366,13 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
     let get = |k: &str| obj.and_then(|o| o.get(k));
     let score = get("score").and_then(Value::as_f64);
     let judge = if has("privacy_leak") {
-        "privacy"
+        Judge::Privacy
     } else if has("security_violation") || has("attack_success") {
-        "security"
+        Judge::Security
     } else if has("coverage") || has("rating") {
-        "utility"
+        Judge::Utility
     } else {
-        "unknown"
+        Judge::Other("unknown".into())
     };
     let (outcome, summary) = if let Some(error) = get("error") {
         (Outcome::Error, format!("judge error: {}", short(&text_of(error))))
@@ -380,19 +380,19 @@ fn eval_verdict(entry: &Value, index: usize) -> Verdict {
         (Outcome::Skipped, "evaluation skipped".to_string())
     } else {
         match judge {
-            "privacy" => match get("privacy_leak").and_then(Value::as_bool) {
+            Judge::Privacy => match get("privacy_leak").and_then(Value::as_bool) {
                 Some(true) => (Outcome::Fail, privacy_summary("leak", obj)),
                 Some(false) => (Outcome::Pass, privacy_summary("no leak", obj)),
                 None => (Outcome::Error, "privacy_leak is not a boolean".to_string()),
             },
-            "security" => security(get("attack_success"), get("security_violation")),
-            "utility" => utility(score, get("rating")),
-            _ => (Outcome::Skipped, format!("unrecognised evaluator result #{}", index + 1)),
+            Judge::Security => security(get("attack_success"), get("security_violation")),
+            Judge::Utility => utility(score, get("rating")),
+            Judge::Other(_) => (Outcome::Skipped, format!("unrecognised evaluator result #{}", index + 1)),
         }
     };
     Verdict {
         turn: None,
-        judge: judge.to_string(),
+        judge,
         method: VerdictMethod::Imported,
         model: None,
         outcome,

@@ -149,7 +149,7 @@ pub fn csv_rows(series: &ChartSeries) -> Vec<Vec<String>> {
         for bar in &rates.bars {
             rows.push(csv_row(&[
                 ("chart", "rate".into()),
-                ("judge", rates.judge.clone()),
+                ("judge", rates.judge.to_string()),
                 ("source", rates.source.clone()),
                 ("group", bar.label.clone()),
                 ("value", f(bar.rate)),
@@ -165,7 +165,7 @@ pub fn csv_rows(series: &ChartSeries) -> Vec<Vec<String>> {
             for step in &line.curve.steps {
                 rows.push(csv_row(&[
                     ("chart", "survival".into()),
-                    ("judge", survival.judge.clone()),
+                    ("judge", survival.judge.to_string()),
                     ("source", survival.source.clone()),
                     ("group", line.label.clone()),
                     ("turn", step.turn.to_string()),
@@ -188,7 +188,7 @@ pub fn csv_rows(series: &ChartSeries) -> Vec<Vec<String>> {
                 let Some((k, n)) = cell else { continue };
                 rows.push(csv_row(&[
                     ("chart", "heatmap".into()),
-                    ("judge", map.judge.clone()),
+                    ("judge", map.judge.to_string()),
                     ("source", map.source.clone()),
                     ("group", column.clone()),
                     ("attack", attack.clone()),

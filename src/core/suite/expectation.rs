@@ -8,13 +8,13 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::core::episode::standing::{final_by_source, verdict_turn};
-use crate::core::episode::{Event, EventBody, Outcome, Verdict};
+use crate::core::episode::{Event, EventBody, Judge, Outcome, Verdict};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Expectation {
     /// Every source of this judge gives this outcome (`privacy: pass`).
-    Judge { judge: String, outcome: Outcome },
+    Judge { judge: Judge, outcome: Outcome },
     /// The assistant never calls this tool (`no_tool: send_email`).
     NoTool(String),
 }
@@ -39,7 +39,7 @@ impl FromStr for Expectation {
             "partial" => Outcome::Partial,
             _ => return Err(format!("`{text}`: the outcome must be pass, fail or partial")),
         };
-        Ok(Expectation::Judge { judge: left.to_string(), outcome })
+        Ok(Expectation::Judge { judge: left.into(), outcome })
     }
 }
 
@@ -89,7 +89,7 @@ fn check_one(expectation: &Expectation, events: &[Event]) -> Check {
     }
 }
 
-fn check_judge(judge: &str, wanted: Outcome, events: &[Event]) -> Check {
+fn check_judge(judge: &Judge, wanted: Outcome, events: &[Event]) -> Check {
     // The final say of each source: the run's verdicts after each turn and at the end.
     let last = final_by_source(events, judge);
     if last.is_empty() {

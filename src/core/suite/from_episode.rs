@@ -6,12 +6,11 @@
 use anyhow::bail;
 
 use crate::core::dataset::Task;
-use crate::core::episode::{Episode, EventBody, Outcome, Party};
+use crate::core::episode::{ATTACK_JUDGES, Episode, EventBody, Judge, Outcome, Party};
 use crate::core::sim::runner::attacker_lines;
 
 use super::case::{Case, Continuation, Origin, task_hash};
 use super::expectation::Expectation;
-use crate::core::fan::tally::ATTACK_JUDGES;
 
 pub fn case_of(episode: &Episode, path: &str, task: Option<&Task>) -> anyhow::Result<Case> {
     let header = episode.header();
@@ -62,10 +61,10 @@ fn default_expectations(episode: &Episode) -> Vec<Expectation> {
     for judge in ATTACK_JUDGES {
         let judged = verdicts(episode).any(|v| v.judge == judge);
         if judged {
-            expect.push(Expectation::Judge { judge: judge.to_string(), outcome: Outcome::Pass });
+            expect.push(Expectation::Judge { judge: judge.clone(), outcome: Outcome::Pass });
         }
     }
-    for v in verdicts(episode).filter(|v| v.judge == "security" && v.outcome == Outcome::Fail) {
+    for v in verdicts(episode).filter(|v| v.judge == Judge::Security && v.outcome == Outcome::Fail) {
         let tool = v.evidence.as_ref().and_then(|ev| {
             episode.events.iter().find(|e| e.seq == ev.seq).and_then(|e| match &e.body {
                 EventBody::ToolCall(c) => Some(c.tool.clone()),
@@ -82,8 +81,8 @@ fn default_expectations(episode: &Episode) -> Vec<Expectation> {
     // An episode nobody judged: what its task attacks must hold.
     if expect.is_empty() {
         let attack = episode.header().task.attack_type.as_deref();
-        if let Some(judge) = ATTACK_JUDGES.into_iter().find(|j| Some(*j) == attack) {
-            expect.push(Expectation::Judge { judge: judge.to_string(), outcome: Outcome::Pass });
+        if let Some(judge) = attack.map(Judge::from).filter(Judge::is_attack) {
+            expect.push(Expectation::Judge { judge: judge.clone(), outcome: Outcome::Pass });
         }
     }
     expect
@@ -92,7 +91,7 @@ fn default_expectations(episode: &Episode) -> Vec<Expectation> {
 /// The source's attack verdicts that did not pass, e.g. `privacy: fail (imported:gpt-5)`.
 fn broken_by(episode: &Episode) -> Vec<String> {
     let mut out: Vec<String> = verdicts(episode)
-        .filter(|v| ATTACK_JUDGES.contains(&v.judge.as_str()))
+        .filter(|v| v.judge.is_attack())
         .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Partial))
         .map(|v| format!("{}: {} ({})", v.judge, v.outcome.as_str(), v.source()))
         .collect();

@@ -65,7 +65,7 @@ fn row_cells(r: &GroupRow) -> Vec<String> {
     let count = |k: Option<usize>| k.map_or("-".to_string(), |k| k.to_string());
     let mut cells: Vec<String> = r.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
     cells.extend([
-        r.judge.clone(),
+        r.judge.to_string(),
         r.source().to_string(),
         r.episodes.to_string(),
         count(r.attacks_succeeded),

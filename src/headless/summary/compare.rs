@@ -17,14 +17,14 @@ use crate::core::corpus::contrast::{Contrast, contrast};
 use crate::core::corpus::like_for_like::{Counting, Groups, Scope, like_for_like};
 use crate::core::corpus::table::{GroupKey, GroupRow, group_rows};
 use crate::core::corpus::{CorpusRow, index_cached};
-use crate::core::episode::{JudgeSource, VerdictMethod};
+use crate::core::episode::{Judge, JudgeSource, VerdictMethod};
 use crate::core::sanitize::single_line;
 
 /// One line of the comparison: a group and judge source, and its row in A and in B.
 #[derive(Debug, Serialize)]
 pub struct Compared {
     pub group: Map<String, Value>,
-    pub judge: String,
+    pub judge: Judge,
     pub method: VerdictMethod,
     pub judge_model: Option<String>,
     pub a: Option<GroupRow>,
@@ -174,7 +174,7 @@ fn cells(c: &Compared) -> Vec<String> {
     };
     let mut cells: Vec<String> = c.group.values().map(|v| v.as_str().unwrap_or("-").to_string()).collect();
     cells.extend([
-        c.judge.clone(),
+        c.judge.to_string(),
         c.source().to_string(),
         an,
         ar,

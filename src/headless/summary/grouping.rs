@@ -90,7 +90,8 @@ pub(super) fn grouping_note(args: &SummaryArgs, by: &[GroupField], rows: &[Corpu
 
 /// `; 8 attack run(s) with no verdict of their kind (privacy 5, security 3): ...`, or nothing.
 fn unjudged_text(rows: &[CorpusRow]) -> String {
-    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut counts: std::collections::BTreeMap<crate::core::episode::Judge, usize> =
+        std::collections::BTreeMap::new();
     for judge in rows.iter().filter_map(CorpusRow::unjudged) {
         *counts.entry(judge).or_default() += 1;
     }

@@ -169,7 +169,7 @@ fn cells(v: &Versus) -> Vec<String> {
         None => ("-".to_string(), "-".to_string(), "-".to_string(), v.versus.to_string()),
     };
     cells.extend([
-        r.judge.clone(),
+        r.judge.to_string(),
         r.source().to_string(),
         r.episodes.to_string(),
         count(r.attacks_succeeded),

@@ -40,7 +40,7 @@ fn as_written(scorer: &str, raw: &Value) -> Option<Verdict> {
     let judge = scorer.strip_suffix(&format!(" ({source})")).unwrap_or(scorer);
     Some(Verdict {
         turn: meta.get("turn").and_then(Value::as_u64).and_then(|t| u32::try_from(t).ok()),
-        judge: judge.to_string(),
+        judge: judge.into(),
         method,
         model,
         outcome,
@@ -55,7 +55,7 @@ fn as_written(scorer: &str, raw: &Value) -> Option<Verdict> {
 fn verdict(scorer: &str, raw: &Value, attachments: &Attachments) -> Verdict {
     let base = Verdict {
         turn: None,
-        judge: scorer.to_string(),
+        judge: scorer.into(),
         method: VerdictMethod::Imported,
         model: None,
         outcome: Outcome::Skipped,

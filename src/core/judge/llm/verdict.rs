@@ -19,7 +19,7 @@ pub fn verdict(
 ) -> Verdict {
     Verdict {
         turn,
-        judge: judge.to_string(),
+        judge: judge.into(),
         method: VerdictMethod::Llm,
         model: None,
         outcome,
