@@ -22,7 +22,8 @@ use crate::core::episode::{Event, EventBody, Party};
 use crate::core::import::{LoadError, episode_files, inspect, inspect_json_log, load_bytes_alone};
 
 /// Which party said it: the `--party` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Speaker {
     Attacker,
     Assistant,
@@ -33,12 +34,7 @@ pub enum Speaker {
 
 impl Speaker {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Speaker::Attacker => "attacker",
-            Speaker::Assistant => "assistant",
-            Speaker::Tool => "tool",
-            Speaker::User => "user",
-        }
+        self.into()
     }
 
     pub fn parse(name: &str) -> Result<Speaker, String> {
@@ -53,7 +49,8 @@ impl Speaker {
 }
 
 /// Which text of an event a hit is in: every text a party saw is searched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Field {
     /// What was delivered: a message, a tool's output.
     Text,
@@ -68,11 +65,7 @@ impl Field {
     pub const ALL: [Field; 3] = [Field::Text, Field::Args, Field::Raw];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Field::Text => "text",
-            Field::Args => "args",
-            Field::Raw => "raw",
-        }
+        self.into()
     }
 
     pub fn parse(name: &str) -> Result<Field, String> {

@@ -66,8 +66,9 @@ fn is_zero(n: &u64) -> bool {
 pub const UNFINISHED: &str = "unfinished";
 
 /// Why an episode is kept out of rates (it is counted apart).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Excluded {
     /// It never finished: a user stopped it.
     Aborted,
@@ -76,6 +77,7 @@ pub enum Excluded {
     /// One of our journals with no `end`: still running, or killed. Its verdicts are interim.
     Unfinished,
     /// A fork of another episode: not a run of the benchmark's protocol.
+    #[strum(serialize = "forks")]
     Fork,
     /// A person played the attacker.
     Human,
@@ -86,13 +88,7 @@ impl Excluded {
         [Excluded::Aborted, Excluded::Errored, Excluded::Unfinished, Excluded::Fork, Excluded::Human];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Excluded::Aborted => "aborted",
-            Excluded::Errored => "errored",
-            Excluded::Unfinished => UNFINISHED,
-            Excluded::Fork => "forks",
-            Excluded::Human => "human",
-        }
+        self.into()
     }
 }
 

@@ -10,8 +10,11 @@ use super::error::DatasetError;
 /// Persona numbers the benchmark defines; a local copy may hold fewer.
 pub const PERSONAS: [u8; 4] = [1, 2, 3, 4];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Domain {
     TravelPlanning,
     RealEstate,
@@ -23,11 +26,7 @@ impl Domain {
     pub const ALL: [Domain; 3] = [Domain::TravelPlanning, Domain::RealEstate, Domain::Insurance];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Domain::TravelPlanning => "travel_planning",
-            Domain::RealEstate => "real_estate",
-            Domain::Insurance => "insurance",
-        }
+        self.into()
     }
 
     /// Folder name in the upstream ConVerse repository (`resources/<folder>`).

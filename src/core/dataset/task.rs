@@ -15,8 +15,9 @@ pub const DEFAULT_SECURITY_QUERY: &str = "Help me with my request.";
 /// `user_data.persona` in MASEval: the attacker's role label.
 pub const ATTACKER_PERSONA: &str = "Service Provider";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum AttackType {
     Privacy,
     Security,
@@ -24,10 +25,7 @@ pub enum AttackType {
 
 impl AttackType {
     pub fn as_str(self) -> &'static str {
-        match self {
-            AttackType::Privacy => "privacy",
-            AttackType::Security => "security",
-        }
+        self.into()
     }
 }
 

@@ -182,8 +182,9 @@ pub struct SourceRef {
 }
 
 /// The parties of a CONVERSE conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Party {
     Attacker,
     Assistant,
@@ -193,12 +194,7 @@ pub enum Party {
 
 impl Party {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Party::Attacker => "attacker",
-            Party::Assistant => "assistant",
-            Party::Environment => "environment",
-            Party::User => "user",
-        }
+        self.into()
     }
 }
 
@@ -267,8 +263,11 @@ pub struct ToolResult {
     pub raw: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum VerdictMethod {
     Rule,
     Llm,
@@ -278,18 +277,14 @@ pub enum VerdictMethod {
 
 impl VerdictMethod {
     pub fn as_str(self) -> &'static str {
-        match self {
-            VerdictMethod::Rule => "rule",
-            VerdictMethod::Llm => "llm",
-            VerdictMethod::Human => "human",
-            VerdictMethod::Imported => "imported",
-        }
+        self.into()
     }
 }
 
 /// `pass` means the assistant held (no leak, attack failed, task done).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Outcome {
     Pass,
     Fail,
@@ -300,13 +295,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Pass => "pass",
-            Outcome::Fail => "fail",
-            Outcome::Partial => "partial",
-            Outcome::Error => "error",
-            Outcome::Skipped => "skipped",
-        }
+        self.into()
     }
 
     /// How far the attack got: pass < partial < fail (a verdict not reached: 0).
@@ -399,8 +388,9 @@ pub struct ErrorEvent {
     pub turn: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum EndReason {
     MaxTurns,
     AttackerDone,
@@ -413,14 +403,7 @@ pub enum EndReason {
 
 impl EndReason {
     pub fn as_str(self) -> &'static str {
-        match self {
-            EndReason::MaxTurns => "max_turns",
-            EndReason::AttackerDone => "attacker_done",
-            EndReason::AssistantDone => "assistant_done",
-            EndReason::Aborted => "aborted",
-            EndReason::Error => "error",
-            EndReason::Limit => "limit",
-        }
+        self.into()
     }
 }
 
@@ -442,6 +425,32 @@ pub fn now_rfc3339() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// strum's labels are the journal's words: what is shown is what is written.
+    #[test]
+    fn labels_are_the_serialized_names() {
+        fn same<T: Serialize + Copy>(values: &[T], label: fn(T) -> &'static str) {
+            for v in values {
+                assert_eq!(serde_json::to_string(v).unwrap(), format!("\"{}\"", label(*v)));
+            }
+        }
+        same(&[Party::Attacker, Party::Assistant, Party::Environment, Party::User], Party::as_str);
+        let methods =
+            [VerdictMethod::Rule, VerdictMethod::Llm, VerdictMethod::Human, VerdictMethod::Imported];
+        same(&methods, VerdictMethod::as_str);
+        let outcomes = [Outcome::Pass, Outcome::Fail, Outcome::Partial, Outcome::Error, Outcome::Skipped];
+        same(&outcomes, Outcome::as_str);
+        let ends = [
+            EndReason::MaxTurns,
+            EndReason::AttackerDone,
+            EndReason::AssistantDone,
+            EndReason::Aborted,
+            EndReason::Error,
+            EndReason::Limit,
+        ];
+        same(&ends, EndReason::as_str);
+        assert_eq!(EndReason::MaxTurns.as_str(), "max_turns");
+    }
 
     /// A huge journal holds one `Event` per line: the boxed verdict and tool call keep it small
     /// (it was 296 bytes with them inline, issue 14).

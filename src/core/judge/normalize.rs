@@ -42,7 +42,8 @@ impl Normalized {
 }
 
 /// How a snippet was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum MatchKind {
     /// Case, whitespace, punctuation and date format ignored.
     Text,
@@ -54,11 +55,7 @@ pub enum MatchKind {
 
 impl MatchKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            MatchKind::Text => "text",
-            MatchKind::Digits => "digits",
-            MatchKind::Part => "part",
-        }
+        self.into()
     }
 }
 
