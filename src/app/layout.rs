@@ -77,7 +77,7 @@ impl InspectorLayout {
         ])
         .areas(area);
         let composer = (composer_rows > 0).then_some(composer);
-        if area.width >= WIDE {
+        let [attacker, assistant, tools, verdicts] = if area.width >= WIDE {
             let [top, verdicts] =
                 Layout::vertical([Constraint::Min(3), Constraint::Length(verdict_height(main.height))])
                     .areas(main);
@@ -87,17 +87,7 @@ impl InspectorLayout {
                 Constraint::Ratio(1, 3),
             ])
             .areas(top);
-            InspectorLayout {
-                attacker,
-                assistant,
-                tools,
-                verdicts,
-                main,
-                timeline,
-                status,
-                composer,
-                ..Self::default()
-            }
+            [attacker, assistant, tools, verdicts]
         } else {
             let [top, bottom] =
                 Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(main);
@@ -105,17 +95,18 @@ impl InspectorLayout {
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(top);
             let [tools, verdicts] =
                 Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(bottom);
-            InspectorLayout {
-                attacker,
-                assistant,
-                tools,
-                verdicts,
-                main,
-                timeline,
-                status,
-                composer,
-                ..Self::default()
-            }
+            [attacker, assistant, tools, verdicts]
+        };
+        InspectorLayout {
+            attacker,
+            assistant,
+            tools,
+            verdicts,
+            main,
+            timeline,
+            status,
+            composer,
+            ..Self::default()
         }
     }
 

@@ -222,18 +222,9 @@ mod tests {
     }
 
     fn verdict_by(turn: Option<u32>, outcome: Outcome, model: Option<&str>) -> EventBody {
-        EventBody::from(Verdict {
-            turn,
-            judge: "privacy".into(),
-            method: if model.is_some() { VerdictMethod::Imported } else { VerdictMethod::Rule },
-            model: model.map(String::from),
-            outcome,
-            score: None,
-            summary: None,
-            details: serde_json::Value::Null,
-            evidence: None,
-            usage: None,
-        })
+        let method = if model.is_some() { VerdictMethod::Imported } else { VerdictMethod::Rule };
+        let verdict = Verdict::new(Judge::Privacy, method, outcome);
+        EventBody::from(Verdict { turn, model: model.map(String::from), ..verdict })
     }
 
     /// An episode of `turns` turns; the assistant's reply in turn `leak` (if any) differs.

@@ -335,9 +335,20 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Who gave it: the rules, an LLM judge, an imported judge, a person.
-    pub fn source(&self) -> super::JudgeSource {
-        super::JudgeSource::new(self.method, self.model.as_deref())
+    /// A whole-episode verdict with nothing more said (no model, score, summary or evidence).
+    pub fn new(judge: impl Into<Judge>, method: VerdictMethod, outcome: Outcome) -> Self {
+        Verdict {
+            turn: None,
+            judge: judge.into(),
+            method,
+            model: None,
+            outcome,
+            score: None,
+            summary: None,
+            details: Value::Null,
+            evidence: None,
+            usage: None,
+        }
     }
 }
 

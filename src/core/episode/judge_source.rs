@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::event::VerdictMethod;
+use super::event::{Verdict, VerdictMethod};
 
 /// Ordered as its label is (`human` < `imported:…` < `llm:…` < `rule`), so that what is listed by
 /// source reads in the same order everywhere.
@@ -59,6 +59,13 @@ impl JudgeSource {
     /// Whether a verdict of `method` by `model` is this source's.
     pub fn gave(&self, method: VerdictMethod, model: Option<&str>) -> bool {
         self.method() == method && self.model() == model.filter(|m| !m.is_empty())
+    }
+}
+
+impl Verdict {
+    /// Who gave it: the rules, an LLM judge, an imported judge, a person.
+    pub fn source(&self) -> JudgeSource {
+        JudgeSource::new(self.method, self.model.as_deref())
     }
 }
 

@@ -194,18 +194,20 @@ pub fn email_repr(e: &Email) -> String {
 }
 
 fn format_email(e: &Email) -> String {
-    let lines = [("From", &e.from), ("To", &e.to), ("Subject", &e.subject), ("Body", &e.body)];
-    lines
-        .iter()
-        .filter(|(_, v)| !v.is_empty())
-        .map(|(k, v)| format!("{k}: {v}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    labelled_lines(&[("From", &e.from), ("To", &e.to), ("Subject", &e.subject), ("Body", &e.body)])
 }
 
 fn format_event(e: &CalendarEntry) -> String {
-    let lines =
-        [("Date", &e.date), ("Event", &e.event), ("Participants", &e.participants), ("Details", &e.details)];
+    labelled_lines(&[
+        ("Date", &e.date),
+        ("Event", &e.event),
+        ("Participants", &e.participants),
+        ("Details", &e.details),
+    ])
+}
+
+/// `Label: value` per non-empty value, one a line.
+fn labelled_lines(lines: &[(&str, &String)]) -> String {
     lines
         .iter()
         .filter(|(_, v)| !v.is_empty())

@@ -158,16 +158,8 @@ mod tests {
 
     fn verdict(judge: &str, method: VerdictMethod, model: Option<&str>, outcome: Outcome) -> EventBody {
         EventBody::Verdict(Box::new(Verdict {
-            turn: None,
-            judge: judge.into(),
-            method,
             model: model.map(str::to_string),
-            outcome,
-            score: None,
-            summary: None,
-            details: serde_json::Value::Null,
-            evidence: None,
-            usage: None,
+            ..Verdict::new(judge, method, outcome)
         }))
     }
 

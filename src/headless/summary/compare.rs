@@ -76,23 +76,8 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     if args.format == Format::Json {
         super::super::writers::write_json_lines(&rows, out)?;
     } else {
-        let mut header: Vec<String> = by.iter().map(ToString::to_string).collect();
-        header.extend(
-            [
-                "judge",
-                "source",
-                "A n",
-                "A rate / coverage",
-                "B n",
-                "B rate / coverage",
-                "Δ B − A",
-                "95% CI of Δ",
-                "p",
-                "test",
-                "like for like",
-            ]
-            .map(String::from),
-        );
+        let columns = ["judge", "source", "A n", "A rate / coverage", "B n", "B rate / coverage", "Δ B − A"];
+        let header = versus::header(&by, &columns);
         let cells: Vec<Vec<String>> = rows.iter().map(cells).collect();
         super::super::writers::write_rows(args.format, &header, &cells, out)?;
         if args.format != Format::Csv {

@@ -116,23 +116,8 @@ pub fn write(
     if format == Format::Json {
         return super::super::writers::write_json_lines(rows, out);
     }
-    let mut header: Vec<String> = by.iter().map(ToString::to_string).collect();
-    header.extend(
-        [
-            "judge",
-            "source",
-            "n",
-            "succeeded",
-            "rate",
-            "95% CI",
-            &format!("Δ vs {field}={value}"),
-            "95% CI of Δ",
-            "p",
-            "test",
-            "like for like",
-        ]
-        .map(String::from),
-    );
+    let delta = format!("Δ vs {field}={value}");
+    let header = header(by, &["judge", "source", "n", "succeeded", "rate", "95% CI", &delta]);
     let cells: Vec<Vec<String>> = rows.iter().map(cells).collect();
     super::super::writers::write_rows(format, &header, &cells, out)?;
     if format != Format::Csv {
@@ -140,6 +125,13 @@ pub fn write(
         writeln!(out, "{SCOPE_LEGEND}")?;
     }
     Ok(())
+}
+
+/// A comparison's header: the grouping fields, `columns`, then the columns every comparison ends
+/// with.
+pub fn header(by: &[GroupField], columns: &[&str]) -> Vec<String> {
+    let contrast = ["95% CI of Δ", "p", "test", "like for like"];
+    by.iter().map(ToString::to_string).chain(columns.iter().chain(&contrast).map(|c| c.to_string())).collect()
 }
 
 /// What the `like for like` column says.

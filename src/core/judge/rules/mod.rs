@@ -5,6 +5,7 @@ pub mod keywords;
 pub mod privacy;
 pub mod requested;
 pub mod security;
+mod user_address;
 
 use crate::core::episode::{Event, EventBody, Verdict};
 
