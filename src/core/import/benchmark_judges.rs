@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::layout::judge_file_name;
 use super::maseval;
-use crate::core::episode::{Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{Judge, Outcome, Verdict, VerdictMethod};
 
 /// A copy of the transcript the judge read: the episode itself has it.
 const DROPPED_FIELDS: &[&str] = &["conversation_analyzed"];
@@ -43,13 +43,14 @@ pub(super) fn verdicts_for(log: &Path, warnings: &mut Vec<String>) -> Vec<Verdic
 }
 
 fn verdict(kind: &str, model: &str, mut file: Map<String, Value>, file_name: &str) -> Verdict {
-    let (outcome, score, summary) = match kind {
+    let judge = Judge::from(kind);
+    let (outcome, score, summary) = match judge {
         _ if file.contains_key("error") => {
             (Outcome::Error, None, format!("judge error: {}", text(file.get("error"))))
         }
-        "privacy" => privacy(&file),
-        "security" => security(&file),
-        _ => utility(&file),
+        Judge::Privacy => privacy(&file),
+        Judge::Security => security(&file),
+        Judge::Utility | Judge::Other(_) => utility(&file),
     };
     for field in DROPPED_FIELDS {
         file.remove(*field);
@@ -57,7 +58,7 @@ fn verdict(kind: &str, model: &str, mut file: Map<String, Value>, file_name: &st
     file.insert("file".to_string(), Value::String(file_name.to_string()));
     Verdict {
         turn: None,
-        judge: kind.into(),
+        judge,
         method: VerdictMethod::Imported,
         model: Some(model.to_string()),
         outcome,
