@@ -77,5 +77,9 @@ mod tests {
         std::fs::write(&path, "layout = \"sideways\"\n").unwrap();
         let err = format!("{:#}", UiState::load(&path).unwrap_err());
         assert!(err.contains("state.toml:1:") && !err.contains('\n'), "{err}");
+        // A verdict source is read as one (`JudgeSource`), so a word that is none says so.
+        std::fs::write(&path, "verdict_source = \"gpt-5\"\n").unwrap();
+        let err = format!("{:#}", UiState::load(&path).unwrap_err());
+        assert!(err.contains("state.toml:1:") && err.contains("unknown verdict source 'gpt-5'"), "{err}");
     }
 }
