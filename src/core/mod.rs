@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod atomic_file;
+pub mod attack;
 pub mod batch_files;
 pub mod corpus;
 pub mod dataset;

@@ -4,6 +4,7 @@
 //! (`loader`). Above `config` and `core`, below `app`, `tui` and `headless`;
 //! no terminal code.
 
+pub mod attack;
 pub mod episode_tasks;
 pub mod fan;
 pub mod journal_load;

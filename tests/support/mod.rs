@@ -6,6 +6,7 @@
 pub mod batch_cli;
 pub mod bin;
 pub mod corpus;
+pub mod defended;
 pub mod fan_source;
 pub mod files;
 pub mod journals;

@@ -122,7 +122,7 @@ impl ExternalAssistant {
             emitter.phase(Phase::Paused(Role::Assistant));
         }
         self.gate.before_call().await.map_err(|_| RunError::Aborted)?;
-        self.pacing.pace(Role::Assistant).await;
+        self.pacing.admit(Role::Assistant).await.map_err(|spent| RunError::Agent(spent.to_string()))?;
         emitter.phase(Phase::Waiting(Role::Assistant));
         let (deltas, mut shown) = tokio::sync::mpsc::unbounded_channel::<String>();
         let message_id = format!("{}-{turn}", self.episode_id);
