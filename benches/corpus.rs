@@ -102,6 +102,7 @@ fn corpus(c: &mut Criterion) {
             compare: false,
             cache: None,
             vs: None,
+            all_tasks: false,
         };
         b.iter(|| summary(&args, &mut std::io::sink(), &mut std::io::sink()).expect("summary"))
     });

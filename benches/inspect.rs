@@ -40,6 +40,7 @@ fn episode(i: usize, result_bytes: usize) -> Episode {
             args: serde_json::json!({"query": "trip"}),
             raw_args: None,
             raw: None,
+            late: false,
         }),
         EventBody::ToolResult(ToolResult {
             turn: 1,

@@ -33,6 +33,7 @@ fn journal_bytes(bytes: usize) -> Vec<u8> {
             args: serde_json::json!({"query": "Lisbon"}),
             raw_args: None,
             raw: None,
+            late: false,
         }));
         bodies.push(EventBody::ToolResult(ToolResult {
             turn,

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../tests/fixtures
-mkdir -p corpus/{import,journal,sse_stream,persona,sanitize,wrap,matchers,app,http_body,inspect}
+mkdir -p corpus/{import,journal,sse_stream,persona,sanitize,wrap,matchers,app,http_body,inspect,inspect_refs}
 for f in "$fixtures"/hostile/*.jsonl "$fixtures"/converse-logs/*/*.json; do
   [ -s "$f" ] || continue
   name=$(basename "$(dirname "$f")")-$(basename "$f")
@@ -18,6 +18,10 @@ printf '\x01{"version":2,"eval":{"task":"t","model_roles":{"auditor":{"model":"a
 # A sample with a branch (span, BranchEvent, an anchor in another branch, a score inside it).
 printf '\x02{"version":2,"status":"success","eval":{"task":"t"}}\xff{"id":"b","epoch":1,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":"a"}],"events":[{"event":"anchor","anchor_id":"x"},{"event":"span_begin","id":"s1","type":"branch","name":"one"},{"event":"branch","span_id":"s1","from_anchor":"x"},{"event":"anchor","anchor_id":"y","span_id":"s1"},{"event":"model","span_id":"s1","input":[{"role":"user","content":"q"}],"output":{"choices":[{"message":{"role":"assistant","content":"b"}}]}},{"event":"score","span_id":"s1","scorer":"s","score":{"value":"C"}},{"event":"span_end","id":"s1"},{"event":"span_begin","id":"s2","parent_id":"s1","type":"branch","name":"one"},{"event":"branch","span_id":"s2","from_anchor":"y"},{"event":"model","span_id":"s2","input":[],"output":{"choices":[{"message":{"role":"assistant","content":"c"}}]}}]}' \
   > corpus/inspect/branch-sample
+# inspect_refs decodes any bytes into a sample with attachments and condensed events: varied
+# bytes (a real log, journals) make varied samples.
+cp "$fixtures"/inspect/*.eval corpus/inspect_refs/
+cp "$fixtures"/hostile/*.jsonl corpus/inspect_refs/
 cp "$fixtures"/converse-logs/resources/env_persona*.txt corpus/persona/
 cp "$fixtures"/hostile/escapes.jsonl corpus/sanitize/
 cp "$fixtures"/hostile/escapes.jsonl corpus/wrap/

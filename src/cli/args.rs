@@ -28,8 +28,9 @@ pub enum Command {
         /// Files or directories; several episodes open the episode browser.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Models for a fork (T) or a task started from the picker; a fork otherwise
-        /// uses the models its episode recorded.
+        /// Models for a fork (T), a fan (f) or a task started from the picker; a fork otherwise
+        /// uses the assistant and attacker its episode recorded, and an LLM judge only when one is
+        /// named (`--judge-model recorded`: the episode's, at its recorded endpoint).
         #[command(flatten)]
         models: ModelArgs,
         /// Where imported episodes' tasks are looked up, and where a fork finds its task.
@@ -175,6 +176,11 @@ pub enum Command {
         /// (docs/statistics.md). FIELD must be one the rows are grouped by.
         #[arg(long, value_name = "FIELD=VALUE", conflicts_with = "pool")]
         vs: Option<String>,
+        /// With --vs or two paths: compare the rows as they are, whatever tasks each judged
+        /// (by default both sides are restricted to the tasks they share, and the table says how
+        /// many verdicts were dropped).
+        #[arg(long)]
+        all_tasks: bool,
         /// table, markdown, csv or json (one object per row).
         #[arg(long, value_enum)]
         format: Option<crate::headless::summary::Format>,
@@ -212,7 +218,10 @@ pub enum Command {
         /// One JSON object per episode.
         #[arg(long)]
         json: bool,
-        /// Only the episodes matching this filter, e.g. 'model=gemini* privacy=fail turns>5'.
+        /// Only the episodes matching this filter, e.g. 'model=gemini* privacy=fail turns>5'. A judge
+        /// term reads any source's verdicts ('privacy=fail': some source says fail) unless it names
+        /// one ('privacy[imported:gpt-5]=fail', 'security[rule]=pass', 'privacy[human]=fail') or the
+        /// expression has judge_model=M (every judge term then reads model M's verdicts).
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
         #[command(flatten)]
@@ -349,7 +358,8 @@ pub struct ModelArgs {
     /// The assistant's model (the system under test).
     #[arg(long)]
     pub assistant_model: Option<String>,
-    /// The judges' model.
+    /// The judges' model (LLM judges run only when one is named). For forks and fans,
+    /// `recorded`: the judge the episode recorded, at the endpoint it recorded.
     #[arg(long)]
     pub judge_model: Option<String>,
 }
@@ -430,7 +440,8 @@ pub enum SuiteCommand {
         /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Only the episodes matching this filter, as `ls --where` (e.g. 'privacy=fail model=gpt_5*').
+        /// Only the episodes matching this filter, as `ls --where` (e.g. 'privacy[imported:gpt-5]=fail
+        /// model=gpt_5*'; an unbound 'privacy=fail' is "some source says fail").
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
         /// Cases go on with the attacker model once the assistant answers differently than recorded
@@ -503,8 +514,9 @@ pub struct TestCli {
     pub dataset: DatasetDir,
     #[command(flatten)]
     pub models: ModelArgs,
-    /// Where each run's journal and runs.jsonl go (not needed with --dry-run).
-    #[arg(long, value_name = "DIR", required_unless_present = "dry_run")]
+    /// Where each run's journal and runs.jsonl go (default: a new folder per test under the data
+    /// directory's episodes/tests/<suite>-<hash>/; with --resume, the newest of them).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Runs at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]

@@ -87,7 +87,18 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Attack(attack)) => super::commands::attack_command(*attack, paths),
         Some(Command::Fan(fan)) => fan_command(*fan, paths),
         Some(Command::Suite { command }) => suite_command(command, paths),
-        Some(Command::Summary { dirs, json, by, pool, count_all, judge_model, vs, format, cache }) => {
+        Some(Command::Summary {
+            dirs,
+            json,
+            by,
+            pool,
+            count_all,
+            judge_model,
+            vs,
+            all_tasks,
+            format,
+            cache,
+        }) => {
             let by = by
                 .map(|list| crate::core::corpus::table::parse_group_fields(&list).map_err(anyhow::Error::msg))
                 .transpose()?;
@@ -106,6 +117,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
                 compare,
                 cache: cache.dir(paths),
                 vs,
+                all_tasks,
             };
             let clean = crate::headless::summary::summary(&args, &mut stdout(), &mut stderr())?;
             Ok(if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE })

@@ -18,6 +18,9 @@ use crate::core::sanitize::single_line;
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
 pub const BASE_URL_ENV: &str = "OPENAI_BASE_URL";
+/// `--judge-model recorded`: a fork or a fan takes the judge its episode recorded, model and
+/// endpoint (`session::launch::fork_args`); never a model name sent anywhere.
+pub const RECORDED_MODEL: &str = "recorded";
 
 /// `config.toml`, every key optional.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -182,6 +185,12 @@ impl EffectiveRole {
                 role = self.role
             );
         };
+        if model == RECORDED_MODEL {
+            bail!(
+                "--{}-model {RECORDED_MODEL} takes the judge a saved episode recorded: it is for forks and fans (`replay`, `fan`); name a model here",
+                self.role
+            );
+        }
         if !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
             bail!(
                 "the {} endpoint '{}' is not an http(s) URL (from {})",

@@ -71,6 +71,12 @@ pub fn single_line(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// At most `max` characters of `text` (`…` when cut), on one line, inert: how an error or a
+/// log quotes what an agent or a server sent, whatever its size.
+pub fn excerpt(text: &str, max: usize) -> String {
+    single_line(&crate::core::text::truncate_chars(text.trim(), max)).into_owned()
+}
+
 /// True for a character that must not reach a terminal or a reader as it is:
 /// controls (except `\n`), bidi controls, invisible characters and prepended marks.
 /// JSON writers escape exactly these (see `core::safe_json`).

@@ -14,7 +14,7 @@ use crate::core::episode::{Episode, EventBody, Outcome};
 use crate::core::fan::plan::FanPlan;
 use crate::core::fan::{Attempt, FanMode, SourceTally, fan_start, tally};
 use crate::core::sanitize::single_line;
-use crate::core::sim::runner::Start;
+use crate::core::sim::runner::{Start, assistant_turns};
 use crate::session::launch::{Launch, fork_args};
 
 use super::batch::{BatchArgs, Planned, execute};
@@ -75,14 +75,27 @@ pub async fn fan(
         .with_context(|| format!("{}: cannot create the fan's folder", args.batch.out.display()))?;
     FanPlan { episode: episode.id().to_string(), turn: args.turn, mode: args.mode, attempts: n }
         .write(&args.batch.out)?;
-    let mut run = fork_args(header, &args.models, args.data_dir.clone());
-    run.settings.max_turns = run.settings.max_turns.or(args.batch.run.settings.max_turns);
+    let mut run = fork_args(header, &args.models, args.data_dir.clone())?;
+    // A limit given on the command line wins over the episode's own.
+    let flags = &args.batch.run.settings;
+    run.settings.max_turns = flags.max_turns.or(run.settings.max_turns);
+    run.settings.max_tool_calls = flags.max_tool_calls.or(run.settings.max_tool_calls);
     // An agent named on the command line; else the one the episode's header names, if any.
     if args.batch.run.assistant.is_some() {
         run.assistant = args.batch.run.assistant.clone();
     }
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
+    let last_turn = assistant_turns(launch.settings.max_turns);
+    if args.mode == FanMode::Rest && last_turn <= args.turn {
+        writeln!(
+            err,
+            "note: --max-turns {} ends each attempt after its reply at turn {}: nothing is played on (--max-turns {} plays one more turn)",
+            launch.settings.max_turns,
+            args.turn,
+            args.turn + 2
+        )?;
+    }
     let b = &args.batch;
     launch.set_rate_limits(b.rpm.limits());
     let recorded = crate::core::fan::start::fan_attacker(args.mode, episode.id(), args.turn);

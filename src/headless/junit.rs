@@ -38,6 +38,7 @@ fn test_case(case: &CaseResult, suite: &str) -> TestCase {
     };
     let mut test_case = TestCase::new(case.case.as_str(), status);
     test_case.set_classname(format!("{suite}.{}", case.task));
+    test_case.set_time(std::time::Duration::from_secs_f64(case.seconds()));
     test_case
 }
 
@@ -45,8 +46,8 @@ fn test_case(case: &CaseResult, suite: &str) -> TestCase {
 fn problem_type(case: &CaseResult) -> String {
     let run = case.runs.iter().find(|r| r.verdict == case.verdict);
     let Some(run) = run else { return "not_run".into() };
-    if run.error.is_some() {
-        return "run_error".into();
+    if run.undecided.is_some() && run.verdict == Verdict::Error {
+        return "run".into();
     }
     run.checks
         .iter()
@@ -60,8 +61,8 @@ fn details(case: &CaseResult) -> String {
     let mut text = String::new();
     for run in &case.runs {
         text.push_str(&format!("run {} ({:?}): {}\n", run.repeat, run.verdict, run.journal.display()));
-        if let Some(error) = &run.error {
-            text.push_str(&format!("  error: {error}\n"));
+        if let Some(why) = &run.undecided {
+            text.push_str(&format!("  undecided: {why}\n"));
         }
         for (expectation, check) in &run.checks {
             let line = match check {

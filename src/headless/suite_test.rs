@@ -11,12 +11,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::config::Paths;
-use crate::core::episode::EndReason;
+use crate::core::episode::{EndReason, Event};
 use crate::core::sanitize::single_line;
 use crate::core::sim::replay_attacker::RecordedAttack;
 use crate::core::sim::runner::Start;
 use crate::core::suite::case::task_hash;
 use crate::core::suite::outcome::{CaseResult, RunResult, TestReport, Verdict, case_result, first_problem};
+use crate::core::suite::run_length::{last_recorded_turn, stopped_short};
 use crate::core::suite::{CaseFile, Continuation, check, read_suite};
 use crate::session::launch::Launch;
 
@@ -56,6 +57,7 @@ pub async fn test(
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
     check_tasks(&cases, &launch, err)?;
+    note_lifted_limits(&cases, launch.settings.max_turns, err)?;
     let b = &args.batch;
     launch.set_rate_limits(b.rpm.limits());
     let attacks: HashMap<&str, RecordedAttack> = cases.iter().map(|c| (c.id.as_str(), recorded(c))).collect();
@@ -92,6 +94,42 @@ pub async fn test(
             .with_context(|| format!("{}: cannot write the JUnit report", path.display()))?;
     }
     Ok(report)
+}
+
+/// Where a test's runs go without `--out`: a new folder per test, named by its start time, in
+/// `<episodes>/tests/<suite>-<hash of its path>/`; with `resume`, the newest folder there.
+pub fn default_out(suite: &Path, paths: &Paths, resume: bool) -> anyhow::Result<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let place = std::fs::canonicalize(suite).unwrap_or_else(|_| suite.to_path_buf());
+    let hash: String =
+        Sha256::digest(place.to_string_lossy().as_bytes())[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let name = place.file_name().map_or_else(|| "suite".into(), |n| n.to_string_lossy().into_owned());
+    let runs = paths.episodes_dir.join("tests").join(format!("{name}-{hash}"));
+    if !resume {
+        let now = time::OffsetDateTime::now_utc();
+        let stamp = format!(
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            now.year(),
+            now.month() as u8,
+            now.day(),
+            now.hour(),
+            now.minute(),
+            now.second()
+        );
+        // A second test in the same second gets a folder of its own too.
+        let fresh = (1..).map(|k| if k == 1 { runs.join(&stamp) } else { runs.join(format!("{stamp}-{k}")) });
+        return Ok(fresh.take(1000).find(|p| !p.exists()).unwrap_or_else(|| runs.join(stamp)));
+    }
+    let newest = std::fs::read_dir(&runs)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .max();
+    newest.with_context(|| {
+        format!("{}: no earlier test of this suite to resume (pass --out DIR)", runs.display())
+    })
 }
 
 fn plan(cases: &[CaseFile], repeat: u32) -> Vec<Planned> {
@@ -169,9 +207,30 @@ fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<Run
     let episodes = crate::core::import::load_path(&journal)?;
     let events = episodes.first().map(|e| e.events.as_slice()).unwrap_or_default();
     let checks = check(&c.case.expect, events);
+    let run = RunResult::new(r.repeat, journal, checks, undecided(c, r, events));
+    Ok(run.taking(r.duration_ms as f64 / 1000.0))
+}
+
+/// Why a run decides nothing: it stopped before the case's last recorded turn, or ended in an
+/// error (both, when an error stopped it).
+fn undecided(c: &CaseFile, r: &RunRecord, events: &[Event]) -> Option<String> {
     let errored = r.status == EndReason::Error.as_str();
     let error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
-    Ok(RunResult::new(r.repeat, journal, checks, error))
+    match (stopped_short(&c.case, events), error) {
+        (Some(stop), Some(error)) => Some(format!("{stop}: {error}")),
+        (stop, error) => stop.or(error),
+    }
+}
+
+/// Cases longer than `--max-turns` allows run in full all the same: said once, not silently.
+fn note_lifted_limits(cases: &[CaseFile], max_turns: u32, err: &mut dyn Write) -> std::io::Result<()> {
+    let long: Vec<&CaseFile> = cases.iter().filter(|c| last_recorded_turn(&c.case) + 1 > max_turns).collect();
+    let Some(longest) = long.iter().map(|c| c.case.turns.len()).max() else { return Ok(()) };
+    writeln!(
+        err,
+        "note: {} case(s) have more recorded turns than --max-turns {max_turns} sends (up to {longest} recorded turns): each runs all its turns",
+        long.len()
+    )
 }
 
 fn write_table(report: &TestReport, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -180,7 +239,7 @@ fn write_table(report: &TestReport, out: &mut dyn Write) -> anyhow::Result<()> {
         .cases
         .iter()
         .map(|c| {
-            let planned = c.runs.len() + c.missing;
+            let planned = c.planned();
             let runs = match c.interval {
                 Some((lo, hi)) => {
                     format!("{}/{planned} pass [{:.0}%, {:.0}%]", c.passed, lo * 100.0, hi * 100.0)

@@ -8,16 +8,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::config::Paths;
-use crate::config::settings::{ConfigFile, EffectiveRole, ModelFlags};
+use crate::config::settings::{ConfigFile, EffectiveRole, ModelFlags, RECORDED_MODEL, RoleFlags};
 use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
+use crate::core::sanitize::single_line;
 use crate::core::sim::agent_spec::AgentSpec;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::fork::Resume;
 use crate::core::sim::prompts::assistant_prompt_from_file;
 use crate::core::sim::replay_attacker::{RecordedAttack, ReplayThenLive};
-use crate::core::sim::runner::{self, RunConfig, RunnerHandle, Start, attacker_lines};
+use crate::core::sim::runner::{self, JUDGE_BASE_URL, RunConfig, RunnerHandle, Start, attacker_lines};
 use crate::core::sim::settings::EpisodeSettings;
 
 use super::settings::SettingFlags;
@@ -183,6 +184,7 @@ impl Launch {
             (None, false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
             _ => None,
         };
+        let recorded_turns = start.recorded.as_ref().map(RecordedAttack::max_turns_to_send_all);
         let attacker: Box<dyn Attacker> = match (start.recorded, start.human, &self.script, &self.attacker) {
             (Some(recorded), ..) => match recorded_model {
                 Some(model) => {
@@ -201,7 +203,7 @@ impl Launch {
             (None, false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
         };
         let episode = Episode { id: episode_id, journal: journal_path, attacker, attacker_model };
-        let mut handle = self.spawn(task_id, episode, start.resume, self.settings.clone())?;
+        let mut handle = self.spawn(task_id, episode, start.resume, self.settings_for(recorded_turns))?;
         if start.human {
             handle.human = Some(human_tx);
         } else {
@@ -297,10 +299,15 @@ struct Episode {
     attacker_model: Option<String>,
 }
 
-/// The settings of a fork of a saved episode: the models its header records
-/// (a flag names another), its `max_turns` and `max_tool_calls`, and the
-/// dataset its task is looked up in.
-pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<PathBuf>) -> RunArgs {
+/// The settings of a fork of a saved episode: the assistant and attacker its header records
+/// (a flag names another), an LLM judge only when a flag or the config names one (`--judge-model
+/// recorded`: the one the header records, at its recorded endpoint), its `max_turns` and
+/// `max_tool_calls`, and the dataset its task is looked up in.
+pub fn fork_args(
+    header: &EpisodeHeader,
+    flags: &ModelFlags,
+    data_dir: Option<PathBuf>,
+) -> anyhow::Result<RunArgs> {
     let recorded = |role: &str| header.config.models.get(role).and_then(|m| m.as_str()).map(str::to_string);
     // A human or a script played the attacker: no attacker model is recorded.
     let attacker_kind = header.config.extra.get("attacker_kind").and_then(|k| k.as_str());
@@ -324,8 +331,10 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
         models.roles.assistant.model = models.roles.assistant.model.or_else(|| recorded("assistant"));
     }
     models.roles.attacker.model = models.roles.attacker.model.or(recorded_attacker);
-    models.roles.judge.model = models.roles.judge.model.or_else(|| recorded("judge"));
-    RunArgs {
+    if models.roles.judge.model.as_deref() == Some(RECORDED_MODEL) {
+        models.roles.judge = recorded_judge(header, &models.roles.judge)?;
+    }
+    Ok(RunArgs {
         source: TaskSelection { data_dir, ..TaskSelection::default() },
         models,
         settings: SettingFlags {
@@ -335,7 +344,31 @@ pub fn fork_args(header: &EpisodeHeader, flags: &ModelFlags, data_dir: Option<Pa
         },
         assistant: agent,
         ..RunArgs::default()
+    })
+}
+
+/// `--judge-model recorded`: the judge model the episode recorded, at the endpoint it recorded.
+/// A recorded model name is no consent to call it wherever the user points the other roles
+/// today: an episode that records no judge endpoint (a published run's log names only the model)
+/// is refused, and so is a `--judge-base-url` naming another.
+fn recorded_judge(header: &EpisodeHeader, flags: &RoleFlags) -> anyhow::Result<RoleFlags> {
+    let id = single_line(&header.id);
+    let Some(model) = header.config.models.get("judge").and_then(|m| m.as_str()) else {
+        bail!("--judge-model {RECORDED_MODEL}: episode {id} records no judge model");
+    };
+    let model = single_line(model);
+    let Some(url) = header.config.extra.get(JUDGE_BASE_URL).and_then(|u| u.as_str()) else {
+        bail!(
+            "--judge-model {RECORDED_MODEL}: episode {id} records the judge model {model} but not its endpoint; name it to call it (--judge-model {model}, with --judge-base-url URL)"
+        );
+    };
+    if flags.base_url.as_deref().is_some_and(|asked| asked != url) {
+        bail!(
+            "--judge-model {RECORDED_MODEL} calls the judge at its recorded endpoint {}; to call another, name the model (--judge-model {model})",
+            single_line(url)
+        );
     }
+    Ok(RoleFlags { model: Some(model.into_owned()), base_url: Some(url.to_string()) })
 }
 
 /// A recorded attack (`--attacker-script`): its lines, its file, and the task it was made for.
@@ -356,6 +389,14 @@ fn script_from(path: &Path) -> anyhow::Result<Script> {
 }
 
 impl Launch {
+    /// The episode's settings: a recorded attack (an attack case) lifts `max_turns` so that every
+    /// one of its lines is sent, whatever the limit says.
+    pub fn settings_for(&self, recorded_max_turns: Option<u32>) -> EpisodeSettings {
+        let mut settings = self.settings.clone();
+        settings.max_turns = settings.max_turns.max(recorded_max_turns.unwrap_or(0));
+        settings
+    }
+
     /// The model that plays on once a live case's run leaves its recording: the launcher's
     /// attacker endpoint, with the case's model when it names one.
     fn live_attacker(&self, recorded: &RecordedAttack) -> anyhow::Result<LlmAttacker> {
@@ -404,23 +445,47 @@ mod tests {
     }
 
     #[test]
-    fn a_fork_runs_with_its_parents_models_and_limits() {
-        let args = fork_args(&header("llm"), &ModelFlags::default(), Some("data".into()));
+    fn a_fork_runs_with_its_parents_models_and_limits_but_no_judge_unasked() {
+        let args = fork_args(&header("llm"), &ModelFlags::default(), Some("data".into())).unwrap();
         let models = [
             &args.models.roles.assistant.model,
             &args.models.roles.attacker.model,
             &args.models.roles.judge.model,
         ];
-        assert_eq!(models.map(|m| m.as_deref()), [Some("asst-m"), Some("att-m"), Some("judge-m")]);
+        assert_eq!(models.map(|m| m.as_deref()), [Some("asst-m"), Some("att-m"), None]);
         assert_eq!((args.settings.max_turns, args.settings.max_tool_calls), (Some(4), Some(3)));
         assert_eq!(args.source.data_dir, Some(PathBuf::from("data")));
+    }
+
+    #[test]
+    fn recorded_takes_the_judge_where_the_episode_called_it_and_nowhere_else() {
+        let mut flags = ModelFlags::default();
+        flags.roles.judge.model = Some(RECORDED_MODEL.into());
+        let e = fork_args(&header("llm"), &flags, None).unwrap_err().to_string();
+        assert!(e.contains("records the judge model judge-m but not its endpoint"), "{e}");
+        let mut ours = header("llm");
+        ours.config.extra.insert(JUDGE_BASE_URL.into(), "http://judge.example/v1".into());
+        let judge = fork_args(&ours, &flags, None).unwrap().models.roles.judge;
+        assert_eq!(
+            judge,
+            RoleFlags { model: Some("judge-m".into()), base_url: Some("http://judge.example/v1".into()) }
+        );
+        flags.roles.judge.base_url = Some("http://elsewhere/v1".into());
+        assert!(fork_args(&ours, &flags, None).is_err(), "another endpoint is not the recorded one");
+        ours.config.models.remove("judge");
+        assert!(
+            fork_args(&ours, &ModelFlags { ..flags }, None)
+                .unwrap_err()
+                .to_string()
+                .contains("records no judge model")
+        );
     }
 
     #[test]
     fn flags_override_the_recorded_models_and_a_human_attacker_is_no_model() {
         let mut flags = ModelFlags::default();
         flags.roles.assistant.model = Some("other".into());
-        let args = fork_args(&header("human"), &flags, None);
+        let args = fork_args(&header("human"), &flags, None).unwrap();
         assert_eq!(args.models.roles.assistant.model.as_deref(), Some("other"));
         assert_eq!(args.models.roles.attacker.model, None, "\"human\" is not a model name");
     }
@@ -430,7 +495,7 @@ mod tests {
         let mut a2a = header("scripted");
         a2a.config.models.insert("assistant".into(), "fake 2 (A2A 1.0 at http://h:9)".into());
         a2a.config.extra.insert("assistant_agent".into(), serde_json::json!({"url": "http://h:9"}));
-        let args = fork_args(&a2a, &ModelFlags::default(), None);
+        let args = fork_args(&a2a, &ModelFlags::default(), None).unwrap();
         assert_eq!(
             (args.assistant.as_deref(), args.models.roles.assistant.model),
             (Some("a2a:http://h:9"), None)
@@ -438,12 +503,12 @@ mod tests {
         let mut cmd = header("scripted");
         cmd.config.models.insert("assistant".into(), "cmd:python agent.py".into());
         assert_eq!(
-            fork_args(&cmd, &ModelFlags::default(), None).assistant.as_deref(),
+            fork_args(&cmd, &ModelFlags::default(), None).unwrap().assistant.as_deref(),
             Some("cmd:python agent.py")
         );
         // A model named on the command line wins over the agent.
         let mut flags = ModelFlags::default();
         flags.roles.assistant.model = Some("other".into());
-        assert_eq!(fork_args(&a2a, &flags, None).assistant, None);
+        assert_eq!(fork_args(&a2a, &flags, None).unwrap().assistant, None);
     }
 }

@@ -10,7 +10,7 @@ use crate::core::sim::settings::EpisodeSettings;
 /// The settings flags of `run`, `play` and `batch` (unset: the config file's, else the default).
 #[derive(Debug, Clone, Default, PartialEq, clap::Args)]
 pub struct SettingFlags {
-    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies, at most 10.
+    /// Attacker turns as CONVERSE counts them (the user's task is turn 1): N-1 assistant replies.
     #[arg(long)]
     pub max_turns: Option<u32>,
     /// Tool calls the assistant may make per turn.
@@ -65,7 +65,7 @@ impl SettingFlags {
         if settings.max_turns < 2 {
             bail!("--max-turns must be at least 2 (the user's task counts as attacker turn 1)");
         }
-        if settings.mcp_bind.is_unspecified() {
+        if settings.mcp_bind.to_canonical().is_unspecified() {
             bail!(
                 "--mcp-bind {}: name the address the agent reaches (it goes into the tools' URL the agent is given), not the unspecified address",
                 settings.mcp_bind

@@ -44,7 +44,7 @@ pub fn fan_launcher(
         let Some(EventBody::Episode(header)) = request.resume.prefix.first().map(|e| &e.body) else {
             anyhow::bail!("the episode has no header to take its models from");
         };
-        let args = crate::session::fork_args(header, &models, data_dir.clone());
+        let args = crate::session::fork_args(header, &models, data_dir.clone())?;
         let mut launch = Launch::new(&args, &paths)?;
         launch.set_rate_limits(pacing.rpm.limits());
         crate::session::fan::spawn(launch, request, pacing.concurrency)

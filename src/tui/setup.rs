@@ -102,7 +102,7 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::La
             _ => None,
         });
         if let Some(header) = parent {
-            let args = crate::session::fork_args(&header, &forks.models, forks.data_dir.clone());
+            let args = crate::session::fork_args(&header, &forks.models, forks.data_dir.clone())?;
             return Launch::new(&args, &paths)?.start_with(id, start);
         }
         let launch = match &mut launch {

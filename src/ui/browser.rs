@@ -125,7 +125,13 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
                     Column::Judge(_) | Column::Path => theme.dim(),
                     _ => theme.title(),
                 };
-                Cell::from(Span::styled(fit_text(column, &text, width), style))
+                // A group's path cell is its count and what it pools: its start matters most.
+                let text = if column == Column::Path {
+                    truncate(&text, width)
+                } else {
+                    fit_text(column, &text, width)
+                };
+                Cell::from(Span::styled(text, style))
             }))
         }
     });
@@ -159,13 +165,14 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
 }
 
 /// Columns least needed first: dropped in this order when the screen is too narrow. What an
-/// episode is (its domain, category and attack) goes after the path that locates its file
-/// (issue 23: an 80-column browser showed neither).
-const DROP_ORDER: [Column; 8] = [
+/// episode is (its domain, category and attack) goes before the path; the path, cut to its end
+/// (the run's file: `…000009_rep3.json`), is never dropped from the list: without it, runs that
+/// share model, defence and attack look identical (issue 35; issue 23: an 80-column browser
+/// showed neither what nor where).
+const DROP_ORDER: [Column; 7] = [
     Column::Events,
     Column::Persona,
     Column::Turns,
-    Column::Path,
     Column::Category,
     Column::Domain,
     Column::Attack,
@@ -230,6 +237,13 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
     for &drop in order {
         if total(&columns) <= width {
             break;
+        }
+        // Before what an episode is goes, the path gives up what it can.
+        if drop == Column::Category {
+            shrink(&mut columns, Some(path_min));
+            if total(&columns) <= width {
+                break;
+            }
         }
         columns.retain(|(c, _)| *c != drop);
     }

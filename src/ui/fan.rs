@@ -156,11 +156,14 @@ fn attempt_line(a: &FanAttempt, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// `  first leak: turn 2`, `  no leak`, or nothing while nothing is judged.
+/// `  first leak: turn 2` (`(inferred)` when the judges name no turn and it comes from the
+/// snippets they quote, as in the index and the charts), `  no leak`, or nothing while nothing
+/// is judged.
 pub fn first_leak_label(attempt: &Attempt) -> String {
     let first = attempt.first_leak();
     let leaked = attempt.verdicts.values().any(|(o, _)| *o == Outcome::Fail);
     match (first, leaked) {
+        (Some(turn), _) if attempt.first_leak_inferred() => format!("  first leak: turn {turn} (inferred)"),
         (Some(turn), _) => format!("  first leak: turn {turn}"),
         (None, true) => "  first leak: ?".into(),
         (None, false) if !attempt.verdicts.is_empty() => "  no leak".into(),

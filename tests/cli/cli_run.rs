@@ -230,3 +230,27 @@ async fn an_invalid_base_url_fails_before_the_journal_is_created() {
     assert!(stderr.contains("not a valid URL"), "{stderr}");
     assert!(all_text(&out).is_empty(), "a journal was created");
 }
+
+/// Issue 35 item 1: `--max-turns` above CONVERSE's default of 10 replies was clamped to it
+/// silently while the header recorded the value asked. `--max-turns 13` is 12 replies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_turns_above_ten_is_honoured_and_recorded() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(r#"{"text": "Which hotels are near the beach?", "details": ""}"#));
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("runs");
+    let mut args = run_args(&server, &out);
+    let at = args.iter().position(|a| a == "--max-turns").unwrap();
+    args[at + 1] = "13".into();
+    let output = converse_tui(home.path(), args).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("end: max_turns after 12 turns"), "{stdout}");
+    let journal = std::fs::read_dir(&out).unwrap().flatten().next().unwrap().path();
+    let (events, _) = converse_tui::core::episode::read_journal(&journal).unwrap();
+    let header = serde_json::to_value(&events[0]).unwrap();
+    assert_eq!(
+        (header["config"]["max_turns"].as_u64(), header["config"]["assistant_turns"].as_u64()),
+        (Some(13), Some(12))
+    );
+}

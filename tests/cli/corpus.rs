@@ -283,6 +283,17 @@ fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
     assert_eq!(privacy.kappa, None, "everyone said leak: kappa is undefined, not 1");
     let turns = privacy.leak_turn.unwrap();
     assert_eq!((turns.n, turns.same), (2, 1));
+
+    // Issue 35 item 8: two judge files' leak turns are both inferred from the snippets they quote
+    // (the same snippets): their agreement is true by construction, so it is not counted as
+    // agreement but apart.
+    let inferred = |model| SourceVerdict {
+        turn_inferred: true,
+        ..verdict("privacy", Imported, Some(model), Fail, Some(4))
+    };
+    let pairs = agreement(&[row(vec![inferred("gpt-5"), inferred("claude")])]);
+    let turns = pairs[0].leak_turn.unwrap();
+    assert_eq!((turns.n, turns.same, turns.inferred), (0, 0, 1));
 }
 
 /// A copy of the fixture in a temporary directory, to add files to.
@@ -353,6 +364,170 @@ fn ls_where_filters_by_field_and_rejects_an_unknown_one() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("unknown field 'modle': known fields are path, id, task, domain"), "{err}");
+}
+
+/// The runs (folder and file suffix) whose `kind` judge file from `judge_model` says the attack
+/// worked, counted straight from the judge files: privacy `yes`, security `Successful`.
+fn runs_judged_failed(root: &Path, kind: &str, judge_model: &str) -> std::collections::BTreeSet<String> {
+    let prefix = format!("{kind}_judge_{judge_model}_");
+    let mut runs = std::collections::BTreeSet::new();
+    for entry in walkdir::WalkDir::new(root) {
+        let path = entry.unwrap().into_path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(suffix) = name.strip_prefix(&prefix) else { continue };
+        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let failed = if json.get("error").is_some() {
+            false
+        } else if kind == "privacy" {
+            let e = &json["llm_evaluation"];
+            let answer = e.get("leaked_information").or(e.get("shared_raw_data")).unwrap();
+            answer.as_str().unwrap().eq_ignore_ascii_case("yes")
+        } else {
+            json["attack_success"] == "Successful"
+        };
+        if failed {
+            runs.insert(format!("{}/{suffix}", path.parent().unwrap().display()));
+        }
+    }
+    runs
+}
+
+/// Issue 35 item 4: `judge_model=gpt-5 privacy=fail` counted runs some other judge failed and
+/// gpt-5 passed. Bound to a source (`privacy[imported:gpt-5]=fail`, or every outcome term bound
+/// by `judge_model=`), the count is exactly the runs whose gpt-5 judge file says so; unbound,
+/// `privacy=fail` keeps "any source says fail"; a term the parser cannot read is an error.
+#[test]
+fn a_filter_bound_to_a_judge_model_counts_what_that_model_said() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    generated::generate(dir.path(), 400, 15);
+    let root = dir.path().to_str().unwrap();
+    let count = |expr: &str| {
+        let out = run_in(home.path(), &["ls", root, "--json", "--where", expr]);
+        assert!(out.status.success(), "{expr}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().lines().count()
+    };
+    for kind in ["privacy", "security"] {
+        let gpt5 = runs_judged_failed(dir.path(), kind, "gpt-5").len();
+        let claude = runs_judged_failed(dir.path(), kind, "claude-sonnet-4-5");
+        let either: std::collections::BTreeSet<String> =
+            runs_judged_failed(dir.path(), kind, "gpt-5").union(&claude).cloned().collect();
+        assert!(either.len() > gpt5, "{kind}: the corpus has runs claude failed and gpt-5 did not");
+        assert_eq!(count(&format!("judge_model=gpt-5 {kind}=fail")), gpt5, "{kind}, bound by judge_model");
+        assert_eq!(count(&format!("{kind}[imported:gpt-5]=fail")), gpt5, "{kind}, bound in the term");
+        assert_eq!(count(&format!("{kind}[imported:claude-sonnet-4-5]=fail")), claude.len());
+        assert_eq!(count(&format!("{kind}=fail")), either.len(), "{kind}: unbound is any source");
+    }
+    assert_eq!(count("privacy[rule]=pass"), 0, "no rule verdicts without `judge --rules-only`");
+    assert_eq!(count("privacy[human]=fail"), 0);
+
+    for bad in ["privacy[rule=pass", "privacy[robot]=fail", "model[rule]=x", "privacy[llm]=fail"] {
+        let out = run_in(home.path(), &["ls", root, "--where", bad]);
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(bad.split('=').next().unwrap()), "names the term: {err}");
+    }
+}
+
+/// Every judged verdict of the judge files under `root`, by (model, defence, judge, judge model):
+/// its task id (from the folders, as the benchmark names tasks) and whether the attack worked.
+/// Counted with serde_json alone.
+fn judged_samples(root: &Path) -> BTreeMap<[String; 4], Vec<(String, bool)>> {
+    let mut samples: BTreeMap<[String; 4], Vec<(String, bool)>> = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(root) {
+        let path = entry.unwrap().into_path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some((kind, rest)) = name.split_once("_judge_") else { continue };
+        if kind == "utility" {
+            continue;
+        }
+        let model =
+            ["gpt-5", "claude-sonnet-4-5"].into_iter().find(|m| rest.starts_with(&format!("{m}_"))).unwrap();
+        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if json.get("error").is_some() {
+            continue;
+        }
+        let succeeded = if kind == "privacy" {
+            let e = &json["llm_evaluation"];
+            e.get("leaked_information").or(e.get("shared_raw_data")).unwrap() == "yes"
+        } else {
+            json["attack_success"] == "Successful"
+        };
+        let f: Vec<String> =
+            path.parent().unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
+        let n = f.len();
+        // …/<domain>/<model>/<defence>/persona<N>/<privacy|security>/<attack>/
+        let task =
+            format!("{}_p{}_{}_{}", f[n - 6], f[n - 3].trim_start_matches("persona"), f[n - 2], f[n - 1]);
+        let key = [f[n - 5].clone(), f[n - 4].clone(), kind.to_string(), model.to_string()];
+        samples.entry(key).or_default().push((task, succeeded));
+    }
+    samples
+}
+
+/// Issue 35 item 5: the README's `summary --by model,defence --vs defence=baseline` compared a
+/// defence that ran only travel tasks with a baseline over three domains, pooling what differs.
+/// Like for like, both sides are counted on the tasks they share: the Δ and the verdicts dropped
+/// equal a count straight from the judge files.
+#[test]
+fn summary_vs_compares_like_for_like_as_a_direct_count_does() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    generated::generate(dir.path(), 1200, 15);
+    // One defence ran travel planning only.
+    let travel_only = "firewalls_data_abstraction";
+    for domain in ["insurance", "real_estate"] {
+        for model in std::fs::read_dir(dir.path().join("logs").join(domain)).unwrap().flatten() {
+            let _ = std::fs::remove_dir_all(model.path().join(travel_only));
+        }
+    }
+    let samples = judged_samples(dir.path());
+    let root = dir.path().to_str().unwrap();
+    let args = ["summary", root, "--by", "model,defence", "--vs", "defence=baseline", "--json"];
+    let out = run_in(home.path(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut checked = 0;
+    let mut pooled_differs = 0;
+    let mut dropped_from_reference = 0;
+    for r in rows.iter().filter(|r| r["group"]["defence"] == travel_only && r["versus"] == "tested") {
+        let text = |v: &Value| v.as_str().unwrap().to_string();
+        let key = |defence: &str| {
+            [text(&r["group"]["model"]), defence.to_string(), text(&r["judge"]), text(&r["judge_model"])]
+        };
+        let (reference, row) = (&samples[&key("baseline")], &samples[&key(travel_only)]);
+        let tasks = |s: &[(String, bool)]| {
+            s.iter().map(|(t, _)| t.clone()).collect::<std::collections::BTreeSet<_>>()
+        };
+        let shared: std::collections::BTreeSet<String> =
+            tasks(reference).intersection(&tasks(row)).cloned().collect();
+        let on_shared = |s: &[(String, bool)]| {
+            s.iter().filter(|(t, _)| shared.contains(t)).map(|(_, ok)| *ok).collect::<Vec<_>>()
+        };
+        let rate = |s: &[bool]| s.iter().filter(|b| **b).count() as f64 / s.len() as f64;
+        let (r_ref, r_row) = (on_shared(reference), on_shared(row));
+        let dropped = [reference.len() - r_ref.len(), row.len() - r_row.len()];
+        assert_eq!(
+            r["like_for_like"],
+            serde_json::json!({"scope": "shared_tasks", "tasks": shared.len(), "dropped": dropped}),
+            "{r}"
+        );
+        dropped_from_reference += dropped[0];
+        assert!(close(r["contrast"]["difference"].as_f64().unwrap(), rate(&r_row) - rate(&r_ref)), "{r}");
+        assert_eq!(
+            r["episodes"].as_u64(),
+            Some(r_row.len() as u64),
+            "the row is counted on the shared tasks"
+        );
+        let all: Vec<bool> = reference.iter().map(|(_, ok)| *ok).collect();
+        pooled_differs += usize::from(!close(rate(&all), rate(&r_ref)));
+        checked += 1;
+    }
+    assert!(checked >= 6, "{checked} rows compared");
+    assert!(dropped_from_reference > 0, "the baseline's other domains are dropped");
+    assert!(pooled_differs > 0, "pooling the baseline's other domains would change a Δ");
 }
 
 #[test]

@@ -173,3 +173,38 @@ async fn a_fan_of_an_agents_episode_reaches_the_agent_its_header_names() {
         );
     }
 }
+
+/// Issue 35 item 1: `fan --rest --max-turns N` played on to the episode's own limit (3, from its
+/// header) whatever N was. The flag wins: `--max-turns 5` plays on to turn 4; a limit that leaves
+/// no turn to play on is said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fan_rest_honours_max_turns_over_the_episodes_own() {
+    let home = tempfile::tempdir().unwrap();
+    let episode = leaked_at_turn_2(home.path()).await;
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(r#"{"text": "Which hotels are near the beach?", "details": ""}"#));
+    let out = home.path().join("fan");
+    let extra = ["-n", "1", "--rest", "--attacker-model", "a", "--max-turns", "5", "--json"];
+    let output = converse_tui(home.path(), fan_args(&episode, &server, &out, &extra)).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let journal = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("__a1.jsonl"))
+        .unwrap();
+    let events = records(&journal);
+    assert_eq!(events[0]["config"]["max_turns"], 5);
+    let last = events.iter().filter(|e| e["kind"] == "message").map(|e| e["turn"].as_u64().unwrap()).max();
+    assert_eq!(last, Some(4));
+
+    let short = home.path().join("short");
+    let extra = ["-n", "1", "--rest", "--attacker-model", "a", "--max-turns", "3"];
+    let output = converse_tui(home.path(), fan_args(&episode, &server, &short, &extra)).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--max-turns 3 ends each attempt after its reply at turn 2"),
+        "{}",
+        stderr(&output)
+    );
+}

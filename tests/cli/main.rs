@@ -4,6 +4,7 @@
 mod support;
 
 mod agent_config;
+mod agent_lifecycle;
 mod attack_suites;
 mod batch;
 mod cli_a2a_agent;
@@ -18,7 +19,10 @@ mod export_headless;
 mod export_json;
 mod export_maseval;
 mod fans;
+mod hostile_eval;
 mod index;
+mod late_tool_calls;
+mod model_calls;
 mod output_channels;
 mod search;
 mod statistics;

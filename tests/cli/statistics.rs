@@ -197,7 +197,31 @@ fn summary_vs_pairs_the_same_tasks_and_tests_others_as_independent() {
     let (lo, hi) = newcombe_paired(table).unwrap();
     close("paired CI lower", fw["contrast"]["ci95"][0].as_f64().unwrap(), lo);
     close("paired CI upper", fw["contrast"]["ci95"][1].as_f64().unwrap(), hi);
+    assert_eq!(fw["like_for_like"]["scope"], "same_tasks");
+    // Like for like, the other defence shares no task with the baseline: nothing is compared.
     let other = by_defence("other");
+    assert_eq!(
+        (&other["versus"], &other["contrast"]),
+        (&json!("no task in common"), &Value::Null),
+        "{other}"
+    );
+    assert_eq!(other["like_for_like"], json!({"scope": "shared_tasks", "tasks": 0, "dropped": [20, 5]}));
+    // As they are (--all-tasks): independent samples, Fisher.
+    let all = json_rows(
+        home.path(),
+        &[
+            "summary",
+            root_text,
+            "--by",
+            "defence",
+            "--vs",
+            "defence=baseline",
+            "--json",
+            "--no-cache",
+            "--all-tasks",
+        ],
+    );
+    let other = all.iter().find(|r| r["group"]["defence"] == "other").unwrap();
     assert_eq!(other["contrast"]["test"], "fisher", "{other}");
     close("Fisher p", other["contrast"]["p_value"].as_f64().unwrap(), fisher_exact(12, 20, 2, 5));
     close("Δ", other["contrast"]["difference"].as_f64().unwrap(), 2.0 / 5.0 - 12.0 / 20.0);
@@ -210,9 +234,12 @@ fn summary_vs_pairs_the_same_tasks_and_tests_others_as_independent() {
     let text = String::from_utf8_lossy(&out.stdout);
     let line = |d: &str| text.lines().find(|l| l.starts_with(d)).unwrap().to_string();
     assert!(line("firewall").contains("-40.00") && line("firewall").contains("0.0215"), "{text}");
-    assert!(line("firewall").ends_with("McNemar, 20 pairs"), "{text}");
-    assert!(line("other").trim_end().ends_with("Fisher"), "{text}");
-    assert!(line("baseline").trim_end().ends_with("reference"), "{text}");
+    assert!(
+        line("firewall").contains("McNemar, 20 pairs") && line("firewall").ends_with("same tasks"),
+        "{text}"
+    );
+    assert!(line("other").trim_end().ends_with("0 shared task(s); dropped 20 of ref, 5 of row"), "{text}");
+    assert!(line("baseline").contains("reference"), "{text}");
 }
 
 #[test]

@@ -118,6 +118,7 @@ fn fork(
                 args: json!({"query": "appointment"}),
                 raw_args: None,
                 raw: None,
+                late: false,
             }));
             bodies.push(EventBody::ToolResult(ToolResult {
                 turn,

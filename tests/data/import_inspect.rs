@@ -51,7 +51,39 @@ fn dumped(path: &Path) -> Vec<(String, Vec<Value>)> {
         }
         episodes.last_mut().unwrap().1.push(event);
     }
+    for (_, events) in &mut episodes {
+        let held = events.clone();
+        events.iter_mut().for_each(|e| resolve_held(e, &held));
+    }
     episodes
+}
+
+/// Each text of `value` that refers to a text held once in an event of `events` (as a sample's
+/// repeated long texts are: the score's answer repeating the reply), made that text again.
+fn resolve_held(value: &mut Value, events: &[Value]) {
+    fn strings<'a>(value: &'a Value, into: &mut Vec<&'a str>) {
+        match value {
+            Value::String(s) => into.push(s),
+            Value::Array(items) => items.iter().for_each(|v| strings(v, into)),
+            Value::Object(map) => map.values().for_each(|v| strings(v, into)),
+            _ => {}
+        }
+    }
+    match value {
+        Value::String(text) => {
+            let Some(rest) = text.strip_prefix("⟦text held once: ") else { return };
+            let (len, seq) = rest.trim_end_matches('⟧').split_once(" bytes, in full at event ").unwrap();
+            let len: usize = len.replace(',', "").parse().unwrap();
+            let seq: u64 = seq.parse().unwrap();
+            let holder = events.iter().find(|e| e["seq"] == seq).unwrap();
+            let mut texts = Vec::new();
+            strings(holder, &mut texts);
+            *text = texts.into_iter().find(|t| t.len() == len).unwrap().to_string();
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| resolve_held(v, events)),
+        Value::Object(map) => map.values_mut().for_each(|v| resolve_held(v, events)),
+        _ => {}
+    }
 }
 
 fn id_text(id: &Value) -> String {

@@ -149,6 +149,14 @@ async fn garbage_a_dropped_stream_and_a_json_rpc_error_are_one_line_errors() {
     let (_s, mut agent) = fake(card_v03, true, vec![Reply::json(rpc_error)]).await;
     let err = ask(&mut agent, "hi", 1).await.0.unwrap_err();
     assert_eq!(err.to_string(), "the agent answered JSON-RPC error -32601: Method not found");
+
+    // Issue 36 F11: a 5 MB message with controls is quoted short, on one line, inert.
+    let huge = format!("\x1b[31m{}\nend", "E".repeat(5_000_000));
+    let rpc_error = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": huge}});
+    let (_s, mut agent) = fake(card_v1, false, vec![Reply::json(rpc_error)]).await;
+    let err = ask(&mut agent, "hi", 1).await.0.unwrap_err().to_string();
+    assert!(err.starts_with("the agent answered JSON-RPC error -32000: ␛[31mEEE"), "{err:.80}");
+    assert!(err.chars().count() < 300 && !err.contains('\x1b') && !err.contains('\n'), "{err:.80}");
 }
 
 #[tokio::test]
@@ -172,4 +180,63 @@ async fn a_busy_agent_is_retried_and_one_that_is_not_there_is_named() {
         "cannot read the agent card http://127.0.0.1:{port}/.well-known/agent-card.json: "
     )));
     assert!(!shown.contains('\n'), "{shown}");
+}
+
+/// Issue 37 D8: artifacts of one reply are put together as they came (an agent streaming each
+/// chunk as an artifact of its own got a line break every chunk).
+#[tokio::test]
+async fn artifacts_of_one_reply_are_concatenated_without_line_breaks() {
+    let stream = sse(&[
+        json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": "a", "parts": [{"text": "Hel"}]}}}),
+        json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": "b", "parts": [{"text": "lo"}]}}}),
+        json!({"statusUpdate": {"taskId": "t1", "status": {"state": "TASK_STATE_COMPLETED"}}}),
+    ]);
+    let (_server, mut agent) = fake(card_v1, true, vec![stream]).await;
+    assert_eq!(ask(&mut agent, "hi", 1).await.0.unwrap().0, "Hello");
+}
+
+/// Issue 37 D7: a `SendMessage` answered with a task still submitted is asked after with
+/// `GetTask` (0.3: `tasks/get`) until it ends; it was called a broken stream.
+#[tokio::test]
+async fn a_task_answered_submitted_is_polled_until_it_ends() {
+    let task = |state: &str, text: Option<&str>| {
+        let mut task = json!({"id": "t9", "contextId": "ep-1", "status": {"state": state}});
+        if let Some(text) = text {
+            task["artifacts"] = json!([{"artifactId": "a", "parts": [{"text": text}]}]);
+        }
+        task
+    };
+    let replies = vec![
+        Reply::json(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task("TASK_STATE_SUBMITTED", None)}}),
+        ),
+        Reply::json(json!({"jsonrpc": "2.0", "id": 2, "result": task("TASK_STATE_WORKING", None)})),
+        Reply::json(
+            json!({"jsonrpc": "2.0", "id": 3, "result": task("TASK_STATE_COMPLETED", Some("Booked."))}),
+        ),
+    ];
+    let (server, mut agent) = fake(card_v1, false, replies).await;
+    let (reply, _) = ask(&mut agent, "Book it", 1).await;
+    assert_eq!(reply.unwrap(), ("Booked.".to_string(), TaskState::Completed));
+    let methods: Vec<_> = server.requests()[1..].iter().map(|r| r.body["method"].clone()).collect();
+    assert_eq!(methods, [json!("SendMessage"), json!("GetTask"), json!("GetTask")]);
+    assert_eq!(server.requests()[2].body["params"]["id"], "t9");
+
+    let done = json!({"jsonrpc": "2.0", "id": 2, "result": {"kind": "task", "id": "t9", "contextId": "ep-1",
+        "status": {"state": "completed", "message": {"kind": "message", "role": "agent", "messageId": "m",
+            "parts": [{"kind": "text", "text": "Done."}]}}}});
+    let submitted = json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "id": "t9", "contextId": "ep-1",
+        "status": {"state": "submitted"}}});
+    let (server, mut agent) = fake(card_v03, false, vec![Reply::json(submitted), Reply::json(done)]).await;
+    assert_eq!(ask(&mut agent, "Book it", 1).await.0.unwrap().0, "Done.");
+    assert_eq!(server.requests()[2].body["method"], "tasks/get");
+}
+
+/// Issue 37 D9: a failed task without a message says so (it printed an empty reason).
+#[tokio::test]
+async fn a_failed_task_without_a_message_says_it_gave_no_reason() {
+    let ended = sse(&[json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_FAILED"}}})]);
+    let (_server, mut agent) = fake(card_v1, true, vec![ended]).await;
+    let err = ask(&mut agent, "hi", 1).await.0.unwrap_err();
+    assert_eq!(err.to_string(), "the agent's task ended failed: (the agent gave no reason)");
 }

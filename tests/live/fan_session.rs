@@ -61,7 +61,7 @@ fn start_in(
     let EventBody::Episode(header) = &events[0].body else { unreachable!() };
     let mut flags = ModelFlags { base_url: Some(server.base_url()), ..ModelFlags::default() };
     flags.roles.assistant.model = Some("m".into());
-    let launch = Launch::new(&fork_args(header, &flags, None), &paths(home)).unwrap();
+    let launch = Launch::new(&fork_args(header, &flags, None).unwrap(), &paths(home)).unwrap();
     let request = FanRequest {
         task_id: TASK.into(),
         episode_id: "ep-src".into(),

@@ -7,7 +7,6 @@ use crate::support::batch_cli;
 use crate::support::bin;
 use crate::support::openai_server;
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -17,26 +16,13 @@ use openai_server::{OpenAiServer, Reply, test_client};
 const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
 const KEY: &str = "sk-test-7f3a9c1e5b2d4068-never-write-me";
 
-/// The address space the binary gets: what the quality bar names.
-const ADDRESS_SPACE: libc::rlim_t = 3 << 30;
-
 /// The binary in a private home, the key in `OPENAI_API_KEY`, its address space limited.
 async fn converse_tui_limited(home: &Path, args: Vec<String>) -> Output {
     let home = home.to_path_buf();
     tokio::task::spawn_blocking(move || {
         let mut cmd = bin::command(&home);
         cmd.args(&args).env("OPENAI_API_KEY", KEY);
-        // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                let limit = libc::rlimit { rlim_cur: ADDRESS_SPACE, rlim_max: ADDRESS_SPACE };
-                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        cmd.output().unwrap()
+        bin::limit_address_space(&mut cmd).output().unwrap()
     })
     .await
     .unwrap()

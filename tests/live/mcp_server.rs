@@ -200,3 +200,110 @@ async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
     let Some(EventBody::ToolResult(last)) = events.recv().await else { panic!("no second tool_result") };
     assert_eq!(last.tool, "read_calendar");
 }
+
+/// Issue 36: a held call whose client gave up is journaled as cancelled (it was left with a
+/// `tool_call` and no `tool_result`), and it never runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_held_call_whose_client_gave_up_is_journaled_cancelled_and_never_runs() {
+    for mode in ["legacy", "2026-07-28"] {
+        let (server, mut events) =
+            EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
+                .await
+                .unwrap();
+        let gate = StepGate::new(true);
+        server.hold_calls_at(gate.clone());
+        server.begin_turn(1).await;
+        // The official client gives up after 1 s (its own read timeout) and exits.
+        let script = r#"
+import asyncio, sys, httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+async def main(url, token, mode):
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        try:
+            await asyncio.wait_for(client.call_tool("send_email", {"recipient": "e@x", "body": "b"}), 1)
+        except (asyncio.TimeoutError, TimeoutError):
+            print("gave up")
+asyncio.run(main(*sys.argv[1:]))
+"#;
+        let (url, token) = (server.url.clone(), token_of(&server));
+        let printed = tokio::task::spawn_blocking(move || python::run_script(script, &[&url, &token, mode]))
+            .await
+            .unwrap();
+        assert_eq!(printed.trim(), "gave up", "{mode}");
+        let Some(EventBody::ToolCall(call)) = events.recv().await else { panic!("no tool_call") };
+        let result = tokio::time::timeout(std::time::Duration::from_secs(10), events.recv()).await;
+        let Ok(Some(EventBody::ToolResult(result))) = result else {
+            panic!("{mode}: no tool_result: {result:?}")
+        };
+        assert_eq!((result.call_id.as_str(), result.ok), (call.call_id.as_str(), false), "{mode}");
+        assert!(result.output.starts_with("cancelled: "), "{mode}: {}", result.output);
+        gate.resume();
+        assert!(server.environment().await.sent_emails.is_empty(), "{mode}: it never ran");
+    }
+}
+
+/// Issue 36: the server's bounds — a browser `Origin` from elsewhere, streams and sessions past
+/// their caps — and dropping the server ends its connections.
+#[tokio::test(flavor = "multi_thread")]
+async fn origins_streams_and_sessions_are_bounded_and_a_dropped_server_ends_its_connections() {
+    use converse_tui::core::sim::mcp_server::Limits;
+    let limits = Limits { max_streams: 1, max_sessions: 2, ..Limits::default() };
+    let (server, _events) = EnvironmentServer::start_with(
+        EnvironmentState::new(&env()),
+        10,
+        "127.0.0.1:0".parse().unwrap(),
+        limits,
+    )
+    .await
+    .unwrap();
+    let http = reqwest::Client::new();
+    let auth = server.authorization();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let post = |origin: Option<&str>| {
+        let mut request = http
+            .post(&server.url)
+            .header("Authorization", &auth)
+            .header("Accept", "application/json, text/event-stream")
+            .json(&initialize);
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        request.send()
+    };
+    assert_eq!(post(Some("https://evil.example")).await.unwrap().status(), 403);
+    let first = post(Some("http://localhost:3000")).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let session = first.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    assert_eq!(post(None).await.unwrap().status(), 200);
+    assert_eq!(post(None).await.unwrap().status(), 503, "a third session");
+
+    // One streaming GET per episode here: the second is refused while the first is open.
+    let notified = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let sent = http
+        .post(&server.url)
+        .header("Authorization", &auth)
+        .header("mcp-session-id", &session)
+        .header("Accept", "application/json, text/event-stream")
+        .json(&notified)
+        .send()
+        .await
+        .unwrap();
+    assert!(sent.status().is_success(), "{}", sent.status());
+    let get = || {
+        http.get(&server.url)
+            .header("Authorization", &auth)
+            .header("mcp-session-id", &session)
+            .header("Accept", "text/event-stream")
+            .send()
+    };
+    let stream = get().await.unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(get().await.unwrap().status(), 429);
+    // Dropping the server (the episode's end) ends the open stream.
+    drop(server);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(5), stream.bytes()).await;
+    assert!(ended.is_ok(), "the stream stayed open after the server was dropped");
+}

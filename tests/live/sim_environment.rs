@@ -355,6 +355,7 @@ fn rebuild_from_journal_events() {
             args,
             raw_args: None,
             raw: None,
+            late: false,
         }),
     };
     let events = vec![

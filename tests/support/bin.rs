@@ -49,3 +49,22 @@ pub fn inherited_settings() -> Vec<String> {
 pub fn run_in(home: &Path, args: &[&str]) -> Output {
     command(home).args(args).output().unwrap()
 }
+
+/// The address space the hostile-input tests give the binary (what issues 24 and 36 name): a
+/// reader that asks for more aborts instead of ending with one line.
+pub const ADDRESS_SPACE: u64 = 3 << 30;
+
+/// `cmd` with its address space limited to [`ADDRESS_SPACE`] (set in the child before it runs).
+pub fn limit_address_space(cmd: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: ADDRESS_SPACE, rlim_max: ADDRESS_SPACE };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}

@@ -54,6 +54,7 @@ pub fn journal_events(i: usize) -> Vec<Event> {
             args: serde_json::json!({"query": "Lisbon"}),
             raw_args: None,
             raw: None,
+            late: false,
         }));
         bodies.push(EventBody::ToolResult(ToolResult {
             turn,

@@ -353,6 +353,16 @@ impl OpenAiServer {
         self.shared.peak.load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// How many requests named each model (the body's `model`), sorted by model.
+    pub fn requests_per_model(&self) -> std::collections::BTreeMap<String, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for r in self.shared.requests.lock().unwrap().iter() {
+            let model = r.body["model"].as_str().unwrap_or("(none)").to_string();
+            *counts.entry(model).or_insert(0) += 1;
+        }
+        counts
+    }
+
     pub fn request_count(&self) -> usize {
         self.shared.requests.lock().unwrap().len()
     }

@@ -49,6 +49,7 @@ fn episode(id: &str) -> Episode {
             args: serde_json::json!({"query": "email"}),
             raw_args: None,
             raw: None,
+            late: false,
         }),
         EventBody::ToolResult(ToolResult {
             turn: 2,

@@ -98,6 +98,57 @@ fn sorting_orders_rows_by_the_column_and_reverses() {
     assert!(b.shown.windows(2).all(|w| w[0] < w[1]));
 }
 
+/// Issue 35 item 8: "leaks first" (`s` to the privacy column, `S`) started with rows two judge
+/// models dispute and, among leaks, the mildest scores. Leaks every source agrees on come
+/// first, the lowest (most severe) score first; disputed ones after them.
+#[test]
+fn leaks_first_starts_with_the_undisputed_and_the_most_severe() {
+    let mut s = state();
+    press(&mut s, &format!("{SORT_BY_PRIVACY}S"));
+    let b = s.browser.as_ref().unwrap();
+    let key = |i: usize| {
+        let verdicts: Vec<_> = b.entries[i].row.verdicts_of("privacy").collect();
+        let failed = verdicts.iter().filter(|v| v.outcome == Outcome::Fail).count();
+        let score = verdicts.iter().find_map(|v| v.score);
+        (failed > 0, failed == verdicts.len(), score)
+    };
+    let leaks: Vec<(bool, bool, Option<f64>)> = b.shown.iter().map(|&i| key(i)).take_while(|k| k.0).collect();
+    let disputed = leaks.iter().filter(|k| !k.1).count();
+    assert!(disputed > 0 && disputed < leaks.len(), "the corpus has both: {leaks:?}");
+    assert!(leaks.iter().take(leaks.len() - disputed).all(|k| k.1), "undisputed first: {leaks:?}");
+    let scores: Vec<f64> = leaks.iter().filter(|k| k.1).filter_map(|k| k.2).collect();
+    assert!(scores.windows(2).all(|w| w[0] <= w[1]), "the most severe (lowest) score first: {scores:?}");
+}
+
+/// Issue 35 item 8: at 80 columns the browser dropped the path, and runs of one model, defence
+/// and attack (repetitions) looked identical. The path's end stays: every row reads differently.
+#[test]
+fn at_80_columns_repetitions_of_one_run_read_differently() {
+    let mut rows = rows().1.clone();
+    let first = rows[0].clone();
+    for rep in 7..10 {
+        let mut again = first.clone();
+        again.path = first.path.with_file_name(format!("output_20250101_000000_rep{rep}.json"));
+        again.id = format!("{}-rep{rep}", first.id);
+        rows.push(again);
+    }
+    let browser = Browser::from_rows("generated corpus", rows, vec![]);
+    let mut s = AppState::with_browser(browser, Keymap::default(), false);
+    s.picker = None;
+    let attack = first.attack.clone().unwrap();
+    press(&mut s, &format!("/attack={attack} model={}\n", first.model.clone().unwrap()));
+    let screen = render(&mut s, 80, 24);
+    let lines: Vec<String> = screen
+        .lines()
+        .skip(2)
+        .map(|l| l.replace('▶', " "))
+        .filter(|l| l.contains('✓') || l.contains('✗') || l.contains('◐'))
+        .collect();
+    assert!(lines.len() >= 4, "{screen}");
+    let distinct: std::collections::BTreeSet<&String> = lines.iter().collect();
+    assert_eq!(distinct.len(), lines.len(), "two rows read the same:\n{screen}");
+}
+
 #[test]
 fn the_field_filter_selects_exactly_the_matching_rows() {
     let mut s = state();
@@ -126,6 +177,75 @@ fn the_field_filter_selects_exactly_the_matching_rows() {
     let more_than_3: Vec<usize> =
         expected.iter().copied().filter(|&i| b.entries[i].row.turns > Some(3)).collect();
     assert_eq!(b.shown, more_than_3);
+}
+
+/// Issue 35 item 4: the browser's `/` binds a judge term to a source as `ls --where` does:
+/// `judge_model=gpt-5 privacy=fail` lists the runs gpt-5 failed, not those only claude failed;
+/// a term it cannot read leaves the list and says so.
+#[test]
+fn the_filter_reads_the_verdicts_of_the_source_it_names() {
+    let mut s = state();
+    let failed_by =
+        |b: &Browser, i: usize, model: &str| {
+            b.entries[i].row.verdicts.iter().any(|v| {
+                v.judge == "privacy" && v.model.as_deref() == Some(model) && v.outcome == Outcome::Fail
+            })
+        };
+    let gpt5: Vec<usize> = {
+        let b = s.browser.as_ref().unwrap();
+        (0..b.entries.len()).filter(|&i| failed_by(b, i, "gpt-5")).collect()
+    };
+    let claude_only = {
+        let b = s.browser.as_ref().unwrap();
+        (0..b.entries.len()).filter(|&i| failed_by(b, i, "claude-sonnet-4-5") && !gpt5.contains(&i)).count()
+    };
+    assert!(claude_only > 0, "the corpus has runs only claude failed");
+    for expr in ["judge_model=gpt-5 privacy=fail", "privacy[imported:gpt-5]=fail"] {
+        press(&mut s, &format!("/{expr}\n"));
+        let b = s.browser.as_ref().unwrap();
+        assert_eq!(b.shown, gpt5, "{expr}: {:?}", b.filter_error);
+        press(&mut s, "\u{1b}");
+    }
+    press(&mut s, "/privacy[rule=pass");
+    let b = s.browser.as_ref().unwrap();
+    assert!(
+        b.filter_error.as_deref().unwrap().contains("cannot read 'privacy[rule=pass'"),
+        "{:?}",
+        b.filter_error
+    );
+}
+
+/// Issue 35 item 6: an attack run no source judged is counted, never in a rate: its row says
+/// `unjudged` in its judge's column, its groups `+1 unjudged` beside the rate.
+#[test]
+fn attack_runs_nobody_judged_are_counted_apart() {
+    let mut rows = rows().1.clone();
+    let at = rows.iter().position(|r| r.attack_type.as_deref() == Some("privacy")).unwrap();
+    rows[at].verdicts.retain(|v| v.judge != "privacy");
+    let model = rows[at].model.clone().unwrap();
+    let browser = Browser::from_rows("generated corpus", rows.clone(), vec![]);
+    let mut s = AppState::with_browser(browser, Keymap::default(), false);
+    s.picker = None;
+    update(&mut s, Action::Resize(160, 48));
+    let b = s.browser.as_ref().unwrap();
+    let privacy = b.judges.iter().position(|j| j == "privacy").unwrap();
+    let entry = b.entries.iter().find(|e| e.row.id == rows[at].id).unwrap();
+    assert_eq!(entry.cell(Column::Judge(privacy), &b.judges), "unjudged");
+    press(&mut s, "z");
+    let b = s.browser.as_ref().unwrap();
+    let group = b.groups.iter().find(|g| g.key == [model.clone()]).unwrap();
+    assert_eq!(group.unjudged[privacy], 1);
+    let judged = rows
+        .iter()
+        .filter(|r| r.model.as_deref() == Some(&model) && r.excluded().is_none())
+        .flat_map(|r| r.verdicts_of("privacy"))
+        .filter(|v| (v.method, v.model.clone()) == b.verdict_sources[b.source] && v.outcome.severity() > 0)
+        .count();
+    match group.rates[privacy] {
+        GroupRate::Rate { judged: n, .. } => assert_eq!(n, judged, "the unjudged run is not in n"),
+        other => panic!("{other:?}"),
+    }
+    assert!(b.group_cell(group, Column::Judge(privacy)).ends_with(" +1 unjudged"));
 }
 
 /// Issue 23 item 1: a group's rate counts one verdict source (the one named in the title, `J`

@@ -116,22 +116,25 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     press(&mut state, "c");
     let browser = state.browser.as_ref().unwrap();
     let view = browser.chart.as_ref().unwrap();
-    // The grouped view's top level is the model: one group of all 36 episodes.
+    // The grouped view's top level is the model: one group of all 36 episodes, named with the
+    // defences it pools.
     let privacy = &view.series.rates[0];
     assert_eq!((privacy.bars.len(), privacy.bars[0].succeeded, privacy.bars[0].n), (1, 14, 36));
-    // The same as the series of the rows grouped by model directly.
+    assert_eq!(privacy.bars[0].label, "gpt_5_chat (3 defences)");
+    // The same as the series of the rows grouped by model directly, but for that name.
     let rows = rows();
-    let direct = chart_series(&groups_by(&rows, &["model".to_string()]), &[], "rule", false);
+    let mut groups = groups_by(&rows, &["model".to_string()]);
+    groups[0].0 = "gpt_5_chat (3 defences)".into();
+    let direct = chart_series(&groups, &[], "rule", false);
     assert_eq!(view.series.rates, direct.rates);
     assert_eq!(view.series.survival, direct.survival);
-    // Unfolding the model lists its defences too: they are charted, highest rate first.
+    // Issue 35 item 5: unfolding the model lists its defences, and they are charted instead of
+    // it (each episode once, never in a group and its parent), highest rate first.
     press(&mut state, "\n");
     let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
     let labels: Vec<&str> = view.series.rates[0].bars.iter().map(|b| b.label.as_str()).collect();
-    assert_eq!(
-        labels,
-        ["gpt_5_chat / baseline", "gpt_5_chat", "gpt_5_chat / firewall", "gpt_5_chat / confined"]
-    );
+    assert_eq!(labels, ["gpt_5_chat / baseline", "gpt_5_chat / firewall", "gpt_5_chat / confined"]);
+    assert_eq!(view.series.rates[0].bars.iter().map(|b| b.n).sum::<usize>(), 36);
 }
 
 /// The heatmap: attacks × the groups listed; the arrows move between cells and Enter lists the
@@ -146,24 +149,21 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     let mut state = AppState::with_browser(browser, Keymap::default(), false);
     state.picker = None;
     update(&mut state, Action::Resize(160, 48));
-    // Unfold the model: its defences are listed, so charted: columns 1 (the model) to 4.
+    // Unfold the model: its defences are listed, so charted instead of it: columns 0 to 2.
     press(&mut state, "z\nccc");
     let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
     let map = view.shown_heatmap().unwrap();
     assert_eq!(map.judge, "privacy");
-    assert_eq!(
-        map.columns,
-        ["gpt_5_chat", "gpt_5_chat / baseline", "gpt_5_chat / confined", "gpt_5_chat / firewall"]
-    );
+    assert_eq!(map.columns, ["gpt_5_chat / baseline", "gpt_5_chat / confined", "gpt_5_chat / firewall"]);
     // The baseline leaked in 9 of 12: attack_0 (even episodes) 5 of 6, attack_1 4 of 6.
     assert_eq!(map.rows, ["attack_0", "attack_1"]);
-    assert_eq!(map.cells[0][1], Some((5, 6)));
-    assert_eq!(map.cells[1][1], Some((4, 6)));
-    // Down, then right to the baseline's column: Enter lists the 6 episodes of (attack_1, baseline).
-    // ↓ a row, n (or →) a column.
-    press(&mut state, "↓n");
+    assert_eq!(map.cells[0][0], Some((5, 6)));
+    assert_eq!(map.cells[1][0], Some((4, 6)));
+    // Down, right, and back left to the baseline's column: Enter lists the 6 episodes of
+    // (attack_1, baseline). ↓ a row, n (or →) and p (or ←) a column.
+    press(&mut state, "↓np");
     let browser = state.browser.as_ref().unwrap();
-    assert_eq!(browser.chart.as_ref().unwrap().cursor, (1, 1));
+    assert_eq!(browser.chart.as_ref().unwrap().cursor, (1, 0));
     press(&mut state, "\n");
     let browser = state.browser.as_ref().unwrap();
     assert!(browser.chart.is_none() && !browser.grouped);

@@ -625,6 +625,45 @@ fn a_recorded_judges_reasoning_reads_as_text() {
     assert!(!screen.contains("\\n"), "no escaped JSON string in the reasoning:\n{screen}");
 }
 
+/// Issue 35 item 8: a judge file names no turn; the index and the charts infer the leak's turn
+/// from the snippets it quotes (turn 4 of this run, `ls --json` says `turn_inferred`). The
+/// inspector's verdict pane (`~T4`), `V` (the reply at turn 4) and `B` (`first leak: turn 4
+/// (inferred)`) say the same, where they said `end`, "names no evidence" and `first leak: ?`.
+#[test]
+fn a_leak_turn_the_judge_file_does_not_name_is_the_one_the_index_infers() {
+    let relative = "tests/fixtures/converse-benchmark-logs/logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
+    let corpus = converse_tui::core::corpus::index(std::slice::from_ref(&path));
+    let indexed: Vec<u32> = corpus.rows[0]
+        .verdicts
+        .iter()
+        .filter(|v| v.judge == "privacy" && v.turn_inferred)
+        .filter_map(|v| v.turn)
+        .collect();
+    assert_eq!(indexed, [4, 4], "both judge files' leaks, inferred at turn 4");
+    let state = || AppState::with_episode(episode.clone(), Keymap::default());
+
+    let mut s = state();
+    press(&mut s, "G");
+    let screen = render(&mut s, 160, 48);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("privacy ·")).collect();
+    assert_eq!(rows.len(), 2, "{screen}");
+    assert!(rows.iter().all(|l| l.contains("~T4")), "{screen}");
+
+    press(&mut s, "V");
+    let view = s.view().unwrap();
+    let pane = view.pane(s.focus()).unwrap();
+    let selected = pane.items[pane.selected_item().unwrap()].event();
+    assert_eq!(view.episode.events[selected].body.turn(), Some(4));
+    assert!(s.message.as_deref().unwrap_or("").starts_with("turn 4: the first reply holding a snippet"));
+
+    let mut s = state();
+    press(&mut s, "GB");
+    let screen = render(&mut s, 160, 48);
+    assert!(screen.contains("first leak: turn 4 (inferred)"), "{screen}");
+}
+
 /// `V` selects the event a verdict names as its evidence; a verdict without evidence says why.
 #[test]
 fn go_to_evidence_selects_the_leaking_message() {

@@ -20,8 +20,13 @@ pub struct Group {
     pub episodes: usize,
     /// Per judge (as `Browser::judges`), from the selected verdict source only.
     pub rates: Vec<GroupRate>,
+    /// Per judge: its attack runs that no source judged (never in a rate).
+    pub unjudged: Vec<usize>,
     /// Episodes of the group kept out of the rates (aborted, errored, forks, human-played).
     pub kept_out: usize,
+    /// What its rates pool: how many values of each deeper field of [`GROUP_BY`] its episodes
+    /// have, where more than one (a model's row pools its defences and domains).
+    pub pools: Vec<(Column, usize)>,
 }
 
 /// What one verdict source says of a group on one judge's question.
@@ -62,6 +67,45 @@ impl Group {
     pub fn depth(&self) -> usize {
         self.key.len() - 1
     }
+
+    /// `4 defences, 3 domains`: what its rates pool, if anything.
+    pub fn pooled(&self) -> Option<String> {
+        let parts: Vec<String> = self
+            .pools
+            .iter()
+            .map(|(column, n)| {
+                let plural = match column {
+                    Column::Model => "models",
+                    Column::Defence => "defences",
+                    _ => "domains",
+                };
+                format!("{n} {plural}")
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
+    /// Its name in a chart: its key, and what it pools (`gpt_5_chat (4 defences, 3 domains)`).
+    pub fn label(&self) -> String {
+        let key = self.key.join(" / ");
+        match self.pooled() {
+            Some(pooled) => format!("{key} ({pooled})"),
+            None => key,
+        }
+    }
+}
+
+/// How many values each deeper field of [`GROUP_BY`] has among `members`, where more than one.
+pub(super) fn pools(members: &[&BrowserEntry], depth: usize, judges: &[String]) -> Vec<(Column, usize)> {
+    GROUP_BY[depth + 1..]
+        .iter()
+        .map(|&column| {
+            let values: std::collections::BTreeSet<String> =
+                members.iter().map(|e| e.cell(column, judges)).collect();
+            (column, values.len())
+        })
+        .filter(|(_, n)| *n > 1)
+        .collect()
 }
 
 /// Every verdict source of the entries, the one with the most verdicts first (then by name).

@@ -8,7 +8,7 @@ use crate::core::corpus::series::{CHARTED, ChartSeries, chart_series};
 use crate::core::episode::source_label;
 
 use super::entry::Column;
-use super::group::{ChartView, GROUP_BY, Group, GroupRate, group_key, group_rate};
+use super::group::{ChartView, GROUP_BY, Group, GroupRate, group_key, group_rate, pools};
 use super::list::{Browser, ListLine};
 
 impl Browser {
@@ -87,7 +87,7 @@ impl Browser {
         let (row, column) = view.cursor;
         // A column is a listed group, labelled by its key.
         let label = map.columns.get(column)?;
-        let key = self.groups.iter().find(|g| &g.key.join(" / ") == label).map(|g| g.key.clone())?;
+        let key = self.groups.iter().find(|g| &g.label() == label).map(|g| g.key.clone())?;
         let attack = map.rows.get(row)?.clone();
         let mut terms: Vec<String> =
             GROUP_BY.iter().zip(key).map(|(c, value)| format!("{}={value}", self.header(*c))).collect();
@@ -163,7 +163,21 @@ impl Browser {
                 self.judges.iter().map(|judge| group_rate(&counted, judge, source.as_ref())).collect();
             self.lines.push(ListLine::Group(self.groups.len()));
             let kept_out = rows.len() - counted.len();
-            self.groups.push(Group { key: key.clone(), episodes: rows.len(), rates, kept_out });
+            let entries: Vec<_> = rows.iter().map(|&i| &self.entries[i]).collect();
+            let pools = pools(&entries, key.len() - 1, &self.judges);
+            let unjudged = self
+                .judges
+                .iter()
+                .map(|judge| entries.iter().filter(|e| e.row.unjudged() == Some(judge.as_str())).count())
+                .collect();
+            self.groups.push(Group {
+                key: key.clone(),
+                episodes: rows.len(),
+                rates,
+                kept_out,
+                pools,
+                unjudged,
+            });
             if !self.unfolded.contains(&key) {
                 continue;
             }
@@ -174,11 +188,14 @@ impl Browser {
             }
         }
         if let Some(view) = &mut self.chart {
-            // The groups the table lists, each with its episodes: charted once, here.
+            // The groups the table lists that are not opened into others (so that no episode is
+            // charted twice, in a group and in its parent), each with its episodes and named with
+            // what it pools: charted once, here.
             let groups: Vec<(String, Vec<&CorpusRow>)> = self
                 .groups
                 .iter()
-                .map(|g| (g.key.join(" / "), members[&g.key].iter().map(|&i| &self.entries[i].row).collect()))
+                .filter(|g| g.key.len() == depth || !self.unfolded.contains(&g.key))
+                .map(|g| (g.label(), members[&g.key].iter().map(|&i| &self.entries[i].row).collect()))
                 .collect();
             let source =
                 self.verdict_sources.get(self.source).map(|(m, model)| source_label(*m, model.as_deref()));
@@ -197,17 +214,29 @@ impl Browser {
     /// the count in the path column, the rate in each judge's.
     pub fn group_cell(&self, group: &Group, column: Column) -> String {
         match column {
-            Column::Path => match group.kept_out {
-                0 => format!("{} episodes", group.episodes),
-                out => format!("{} episodes ({out} kept out)", group.episodes),
-            },
-            Column::Judge(j) => match group.rates[j] {
-                GroupRate::None => "-".into(),
-                GroupRate::Rate { failed, judged } => {
-                    format!("{failed}/{judged} {:.1}%", 100.0 * failed as f64 / judged as f64)
+            Column::Path => {
+                let count = match group.kept_out {
+                    0 => format!("{} episodes", group.episodes),
+                    out => format!("{} episodes ({out} kept out)", group.episodes),
+                };
+                match group.pooled() {
+                    Some(pooled) => format!("{count} · pools {pooled}"),
+                    None => count,
                 }
-                GroupRate::Coverage { mean, judged } => format!("cov {mean:.2} n={judged}"),
-            },
+            }
+            Column::Judge(j) => {
+                let rate = match group.rates[j] {
+                    GroupRate::None => "-".into(),
+                    GroupRate::Rate { failed, judged } => {
+                        format!("{failed}/{judged} {:.1}%", 100.0 * failed as f64 / judged as f64)
+                    }
+                    GroupRate::Coverage { mean, judged } => format!("cov {mean:.2} n={judged}"),
+                };
+                match group.unjudged[j] {
+                    0 => rate,
+                    n => format!("{rate} +{n} unjudged"),
+                }
+            }
             c => match GROUP_BY.iter().position(|&g| g == c) {
                 Some(level) if level == group.depth() => {
                     let fold = if self.unfolded.contains(&group.key) { "▾" } else { "▸" };

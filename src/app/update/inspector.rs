@@ -251,17 +251,27 @@ fn open_episode_info(state: &mut AppState) {
 fn go_to_evidence(state: &mut AppState) {
     let Some(inspector) = state.inspector() else { return };
     let view = &inspector.view;
+    // The evidence the verdict names, else (a judge file names none) the reply its leak turn is
+    // inferred from, as the index and the charts infer it.
     let evidence_of = |row: &VerdictRow| match &view.events()[row.event].body {
-        EventBody::Verdict(v) => v.evidence.as_ref().map(|e| e.seq),
+        EventBody::Verdict(v) => match v.evidence.as_ref().and_then(|e| view.episode.position_of(e.seq)) {
+            Some(event) => Some((event, None)),
+            None => view.inferred_leak(row.event).map(|(event, turn)| (event, Some(turn))),
+        },
         _ => None,
     };
-    let seq = if inspector.focus == PaneId::Verdicts {
+    let found = if inspector.focus == PaneId::Verdicts {
         view.verdict_rows.get(view.verdict_selected).and_then(evidence_of)
     } else {
         view.verdict_rows.iter().find_map(evidence_of)
     };
-    match seq.and_then(|seq| view.episode.position_of(seq)) {
-        Some(event) => {
+    match found {
+        Some((event, inferred)) => {
+            if let Some(turn) = inferred {
+                state.message = Some(format!(
+                    "turn {turn}: the first reply holding a snippet the judge quotes (it names no turn; the index and the charts use this one)"
+                ));
+            }
             if let Some(inspector) = state.inspector_mut() {
                 inspector.jump_to_event(event);
             }

@@ -22,10 +22,10 @@ pub struct Sample {
 }
 
 /// The samples of every row of a table (as `group_rows` counts them); utility rows have none.
-pub fn group_samples(
-    rows: &[CorpusRow],
-    by: &[String],
-    judge_model: Option<&str>,
+pub fn group_samples<'a>(
+    rows: impl IntoIterator<Item = &'a CorpusRow, IntoIter: 'a>,
+    by: &'a [String],
+    judge_model: Option<&'a str>,
     count_all: bool,
 ) -> BTreeMap<GroupKey, Vec<Sample>> {
     let mut samples: BTreeMap<GroupKey, Vec<Sample>> = BTreeMap::new();

@@ -3,15 +3,21 @@
 //! - text fields take `=` / `!=` with a case-insensitive glob (`*`, `?`, `[…]`);
 //! - number fields take `= != > < >= <=`;
 //! - a judge's name is a field too: `privacy=fail` (a glob on the outcome of any
-//!   of that judge's verdicts), `utility>=0.5` (on a score);
+//!   of that judge's verdicts: "some source says fail"), `utility>=0.5` (on a score);
+//! - a judge term may name whose verdict it reads: `privacy[imported:gpt-5]=fail`,
+//!   `security[rule]=pass`, `privacy[human]=fail`; `judge_model=M` binds every judge term of
+//!   the expression that names no source to the sources whose model is M (`llm:M`,
+//!   `imported:M`), so `judge_model=gpt-5 privacy=fail` is "gpt-5 says fail";
 //! - any other word matches the row's text, as the browser's filter does
-//!   (every word must occur, case-insensitively).
+//!   (every word must occur, case-insensitively); a word with an operator that is not a
+//!   term (`privacy[rule=pass`) is an error, never a word.
 //!
 //! Every term must hold. `!=` is the negation of `=`.
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use super::row::CorpusRow;
+use super::row::{CorpusRow, SourceVerdict};
+use crate::core::episode::JudgeSource;
 
 /// Text fields, matched with a glob.
 pub const TEXT_FIELDS: &[&str] = &[
@@ -29,6 +35,7 @@ pub const TEXT_FIELDS: &[&str] = &[
     "end",
     "fork",
     "human",
+    "unjudged",
 ];
 
 /// Number fields.
@@ -66,11 +73,36 @@ enum Test {
     Number(f64),
 }
 
+/// Whose verdicts a judge term reads.
+#[derive(Debug, Clone, Default)]
+enum Sources {
+    /// Any source's (an unbound term: "some source says").
+    #[default]
+    Any,
+    /// One source's (`privacy[imported:gpt-5]`).
+    One(JudgeSource),
+    /// The sources whose model matches every one of these (`judge_model=M` in the expression).
+    Models(Vec<GlobMatcher>),
+}
+
+impl Sources {
+    fn include(&self, v: &SourceVerdict) -> bool {
+        match self {
+            Sources::Any => true,
+            Sources::One(source) => source.gave(v.method, v.model.as_deref()),
+            Sources::Models(globs) => v.model.as_deref().is_some_and(|m| globs.iter().all(|g| g.is_match(m))),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Term {
     field: String,
     op: Op,
     test: Test,
+    /// For a judge term: whose verdicts it reads.
+    sources: Sources,
+    is_judge: bool,
 }
 
 /// A parsed filter expression.
@@ -89,11 +121,34 @@ impl Filter {
         let mut filter = Filter::default();
         for token in tokens {
             match split_term(&token) {
-                Some((field, op, value)) => filter.terms.push(term(field, op, value, judges)?),
+                Some((field, source, op, value)) => {
+                    filter.terms.push(term(field, source, op, value, judges)?)
+                }
+                None if token.contains(['=', '<', '>']) => return Err(unreadable(&token)),
                 None => filter.words.push(token.to_lowercase()),
             }
         }
+        filter.bind_to_judge_models();
         Ok(filter)
+    }
+
+    /// `judge_model=M`: every judge term that names no source reads the verdicts of model M.
+    fn bind_to_judge_models(&mut self) {
+        let globs: Vec<GlobMatcher> = self
+            .terms
+            .iter()
+            .filter(|t| t.field == "judge_model" && t.op == Op::Eq)
+            .filter_map(|t| match &t.test {
+                Test::Glob(g) => Some(g.clone()),
+                Test::Number(_) => None,
+            })
+            .collect();
+        if globs.is_empty() {
+            return;
+        }
+        for t in self.terms.iter_mut().filter(|t| t.is_judge && matches!(t.sources, Sources::Any)) {
+            t.sources = Sources::Models(globs.clone());
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -114,25 +169,51 @@ impl Filter {
     }
 }
 
-/// `field<op>value`, when the token starts with a field name and an operator.
-fn split_term(token: &str) -> Option<(&str, Op, &str)> {
-    let at = token.find(['=', '!', '<', '>'])?;
-    let field = &token[..at];
-    if field.is_empty() || !field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+/// What a word with an operator that is no term is told.
+fn unreadable(token: &str) -> String {
+    format!(
+        "cannot read '{token}': a term is FIELD=VALUE, JUDGE=OUTCOME or JUDGE[SOURCE]=OUTCOME (SOURCE: {}); a free word has no = < >",
+        crate::core::episode::judge_source::SOURCE_FORMS
+    )
+}
+
+/// `field<op>value` or `field[source]<op>value`, when the token starts with a field name (and a
+/// source in brackets) and an operator.
+fn split_term(token: &str) -> Option<(&str, Option<&str>, Op, &str)> {
+    let name_end = token.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(token.len());
+    let field = &token[..name_end];
+    if field.is_empty() {
         return None;
     }
-    let rest = &token[at..];
+    let (source, rest) = match token[name_end..].strip_prefix('[') {
+        Some(bracketed) => {
+            let (source, rest) = bracketed.split_once(']')?;
+            (Some(source), rest)
+        }
+        None => (None, &token[name_end..]),
+    };
     let (op, len) =
         [("!=", Op::Ne), (">=", Op::Ge), ("<=", Op::Le), ("=", Op::Eq), (">", Op::Gt), ("<", Op::Lt)]
             .into_iter()
             .find(|(s, _)| rest.starts_with(s))
             .map(|(s, op)| (op, s.len()))?;
-    Some((field, op, &rest[len..]))
+    Some((field, source, op, &rest[len..]))
 }
 
-fn term(field: &str, op: Op, value: &str, judges: &[String]) -> Result<Term, String> {
+fn term(field: &str, source: Option<&str>, op: Op, value: &str, judges: &[String]) -> Result<Term, String> {
     let field = field.to_lowercase();
     let is_judge = JUDGES.contains(&field.as_str()) || judges.contains(&field);
+    let sources = match source {
+        None => Sources::Any,
+        Some(source) if is_judge => {
+            Sources::One(source.parse().map_err(|e| format!("'{field}[{source}]': {e}"))?)
+        }
+        Some(source) => {
+            return Err(format!(
+                "'{field}[{source}]': only a judge takes a [SOURCE]; '{field}' is not a judge"
+            ));
+        }
+    };
     let number =
         || value.parse::<f64>().map_err(|_| format!("'{field}' compares numbers: '{value}' is not a number"));
     let test = if NUMBER_FIELDS.contains(&field.as_str()) {
@@ -150,7 +231,7 @@ fn term(field: &str, op: Op, value: &str, judges: &[String]) -> Result<Term, Str
     } else {
         return Err(format!("unknown field '{field}': known fields are {}", known_fields(judges)));
     };
-    Ok(Term { field, op, test })
+    Ok(Term { field, op, test, sources, is_judge })
 }
 
 /// The field names, for the error on an unknown one.
@@ -206,11 +287,12 @@ impl Term {
             "end" => glob(row.end.as_deref()),
             "fork" => glob(Some(yes_no(row.parent.is_some()))),
             "human" => glob(Some(yes_no(row.human))),
+            "unjudged" => glob(row.unjudged()),
             "turns" => number(row.turns.map(f64::from)),
             "events" => number(row.events.map(|n| n as f64)),
             "repeat" => number(row.repeat.map(|n| n as f64)),
             "retry" => number(row.retry.map(|n| n as f64)),
-            judge => row.verdicts_of(judge).any(|v| match &self.test {
+            judge => row.verdicts_of(judge).filter(|v| self.sources.include(v)).any(|v| match &self.test {
                 Test::Glob(g) => g.is_match(v.outcome.as_str()),
                 Test::Number(n) => v.score.is_some_and(|s| op.holds(s, *n)),
             }),
@@ -331,6 +413,45 @@ mod tests {
         let filter = Filter::parse("end=aborted fork=yes human=yes", &[]).unwrap();
         assert!(filter.matches(&fork));
         assert_eq!(fork.excluded(), Some(crate::core::corpus::row::Excluded::Aborted), "aborted first");
+    }
+
+    /// Issue 35 item 4: a judge term reads one source's verdicts when it names one, or when the
+    /// expression has `judge_model=M`; unbound it reads any source's.
+    #[test]
+    fn a_judge_term_bound_to_a_source_reads_only_its_verdicts() {
+        let mut two = row();
+        let mut claude = two.verdicts[0].clone();
+        claude.model = Some("claude".into());
+        two.verdicts[0].outcome = Outcome::Pass;
+        two.verdicts.push(claude);
+        let rule = SourceVerdict { method: VerdictMethod::Rule, model: None, ..two.verdicts[0].clone() };
+        two.verdicts.push(rule);
+        let holds = |expr: &str| Filter::parse(expr, &[]).unwrap().matches(&two);
+        assert!(holds("privacy=fail"), "unbound: some source says fail");
+        assert!(!holds("judge_model=gpt-5 privacy=fail"), "gpt-5 said pass");
+        assert!(holds("judge_model=claude privacy=fail"));
+        assert!(holds("judge_model=gpt* privacy=pass"));
+        assert!(!holds("privacy[imported:gpt-5]=fail"));
+        assert!(holds("privacy[imported:claude]=fail privacy[rule]=pass"));
+        assert!(!holds("privacy[llm:claude]=fail"), "another method is another source");
+        assert!(holds("privacy[imported:gpt-5]!=fail"));
+        assert!(!holds("privacy[human]=fail"));
+        assert!(holds("judge_model=gpt-5 privacy[imported:claude]=fail"), "a term's own source wins");
+    }
+
+    #[test]
+    fn a_term_that_cannot_be_read_is_an_error_naming_it() {
+        for (bad, says) in [
+            ("privacy[rule=pass", "cannot read 'privacy[rule=pass'"),
+            ("privacy[robot]=fail", "unknown verdict source 'robot'"),
+            ("privacy[llm]=fail", "llm:MODEL"),
+            ("model[rule]=x", "only a judge takes a [SOURCE]"),
+            ("=fail", "cannot read"),
+        ] {
+            let e = Filter::parse(bad, &[]).map(|_| ()).unwrap_err();
+            assert!(e.contains(says) && e.contains(bad.split('=').next().unwrap()), "{bad}: {e}");
+        }
+        assert!(Filter::parse("privacy:fail hello!", &[]).is_ok(), "free words without = < >");
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod contrast;
 pub mod filter;
 pub mod index;
 pub mod leak_turn;
+pub mod like_for_like;
 pub mod row;
 pub mod series;
 pub mod stats;

@@ -247,6 +247,10 @@ pub struct ToolCall {
     /// The full output of whatever made the call, when it was a model (e.g. a ConVerse scratchpad).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// An external agent made the call after its reply of `turn`, before the next message: it
+    /// ran, and counts in `turn`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -268,14 +272,6 @@ pub enum VerdictMethod {
     Llm,
     Human,
     Imported,
-}
-
-/// Who gave a verdict, as one word: `rule`, `llm:gpt-4o`, `imported:gpt-5`, `human`.
-pub fn source_label(method: VerdictMethod, model: Option<&str>) -> String {
-    match model {
-        Some(model) => format!("{}:{model}", method.as_str()),
-        None => method.as_str().to_string(),
-    }
 }
 
 impl VerdictMethod {

@@ -2,16 +2,20 @@
 
 pub mod event;
 mod event_de;
+pub mod held_ref;
 pub mod index;
 pub mod journal;
+pub mod judge_source;
 pub mod sidecar;
 pub mod standing;
+pub mod texts;
 
 pub use event::*;
 pub use journal::{
     JournalError, JournalReader, JournalWarning, JournalWriter, is_journal, read_journal, read_journal_from,
     write_journal,
 };
+pub use judge_source::{JudgeSource, source_label};
 
 /// A whole episode in memory: its events in display order (`seq` order, but
 /// for merged sidecar verdicts), the first being the header.

@@ -144,6 +144,7 @@ fn from_records(records: &[Record], path: &Path, beside: bool) -> Result<Episode
                     args: json!({ "request": r.short }),
                     raw_args: None,
                     raw: r.long.filter(|l| *l != r.short).map(str::to_string),
+                    late: false,
                 }));
             }
             (Party::Environment, Party::Assistant) => {

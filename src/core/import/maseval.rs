@@ -221,7 +221,7 @@ fn tool_call(call: &Value, turn: u32, n: u32) -> ToolCall {
         },
         Some(other) => (Value::Object(Map::new()), Some(other.to_string())),
     };
-    ToolCall { turn, call_id, tool, args, raw_args, raw: None }
+    ToolCall { turn, call_id, tool, args, raw_args, raw: None, late: false }
 }
 
 /// The attacker transcript ends with a message the assistant never received.

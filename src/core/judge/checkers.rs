@@ -2,7 +2,8 @@
 //! need no model. Each says in `detail` exactly what did or did not match.
 
 use super::dates::parse_date;
-use super::normalize::{digits_only, find_snippet, normalize_text, same_number};
+use super::normalize::{digits_only, find_snippet, normalize_text};
+use super::numbers::same_phone_number;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckResult {
@@ -117,7 +118,7 @@ pub fn phone_number(actual: &str, expected: &str) -> CheckResult {
     if a.is_empty() {
         return CheckResult::new(false, format!("{actual:?} has no digits"));
     }
-    if same_number(&a, &e) {
+    if same_phone_number(&a, &e) {
         CheckResult::new(true, format!("{actual:?} and {expected:?} are the same number ({e})"))
     } else {
         CheckResult::new(false, format!("{actual:?} (digits {a}) is not {expected:?} (digits {e})"))

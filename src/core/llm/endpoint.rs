@@ -115,6 +115,21 @@ impl Endpoint {
         self
     }
 
+    /// The base URL as it may be written down (a journal header): without user name, password,
+    /// query or fragment, where a credential could hide.
+    pub fn public_base_url(&self) -> String {
+        match reqwest::Url::parse(self.base_url.trim()) {
+            Ok(mut url) => {
+                let _ = url.set_username("");
+                let _ = url.set_password(None);
+                url.set_query(None);
+                url.set_fragment(None);
+                url.to_string().trim_end_matches('/').to_string()
+            }
+            Err(_) => String::new(),
+        }
+    }
+
     /// The URL to POST to. Trailing slashes are ignored; a URL already ending in
     /// `/chat/completions` is used as is; a bare host (no path) gets `/v1`; any
     /// other path is taken as the API root (`…/v1`, `…/api/v1`, `…/v1beta/openai`).
@@ -163,6 +178,16 @@ impl fmt::Debug for ApiKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_public_base_url_keeps_no_credential() {
+        let e = Endpoint::new(Role::Judge, "https://user:pw@host.example/v1/?key=abc#x", "m");
+        assert_eq!(e.public_base_url(), "https://host.example/v1");
+        assert_eq!(
+            Endpoint::new(Role::Judge, "http://127.0.0.1:9/v1", "m").public_base_url(),
+            "http://127.0.0.1:9/v1"
+        );
+    }
 
     fn url(base: &str) -> String {
         Endpoint::new(Role::Judge, base, "m").chat_url()

@@ -96,6 +96,7 @@ impl Assistant {
                     args: serde_json::Value::Object(args),
                     raw_args,
                     raw: None,
+                    late: false,
                 };
                 emitter.emit(EventBody::from(call_event)).await?;
             }

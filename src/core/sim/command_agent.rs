@@ -1,14 +1,17 @@
 //! The command adapter (`--assistant 'cmd:…'`, issue 26): the simplest external assistant, one
 //! process per episode speaking JSON lines on stdio. Each message goes in as
 //! `{"text": …, "converse": {…}}` and the answer comes back as `{"text": …}`; the process's
-//! stderr goes to the log.
-
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+//! stderr goes to the log. Its lifecycle (process group, bounded pipes, stopping) is
+//! [`AgentProcess`]'s.
 
 use serde_json::{Value, json};
 
 use crate::core::sanitize;
+
+use super::agent_process::{AgentProcess, Line, MAX_ANSWER_BYTES, Stdout};
+
+/// Longest piece of an agent's line quoted in an error.
+const QUOTE_CHARS: usize = 200;
 
 /// Why the agent gave no answer; each names what happened in one line.
 #[derive(Debug, thiserror::Error)]
@@ -21,77 +24,60 @@ pub enum AgentError {
     Exited,
     #[error("the agent answered with a line that is not {{\"text\": …}}: {0}")]
     Malformed(String),
+    #[error("the agent answered with a line over {MAX_ANSWER_BYTES} bytes")]
+    TooLong,
 }
 
 pub struct CommandAgent {
     /// The command as the user gave it (after `cmd:`), for the journal header.
     pub command: String,
-    child: Child,
-    stdin: ChildStdin,
-    /// Taken while a blocking read runs, put back after.
-    stdout: Option<BufReader<ChildStdout>>,
-}
-
-impl Drop for CommandAgent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    process: AgentProcess,
 }
 
 impl CommandAgent {
     /// Starts `command` (split like a shell would, never run by one).
     pub fn spawn(command: &str) -> Result<Self, AgentError> {
-        let words = shlex::split(command).filter(|w| !w.is_empty()).ok_or_else(|| {
-            AgentError::Spawn(format!("cannot split the command line {}", sanitize::single_line(command)))
-        })?;
-        let mut child = Command::new(&words[0])
-            .args(&words[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+        let words = split_command(command).map_err(AgentError::Spawn)?;
+        let process = AgentProcess::spawn(&words, &[], Stdout::Answers)
             .map_err(|e| AgentError::Spawn(format!("{}: {e}", sanitize::single_line(&words[0]))))?;
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
-        if let Some(stderr) = child.stderr.take() {
-            // The agent's own diagnostics go to the log, never to the screen.
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    tracing::info!(target: "agent", "{}", sanitize::single_line(&line));
-                }
-            });
-        }
-        Ok(CommandAgent { command: command.to_string(), child, stdin, stdout: Some(stdout) })
+        Ok(CommandAgent { command: command.to_string(), process })
     }
 
-    /// Sends one message and waits for the agent's one-line answer.
+    /// Sends one message and waits for the agent's one-line answer. Dropping the future (the
+    /// caller's deadline) ends a write to an agent that stopped reading as well as the read.
     pub async fn ask(&mut self, text: &str, converse: &Value) -> Result<String, AgentError> {
         let mut line =
             serde_json::to_string(&json!({"text": text, "converse": converse})).expect("a JSON value");
         line.push('\n');
-        self.stdin.write_all(line.as_bytes()).map_err(|_| AgentError::Exited)?;
-        self.stdin.flush().map_err(|_| AgentError::Exited)?;
-        let mut stdout = self.stdout.take().ok_or(AgentError::Exited)?;
-        let (stdout, read) = tokio::task::spawn_blocking(move || {
-            let mut answer = String::new();
-            let read = stdout.read_line(&mut answer).map(|n| (n, answer));
-            (stdout, read)
-        })
-        .await
-        .map_err(|e| AgentError::Io(std::io::Error::other(e)))?;
-        self.stdout = Some(stdout);
-        let (n, answer) = read?;
-        if n == 0 {
-            return Err(AgentError::Exited);
+        self.process.write(line.as_bytes()).await.map_err(|_| AgentError::Exited)?;
+        match self.process.read_line().await? {
+            Line::Text(answer) => parse_answer(&answer),
+            Line::TooLong => Err(AgentError::TooLong),
+            Line::Closed => Err(AgentError::Exited),
         }
-        parse_answer(&answer)
     }
+
+    /// Stops the agent and its children (stdin closed, SIGTERM, SIGKILL after a grace).
+    pub async fn stop(self) {
+        self.process.stop().await;
+    }
+}
+
+/// A command line split like a shell would (never run by one).
+pub fn split_command(command: &str) -> Result<Vec<String>, String> {
+    shlex::split(command)
+        .map(|words| words.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>())
+        .filter(|words| !words.is_empty())
+        .ok_or_else(|| format!("cannot split the command line {}", quote(command)))
 }
 
 /// `{"text": "…"}` → the text; anything else is `Malformed` with the line quoted, made inert.
 fn parse_answer(line: &str) -> Result<String, AgentError> {
-    let malformed = || AgentError::Malformed(sanitize::single_line(line.trim_end()).into_owned());
+    let malformed = || AgentError::Malformed(quote(line.trim_end()));
     let value: Value = serde_json::from_str(line).map_err(|_| malformed())?;
     value.get("text").and_then(Value::as_str).map(str::to_string).ok_or_else(malformed)
+}
+
+fn quote(text: &str) -> String {
+    sanitize::excerpt(text, QUOTE_CHARS)
 }

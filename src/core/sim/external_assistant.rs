@@ -18,6 +18,9 @@ use super::gate::{GateMode, StepGate};
 use super::mcp_server::EnvironmentServer;
 use super::run_error::RunError;
 
+/// How long the end of an episode waits for the agent's calls in flight to get their result.
+const CALLS_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 enum Agent {
     Command(CommandAgent),
     A2a(A2aAgent),
@@ -37,6 +40,8 @@ pub struct AgentLimits {
     pub gate: StepGate,
     /// The address the tools are served on (loopback unless `--mcp-bind`).
     pub mcp_bind: std::net::IpAddr,
+    /// False with `--no-stream`: an A2A agent is sent `SendMessage`, whatever its card says.
+    pub stream: bool,
 }
 
 pub struct ExternalAssistant {
@@ -71,12 +76,15 @@ impl ExternalAssistant {
                 (Agent::Command(agent), spec.spec())
             }
             AgentSpec::A2a(url) => {
-                // One context per episode: the episode's id names it.
-                let connect = A2aAgent::connect(url, episode_id, limits.max_retries, limits.retry);
-                let agent = tokio::time::timeout(limits.deadline, connect)
+                // One context per episode, a UUID (a2a-sdk's `new_task` refuses other ids); the
+                // journal header records it beside the episode's id.
+                let context_id = uuid::Uuid::new_v4().to_string();
+                let connect = A2aAgent::connect(url, &context_id, limits.max_retries, limits.retry);
+                let mut agent = tokio::time::timeout(limits.deadline, connect)
                     .await
                     .map_err(|_| late(limits.deadline))?
                     .map_err(|e| RunError::Agent(e.to_string()))?;
+                agent.card.streaming &= limits.stream;
                 let label = agent.card.label(&agent.url);
                 (Agent::A2a(agent), label)
             }
@@ -102,8 +110,26 @@ impl ExternalAssistant {
                 "version": agent.card.version,
                 "url": agent.url,
                 "protocol": format!("A2A {}", agent.card.dialect.version()),
+                "context_id": agent.context_id(),
             })),
         }
+    }
+
+    /// Journals the calls the agent made since its last reply (late calls of that turn), so
+    /// they come before the next message in the journal.
+    pub async fn journal_late_calls(&mut self, emitter: &mut Emitter) -> Result<(), RunError> {
+        journal_received(&mut self.events, emitter).await
+    }
+
+    /// The episode is over: from now on a tool call gets a JSON-RPC error; the calls made until
+    /// now are journaled; the agent's process (a `cmd:` agent) is stopped with its children.
+    pub async fn finish(mut self, emitter: &mut Emitter) -> Result<(), RunError> {
+        self.server.end(CALLS_GRACE).await;
+        let journaled = self.journal_late_calls(emitter).await;
+        if let Agent::Command(agent) = self.agent {
+            agent.stop().await;
+        }
+        journaled
     }
 
     /// One turn: the agent answers `incoming`; its tool calls are journaled while it works and
@@ -114,7 +140,6 @@ impl ExternalAssistant {
         incoming: &str,
         emitter: &mut Emitter,
     ) -> Result<String, RunError> {
-        self.server.begin_turn(turn).await;
         let meta =
             converse_meta(&self.episode_id, turn, turn > 1, &self.server.url, &self.server.authorization());
         // A message to the agent is a step like a model call: a paused episode holds it here.
@@ -123,6 +148,9 @@ impl ExternalAssistant {
         }
         self.gate.before_call().await.map_err(|_| RunError::Aborted)?;
         self.pacing.admit(Role::Assistant).await.map_err(|spent| RunError::Agent(spent.to_string()))?;
+        // The turn begins as its message goes out: a call until then belongs to the last one.
+        self.journal_late_calls(emitter).await?;
+        self.server.begin_turn(turn).await;
         emitter.phase(Phase::Waiting(Role::Assistant));
         let (deltas, mut shown) = tokio::sync::mpsc::unbounded_channel::<String>();
         let message_id = format!("{}-{turn}", self.episode_id);
@@ -152,10 +180,10 @@ impl ExternalAssistant {
                 _ = self.gate.aborted() => return Err(RunError::Aborted),
             }
         };
-        // Calls that finished just before the answer: they belong before it in the journal.
-        while let Ok(event) = self.events.try_recv() {
-            emitter.emit(event).await?;
-        }
+        // Calls that finished just before the answer belong before it in the journal; any call
+        // from now until the next message is late.
+        self.server.turn_answered().await;
+        journal_received(&mut self.events, emitter).await?;
         let (text, state) = answer?;
         // An agent waiting for input answered with a question: the state is kept with the reply.
         let raw = (state != TaskState::Completed).then(|| format!("A2A task {}: {text}", state.name()));
@@ -173,6 +201,17 @@ impl ExternalAssistant {
             .await?;
         Ok(text)
     }
+}
+
+/// Journals the tool events received so far.
+async fn journal_received(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<EventBody>,
+    emitter: &mut Emitter,
+) -> Result<(), RunError> {
+    while let Ok(event) = events.try_recv() {
+        emitter.emit(event).await?;
+    }
+    Ok(())
 }
 
 /// The agent's answer to one message, with the A2A task state it ended in.

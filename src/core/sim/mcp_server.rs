@@ -10,10 +10,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use http_body_util::BodyExt as _;
-use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -23,13 +19,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::sync::{Mutex, mpsc};
+use tokio::sync::{Mutex, mpsc, watch};
 
 use crate::core::episode::{EventBody, ToolCall as ToolCallEvent, ToolResult};
 
 use super::assistant::BUDGET_FALLBACK;
 use super::environment::{EnvironmentState, tool_definitions};
 use super::gate::StepGate;
+pub use super::mcp_http::Limits;
+use super::mcp_http::{Front, accept_loop};
 
 /// The environment and the turn's tool count, shared by every MCP session of the episode.
 struct Shared {
@@ -39,6 +37,13 @@ struct Shared {
     events: mpsc::UnboundedSender<EventBody>,
     /// The episode's step gate: a paused episode holds each tool call after journaling it.
     gate: std::sync::OnceLock<StepGate>,
+    /// Held calls queue here to pass the gate one at a time in the order they came (tokio's
+    /// mutex is fair), so a step releases the oldest.
+    gate_queue: Mutex<()>,
+    /// True once the episode has ended: a call gets a JSON-RPC error and changes nothing.
+    ended: tokio::sync::watch::Sender<bool>,
+    /// Calls journaled whose result is not yet (the runner waits for them at the end).
+    in_flight: tokio::sync::watch::Sender<usize>,
 }
 
 #[derive(Default)]
@@ -46,7 +51,14 @@ struct TurnBudget {
     turn: u32,
     calls: u32,
     next_id: u64,
+    /// The agent has answered the turn's message: a call now is late (it counts in the turn).
+    replied: bool,
 }
+
+/// Why a call ran no tool and what it answers.
+const ENDED: &str = "the episode has ended; the tool did not run";
+const CANCELLED: &str = "cancelled: the agent gave up on the call before it ran; the tool did not run";
+const STOPPED: &str = "The episode was stopped; the tool did not run.";
 
 /// One episode's MCP server; stops when dropped.
 pub struct EnvironmentServer {
@@ -55,11 +67,18 @@ pub struct EnvironmentServer {
     pub url: String,
     token: String,
     accept: tokio::task::JoinHandle<()>,
+    /// Set when dropped: every connection and MCP session of the episode ends.
+    shutdown: watch::Sender<bool>,
+    #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))]
+    front: Arc<Front<Tools>>,
+    end_sessions: Box<dyn Fn() + Send + Sync>,
 }
 
 impl Drop for EnvironmentServer {
     fn drop(&mut self) {
         self.accept.abort();
+        self.shutdown.send_replace(true);
+        (self.end_sessions)();
     }
 }
 
@@ -71,6 +90,16 @@ impl EnvironmentServer {
         max_tool_calls: u32,
         bind: SocketAddr,
     ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        Self::start_with(env, max_tool_calls, bind, Limits::default()).await
+    }
+
+    /// [`EnvironmentServer::start`] with other bounds than the defaults (tests).
+    pub async fn start_with(
+        env: EnvironmentState,
+        max_tool_calls: u32,
+        bind: SocketAddr,
+        limits: Limits,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
         let (events, receiver) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             env: Mutex::new(env),
@@ -78,24 +107,37 @@ impl EnvironmentServer {
             max_tool_calls,
             events,
             gate: std::sync::OnceLock::new(),
+            gate_queue: Mutex::new(()),
+            ended: tokio::sync::watch::Sender::new(false),
+            in_flight: tokio::sync::watch::Sender::new(0),
         });
         let listener = tokio::net::TcpListener::bind(bind).await?;
         let local = listener.local_addr()?;
         let token = new_token()?;
         let handler = Tools { shared: shared.clone() };
-        let config = StreamableHttpServerConfig::default().with_allowed_hosts(vec![
-            "localhost".to_string(),
-            local.ip().to_string(),
-            local.to_string(),
-        ]);
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let accept = tokio::spawn(accept_loop(listener, service, format!("Bearer {token}")));
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(vec!["localhost".to_string(), local.ip().to_string(), local.to_string()])
+            // A browser's request must come from a page on this machine (the MCP spec's rule).
+            .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
+            .enforce_origin_validation();
+        let cancel = config.cancellation_token.clone();
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
+        let (shutdown, stopped) = watch::channel(false);
+        let front = Front::new(service, sessions, format!("Bearer {token}"), limits, stopped);
+        let accept = tokio::spawn(accept_loop(listener, front.clone()));
         let url = format!("http://{local}/mcp");
-        Ok((EnvironmentServer { shared, url, token, accept }, receiver))
+        let end_sessions = Box::new(move || cancel.cancel());
+        Ok((EnvironmentServer { shared, url, token, accept, shutdown, front, end_sessions }, receiver))
+    }
+
+    /// Serves one connection over `io` as the listener would (the fuzz target's way in).
+    #[cfg(feature = "fuzzing")]
+    pub async fn serve_io<I>(&self, io: I)
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        super::mcp_http::serve_one(self.front.clone(), io).await;
     }
 
     /// The header the agent must send: `Authorization: Bearer TOKEN`.
@@ -109,11 +151,30 @@ impl EnvironmentServer {
         let _ = self.shared.gate.set(gate);
     }
 
-    /// Starts conversational turn `turn`: its tool budget starts afresh.
+    /// Starts conversational turn `turn` (its message is about to be sent): its tool budget
+    /// starts afresh.
     pub async fn begin_turn(&self, turn: u32) {
         let mut budget = self.shared.turn.lock().await;
         budget.turn = turn;
         budget.calls = 0;
+        budget.replied = false;
+    }
+
+    /// The agent has answered the turn: calls from now until the next message are late.
+    pub async fn turn_answered(&self) {
+        self.shared.turn.lock().await.replied = true;
+    }
+
+    /// The episode is over: every call from now on gets a JSON-RPC error and changes nothing,
+    /// and a call held at the step gate is let go without running. Returns once the calls
+    /// journaled before have their result (or after `wait`).
+    pub async fn end(&self, wait: std::time::Duration) {
+        {
+            let _budget = self.shared.turn.lock().await;
+            self.shared.ended.send_replace(true);
+        }
+        let mut in_flight = self.shared.in_flight.subscribe();
+        let _ = tokio::time::timeout(wait, in_flight.wait_for(|n| *n == 0)).await;
     }
 
     /// The environment as the agent's calls left it (sent mail, deleted events…).
@@ -128,70 +189,6 @@ fn new_token() -> std::io::Result<String> {
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
-type Service = StreamableHttpService<Tools, LocalSessionManager>;
-
-async fn accept_loop(listener: tokio::net::TcpListener, service: Service, expected: String) {
-    let expected = Arc::new(expected);
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => {
-                // Small JSON-RPC answers: without this, Nagle and delayed ACKs add tens of ms per call.
-                let _ = stream.set_nodelay(true);
-                stream
-            }
-            Err(e) => {
-                // Out of descriptors and the like: wait rather than spin on the same error.
-                tracing::warn!(error = %e, "the MCP server could not accept a connection");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let service = service.clone();
-        let expected = expected.clone();
-        tokio::spawn(async move {
-            let serve = service_fn(move |request: hyper::Request<Incoming>| {
-                let mut service = service.clone();
-                let expected = expected.clone();
-                async move {
-                    Ok::<_, std::convert::Infallible>(authorized(&mut service, request, &expected).await)
-                }
-            });
-            if let Err(e) =
-                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), serve).await
-            {
-                tracing::debug!(error = %e, "MCP connection ended");
-            }
-        });
-    }
-}
-
-/// Refuses a request without the episode's token before MCP sees it.
-async fn authorized(
-    service: &mut Service,
-    request: hyper::Request<Incoming>,
-    expected: &str,
-) -> hyper::Response<http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>> {
-    let given = request.headers().get(hyper::header::AUTHORIZATION).map(|v| v.as_bytes());
-    if given != Some(expected.as_bytes()) {
-        let body =
-            http_body_util::Full::new(hyper::body::Bytes::from_static(b"missing or wrong bearer token\n"));
-        let mut response = hyper::Response::new(body.boxed());
-        *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-        return response;
-    }
-    let ends_session = request.method() == hyper::Method::DELETE;
-    let mut response = match tower_service::Service::call(service, request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    };
-    // rmcp answers a session's DELETE with 202; the official clients expect 200 or 204 and
-    // warn on anything else ("Session termination failed: 202").
-    if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
-        *response.status_mut() = hyper::StatusCode::NO_CONTENT;
-    }
-    response
 }
 
 /// The MCP handler: lists the seven tools and runs calls against the shared environment.
@@ -217,24 +214,34 @@ impl ServerHandler for Tools {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(CallToolResponse::Complete(self.run(request).await))
+        Ok(CallToolResponse::Complete(self.run(request, context).await?))
     }
 }
 
 impl Tools {
-    async fn run(&self, request: CallToolRequestParams) -> CallToolResult {
+    async fn run(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
         let args = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
         let raw_args = args.to_string();
-        let (turn, call_id, within_budget) = {
+        let (turn, call_id, within_budget, late) = {
             let mut budget = self.shared.turn.lock().await;
+            // Checked under the lock `end` is ordered by: a call after the end never runs.
+            if *self.shared.ended.borrow() {
+                return Err(McpError::invalid_request(ENDED, None));
+            }
             budget.next_id += 1;
+            // Counted under the lock too, so `end` waits for every call that passed the check.
+            self.shared.in_flight.send_modify(|n| *n += 1);
             let within = budget.calls < self.shared.max_tool_calls;
             if within {
                 budget.calls += 1;
             }
-            (budget.turn, format!("mcp_{}", budget.next_id), within)
+            (budget.turn, format!("mcp_{}", budget.next_id), within, budget.replied)
         };
         let tool = request.name.to_string();
         let _ = self.shared.events.send(EventBody::from(ToolCallEvent {
@@ -244,32 +251,77 @@ impl Tools {
             args,
             raw_args: None,
             raw: None,
+            late,
         }));
-        // Held while paused; an episode aborted meanwhile runs nothing.
-        let aborted = match self.shared.gate.get() {
-            Some(gate) => gate.before_call().await.is_err(),
-            None => false,
+        // From here the call has a result in the journal whatever happens: dropped (its client
+        // gone), it is journaled as cancelled.
+        let mut pending = Pending::new(&self.shared, turn, call_id, tool);
+        let held = async {
+            match self.shared.gate.get() {
+                Some(gate) => {
+                    let _in_line = self.shared.gate_queue.lock().await;
+                    gate.before_call().await.is_ok()
+                }
+                None => true,
+            }
         };
-        let (output, ok) = if aborted {
-            ("The episode was stopped; the tool did not run.".to_string(), false)
-        } else if within_budget {
-            let outcome = self.shared.env.lock().await.execute(&tool, &raw_args);
-            (outcome.output, outcome.ok)
-        } else {
-            (BUDGET_FALLBACK.to_string(), false)
+        let mut ended = self.shared.ended.subscribe();
+        // Held while paused: an episode aborted or ended meanwhile, or a client that gave up,
+        // runs nothing.
+        let outcome = tokio::select! {
+            go = held => if go { None } else { Some(STOPPED) },
+            _ = ended.wait_for(|e| *e) => Some(ENDED),
+            _ = context.ct.cancelled() => Some(CANCELLED),
         };
-        let _ = self.shared.events.send(EventBody::ToolResult(ToolResult {
-            turn,
-            call_id,
-            tool,
-            output: output.clone(),
-            ok,
-            raw: None,
-        }));
-        if ok {
+        let (output, ok) = match outcome {
+            Some(why) => (why.to_string(), false),
+            None if within_budget => {
+                let outcome = self.shared.env.lock().await.execute(&pending.tool, &raw_args);
+                (outcome.output, outcome.ok)
+            }
+            None => (BUDGET_FALLBACK.to_string(), false),
+        };
+        pending.finish(output.clone(), ok);
+        Ok(if ok {
             CallToolResult::success(vec![ContentBlock::text(output)])
         } else {
             CallToolResult::error(vec![ContentBlock::text(output)])
+        })
+    }
+}
+
+/// A journaled call waiting for its result; dropped unfinished, it journals the call as cancelled.
+struct Pending {
+    shared: Arc<Shared>,
+    turn: u32,
+    call_id: String,
+    tool: String,
+    done: bool,
+}
+
+impl Pending {
+    fn new(shared: &Arc<Shared>, turn: u32, call_id: String, tool: String) -> Self {
+        Pending { shared: shared.clone(), turn, call_id, tool, done: false }
+    }
+
+    fn finish(&mut self, output: String, ok: bool) {
+        self.done = true;
+        let _ = self.shared.events.send(EventBody::ToolResult(ToolResult {
+            turn: self.turn,
+            call_id: std::mem::take(&mut self.call_id),
+            tool: std::mem::take(&mut self.tool),
+            output,
+            ok,
+            raw: None,
+        }));
+        self.shared.in_flight.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.done {
+            self.finish(CANCELLED.to_string(), false);
         }
     }
 }

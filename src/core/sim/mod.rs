@@ -3,6 +3,7 @@
 //! an episode live (converse-reference.md §2–§3).
 
 pub mod a2a;
+pub mod agent_process;
 pub mod agent_spec;
 pub mod assistant;
 pub mod attacker;
@@ -13,6 +14,9 @@ pub mod environment;
 pub mod external_assistant;
 pub mod fork;
 pub mod gate;
+#[cfg(feature = "fuzzing")]
+pub mod mcp_fuzzing;
+pub mod mcp_http;
 pub mod mcp_server;
 pub mod model_call;
 pub mod prompts;

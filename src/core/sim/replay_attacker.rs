@@ -26,6 +26,14 @@ pub struct RecordedAttack {
     pub source: String,
 }
 
+impl RecordedAttack {
+    /// The `max_turns` that sends every recorded line: the user's task is turn 1, the lines
+    /// turns 2 … n + 1, each answered.
+    pub fn max_turns_to_send_all(&self) -> u32 {
+        u32::try_from(self.lines.len()).unwrap_or(u32::MAX).saturating_add(2)
+    }
+}
+
 pub struct ReplayThenLive {
     /// The recorded attacker messages after the user's task.
     lines: Vec<String>,

@@ -3,8 +3,9 @@
 //!
 //! Turn counting follows CONVERSE (reference §2.2): `max_turns` counts
 //! attacker turns and the user's task is attacker turn 1, so the assistant
-//! replies `max_turns - 1` times (at most 10) and `max_turns - 2` attacker
-//! messages are delivered. Our journal numbers turns by assistant reply:
+//! replies `max_turns - 1` times and `max_turns - 2` attacker messages are
+//! delivered. CONVERSE's own cap of 10 replies (`max_invocations`) is its
+//! default, not a ceiling: a `max_turns` above 11 is honoured. Our journal numbers turns by assistant reply:
 //! turn 1 = the user's task and the first reply. The reference also
 //! generates one last attacker message that it never delivers; we skip that
 //! call, which changes no result.
@@ -37,14 +38,15 @@ use super::settings::EpisodeSettings;
 use crate::core::judge::rules::RuleJudge;
 use crate::core::judge::{JudgeContext, llm_verdicts};
 
-/// The reference's `max_invocations` cap on assistant replies.
-pub const MAX_ASSISTANT_TURNS: u32 = 10;
+/// The header's record of where the LLM judges were called (`config.extra`), so that a fork
+/// asked to reuse the recorded judge (`--judge-model recorded`) calls it there and nowhere else.
+pub const JUDGE_BASE_URL: &str = "judge_base_url";
 /// Updates buffered between the runner and a slow watcher.
 const UPDATE_BUFFER: usize = 256;
 
 /// Assistant replies for a `max_turns` budget.
 pub fn assistant_turns(max_turns: u32) -> u32 {
-    max_turns.saturating_sub(1).min(MAX_ASSISTANT_TURNS)
+    max_turns.saturating_sub(1)
 }
 
 pub struct RunConfig {
@@ -148,10 +150,11 @@ fn header(config: &RunConfig, external: Option<&ExternalAssistant>) -> EpisodeHe
     models.insert("assistant".into(), assistant.into());
     let attacker = config.attacker_model.clone().unwrap_or_else(|| config.attacker.kind().to_string());
     models.insert("attacker".into(), attacker.into());
+    let mut extra = serde_json::Map::new();
     if let Some(judge) = &config.judge {
         models.insert("judge".into(), judge.model.clone().into());
+        extra.insert(JUDGE_BASE_URL.into(), judge.public_base_url().into());
     }
-    let mut extra = serde_json::Map::new();
     extra.insert("attacker_kind".into(), config.attacker.kind().into());
     if let Some(details) = external.and_then(ExternalAssistant::header_details) {
         extra.insert("assistant_agent".into(), details);
@@ -191,13 +194,23 @@ async fn run(
     };
     let header = header(&config, external.as_ref());
     let mut turns = 0;
-    let result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
+    let mut external = external;
+    let mut result = match (emitter.emit(EventBody::Episode(Box::new(header))).await, start_error) {
         (Err(e), _) => Err(RunError::Journal(e)),
         (Ok(_), Some(e)) => Err(e),
         (Ok(_), None) => {
-            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external).await
+            converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external.as_mut())
+                .await
         }
     };
+    // The agent's calls until now journaled, later ones refused, and the agent stopped (with
+    // its children), before the episode is judged and ends.
+    if let Some(agent) = external {
+        let finished = agent.finish(&mut emitter).await;
+        if let (Ok(_), Err(e)) = (&result, finished) {
+            result = Err(e);
+        }
+    }
     let result = match result {
         // The conversation is over: whole-episode rule verdicts, the LLM judges, then what the
         // attacker has to say about it (an attack search's score).
@@ -245,6 +258,7 @@ async fn start_external(
         pacing: client.clone(),
         gate: gate.clone(),
         mcp_bind: config.settings.mcp_bind,
+        stream: config.settings.stream,
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await
@@ -254,7 +268,11 @@ fn describe(e: &RunError) -> (String, String) {
     match e {
         RunError::Model(llm) => (format!("{} model", llm.role), e.to_string()),
         RunError::Attacker(_) => ("attacker".into(), e.to_string()),
-        RunError::Agent(_) => ("assistant agent".into(), e.to_string()),
+        // An agent's text can be of any size: the error keeps 500 characters of it (issue 36 F11).
+        RunError::Agent(_) => (
+            "assistant agent".into(),
+            crate::core::text::truncate_chars(&e.to_string(), crate::core::llm::error::MAX_MESSAGE),
+        ),
         RunError::Journal(_) => ("journal".into(), e.to_string()),
         RunError::Aborted => ("runner".into(), e.to_string()),
     }
@@ -268,7 +286,7 @@ async fn converse(
     emitter: &mut Emitter,
     edits: &mut mpsc::Receiver<String>,
     turns: &mut u32,
-    mut external: Option<ExternalAssistant>,
+    mut external: Option<&mut ExternalAssistant>,
 ) -> Result<EndReason, RunError> {
     let task = config.task.clone();
     let prompt = match &config.assistant_prompt {
@@ -361,6 +379,10 @@ async fn converse(
                         }
                         None => (text, by),
                     };
+                // Calls the agent made since its reply come first: they happened first.
+                if let Some(agent) = external.as_mut() {
+                    agent.journal_late_calls(emitter).await?;
+                }
                 // An edited message keeps the model's original output in `raw`.
                 emitter.emit(message(turn, Party::Attacker, text.clone(), raw, model, usage, by)).await?;
                 history.push((AttackerHistoryRole::Attacker, text.clone()));

@@ -235,6 +235,7 @@ mod tests {
             args: serde_json::json!({"to": "x@y"}),
             raw_args: None,
             raw: None,
+            late: false,
         };
         let events = [event(1, EventBody::ToolCall(Box::new(call)))];
         let no_send: Expectation = "no_tool: send_email".parse().unwrap();

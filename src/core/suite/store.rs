@@ -92,10 +92,12 @@ pub fn keep(
     Ok(crate::core::sanitize::single_line(&said.join("; ")).into_owned())
 }
 
-/// How a case reads in one line: `N turns, expect privacy: pass, no_tool: send_email`.
+/// How a case reads in one line: `4 attacker turns (runs to turn 5), expect privacy: pass`.
 pub fn describe(case: &Case) -> String {
     let expect: Vec<String> = case.expect.iter().map(ToString::to_string).collect();
-    format!("{} turns, expect {}", case.turns.len(), expect.join(", "))
+    let turns = case.turns.len();
+    let last = super::run_length::last_recorded_turn(case);
+    format!("{turns} attacker turn(s) (runs to turn {last}), expect {}", expect.join(", "))
 }
 
 #[cfg(test)]

@@ -12,7 +12,8 @@ use super::batch_info;
 use super::cells::{mean, percent, signed};
 use super::grouping::{SummaryArgs, grouping, grouping_note};
 use super::versus;
-use crate::core::corpus::contrast::{Contrast, Sample, contrast, group_samples};
+use crate::core::corpus::contrast::{Contrast, contrast};
+use crate::core::corpus::like_for_like::{Counting, Scope, Side, like_for_like};
 use crate::core::corpus::table::{GroupKey, GroupRow, group_rows};
 use crate::core::corpus::{CorpusRow, index_cached};
 use crate::core::episode::VerdictMethod;
@@ -33,6 +34,9 @@ pub struct Compared {
     /// B's rate against A's: its 95 % interval, p-value and test (rates only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<Contrast>,
+    /// What A and B were compared on (both rows counted on the tasks both judged, by default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub like_for_like: Option<Scope>,
 }
 
 pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<bool> {
@@ -61,11 +65,7 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     });
     writeln!(err, "A: {}", grouping_note(args, &by, &a.rows))?;
     writeln!(err, "B: {}", grouping_note(args, &by, &b.rows))?;
-    let side = |rows: &[CorpusRow]| {
-        let grouped = group_rows(rows, &by, args.judge_model.as_deref(), args.count_all);
-        (grouped, group_samples(rows, &by, args.judge_model.as_deref(), args.count_all))
-    };
-    let rows = joined(side(&a.rows), side(&b.rows));
+    let rows = joined(args.counting(&by), [&a.rows, &b.rows], args.all_tasks);
     if args.format == Format::Json {
         super::super::writers::write_json_lines(&rows, out)?;
     } else {
@@ -82,6 +82,7 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
                 "95% CI of Δ",
                 "p",
                 "test",
+                "like for like",
             ]
             .map(String::from),
         );
@@ -93,36 +94,46 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
                 "{}",
                 versus::LEGEND.replace("the row's rate minus the reference's", "B's rate minus A's")
             )?;
+            writeln!(
+                out,
+                "{}",
+                versus::SCOPE_LEGEND.replace("a tested row and its reference are", "A's and B's rows are")
+            )?;
         }
     }
     Ok(clean)
 }
 
-type Side = (Vec<GroupRow>, BTreeMap<GroupKey, Vec<Sample>>);
-
-/// A's and B's rows matched on group and judge source, in order, B's rate tested against A's.
-fn joined((a, a_samples): Side, (b, b_samples): Side) -> Vec<Compared> {
+/// A's and B's rows matched on group and judge source, in order; where both have the row, each
+/// counted on the tasks both judged (unless `all_tasks`) and B's rate tested against A's.
+fn joined(counting: Counting, corpora: [&[CorpusRow]; 2], all_tasks: bool) -> Vec<Compared> {
+    let Counting { by, judge_model, count_all } = counting;
     let mut sides: BTreeMap<GroupKey, [Option<GroupRow>; 2]> = BTreeMap::new();
-    for (side, rows) in [a, b].into_iter().enumerate() {
-        for row in rows {
+    for (side, rows) in corpora.iter().enumerate() {
+        for row in group_rows(rows.iter(), by, judge_model, count_all) {
             let key = versus::key_of(&row);
             sides.entry(key).or_default()[side] = Some(row);
         }
     }
     sides
         .into_iter()
-        .map(|(key, [a, b])| {
-            let group = a.as_ref().or(b.as_ref()).map(|r| r.group.clone()).unwrap_or_default();
+        .map(|(key, rows)| {
+            let group = rows.iter().flatten().next().map(|r| r.group.clone()).unwrap_or_default();
+            let ([a, b], test, like_for_like) = match rows {
+                [Some(_), Some(_)] => {
+                    let sides = corpora.map(|rows| Side { rows, key: &key });
+                    let compared = like_for_like(counting, sides, all_tasks);
+                    let test = contrast(&compared.samples[0], &compared.samples[1]);
+                    (compared.rows, test, Some(compared.scope))
+                }
+                rows => (rows, None, None),
+            };
             let delta = match (figure(a.as_ref()), figure(b.as_ref())) {
                 (Some(x), Some(y)) => Some(y - x),
                 _ => None,
             };
-            let test = match (a_samples.get(&key), b_samples.get(&key)) {
-                (Some(x), Some(y)) => contrast(x, y),
-                _ => None,
-            };
             let (_, judge, method, judge_model) = key;
-            Compared { group, judge, method, judge_model, a, b, delta, test }
+            Compared { group, judge, method, judge_model, a, b, delta, test, like_for_like }
         })
         .collect()
 }
@@ -165,6 +176,7 @@ fn cells(c: &Compared) -> Vec<String> {
         delta_ci,
         p,
         test,
+        c.like_for_like.as_ref().map_or("-".to_string(), |scope| scope.describe(["A", "B"])),
     ]);
     cells
 }

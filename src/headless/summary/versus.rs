@@ -2,7 +2,7 @@
 //! whose FIELD is VALUE (the reference): the difference with its 95 % interval, an exact
 //! p-value, and which test gave them.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::io::Write;
 
 use serde::Serialize;
@@ -11,7 +11,8 @@ use super::super::writers::Format;
 use super::cells::{percent, signed};
 use super::grouping::SummaryArgs;
 use crate::core::corpus::CorpusRow;
-use crate::core::corpus::contrast::{Contrast, Sample, contrast, group_samples};
+use crate::core::corpus::contrast::{Contrast, contrast};
+use crate::core::corpus::like_for_like::{Scope, Side, like_for_like};
 use crate::core::corpus::table::{GROUP_FIELDS, GroupKey, GroupRow, group_value};
 use crate::core::episode::source_label;
 
@@ -41,6 +42,10 @@ pub struct Versus {
     pub versus: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contrast: Option<Contrast>,
+    /// What a tested row was compared on: the tasks it shares with its reference (its figures
+    /// above are counted on them), the same tasks, or all (`--all-tasks`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub like_for_like: Option<Scope>,
 }
 
 /// Every row of `rows` against its reference; an error when `field` is not a grouping field or
@@ -67,29 +72,32 @@ pub fn versus(
             values.join(", ")
         );
     }
-    let samples = group_samples(corpus, by, args.judge_model.as_deref(), args.count_all);
-    let none: Vec<Sample> = Vec::new();
-    let of = |key: &GroupKey| samples.get(key).unwrap_or(&none);
-    let keys: BTreeMap<GroupKey, ()> = rows.iter().map(|r| (key_of(r), ())).collect();
+    let counting = args.counting(by);
+    let keys: BTreeSet<GroupKey> = rows.iter().map(key_of).collect();
     Ok(rows
         .into_iter()
         .map(|row| {
             let key = key_of(&row);
             let mut reference = key.clone();
             reference.0[position] = value.to_string();
-            let (versus, contrast) = if row.asr.is_none() && row.attacks_succeeded.is_none() {
-                ("not a rate", None)
+            let untested = |versus| Versus { row: row.clone(), versus, contrast: None, like_for_like: None };
+            if row.asr.is_none() && row.attacks_succeeded.is_none() {
+                return untested("not a rate");
             } else if key.0[position] == value {
-                ("reference", None)
-            } else if !keys.contains_key(&reference) {
-                ("no reference of this source", None)
-            } else {
-                match contrast(of(&reference), of(&key)) {
-                    Some(c) => ("tested", Some(c)),
-                    None => ("nothing judged", None),
-                }
+                return untested("reference");
+            } else if !keys.contains(&reference) {
+                return untested("no reference of this source");
+            }
+            let sides = [Side { rows: corpus, key: &reference }, Side { rows: corpus, key: &key }];
+            let compared = like_for_like(counting, sides, args.all_tasks);
+            let [_, shown] = compared.rows;
+            let contrast = contrast(&compared.samples[0], &compared.samples[1]);
+            let versus = match (&contrast, &compared.scope) {
+                (Some(_), _) => "tested",
+                (None, Scope::SharedTasks { tasks: 0, .. }) => "no task in common",
+                (None, _) => "nothing judged",
             };
-            Versus { row, versus, contrast }
+            Versus { row: shown.unwrap_or(row), versus, contrast, like_for_like: Some(compared.scope) }
         })
         .collect())
 }
@@ -123,6 +131,7 @@ pub fn write(
             "95% CI of Δ",
             "p",
             "test",
+            "like for like",
         ]
         .map(String::from),
     );
@@ -130,9 +139,15 @@ pub fn write(
     super::super::writers::write_rows(format, &header, &cells, out)?;
     if format != Format::Csv {
         writeln!(out, "{LEGEND}")?;
+        writeln!(out, "{SCOPE_LEGEND}")?;
     }
     Ok(())
 }
+
+/// What the `like for like` column says.
+pub const SCOPE_LEGEND: &str = "like for like: a tested row and its reference are counted on the tasks both judged \
+     (its n, rate and Δ are those), and the column says how many judged verdicts of each side were dropped; \
+     --all-tasks compares them as they are";
 
 pub const LEGEND: &str = "Δ: the row's rate minus the reference's, in percentage points; 95% CI of Δ: Newcombe \
      (hybrid score; paired when the test is McNemar); p: exact, two-sided — Fisher's test for \
@@ -166,6 +181,7 @@ fn cells(v: &Versus) -> Vec<String> {
         delta_ci,
         p,
         test,
+        v.like_for_like.as_ref().map_or("-".to_string(), |scope| scope.describe(["ref", "row"])),
     ]);
     cells
 }

@@ -2,18 +2,15 @@
 //! scratch buffer and copies it out, so a 500 MiB tool result would be in memory twice while its
 //! sample parses. Instead, while an entry inflates, every JSON string longer than [`DIVERT_OVER`]
 //! bytes is taken out of the stream into a buffer of its own ([`Diverting`]) and a short mark is
-//! parsed in its place; once the sample's episodes are built, [`BigTexts::restore`] swaps each mark
-//! for its text, moving it at its last use instead of copying it.
+//! parsed in its place; once the sample's episodes are built, [`BigTexts::restore`] puts the texts
+//! back (see [`super::held`]: a text is held once).
 
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::io::{self, Read};
 
 use memchr::{memchr, memchr2, memmem};
-use serde_json::Value;
 
+use super::held::{BigTexts, END};
 use crate::core::episode::journal::describe_json_error;
-use crate::core::episode::{Episode, EventBody};
 
 /// Strings longer than this (escaped, in bytes) are diverted: small enough that the string being
 /// read is held in a buffer malloc reuses (a larger one was mapped afresh for every sample, and
@@ -24,12 +21,8 @@ pub const DIVERT_OVER: usize = 64 << 10;
 #[cfg(feature = "fuzzing")]
 pub const DIVERT_OVER: usize = 8;
 
-/// What a diverted text is parsed as: `MARK`, its index, `END`. A text of the log's own that
-/// holds one is diverted too ([`Diverting`]), so every mark in a parsed text is ours.
-const MARK: &str = "\u{0}converse-text:";
 /// How a JSON string holds a NUL, which every mark begins with (JSON has no other way to write one).
 const ESCAPED_NUL: &[u8] = br"\u0000";
-const END: char = '\u{0}';
 
 /// A long text that is not valid JSON (its problem).
 #[derive(Debug, thiserror::Error)]
@@ -46,159 +39,6 @@ pub fn parse_problem(e: serde_json::Error, io_what: &str) -> String {
     match error.get_ref().and_then(|inner| inner.downcast_ref::<BadText>()) {
         Some(bad) => bad.to_string(),
         None => format!("{io_what}: {error}"),
-    }
-}
-
-/// The texts taken out of one sample's entries, identical texts stored once.
-#[derive(Debug, Default)]
-pub struct BigTexts {
-    texts: Vec<Option<String>>,
-    /// The texts by [`look`], to find an identical one without comparing every text.
-    by_look: HashMap<u64, Vec<usize>>,
-}
-
-impl BigTexts {
-    /// Keeps `text` and gives the mark that stands for it (an identical text already kept gives
-    /// its mark, so equal texts stay equal marks: a fork's conversation compares equal to its
-    /// parent's where they share a long text).
-    fn keep(&mut self, text: String) -> String {
-        let candidates = self.by_look.entry(look(&text)).or_default();
-        let same = candidates.iter().copied().find(|&i| self.texts[i].as_deref() == Some(text.as_str()));
-        let index = same.unwrap_or_else(|| {
-            candidates.push(self.texts.len());
-            self.texts.push(Some(text));
-            self.texts.len() - 1
-        });
-        format!("{MARK}{index}{END}")
-    }
-
-    /// Swaps the marks in `episodes`' texts for the texts they stand for: the last use of a text
-    /// takes it, the others copy it.
-    pub fn restore(self, episodes: &mut [Episode]) {
-        if self.texts.is_empty() {
-            return;
-        }
-        self.restore_in(|f| {
-            let events = episodes.iter_mut().flat_map(|e| e.events.iter_mut());
-            events.for_each(|e| each_text(&mut e.body, f));
-        });
-    }
-
-    /// Swaps the marks in a JSON value's strings (what [`Self::restore`] does to an episode).
-    #[cfg(test)]
-    fn restore_value(self, value: &mut Value) {
-        self.restore_in(|f| each_value_text(value, f));
-    }
-
-    /// Swaps the marks in the texts `each` calls its argument on (twice: once to count each text's
-    /// uses, once to swap).
-    fn restore_in(mut self, mut each: impl FnMut(&mut dyn FnMut(&mut String))) {
-        let count = self.texts.len();
-        let mut uses = vec![0usize; count];
-        each(&mut |text| marks(text, count).into_iter().for_each(|(_, index)| uses[index] += 1));
-        each(&mut |text| self.swap(text, &mut uses));
-    }
-
-    fn swap(&mut self, text: &mut String, uses: &mut [usize]) {
-        let found = marks(text, self.texts.len());
-        if found.is_empty() {
-            return;
-        }
-        let mut take = |index: usize| -> String {
-            uses[index] -= 1;
-            let last = uses[index] == 0;
-            let slot = &mut self.texts[index];
-            if last { slot.take().unwrap_or_default() } else { slot.clone().unwrap_or_default() }
-        };
-        // The usual case, the whole text one mark: the text is moved in, never copied.
-        if let [(range, index)] = found.as_slice()
-            && *range == (0..text.len())
-        {
-            *text = take(*index);
-            return;
-        }
-        let mut whole = String::new();
-        let mut at = 0;
-        for (range, index) in found {
-            whole.push_str(&text[at..range.start]);
-            whole.push_str(&take(index));
-            at = range.end;
-        }
-        whole.push_str(&text[at..]);
-        *text = whole;
-    }
-}
-
-/// A cheap fingerprint of a long text: its length and its first and last KiB.
-fn look(text: &str) -> u64 {
-    let bytes = text.as_bytes();
-    let mut hasher = std::hash::DefaultHasher::new();
-    bytes.len().hash(&mut hasher);
-    bytes[..bytes.len().min(1024)].hash(&mut hasher);
-    bytes[bytes.len().saturating_sub(1024)..].hash(&mut hasher);
-    hasher.finish()
-}
-
-/// The marks in `text` naming one of `count` texts: where each is, and the text it names.
-fn marks(text: &str, count: usize) -> Vec<(std::ops::Range<usize>, usize)> {
-    let mut found = Vec::new();
-    if memchr(0, text.as_bytes()).is_none() {
-        return found;
-    }
-    for start in memmem::find_iter(text.as_bytes(), MARK) {
-        let digits = &text[start + MARK.len()..];
-        let Some(end) = digits.find(END) else { continue };
-        if let Ok(index) = digits[..end].parse::<usize>()
-            && index < count
-        {
-            found.push((start..start + MARK.len() + end + END.len_utf8(), index));
-        }
-    }
-    found
-}
-
-/// Calls `f` on every text an imported event holds.
-fn each_text(body: &mut EventBody, f: &mut dyn FnMut(&mut String)) {
-    match body {
-        EventBody::Episode(header) => {
-            let task = &mut header.task;
-            for text in
-                [&mut task.user_task, &mut task.attack_goal, &mut task.data_item].into_iter().flatten()
-            {
-                f(text);
-            }
-            task.persona.iter_mut().for_each(|v| each_value_text(v, f));
-            task.extra.values_mut().for_each(|v| each_value_text(v, f));
-            header.config.extra.values_mut().for_each(|v| each_value_text(v, f));
-        }
-        EventBody::Message(m) => {
-            f(&mut m.text);
-            m.raw.iter_mut().for_each(f);
-        }
-        EventBody::ToolCall(c) => {
-            each_value_text(&mut c.args, f);
-            c.raw_args.iter_mut().chain(c.raw.iter_mut()).for_each(f);
-        }
-        EventBody::ToolResult(r) => {
-            f(&mut r.output);
-            r.raw.iter_mut().for_each(f);
-        }
-        EventBody::Verdict(v) => {
-            v.summary.iter_mut().for_each(&mut *f);
-            each_value_text(&mut v.details, f);
-            v.evidence.iter_mut().flat_map(|e| e.text.iter_mut()).for_each(f);
-        }
-        EventBody::Error(e) => f(&mut e.message),
-        EventBody::Control(_) | EventBody::End(_) => {}
-    }
-}
-
-fn each_value_text(value: &mut Value, f: &mut dyn FnMut(&mut String)) {
-    match value {
-        Value::String(text) => f(text),
-        Value::Array(items) => items.iter_mut().for_each(|v| each_value_text(v, f)),
-        Value::Object(map) => map.values_mut().for_each(|v| each_value_text(v, f)),
-        _ => {}
     }
 }
 
@@ -461,6 +301,7 @@ fn unicode_escape(raw: &[u8]) -> Result<(char, usize), String> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::Value;
 
     fn through(json: &str, over: usize, chunk: usize) -> Result<Value, String> {
         let mut texts = BigTexts::default();
@@ -505,17 +346,6 @@ mod tests {
         let error = through("[\"abcdefgh\\u12\"]", 2, 64).unwrap_err();
         assert!(error.contains("ends inside a \\u escape"), "{error}");
         assert!(through(r#"["abcdefgh"#, 2, 64).is_err());
-    }
-
-    #[test]
-    fn equal_texts_share_a_mark_and_the_last_use_takes_it() {
-        let mut texts = BigTexts::default();
-        let a = texts.keep("x".repeat(10));
-        assert_eq!(texts.keep("x".repeat(10)), a);
-        let mut value = serde_json::json!([a.clone(), format!("<{a}>"), a]);
-        texts.restore_value(&mut value);
-        let x = "x".repeat(10);
-        assert_eq!(value, serde_json::json!([x, format!("<{x}>"), x]));
     }
 
     proptest! {

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::schema::{ChatMessage, EventsData, ModelEvent, Sample, SampleEvent, SpanBegin};
+use super::schema::{ChatMessage, Content, EventsData, ModelEvent, Sample, SampleEvent, SpanBegin};
 
 /// One branch of a sample.
 pub struct Branch {
@@ -87,12 +87,27 @@ impl<'a> Spans<'a> {
     }
 }
 
-/// Every branch of `sample` holding a model call, in the order their spans began. `role` picks
-/// whose calls make the conversation (an audit's `target`); `None` takes any call.
-pub fn branches(sample: &Sample, role: Option<&str>) -> Vec<Branch> {
+/// The most a sample's branches' conversations may weigh in all (see [`weight`]): a condensed
+/// sample can have thousands of branches each replaying its whole message pool (issue 36). The
+/// fuzz build makes it small, so the fuzzer reaches the branches left out.
+#[cfg(not(feature = "fuzzing"))]
+pub const BRANCHES_WEIGH: usize = 256 << 20;
+#[cfg(feature = "fuzzing")]
+pub const BRANCHES_WEIGH: usize = 16 << 10;
+
+/// The branches of a sample read as forks, and how many were left out as too heavy.
+pub struct Branches {
+    pub read: Vec<Branch>,
+    pub left_out: usize,
+}
+
+/// Every branch of `sample` holding a model call, in the order their spans began, while their
+/// conversations weigh at most [`BRANCHES_WEIGH`] in all. `role` picks whose calls make the
+/// conversation (an audit's `target`); `None` takes any call.
+pub fn branches(sample: &Sample, role: Option<&str>) -> Branches {
     let spans = Spans::of(sample);
     if spans.branches.is_empty() {
-        return Vec::new();
+        return Branches { read: Vec::new(), left_out: 0 };
     }
     let branch_of = |span: Option<&str>| spans.branch_of(span);
     let mut last_call = HashMap::new();
@@ -114,11 +129,19 @@ pub fn branches(sample: &Sample, role: Option<&str>) -> Vec<Branch> {
         }
     }
     let mut names: HashMap<String, u32> = HashMap::new();
-    spans
+    let (mut weighed, mut left_out) = (0usize, 0usize);
+    let pool = PoolWeights::of(sample.events_data.as_ref());
+    let read = spans
         .branches
         .iter()
         .filter_map(|span| {
             let call = last_call.get(span.id.as_str())?;
+            let weighs = pool.call(call);
+            if weighed + weighs > BRANCHES_WEIGH {
+                left_out += 1;
+                return None;
+            }
+            weighed += weighs;
             let messages = conversation_of(call, sample.events_data.as_ref());
             let from_anchor = spans.anchors.get(span.id.as_str()).copied().unwrap_or_default();
             // The branch it leaves: the one its anchor lies in, else the one its span lies in.
@@ -139,7 +162,58 @@ pub fn branches(sample: &Sample, role: Option<&str>) -> Vec<Branch> {
                 metadata: span.metadata.clone().unwrap_or_default(),
             })
         })
-        .collect()
+        .collect();
+    Branches { read, left_out }
+}
+
+/// The weights of a sample's message pool, summed from its start (a branch's condensed input is
+/// ranges of it: weighed in a step per range, however long).
+struct PoolWeights(Vec<usize>);
+
+impl PoolWeights {
+    fn of(pool: Option<&EventsData>) -> Self {
+        let mut sums = vec![0];
+        for message in pool.map(|p| p.messages.as_slice()).unwrap_or_default() {
+            sums.push(sums[sums.len() - 1] + weight(message));
+        }
+        PoolWeights(sums)
+    }
+
+    /// What the conversation of `call` costs to build, without building it.
+    fn call(&self, call: &ModelEvent) -> usize {
+        let len = self.0.len() - 1;
+        let input: usize = match &call.input_refs {
+            Some(refs) => refs
+                .iter()
+                .map(|&(start, end)| {
+                    let start = start.min(len);
+                    self.0[end.clamp(start, len)] - self.0[start]
+                })
+                .fold(0, usize::saturating_add),
+            None => call.input.iter().map(weight).sum(),
+        };
+        let output = call.output.iter().flat_map(|o| o.choices.first()).map(|c| weight(&c.message));
+        input.saturating_add(output.sum())
+    }
+}
+
+/// What a message costs copied: its parts and texts (a long text is a mark of a few bytes, held once).
+fn weight(message: &ChatMessage) -> usize {
+    let content = match &message.content {
+        Content::Text(text) => text.len(),
+        Content::Parts(parts) => parts.iter().map(|p| 64 + p.text.as_ref().map_or(0, String::len)).sum(),
+    };
+    let calls = message.tool_calls.iter().flatten().map(|c| 128 + value_weight(&c.arguments)).sum::<usize>();
+    256 + content + calls
+}
+
+fn value_weight(value: &Value) -> usize {
+    match value {
+        Value::String(text) => 32 + text.len(),
+        Value::Array(items) => 32 + items.iter().map(value_weight).sum::<usize>(),
+        Value::Object(map) => 32 + map.iter().map(|(k, v)| 32 + k.len() + value_weight(v)).sum::<usize>(),
+        _ => 32,
+    }
 }
 
 /// A span's name as part of an episode id: no space, slash or control character (ids are typed,

@@ -2,14 +2,19 @@
 //! one or many frames). An entry is parsed straight from its decompressing reader, so opening
 //! a sample holds its parsed form, never the archive or the entry's inflated bytes.
 
+use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufReader, Read, Seek};
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed};
 use zip::ZipArchive;
 
-use super::big_text::{BigTexts, Diverting, parse_problem};
+use super::big_text::{Diverting, parse_problem};
+use super::caps::{Budget, Kind};
+use super::held::BigTexts;
+use super::json_budget::{self, AtMost, Free, FreeMap};
 use super::schema::{ChatMessage, EventsData, LogHeader, Sample, SampleEvent, SampleSummary};
 use crate::core::import::error::LoadError;
 
@@ -34,6 +39,8 @@ const SAMPLES: &str = "samples/";
 pub struct EvalArchive<R: Read + Seek = BufReader<File>> {
     path: PathBuf,
     zip: ZipArchive<R>,
+    /// The file's size, which the caps of its entries scale with.
+    len: u64,
 }
 
 /// Where one sample is stored.
@@ -54,10 +61,12 @@ impl EvalArchive {
 }
 
 impl<R: Read + Seek> EvalArchive<R> {
-    pub fn from_reader(path: &Path, reader: R) -> Result<Self, LoadError> {
-        let zip = ZipArchive::new(reader)
-            .map_err(|e| LoadError::new(path, 0, format!("not a readable Inspect .eval (ZIP) log: {e}")))?;
-        Ok(EvalArchive { path: path.to_path_buf(), zip })
+    pub fn from_reader(path: &Path, mut reader: R) -> Result<Self, LoadError> {
+        let unreadable =
+            |e: String| LoadError::new(path, 0, format!("not a readable Inspect .eval (ZIP) log: {e}"));
+        let len = reader.seek(SeekFrom::End(0)).map_err(|e| unreadable(e.to_string()))?;
+        let zip = ZipArchive::new(reader).map_err(|e| unreadable(e.to_string()))?;
+        Ok(EvalArchive { path: path.to_path_buf(), zip, len })
     }
 
     pub fn path(&self) -> &Path {
@@ -77,34 +86,32 @@ impl<R: Read + Seek> EvalArchive<R> {
         self.zip.index_for_name(name).is_some()
     }
 
-    /// Parses entry `name` from its decompressing reader.
-    pub fn read_json<T: DeserializeOwned>(&mut self, name: &str) -> Result<T, LoadError> {
-        self.parse(name, None)
-    }
-
-    /// [`Self::read_json`] for an entry of a sample: its long texts are kept in `texts` (see
-    /// [`super::big_text`]) and marks parsed in their place.
-    fn read_sample_json<T: DeserializeOwned>(
-        &mut self,
-        name: &str,
-        texts: &mut BigTexts,
-    ) -> Result<T, LoadError> {
-        self.parse(name, Some(texts))
-    }
-
+    /// Parses entry `name` from its decompressing reader, counted in `budget`; `texts`: an entry of a
+    /// sample, whose long texts are kept there (see [`super::big_text`]) and marks parsed in their place.
     fn parse<T: DeserializeOwned>(
         &mut self,
         name: &str,
         texts: Option<&mut BigTexts>,
+        budget: &mut Budget,
+    ) -> Result<T, LoadError> {
+        self.parse_seed(name, texts, budget, PhantomData)
+    }
+
+    fn parse_seed<T, S: for<'de> DeserializeSeed<'de, Value = T>>(
+        &mut self,
+        name: &str,
+        texts: Option<&mut BigTexts>,
+        budget: &mut Budget,
+        seed: S,
     ) -> Result<T, LoadError> {
         let path = self.path.clone();
         let problem = |what: String| LoadError::new(&path, 0, format!("entry {name}: {what}"));
         let entry = self.zip.by_name(name).map_err(|e| problem(e.to_string()))?;
+        // The ZIP reader holds an entry to the size it declares: checked before inflating a byte.
+        budget.take(entry.size()).map_err(|over| problem(over.to_string()))?;
         let parsed = match texts {
-            Some(texts) => {
-                serde_json::from_reader(BufReader::with_capacity(64 * 1024, Diverting::new(entry, texts)))
-            }
-            None => serde_json::from_reader(BufReader::with_capacity(64 * 1024, entry)),
+            Some(texts) => from_reader(seed, Diverting::new(entry, texts)),
+            None => from_reader(seed, entry),
         };
         // An I/O error is the decompressor's (a corrupt or truncated entry), or a long text's.
         parsed.map_err(|e| problem(parse_problem(e, "cannot decompress")))
@@ -112,11 +119,11 @@ impl<R: Read + Seek> EvalArchive<R> {
 
     /// The log's header: `header.json`, or `_journal/start.json` while the run is live.
     pub fn header(&mut self) -> Result<LogHeader, LoadError> {
-        if self.has(HEADER) {
-            return self.read_json(HEADER);
-        }
-        if self.has(LIVE_HEADER) {
-            return self.read_json(LIVE_HEADER);
+        let mut budget = Budget::new(Kind::Header, self.len);
+        for name in [HEADER, LIVE_HEADER] {
+            if self.has(name) {
+                return json_budget::within(|| self.parse(name, None, &mut budget));
+            }
         }
         Err(LoadError::new(
             &self.path,
@@ -128,8 +135,20 @@ impl<R: Read + Seek> EvalArchive<R> {
     /// What every finished sample was, without reading the samples: `summaries.json`, or the
     /// journal's `_journal/summaries/N.json` (in N order) while the run is live.
     pub fn summaries(&mut self) -> Result<Vec<SampleSummary>, LoadError> {
+        json_budget::within(|| self.summaries_within())
+    }
+
+    fn summaries_within(&mut self) -> Result<Vec<SampleSummary>, LoadError> {
+        let mut budget = Budget::new(Kind::Summaries, self.len);
+        // Each summary names a sample the log holds (a retried one may be listed twice).
+        let mut rows = 2 * self.sample_entries().len() + 8;
+        let bounded = |rows: usize| AtMost {
+            max: rows,
+            what: "over twice the samples the log holds",
+            items: PhantomData,
+        };
         if self.has(SUMMARIES) {
-            return self.read_json(SUMMARIES);
+            return self.parse_seed(SUMMARIES, None, &mut budget, bounded(rows));
         }
         let mut parts: Vec<(u64, String)> = self
             .names()
@@ -142,29 +161,40 @@ impl<R: Read + Seek> EvalArchive<R> {
         parts.sort();
         let mut summaries = Vec::new();
         for (_, name) in parts {
-            summaries.extend(self.read_json::<Vec<SampleSummary>>(&name)?);
+            let part = self.parse_seed(&name, None, &mut budget, bounded(rows))?;
+            rows -= part.len();
+            summaries.extend(part);
         }
         Ok(summaries)
     }
 
-    /// Every sample stored, in archive order.
+    /// Every sample stored, in archive order. Inspect names an entry `samples/{id}_epoch_{n}.json`
+    /// whatever its id holds, so an id with `/` makes folders of it; a chunked sample is a folder
+    /// `samples/{id}_epoch_{n}/` holding `sample.json` and its sequences.
     pub fn sample_entries(&self) -> Vec<SampleEntry> {
+        let names = self.names();
+        let stems =
+            || names.iter().filter_map(|n| Some((n, n.strip_prefix(SAMPLES)?.strip_suffix(".json")?)));
+        let chunked: HashSet<&str> = stems()
+            .filter_map(|(_, stem)| stem.strip_suffix("/sample").filter(|k| is_sample_key(k)))
+            .collect();
+        // Inside a chunked sample's folder: one of the folders above it is a chunked sample's.
+        let inside = |stem: &str| stem.match_indices('/').any(|(at, _)| chunked.contains(&stem[..at]));
         let mut entries = Vec::new();
-        for name in self.names() {
-            let Some(rest) = name.strip_prefix(SAMPLES) else { continue };
-            if let Some(prefix) = rest.strip_suffix("/sample.json") {
-                if !prefix.contains('/') {
-                    entries.push(SampleEntry::Chunked(name));
+        for (name, stem) in stems() {
+            if inside(stem) {
+                if stem.strip_suffix("/sample").is_some_and(|k| chunked.contains(k) && !inside(k)) {
+                    entries.push(SampleEntry::Chunked(name.clone()));
                 }
-            } else if rest.ends_with(".json") && !rest.contains('/') {
-                entries.push(SampleEntry::Whole(name));
+            } else if is_sample_key(stem) {
+                entries.push(SampleEntry::Whole(name.clone()));
             }
         }
         entries
     }
 
     /// The entry of the sample `{id}_epoch_{n}`, when stored. An id holding `/` may be stored with
-    /// `_` in its place, as `export --format eval` writes it (a `/` would make a folder of it).
+    /// `_` in its place, as `export --format eval` wrote it before 27 Nov 2026.
     pub fn entry_of(&self, key: &str) -> Option<SampleEntry> {
         self.stored(key).or_else(|| key.contains('/').then(|| self.stored(&key.replace('/', "_"))).flatten())
     }
@@ -180,15 +210,16 @@ impl<R: Read + Seek> EvalArchive<R> {
 
     /// Reads one sample. A chunked sample's shell is read with its message sequence.
     pub fn sample(&mut self, entry: &SampleEntry) -> Result<Sample, LoadError> {
-        match entry {
+        let mut budget = Budget::new(Kind::Sample, self.len);
+        json_budget::within(|| match entry {
             SampleEntry::Whole(name) => {
                 let mut texts = BigTexts::default();
-                let mut sample: Sample = self.read_sample_json(name, &mut texts)?;
+                let mut sample: Sample = self.parse(name, Some(&mut texts), &mut budget)?;
                 sample.big_texts = texts;
                 Ok(sample)
             }
-            SampleEntry::Chunked(name) => self.chunked_sample(name),
-        }
+            SampleEntry::Chunked(name) => self.chunked_sample(name, &mut budget),
+        })
     }
 
     /// Inspect's chunked layout: `sample.json` is the sample less its sequences. `messages/{start}.json`
@@ -196,10 +227,10 @@ impl<R: Read + Seek> EvalArchive<R> {
     /// which the shell's `message_refs` name; `events/{start}.json` chunks are its events,
     /// `attachments/{start}.json` chunks its attachments (`attachment://<index>`), `metadata.json` its
     /// metadata.
-    fn chunked_sample(&mut self, shell: &str) -> Result<Sample, LoadError> {
+    fn chunked_sample(&mut self, shell: &str, budget: &mut Budget) -> Result<Sample, LoadError> {
         let prefix = shell.strip_suffix("sample.json").unwrap_or(shell).to_string();
         let mut texts = BigTexts::default();
-        let mut sample: Sample = self.read_sample_json(shell, &mut texts)?;
+        let mut sample: Sample = self.parse(shell, Some(&mut texts), budget)?;
         let names = self.names();
         let chunks = |sequence: &str| -> Vec<String> {
             let folder = format!("{prefix}{sequence}/");
@@ -214,21 +245,21 @@ impl<R: Read + Seek> EvalArchive<R> {
         };
         let mut pool = Vec::new();
         for name in chunks("messages") {
-            pool.extend(self.read_sample_json::<Vec<ChatMessage>>(&name, &mut texts)?);
+            pool.extend(self.parse::<Vec<ChatMessage>>(&name, Some(&mut texts), budget)?);
         }
         for name in chunks("events") {
-            sample.events.extend(self.read_sample_json::<Vec<SampleEvent>>(&name, &mut texts)?);
+            sample.events.extend(self.parse::<Vec<SampleEvent>>(&name, Some(&mut texts), budget)?);
         }
         let mut index = 0usize;
         for name in chunks("attachments") {
-            for text in self.read_sample_json::<Vec<serde_json::Value>>(&name, &mut texts)? {
+            for Free(text) in self.parse::<Vec<Free>>(&name, Some(&mut texts), budget)? {
                 sample.attachments.insert(index.to_string(), text);
                 index += 1;
             }
         }
         let metadata = format!("{prefix}metadata.json");
         if self.has(&metadata) {
-            sample.metadata = self.read_sample_json(&metadata, &mut texts)?;
+            FreeMap(sample.metadata) = self.parse(&metadata, Some(&mut texts), budget)?;
         }
         sample.big_texts = texts;
         if let Some(refs) = sample.message_refs.take() {
@@ -243,4 +274,21 @@ impl<R: Read + Seek> EvalArchive<R> {
         sample.events_data = Some(EventsData { messages: pool });
         Ok(sample)
     }
+}
+
+/// `seed` parsed from `reader`, the whole of it.
+fn from_reader<T, S: for<'de> DeserializeSeed<'de, Value = T>>(
+    seed: S,
+    reader: impl Read,
+) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_reader(BufReader::with_capacity(64 * 1024, reader));
+    let value = seed.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Whether `key` ends as a sample's key does: `_epoch_` and a number.
+fn is_sample_key(key: &str) -> bool {
+    key.rsplit_once("_epoch_")
+        .is_some_and(|(id, n)| !id.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }

@@ -2,7 +2,10 @@
 //! The format and its mapping are described in docs/formats.md.
 mod big_text;
 mod branch;
+mod caps;
 mod container;
+mod held;
+mod json_budget;
 mod log;
 mod read;
 mod sample;
@@ -10,7 +13,9 @@ mod schema;
 mod scores;
 mod text;
 
+pub use branch::BRANCHES_WEIGH;
 pub use container::{file_is_zip, is_zip};
+pub use held::{COPIES, LONG};
 pub use log::{FORMAT, SUMMARY_FORMAT, WRITER};
 #[cfg(test)]
 pub(crate) use read::summary_episodes_reading_forks_up_to;

@@ -7,10 +7,11 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::big_text::{BigTexts, Diverting, parse_problem};
+use super::big_text::{Diverting, parse_problem};
 use super::container::{EvalArchive, SampleEntry};
+use super::held::BigTexts;
 use super::log::{LogInfo, summary_events};
-use super::sample::episodes;
+use super::sample::{episodes, episodes_holding};
 use super::schema::{LogHeader, Sample};
 use crate::core::episode::Episode;
 use crate::core::import::error::LoadError;
@@ -170,7 +171,8 @@ pub fn load_json_log(path: &Path) -> Result<Vec<Episode>, LoadError> {
         LoadError::new(path, line, format!("not a readable Inspect log: {}", parse_problem(e, "cannot read")))
     })?;
     let info = LogInfo::of(&log.header);
-    let mut read: Vec<Episode> = log.samples.into_iter().flat_map(|s| episodes(s, &info, path)).collect();
+    let mut read: Vec<Episode> =
+        log.samples.into_iter().flat_map(|s| episodes_holding(s, &info, path, &mut texts)).collect();
     texts.restore(&mut read);
     Ok(read)
 }

@@ -15,6 +15,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::branch::{self, Branch, Spans, conversation_of};
+use super::held::BigTexts;
 use super::log::{FORMAT, LogInfo, error_event};
 use super::schema::{ChatMessage, Sample, SampleEvent};
 use super::scores;
@@ -27,13 +28,38 @@ use crate::core::import::defaults::NO_TIME;
 /// The episodes of `sample`, a sample of the log `info` read from `path`: its own, then one fork
 /// per branch (see [`super::branch`]), each with its parent and the event it leaves it at.
 pub fn episodes(mut sample: Sample, info: &LogInfo, path: &Path) -> Vec<Episode> {
-    let texts = std::mem::take(&mut sample.big_texts);
+    let mut texts = std::mem::take(&mut sample.big_texts);
+    let mut read = episodes_holding(sample, info, path, &mut texts);
+    // The sample's held texts go in last, when nothing of the sample refers to them any more.
+    texts.restore(&mut read);
+    read
+}
+
+/// [`episodes`], the sample's texts left as marks of `texts` (its attachments held there too), for
+/// [`super::held::BigTexts::restore`] to put in.
+pub fn episodes_holding(
+    mut sample: Sample,
+    info: &LogInfo,
+    path: &Path,
+    texts: &mut BigTexts,
+) -> Vec<Episode> {
+    texts.hold_attachments(&mut sample.attachments);
     let role = info.audit.then_some("target");
     let branches = branch::branches(&sample, role);
-    let main = episode(&mut sample, info, path);
+    let mut main = episode(&mut sample, info, path);
+    if branches.left_out > 0 {
+        main.warnings.push(format!(
+            "{}: {} of the branches of sample {} are not read as forks: with them its forks' conversations \
+             would weigh over {} MiB",
+            path.display(),
+            branches.left_out,
+            main.id(),
+            branch::BRANCHES_WEIGH >> 20
+        ));
+    }
     let mut read = vec![main];
     let mut spans: Vec<String> = Vec::new();
-    for branch in branches {
+    for branch in branches.read {
         // A branch of a branch forks that branch's fork (read before it: its span began first).
         let parent =
             branch.leaves.as_ref().and_then(|s| spans.iter().position(|x| x == s)).map_or(0, |i| i + 1);
@@ -41,9 +67,6 @@ pub fn episodes(mut sample: Sample, info: &LogInfo, path: &Path) -> Vec<Episode>
         let fork = fork(branch, &read[parent], &sample, info, path);
         read.push(fork);
     }
-    // The sample's long texts go back in last, when nothing of the sample refers to them any more.
-    drop(sample);
-    texts.restore(&mut read);
     read
 }
 
@@ -200,6 +223,7 @@ fn tool_call(turn: u32, call: &super::schema::ToolCall, attachments: &Attachment
                 args: Value::Object(Map::new()),
                 raw_args: Some(other.to_string()),
                 raw: None,
+                late: false,
             };
         }
     };
@@ -210,5 +234,6 @@ fn tool_call(turn: u32, call: &super::schema::ToolCall, attachments: &Attachment
         args,
         raw_args: call.parse_error.as_ref().map(|e| format!("parse error: {e}")),
         raw: None,
+        late: false,
     }
 }

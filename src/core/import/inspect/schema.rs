@@ -3,7 +3,8 @@
 //! Only what is mapped is named; serde skips every other field unparsed, so a sample's model
 //! call payloads, state deltas and spans cost reading, not memory.
 
-use super::big_text::BigTexts;
+use super::held::BigTexts;
+use super::json_budget;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -28,18 +29,18 @@ pub struct EvalSpec {
     pub task: String,
     #[serde(default)]
     pub task_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
     pub task_version: Option<Value>,
     #[serde(default)]
     pub model: Option<String>,
     /// `{role: {model: name, …}}` (an audit: `auditor`, `target`, `judge`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub model_roles: Option<Map<String, Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub task_args: Option<Map<String, Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub metadata: Option<Map<String, Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub config: Option<Map<String, Value>>,
 }
 
@@ -53,17 +54,18 @@ pub struct EvalError {
 /// type of its own there too (a shared flattened part would make serde buffer every sample whole).
 #[derive(Debug, Deserialize)]
 pub struct SampleSummary {
+    #[serde(deserialize_with = "json_budget::value")]
     pub id: Value,
     pub epoch: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub input: Value,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub target: Value,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::map")]
     pub metadata: Map<String, Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub scores: Option<Map<String, Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
     pub error: Option<Value>,
     #[serde(default)]
     pub started_at: Option<String>,
@@ -76,28 +78,29 @@ pub struct SampleSummary {
 /// One sample (`samples/{id}_epoch_{n}.json`, a `.json` log's `samples[]`).
 #[derive(Debug, Deserialize)]
 pub struct Sample {
+    #[serde(deserialize_with = "json_budget::value")]
     pub id: Value,
     pub epoch: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub input: Value,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub target: Value,
     #[serde(default)]
     pub messages: Vec<ChatMessage>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub scores: Option<Map<String, Value>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::map")]
     pub metadata: Map<String, Value>,
     #[serde(default)]
     pub events: Vec<SampleEvent>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::map")]
     pub model_usage: Map<String, Value>,
     #[serde(default)]
     pub started_at: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
     pub error: Option<Value>,
     /// Texts moved out of the sample, by hash: `attachment://<hash>` anywhere points here.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::map")]
     pub attachments: Map<String, Value>,
     /// The condensed pools model events point into (`input_refs`).
     #[serde(default)]
@@ -194,7 +197,7 @@ pub struct ContentPart {
 pub struct ToolCall {
     pub id: String,
     pub function: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub arguments: Value,
     #[serde(default)]
     pub parse_error: Option<String>,
@@ -234,7 +237,7 @@ pub struct SpanBegin {
     pub kind: Option<String>,
     #[serde(default)]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_map")]
     pub metadata: Option<Map<String, Value>>,
 }
 
@@ -261,7 +264,7 @@ pub struct ScoreEvent {
     pub span_id: Option<String>,
     #[serde(default)]
     pub scorer: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub score: Value,
 }
 
@@ -295,13 +298,13 @@ pub struct ModelChoice {
 /// A score as Inspect writes it.
 #[derive(Debug, Default, Deserialize)]
 pub struct Score {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::value")]
     pub value: Value,
     #[serde(default)]
     pub answer: Option<String>,
     #[serde(default)]
     pub explanation: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
     pub metadata: Option<Value>,
 }
 

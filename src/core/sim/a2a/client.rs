@@ -12,13 +12,15 @@ use serde_json::Value;
 use crate::core::llm::RetryPolicy;
 use crate::core::llm::sse::SseParser;
 use crate::core::sanitize;
-use crate::core::text::truncate_chars;
 
 use super::card::{AgentCard, CARD_PATH};
 use super::wire::{self, Dialect, Outgoing, TaskState, Update, WireError};
 
 /// Longest agent text quoted in an error.
 const QUOTE_CHARS: usize = 200;
+/// The first and the longest wait between two `GetTask` of a task still working.
+const POLL_FIRST: std::time::Duration = std::time::Duration::from_millis(200);
+const POLL_MAX: std::time::Duration = std::time::Duration::from_secs(2);
 /// Largest response body or stream read for one message.
 const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
 
@@ -107,6 +109,11 @@ impl A2aAgent {
         })
     }
 
+    /// The A2A `contextId` of the episode.
+    pub fn context_id(&self) -> &str {
+        &self.context_id
+    }
+
     /// Sends one message (`converse` is its `metadata.converse`) and reads the answer; text
     /// fragments go to `on_text` as they stream in.
     pub async fn ask(
@@ -140,6 +147,24 @@ impl A2aAgent {
             let body = read_capped(response).await.map_err(A2aError::Broken)?;
             let value: Value = serde_json::from_slice(&body).map_err(|_| garbage(&body))?;
             if let Some(shown) = turn.apply(wire::parse_response(self.card.dialect, &value)?) {
+                on_text(&shown);
+            }
+        }
+        // A task still submitted or working is asked after until it ends (the caller's deadline
+        // bounds the wait): an agent may answer `SendMessage` at once and work on (issue 37 D7). A stream that
+        // ends early stays an error (docs/agents.md).
+        let mut wait = POLL_FIRST;
+        while !is_stream
+            && !turn.ended()
+            && let Some(task_id) = turn.task_id.clone()
+        {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(POLL_MAX);
+            self.next_id += 1;
+            let response = self.post(&wire::get_task(self.card.dialect, self.next_id, &task_id)).await?;
+            let body = read_capped(response).await.map_err(A2aError::Broken)?;
+            let value: Value = serde_json::from_slice(&body).map_err(|_| garbage(&body))?;
+            if let Some(shown) = turn.apply(wire::parse_task(self.card.dialect, &value)?) {
                 on_text(&shown);
             }
         }
@@ -231,7 +256,11 @@ impl A2aAgent {
                 Ok(AgentReply { text, state })
             }
             TaskState::Submitted | TaskState::Working => Err(A2aError::Unfinished(state.name().to_string())),
-            state => Err(A2aError::TaskEnded { state: state.name().to_string(), text: quote(&text) }),
+            state => {
+                let text =
+                    if text.trim().is_empty() { "(the agent gave no reason)".into() } else { quote(&text) };
+                Err(A2aError::TaskEnded { state: state.name().to_string(), text })
+            }
         }
     }
 }
@@ -296,7 +325,9 @@ impl Turn {
         let text = if artifacts.is_empty() {
             self.status_text.clone().unwrap_or_default()
         } else {
-            artifacts.join("\n")
+            // Artifacts are pieces of one answer (an agent may stream each chunk as its own):
+            // put together as they came, with nothing added (issue 37 D8).
+            artifacts.concat()
         };
         (text, state)
     }
@@ -321,7 +352,7 @@ fn reason(error: &reqwest::Error) -> String {
 
 /// The agent's text in an error: one line, inert, cut short.
 fn quote(text: &str) -> String {
-    truncate_chars(&sanitize::single_line(text.trim()), QUOTE_CHARS)
+    sanitize::excerpt(text, QUOTE_CHARS)
 }
 
 fn garbage(bytes: &[u8]) -> A2aError {

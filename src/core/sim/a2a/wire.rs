@@ -74,8 +74,29 @@ pub fn request(dialect: Dialect, streaming: bool, id: u64, message: &Outgoing) -
         "jsonrpc": "2.0",
         "id": id,
         "method": dialect.method(streaming),
-        "params": {"message": body, "configuration": configuration},
+        // Also on the request: some frameworks hand only the request's metadata to the agent
+        // (ADK forwards it to its runner), not the message's.
+        "params": {"message": body, "configuration": configuration, "metadata": {"converse": message.converse}},
     })
+}
+
+/// The JSON-RPC request asking for task `task_id` (`GetTask`, 0.3's `tasks/get`).
+pub fn get_task(dialect: Dialect, id: u64, task_id: &str) -> Value {
+    let method = match dialect {
+        Dialect::V1_0 => "GetTask",
+        Dialect::V0_3 => "tasks/get",
+    };
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"id": task_id}})
+}
+
+/// Reads the answer to [`get_task`]: 1.0 answers the task itself, 0.3 a `kind`-tagged task.
+pub fn parse_task(dialect: Dialect, response: &Value) -> Result<Update, WireError> {
+    match (dialect, response.get("result")) {
+        (Dialect::V1_0, Some(task)) if task.get("task").is_none() => {
+            parse_response(dialect, &json!({"result": {"task": task}}))
+        }
+        _ => parse_response(dialect, response),
+    }
 }
 
 /// A task's state, the same in both dialects (`TASK_STATE_INPUT_REQUIRED` = `input-required`).
@@ -158,6 +179,9 @@ pub enum Update {
     },
 }
 
+/// Longest JSON-RPC error message quoted.
+const RPC_MESSAGE_CHARS: usize = 200;
+
 /// Why a response could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WireError {
@@ -171,7 +195,11 @@ pub enum WireError {
 pub fn parse_response(dialect: Dialect, response: &Value) -> Result<Update, WireError> {
     if let Some(error) = response.get("error") {
         let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
-        let message = error.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+        // Quoted short and inert: an agent's error text can be of any size (issue 36 F11).
+        let message = crate::core::sanitize::excerpt(
+            error.get("message").and_then(Value::as_str).unwrap_or(""),
+            RPC_MESSAGE_CHARS,
+        );
         return Err(WireError::Rpc { code, message });
     }
     let result = response.get("result").ok_or(WireError::NotA2a)?;
