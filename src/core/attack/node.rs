@@ -197,25 +197,24 @@ impl NodeRecord {
 
     /// The first leak any attack judge source saw in the node's own events, or whether one could
     /// not decide.
+    /// The leak named is one whose verdict quotes the words (a rule judge's evidence) if any.
     fn judge_outcome(&mut self, own: &[Event], all: &[Event]) {
+        let mut leaks = Vec::new();
         for judge in ATTACK_JUDGES {
             for (source, v) in final_by_source(own, judge) {
                 match v.outcome {
-                    Outcome::Fail if self.leak.is_none() => {
-                        let words = v
-                            .evidence
-                            .as_ref()
-                            .and_then(|e| e.text.clone())
-                            .or_else(|| v.summary.clone())
-                            .unwrap_or_default();
-                        let turn = verdict_turn(v, all);
-                        self.leak = Some(Leak { judge: judge.to_string(), source, words, turn });
-                    }
+                    Outcome::Fail => leaks.push((judge, source, v)),
                     Outcome::Error | Outcome::Skipped => self.undecided = true,
                     _ => {}
                 }
             }
         }
+        leaks.sort_by_key(|(_, _, v)| v.evidence.as_ref().and_then(|e| e.text.as_ref()).is_none());
+        self.leak = leaks.into_iter().next().map(|(judge, source, v)| {
+            let quoted = v.evidence.as_ref().and_then(|e| e.text.clone());
+            let words = quoted.or_else(|| v.summary.clone()).unwrap_or_default();
+            Leak { judge: judge.to_string(), source, words, turn: verdict_turn(v, all) }
+        });
     }
 
     /// Its journal has its `end`.

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
-use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 
 use crate::core::attack::candidate::{CandidateAttacker, Hold, Prepared, Report, Scoring, attacker_view};
 use crate::core::attack::catalogue::Catalogue;
@@ -105,6 +105,21 @@ pub enum NodeRun {
     Stop(Status, Option<String>),
 }
 
+/// A running node's concurrency slot and the calls set aside for it, given back when it ends
+/// (a TAP node: when it reports its score and waits).
+pub struct Place {
+    _slot: OwnedSemaphorePermit,
+    cost: u64,
+    reserved: Arc<Mutex<u64>>,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut reserved = self.reserved.lock().unwrap_or_else(|p| p.into_inner());
+        *reserved = reserved.saturating_sub(self.cost);
+    }
+}
+
 /// Where every node continues from: the root's events up to its last complete turn.
 pub struct Root {
     pub file: PathBuf,
@@ -126,6 +141,8 @@ pub struct Search {
     stepped: AtomicU32,
     updates: mpsc::Sender<SearchUpdate>,
     slots: Arc<Semaphore>,
+    /// Calls the running nodes may still spend (see [`Search::take_place`]).
+    reserved: Arc<Mutex<u64>>,
     root: Root,
     records: Mutex<BTreeMap<NodeId, NodeRecord>>,
     plan: Mutex<AttackPlan>,
@@ -173,6 +190,7 @@ impl Search {
             stepped: AtomicU32::new(0),
             updates,
             slots: Arc::new(Semaphore::new(parts.concurrency.max(1))),
+            reserved: Arc::new(Mutex::new(0)),
             root: parts.root,
             records: Mutex::new(BTreeMap::new()),
             plan: Mutex::new(parts.plan),
@@ -221,7 +239,10 @@ impl Search {
             Ok(slot) => slot,
             Err(_) => return NodeRun::Stop(Status::Stopped, None),
         };
-        match self.run_new(spec, &journal, slot).await {
+        let Some(place) = self.take_place(slot, spec.id.is_root()) else {
+            return NodeRun::Stop(Status::BudgetSpent, None);
+        };
+        match self.run_new(spec, &journal, place).await {
             Ok(run) => run,
             Err(e) => NodeRun::Stop(Status::Stopped, Some(format!("node {}: {e:#}", journal.display()))),
         }
@@ -250,8 +271,7 @@ impl Search {
         Ok(None)
     }
 
-    /// Waits while the search is paused; `Some` when it was stopped or the budget cannot pay
-    /// for another node.
+    /// Waits while the search is paused; `Some` when it was stopped.
     async fn wait_for_turn(&self) -> Option<NodeRun> {
         let mut control = self.control.clone();
         loop {
@@ -266,15 +286,31 @@ impl Search {
                 return Some(NodeRun::Stop(Status::Stopped, None));
             }
         }
-        match self.meter.remaining() {
-            Some(left) if left < self.node_cost() => Some(NodeRun::Stop(Status::BudgetSpent, None)),
-            _ => None,
+        None
+    }
+
+    /// The node's place among the running ones, if the budget pays for it: the calls left, less
+    /// what the running nodes may still spend, cover its fewest calls (so that the budget stops
+    /// the search between nodes rather than cut one short).
+    fn take_place(&self, slot: OwnedSemaphorePermit, root: bool) -> Option<Place> {
+        let cost = self.node_cost(root);
+        let mut reserved = self.reserved.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(left) = self.meter.remaining()
+            && left.saturating_sub(*reserved) < cost
+        {
+            return None;
         }
+        *reserved += cost;
+        Some(Place { _slot: slot, cost, reserved: self.reserved.clone() })
     }
 
     /// The fewest calls a node takes: its candidate, TAP's on-topic check, the assistant's reply
-    /// (an external agent's replayed turns too), the LLM judges and the score.
-    fn node_cost(&self) -> u64 {
+    /// (an external agent's replayed turns too), the LLM judges and the score; the root only
+    /// the reply and the judges.
+    fn node_cost(&self, root: bool) -> u64 {
+        if root {
+            return 1 + 2;
+        }
         let on_topic = u64::from(self.params.strategy == Strategy::Tap && self.params.on_topic);
         let replayed = if self.launch.external().is_some() { u64::from(self.params.depth) } else { 0 };
         1 + on_topic + 1 + replayed + 2 + 1
@@ -284,7 +320,7 @@ impl Search {
         self: &Arc<Self>,
         spec: NodeSpec,
         journal: &Path,
-        slot: tokio::sync::OwnedSemaphorePermit,
+        slot: Place,
     ) -> anyhow::Result<NodeRun> {
         let parent_id = spec.id.parent().unwrap_or_else(NodeId::root);
         let parent_events = if spec.id.is_root() { Vec::new() } else { self.events_of(&parent_id)? };

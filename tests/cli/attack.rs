@@ -1,0 +1,191 @@
+//! `converse-tui attack` from the binary (issue 40), against the defended assistant of
+//! `support::defended`: the best path and the words leaked, `--json`, the exit codes of `test`,
+//! one-line errors, and kill -9 in the middle of a TAP search then `--resume`: no complete node
+//! run again, none lost, the same tree as a search never killed, the budget held over both.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::batch_cli::{command, converse_tui, strings};
+use crate::support::defended::{self, ASSISTANT, ATTACKER, JUDGE, TASK};
+use crate::support::openai_server::OpenAiServer;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn attack_args(server: &OpenAiServer, seed: u64, out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&[
+        "attack",
+        "--task",
+        TASK,
+        "--base-url",
+        &server.base_url(),
+        "--assistant-model",
+        ASSISTANT,
+        "--attacker-model",
+        ATTACKER,
+        "--judge-model",
+        JUDGE,
+        "--no-stream",
+        "--seed",
+        &seed.to_string(),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    args.extend(strings(extra));
+    args
+}
+
+async fn attack(home: &Path, server: &OpenAiServer, seed: u64, out: &Path, extra: &[&str]) -> Output {
+    converse_tui(home, attack_args(server, seed, out, extra)).await
+}
+
+#[tokio::test]
+async fn a_leak_is_shown_as_the_best_path_with_the_words_leaked_and_exits_1() {
+    let home = tempfile::tempdir().unwrap();
+    let server = defended::server(2).await;
+    let out = home.path().join("run1");
+    let shape = ["--strategy", "crescendo", "--depth", "9", "--budget", "120"];
+    let output = attack(home.path(), &server, 2, &out, &shape).await;
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("attack (crescendo: depth 9, up to 10 backtrack(s)): a leak was found"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("best path, to node "), "{stdout}");
+    assert!(stdout.contains("leaked: \"96,500 USD\" (privacy by rule, turn "), "{stdout}");
+    let calls = server.request_count();
+    assert!(stdout.contains(&format!("calls: {calls} of 120 (attacker ")), "{stdout}");
+    assert!(stdout.contains(&format!("the tree: converse-tui replay {}", out.display())), "{stdout}");
+    // One line per node on stderr as it ends.
+    assert!(stderr.lines().any(|l| l.starts_with("node 1 turn 2 ")), "{stderr}");
+    // The same search as JSON: the path's last node is the leak, the calls are the server's.
+    let json_out = home.path().join("run2");
+    let server = defended::server(2).await;
+    let output = attack(home.path(), &server, 2, &json_out, &[&shape[..], &["--json"]].concat()).await;
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((report["status"].as_str(), report["exit"].as_u64()), (Some("leak"), Some(1)));
+    assert_eq!(report["calls"]["total"].as_u64(), Some(server.request_count() as u64));
+    let path = report["path"].as_array().unwrap();
+    assert_eq!(path.last().unwrap()["status"], "leak");
+    assert_eq!(path.last().unwrap()["node"], report["best"]);
+    assert_eq!(path[0]["node"], "root");
+    // The plan beside the journals says the same.
+    let plan: Value = serde_json::from_slice(&std::fs::read(json_out.join("attack.json")).unwrap()).unwrap();
+    assert_eq!((plan["status"].as_str(), &plan["best"]["node"]), (Some("leak"), &report["best"]));
+}
+
+#[tokio::test]
+async fn nothing_found_within_the_depth_exits_0_and_a_search_that_cannot_start_exits_2_with_one_line() {
+    let home = tempfile::tempdir().unwrap();
+    let server = defended::server(0).await;
+    let out = home.path().join("short");
+    // Two turns cannot hold the three cues.
+    let output = attack(home.path(), &server, 0, &out, &["--strategy", "goat", "--depth", "2"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("): nothing leaked"), "{}", text(&output.stdout));
+
+    let mut args = attack_args(&server, 0, &home.path().join("x"), &["--strategy", "tap"]);
+    let judge = args.iter().position(|a| a == "--judge-model").unwrap();
+    args.drain(judge..judge + 2);
+    let output = converse_tui(home.path(), args).await;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("converse-tui: attack needs --attacker-model"), "{stderr}");
+
+    for (extra, said) in [
+        (vec!["--strategy", "tap"], "holds a search already: add --resume"),
+        (vec!["--resume", "--depth", "3"], "--resume: --depth differs from the search's own"),
+        (vec!["--strategy", "tap", "--max-turns", "4"], "attack counts turns with --depth"),
+    ] {
+        let output = attack(home.path(), &server, 0, &out, &extra).await;
+        let stderr = text(&output.stderr);
+        assert_eq!((output.status.code(), stderr.lines().count()), (Some(2), 1), "{extra:?}: {stderr}");
+        assert!(stderr.contains(said), "{extra:?}: {stderr}");
+    }
+    let output = attack(home.path(), &server, 0, &home.path().join("empty"), &["--resume"]).await;
+    assert!(text(&output.stderr).contains("holds no search (no attack.json)"), "{}", text(&output.stderr));
+}
+
+/// Every node journal in `dir` with its bytes.
+fn journals(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return BTreeMap::new() };
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().ends_with(".jsonl"))
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect()
+}
+
+fn has_end(bytes: &[u8]) -> bool {
+    text(bytes).lines().last().is_some_and(|l| l.contains(r#""kind":"end""#))
+}
+
+#[tokio::test]
+async fn kill_9_in_the_middle_then_resume_runs_no_node_twice_and_loses_none() {
+    let home = tempfile::tempdir().unwrap();
+    let shape =
+        ["--strategy", "tap", "--branch", "3", "--width", "2", "--depth", "5", "--budget", "400", "--json"];
+    // The search never killed, for comparison.
+    let server = defended::server(5).await;
+    let whole = attack(home.path(), &server, 5, &home.path().join("whole"), &shape).await;
+    let whole: Value = serde_json::from_slice(&whole.stdout).unwrap();
+
+    let server = defended::server(5).await;
+    let out = home.path().join("killed");
+    let args = attack_args(&server, 5, &out, &shape);
+    let mut child = command(home.path(), &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while journals(&out).values().filter(|b| has_end(b)).count() < 8 {
+        assert!(std::time::Instant::now() < deadline, "the search did not get going");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = journals(&out);
+    let done_before: Vec<&PathBuf> = before.iter().filter(|(_, b)| has_end(b)).map(|(p, _)| p).collect();
+    assert!(done_before.len() < whole["nodes"].as_array().unwrap().len(), "killed before the end");
+
+    let output = attack(home.path(), &server, 5, &out, &["--resume", "--json"]).await;
+    assert!(output.status.code().is_some_and(|c| c < 2), "{}", text(&output.stderr));
+    let resumed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // No complete node was run again.
+    for path in done_before {
+        assert_eq!(std::fs::read(path).unwrap(), before[path], "{} was run again", path.display());
+    }
+    // None lost: the same nodes, texts, scores and decisions as the search never killed.
+    let shape_of = |report: &Value| -> Vec<(Value, Value, Value, Value)> {
+        report["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| (n["node"].clone(), n["status"].clone(), n["score"].clone(), n["text"].clone()))
+            .collect()
+    };
+    assert_eq!(shape_of(&resumed), shape_of(&whole));
+    assert_eq!(resumed["status"], whole["status"]);
+    // The budget held over both runs: every call the server saw was counted before it was made.
+    let counted = std::fs::read(out.join("attack.calls")).unwrap().len();
+    assert_eq!(counted, server.request_count());
+    assert!(counted <= 400);
+    assert_eq!(resumed["calls"]["total"].as_u64(), Some(counted as u64));
+    // A journal the kill cut short was set aside, never read as a node.
+    for entry in std::fs::read_dir(&out).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.contains(".aborted-") {
+            assert!(!has_end(&std::fs::read(entry.path()).unwrap()), "{name}");
+        }
+    }
+}
