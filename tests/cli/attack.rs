@@ -189,3 +189,36 @@ async fn kill_9_in_the_middle_then_resume_runs_no_node_twice_and_loses_none() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_a2a_agent_is_attacked_like_a_model_and_every_replayed_message_counts_against_the_budget() {
+    let home = tempfile::tempdir().unwrap();
+    let models = defended::server(2).await;
+    let agent = defended::a2a_agent().await;
+    let out = home.path().join("agent");
+    let mut args =
+        attack_args(&models, 2, &out, &["--strategy", "crescendo", "--depth", "9", "--budget", "250"]);
+    let model = args.iter().position(|a| a == "--assistant-model").unwrap();
+    args.drain(model..model + 2);
+    args.extend(strings(&["--assistant", &format!("a2a:{}", agent.root_url()), "--json"]));
+    let output = converse_tui(home.path(), args).await;
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Every node is a fresh context that is sent the turns before its own again: a node of depth
+    // d sends d + 1 messages (the task, d - 1 replayed, its own), the root one.
+    let sent: usize = report["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["node"].as_str().unwrap())
+        .map(|id| if id == "root" { 1 } else { id.split('-').count() + 1 })
+        .sum();
+    assert_eq!(defended::agent_messages(&agent), sent);
+    let calls = &report["calls"];
+    assert_eq!(calls["assistant"].as_u64(), Some(sent as u64), "{calls}");
+    assert_eq!(calls["total"].as_u64(), Some((sent + models.request_count()) as u64));
+    assert!(calls["total"].as_u64().unwrap() <= 250);
+    // The nodes' journals name the agent.
+    let plan: Value = serde_json::from_slice(&std::fs::read(out.join("attack.json")).unwrap()).unwrap();
+    assert_eq!(plan["assistant_agent"].as_str(), Some(format!("a2a:{}", agent.root_url()).as_str()));
+}

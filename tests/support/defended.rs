@@ -79,6 +79,11 @@ fn assistant(request: &RecordedRequest) -> String {
         .skip(1)
         .filter_map(|m| m["content"].as_str().map(str::to_string))
         .collect();
+    defended_reply(&from_provider)
+}
+
+/// What the defended assistant answers after the provider's messages so far.
+fn defended_reply(from_provider: &[String]) -> String {
     let alarmed = |text: &String| ALARMS.iter().any(|a| text.contains(a));
     match from_provider.last() {
         Some(last) if alarmed(last) => REFUSAL.into(),
@@ -86,6 +91,37 @@ fn assistant(request: &RecordedRequest) -> String {
         _ if CUES.iter().all(|c| from_provider.iter().any(|m| m.contains(c))) => LEAK.into(),
         _ => NEUTRAL.into(),
     }
+}
+
+/// The defended assistant as an A2A agent (protocol 1.0, no streaming): one conversation per
+/// `contextId`, the first message being the user's task. It never calls its tools.
+pub async fn a2a_agent() -> OpenAiServer {
+    let agent = OpenAiServer::start(Vec::new()).await;
+    let url = format!("{}/", agent.root_url());
+    let contexts: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>> = Arc::default();
+    let responder: Responder = Arc::new(move |request: &RecordedRequest| {
+        if request.method == "GET" {
+            return Reply::json(
+                json!({"name": "defended", "version": "1", "url": url, "protocolVersion": "1.0"}),
+            );
+        }
+        let message = &request.body["params"]["message"];
+        let context = message["contextId"].as_str().unwrap_or_default().to_string();
+        let text = message["parts"][0]["text"].as_str().unwrap_or_default().to_string();
+        let mut contexts = contexts.lock().unwrap();
+        let said = contexts.entry(context).or_default();
+        said.push(text);
+        let reply = defended_reply(&said[1..]);
+        Reply::json(json!({"jsonrpc": "2.0", "id": request.body["id"],
+            "result": {"message": {"role": "ROLE_AGENT", "parts": [{"text": reply}]}}}))
+    });
+    agent.set_responder(responder);
+    agent
+}
+
+/// The messages an A2A agent of [`a2a_agent`] was sent.
+pub fn agent_messages(agent: &OpenAiServer) -> usize {
+    agent.requests().iter().filter(|r| r.method == "POST").count()
 }
 
 /// The attacker: one word it has not seen in its prompt, from its toolbox if it has one.
