@@ -222,4 +222,3 @@ async fn an_a2a_agent_is_attacked_like_a_model_and_every_replayed_message_counts
     let plan: Value = serde_json::from_slice(&std::fs::read(out.join("attack.json")).unwrap()).unwrap();
     assert_eq!(plan["assistant_agent"].as_str(), Some(format!("a2a:{}", agent.root_url()).as_str()));
 }
-
