@@ -222,3 +222,97 @@ async fn an_a2a_agent_is_attacked_like_a_model_and_every_replayed_message_counts
     let plan: Value = serde_json::from_slice(&std::fs::read(out.join("attack.json")).unwrap()).unwrap();
     assert_eq!(plan["assistant_agent"].as_str(), Some(format!("a2a:{}", agent.root_url()).as_str()));
 }
+
+const PUBLISHED: &str = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
+
+#[tokio::test]
+async fn a_search_from_a_turn_of_a_published_run_forks_that_run_and_resumes_with_no_call() {
+    let home = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let run = fixtures.join("converse-benchmark-logs").join(PUBLISHED);
+    let data = fixtures.join("converse-dataset/resources").display().to_string();
+    let server = defended::server(1).await;
+    let out = home.path().join("from-turn-2");
+    let mut args = attack_args(&server, 1, &out, &["--strategy", "crescendo", "--depth", "2", "--json"]);
+    let task = args.iter().position(|a| a == "--task").unwrap();
+    args.drain(task..task + 2);
+    let run_path = run.display().to_string();
+    args.extend(strings(&["--data-dir", &data]));
+    let resume = [args.clone(), strings(&["--resume"])].concat();
+    args.extend(strings(&["--from", &run_path, "--turn", "2"]));
+    let output = converse_tui(home.path(), args.clone()).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let nodes = report["nodes"].as_array().unwrap();
+    assert_eq!(nodes[0]["node"], "1");
+    assert_eq!(nodes[0]["turn"], 3, "the search's first turn follows the run's turn 2");
+    assert_eq!(nodes.last().unwrap()["turn"], 4, "two turns deep");
+    // The first node is a fork of the published run, after its turn 2.
+    let (events, _) = converse_tui::core::episode::read_journal(out.join("node-1.jsonl")).unwrap();
+    let converse_tui::core::episode::EventBody::Episode(header) = &events[0].body else { panic!() };
+    let published = converse_tui::core::import::load_path(&run).unwrap().remove(0);
+    assert_eq!(header.parent.as_ref().unwrap().episode, published.id());
+    // The assistant was asked with the run's own turns in its history.
+    let turn_2 = published
+        .events
+        .iter()
+        .find_map(|e| match &e.body {
+            converse_tui::core::episode::EventBody::Message(m)
+                if m.turn == 2 && m.to == converse_tui::core::episode::Party::Assistant =>
+            {
+                Some(m.text.clone())
+            }
+            _ => None,
+        })
+        .unwrap();
+    let first = server.requests().into_iter().find(|r| r.body["model"] == ASSISTANT).unwrap();
+    assert!(first.raw_body.contains(&serde_json::to_string(&turn_2).unwrap()[1..20]), "{}", first.raw_body);
+    let plan: Value = serde_json::from_slice(&std::fs::read(out.join("attack.json")).unwrap()).unwrap();
+    assert_eq!(
+        (plan["root"]["file"].as_str(), plan["root"]["turn"].as_u64()),
+        (Some(run_path.as_str()), Some(2))
+    );
+    // Resumed, the finished search makes no call and says the same.
+    let calls = server.request_count();
+    let output = converse_tui(home.path(), resume).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(server.request_count(), calls);
+    let again: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(again["nodes"], report["nodes"]);
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_the_search_with_its_report_and_resume_finishes_it() {
+    let home = tempfile::tempdir().unwrap();
+    let server = defended::slow_server(5, Duration::from_millis(30)).await;
+    let out = home.path().join("stopped");
+    let shape = ["--strategy", "crescendo", "--depth", "9", "--budget", "200"];
+    let args = attack_args(&server, 5, &out, &shape);
+    let child = command(home.path(), &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while journals(&out).values().filter(|b| has_end(b)).count() < 3 {
+        assert!(std::time::Instant::now() < deadline, "the search did not get going");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("stopping: the running nodes are stopped; --resume continues the search"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("): stopped before its end (--resume continues it)"), "{stdout}");
+    let plan: Value = serde_json::from_slice(&std::fs::read(out.join("attack.json")).unwrap()).unwrap();
+    assert_eq!(plan["status"], "stopped");
+    let done: Vec<(PathBuf, Vec<u8>)> = journals(&out).into_iter().filter(|(_, b)| has_end(b)).collect();
+    let output = attack(home.path(), &server, 5, &out, &["--resume"]).await;
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    for (path, bytes) in done {
+        // A node stopped mid-turn ended `aborted`: it was set aside and run again; the others stay.
+        if !text(&bytes).contains(r#""reason":"aborted""#) {
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{} was run again", path.display());
+        }
+    }
+}

@@ -54,14 +54,21 @@ fn words_in(text: &str) -> Vec<&'static str> {
 
 /// The world's three parties on one server, told apart by the model each request names.
 pub async fn server(seed: u64) -> OpenAiServer {
+    slow_server(seed, std::time::Duration::ZERO).await
+}
+
+/// [`server`], each answer after `delay` (to stop a search in the middle).
+pub async fn slow_server(seed: u64, delay: std::time::Duration) -> OpenAiServer {
     let server = OpenAiServer::start(Vec::new()).await;
-    let responder: Responder =
-        Arc::new(move |request: &RecordedRequest| match request.body["model"].as_str() {
+    let responder: Responder = Arc::new(move |request: &RecordedRequest| {
+        let reply = match request.body["model"].as_str() {
             Some(ASSISTANT) => Reply::text(&assistant(request)),
             Some(ATTACKER) => Reply::text(&attacker(request, seed).to_string()),
             Some(JUDGE) => Reply::text(&judge(&prompt(request)).to_string()),
             other => Reply::status(400).body(&format!("no such model {other:?}")),
-        });
+        };
+        reply.delay(delay)
+    });
     server.set_responder(responder);
     server
 }
