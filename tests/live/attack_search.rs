@@ -20,7 +20,7 @@ use converse_tui::session::attack::{
 use converse_tui::session::{Launch, RunArgs, SettingFlags};
 
 use crate::support::defended::{self, ALARMS, ASSISTANT, ATTACKER, CUES, JUDGE, OFF_TOPIC, TASK};
-use crate::support::openai_server::OpenAiServer;
+use crate::support::openai_server::{OpenAiServer, Reply};
 
 fn paths(home: &Path) -> Paths {
     Paths {
@@ -385,4 +385,18 @@ async fn a_search_needs_both_models_and_refuses_a_folder_that_holds_one() {
     (other.resume, other.shape.depth) = (true, Some(3));
     let problem = format!("{:#}", prepare(&other, &paths(home.path())).err().unwrap());
     assert!(problem.contains("--depth differs"), "{problem}");
+}
+
+#[tokio::test]
+async fn a_retried_call_is_a_call_of_the_budget() {
+    let home = tempfile::tempdir().unwrap();
+    let server = defended::server(0).await;
+    // The first two requests fail (the root's reply, then its retry's): three attempts, three calls.
+    server.push(Reply::status(503));
+    server.push(Reply::status(503));
+    let a = Asked { depth: 2, budget: 40, ..asked(Strategy::Crescendo) };
+    let outcome = search(&args(&server, 0, home.path().join("run"), &a), home.path()).await;
+    assert_eq!(outcome.calls.total(), server.request_count() as u64);
+    assert!(server.requests()[..3].iter().all(|r| r.body["model"] == ASSISTANT));
+    assert!(outcome.records.iter().any(|r| r.id.depth() == 2), "{:?}", outcome.status);
 }
