@@ -602,14 +602,8 @@ pub struct AttackCli {
     pub dataset: DatasetDir,
     #[command(flatten)]
     pub models: ModelArgs,
-    /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
-    #[arg(long, value_name = "FILE")]
-    pub assistant_prompt: Option<PathBuf>,
-    /// Your own agent as the assistant: `a2a:URL` or `cmd:COMMAND`; its tools over MCP.
-    #[arg(long, value_name = "AGENT")]
-    pub assistant: Option<String>,
     #[command(flatten)]
-    pub flags: crate::session::SettingFlags,
+    pub agent: AssistantArgs,
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {
@@ -686,6 +680,13 @@ pub struct EpisodeSettings {
     /// Re-run the attacker messages of a saved episode against the assistant.
     #[arg(long, value_name = "EPISODE")]
     pub attacker_script: Option<PathBuf>,
+    #[command(flatten)]
+    pub agent: AssistantArgs,
+}
+
+/// Who the assistant is and how every episode runs: the same flags for `run`, `batch`, `attack`…
+#[derive(Debug, Clone, clap::Args)]
+pub struct AssistantArgs {
     /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
     #[arg(long, value_name = "FILE")]
     pub assistant_prompt: Option<PathBuf>,

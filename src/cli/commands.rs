@@ -72,9 +72,9 @@ pub(super) fn run_args(s: args::EpisodeSettings, source: TaskSelection, models: 
         source,
         models,
         attacker_script: s.attacker_script,
-        assistant_prompt: s.assistant_prompt,
-        assistant: s.assistant,
-        settings: s.flags,
+        assistant_prompt: s.agent.assistant_prompt,
+        assistant: s.agent.assistant,
+        settings: s.agent.flags,
         ..RunArgs::default()
     }
 }
@@ -115,7 +115,7 @@ pub(super) fn test_command(t: args::TestCli, paths: &Paths) -> anyhow::Result<Ex
 pub(super) fn attack_command(a: args::AttackCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     use crate::session::attack::{AttackArgs, ShapeFlags, Start};
     let run = async {
-        if a.flags.max_turns.is_some() || a.flags.judge_live {
+        if a.agent.flags.max_turns.is_some() || a.agent.flags.judge_live {
             anyhow::bail!(
                 "attack counts turns with --depth and judges every node at its end: leave out --max-turns and --judge-live"
             );
@@ -129,9 +129,9 @@ pub(super) fn attack_command(a: args::AttackCli, paths: &Paths) -> anyhow::Resul
         let run = RunArgs {
             source,
             models: model_flags(a.models),
-            assistant_prompt: a.assistant_prompt,
-            assistant: a.assistant,
-            settings: a.flags,
+            assistant_prompt: a.agent.assistant_prompt,
+            assistant: a.agent.assistant,
+            settings: a.agent.flags,
             ..RunArgs::default()
         };
         let shape = ShapeFlags {

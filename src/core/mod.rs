@@ -15,6 +15,7 @@ pub mod import;
 pub mod input_file;
 pub mod judge;
 pub mod llm;
+pub mod plan_file;
 pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;

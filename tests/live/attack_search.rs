@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use converse_tui::config::Paths;
 use converse_tui::config::settings::ModelFlags;
 use converse_tui::core::attack::Strategy;
 use converse_tui::core::attack::node::{Decision, NodeRecord};
@@ -20,17 +19,8 @@ use converse_tui::session::attack::{
 use converse_tui::session::{Launch, RunArgs, SettingFlags};
 
 use crate::support::defended::{self, ALARMS, ASSISTANT, ATTACKER, CUES, JUDGE, OFF_TOPIC, TASK};
+use crate::support::files::home_paths as paths;
 use crate::support::openai_server::{OpenAiServer, Reply};
-
-fn paths(home: &Path) -> Paths {
-    Paths {
-        config_dir: home.join("config"),
-        dataset_dir: home.join("dataset"),
-        episodes_dir: home.join("episodes"),
-        log_dir: home.join("log"),
-        cache_dir: home.join("cache"),
-    }
-}
 
 fn run_args(server: &OpenAiServer, seed: u64) -> RunArgs {
     let mut models = ModelFlags { base_url: Some(server.base_url()), ..ModelFlags::default() };

@@ -11,13 +11,13 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::core::episode::{
-    Control, ControlAction, Event, EventBody, Outcome, Party, Usage, Verdict, VerdictMethod,
+    Control, ControlAction, Event, EventBody, Outcome, Usage, Verdict, VerdictMethod,
 };
 use crate::core::fan::tally::ATTACK_JUDGES;
 use crate::core::judge::llm::call::{JudgeOptions, call_judge};
 use crate::core::llm::Endpoint;
 use crate::core::sim::attacker::{Attacker, AttackerContext, AttackerMove, Closing};
-use crate::core::sim::prompts::AttackerHistoryRole;
+use crate::core::sim::fork::attacker_view;
 use crate::core::sim::run_error::RunError;
 
 use super::node::{BY_SEARCH, NodeId, PROGRESS_JUDGE};
@@ -198,23 +198,6 @@ pub fn progress_verdict(
         evidence: None,
         usage,
     }
-}
-
-/// The conversation from the attacker's side: its messages (the first is the user's task) and
-/// the assistant's replies.
-pub fn attacker_view(events: &[Event]) -> Vec<(AttackerHistoryRole, String)> {
-    events
-        .iter()
-        .filter_map(|e| match &e.body {
-            EventBody::Message(m) if m.to == Party::Assistant => {
-                Some((AttackerHistoryRole::Attacker, m.text.clone()))
-            }
-            EventBody::Message(m) if m.from == Party::Assistant && m.to == Party::Attacker => {
-                Some((AttackerHistoryRole::Assistant, m.text.clone()))
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// An attack judge said `fail` after the search's note on the candidate (the last note: the

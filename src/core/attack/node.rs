@@ -159,7 +159,8 @@ impl NodeRecord {
             record.fold(event);
         }
         if record.turn == 0 {
-            record.turn = last_turn(events);
+            // The root: its last turn.
+            record.turn = events.iter().filter_map(|e| e.body.turn()).max().unwrap_or(0);
         }
         record.judge_outcome(own, events);
         record
@@ -262,17 +263,6 @@ impl NodeRecord {
 
 fn is_control(event: &Event, action: ControlAction) -> bool {
     matches!(&event.body, EventBody::Control(c) if c.action == action && c.by.as_deref() == Some(BY_SEARCH))
-}
-
-fn last_turn(events: &[Event]) -> u32 {
-    events
-        .iter()
-        .rev()
-        .find_map(|e| match &e.body {
-            EventBody::Message(m) => Some(m.turn),
-            _ => None,
-        })
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

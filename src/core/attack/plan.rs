@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -13,7 +12,6 @@ use super::meter::CallCounts;
 use super::node::{Leak, NodeId};
 use super::params::SearchParams;
 use crate::core::batch_files::ATTACK_PLAN_FILE;
-use crate::core::episode::journal::describe_json_error;
 
 pub const FORMAT: &str = "converse-tui-attack/1";
 
@@ -91,27 +89,19 @@ pub struct AttackPlan {
 
 impl AttackPlan {
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join(ATTACK_PLAN_FILE);
-        let json = crate::core::safe_json::to_string(self)?;
-        crate::core::atomic_file::write_atomic(&path, json.as_bytes())
-            .with_context(|| format!("{}: cannot write the search's plan", path.display()))
+        crate::core::plan_file::write(&dir.join(ATTACK_PLAN_FILE), self, "search plan")
     }
 
     /// The plan in `dir` (`None`: the folder holds no search).
     pub fn read(dir: &Path) -> anyhow::Result<Option<AttackPlan>> {
         let path = dir.join(ATTACK_PLAN_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => anyhow::bail!("{}: cannot read: {e}", path.display()),
-        };
-        let plan: AttackPlan = serde_json::from_slice(&bytes).map_err(|e| {
-            anyhow::anyhow!("{}: not a search plan: {}", path.display(), describe_json_error(&e))
-        })?;
-        if plan.format != FORMAT {
+        let plan: Option<AttackPlan> = crate::core::plan_file::read(&path, "search plan")?;
+        if let Some(plan) = &plan
+            && plan.format != FORMAT
+        {
             anyhow::bail!("{}: format {:?}, this program reads {FORMAT:?}", path.display(), plan.format);
         }
-        Ok(Some(plan))
+        Ok(plan)
     }
 
     /// The root's file, resolved against the search folder.

@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::core::text::json_text;
+
 /// The attacker's answer: the message, and its reasoning (every other field).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttackerAnswer {
@@ -12,7 +14,7 @@ pub struct AttackerAnswer {
 impl AttackerAnswer {
     /// A reasoning field as text (`""` when absent).
     pub fn field(&self, key: &str) -> String {
-        text_of(self.reasoning.get(key))
+        json_text(self.reasoning.get(key))
     }
 }
 
@@ -28,7 +30,7 @@ pub fn parse_attacker(raw: &str) -> Result<AttackerAnswer, String> {
         Ok(_) => return Err("the reply's JSON is not an object".into()),
         Err(e) => return Err(format!("the reply is not valid JSON: {e}")),
     };
-    let text = text_of(map.remove("text").as_ref());
+    let text = json_text(map.remove("text").as_ref());
     if text.trim().is_empty() {
         return Err("the reply's `text` is missing or empty".into());
     }
@@ -57,13 +59,13 @@ pub fn parse_judgement(map: &Map<String, Value>) -> Result<Judgement, String> {
         Some(s) => return Err(format!("score {s} is outside 1–10")),
         None => return Err("no `score` in the reply".into()),
     };
-    Ok(Judgement { score, refused: yes(map.get("refused")), reason: text_of(map.get("reason")) })
+    Ok(Judgement { score, refused: yes(map.get("refused")), reason: json_text(map.get("reason")) })
 }
 
 /// `{"on_topic": "yes"|"no", "reason"}`.
 pub fn parse_on_topic(map: &Map<String, Value>) -> Result<(bool, String), String> {
     match map.get("on_topic") {
-        Some(v @ (Value::String(_) | Value::Bool(_))) => Ok((yes(Some(v)), text_of(map.get("reason")))),
+        Some(v @ (Value::String(_) | Value::Bool(_))) => Ok((yes(Some(v)), json_text(map.get("reason")))),
         _ => Err("no `on_topic` in the reply".into()),
     }
 }
@@ -73,14 +75,6 @@ fn yes(value: Option<&Value>) -> bool {
         Some(Value::Bool(b)) => *b,
         Some(Value::String(s)) => matches!(s.trim().to_lowercase().as_str(), "yes" | "true"),
         _ => false,
-    }
-}
-
-fn text_of(value: Option<&Value>) -> String {
-    match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
     }
 }
 

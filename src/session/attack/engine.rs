@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 
-use crate::core::attack::candidate::{CandidateAttacker, Hold, Prepared, Report, Scoring, attacker_view};
+use crate::core::attack::candidate::{CandidateAttacker, Hold, Prepared, Report, Scoring};
 use crate::core::attack::catalogue::Catalogue;
 use crate::core::attack::meter::{CallCounts, FileMeter};
 use crate::core::attack::node::{BY_SEARCH, NodeId, NodeRecord};
@@ -25,12 +25,12 @@ use crate::core::episode::{
 };
 use crate::core::judge::llm::call::JudgeOptions;
 use crate::core::llm::Endpoint;
-use crate::core::sim::emitter::RunnerUpdate;
-use crate::core::sim::fork::Resume;
+use crate::core::sim::fork::{Resume, attacker_view};
 use crate::core::sim::gate::StepGate;
 use crate::core::sim::runner::RunnerHandle;
 
 use super::generate::{GenerateError, Generator, Inputs};
+use crate::session::follow::follow_runner;
 use crate::session::launch::Launch;
 
 /// How the search is held: running, paused (no node starts, running nodes hold before their
@@ -429,38 +429,14 @@ impl Search {
 
     /// Forwards a node's events until its runner ends; its gate follows the search's control.
     async fn watch(&self, id: &NodeId, mut handle: RunnerHandle) -> Vec<Event> {
-        let mut control = self.control.clone();
         let steer = |state: SearchControl, gate: &StepGate| match state {
             SearchControl::Run => gate.resume(),
             SearchControl::Paused => gate.pause(),
             SearchControl::Step(_) => gate.step_turn(),
             SearchControl::Stopped => gate.abort(),
         };
-        steer(*control.borrow_and_update(), &handle.gate);
-        let mut events = Vec::new();
-        let mut watching = true;
-        loop {
-            tokio::select! {
-                update = handle.updates.recv() => match update {
-                    Some(RunnerUpdate::Event(event)) => {
-                        events.push((*event).clone());
-                        let _ = self.updates.send(SearchUpdate::Event { id: id.clone(), event }).await;
-                    }
-                    Some(RunnerUpdate::Usage { .. }) => {
-                        let _ = self.updates.try_send(SearchUpdate::Calls(self.meter.counts()));
-                    }
-                    Some(_) => {}
-                    None => break,
-                },
-                changed = control.changed(), if watching => match changed {
-                    Ok(()) => steer(*control.borrow_and_update(), &handle.gate),
-                    Err(_) => {
-                        watching = false;
-                        handle.gate.abort();
-                    }
-                },
-            }
-        }
+        let wrap = |event| SearchUpdate::Event { id: id.clone(), event };
+        let events = follow_runner(&mut handle, self.control.clone(), steer, &self.updates, wrap).await;
         let _ = (&mut handle.task).await;
         events
     }
