@@ -15,6 +15,7 @@ pub mod import;
 pub mod input_file;
 pub mod judge;
 pub mod llm;
+pub mod markup_chars;
 pub mod plan_file;
 pub mod pyrepr;
 pub mod redact;

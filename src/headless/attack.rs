@@ -171,6 +171,13 @@ fn write_report(
         o.calls.assistant,
         o.calls.judge,
     )?;
+    let undecided = o.records.iter().filter(|r| r.undecided).count();
+    if undecided > 0 {
+        writeln!(
+            out,
+            "undecided: {undecided} node(s): an attack judge could not decide, or the agent never reached its tools"
+        )?;
+    }
     writeln!(out, "the tree: converse-tui replay {}", single_line(&dir.display().to_string()))?;
     Ok(())
 }
@@ -179,7 +186,7 @@ fn report_json(o: &AttackOutcome, exit: u8, dir: &std::path::Path) -> serde_json
     let node = |r: &NodeRecord| {
         json!({
             "node": r.id, "parent": r.id.parent(), "turn": r.turn, "status": r.status(),
-            "score": r.score, "reason": r.reason, "refused": r.refused, "leak": r.leak,
+            "score": r.score, "reason": r.reason, "refused": r.refused, "leak": r.leak, "undecided": r.undecided,
             "techniques": r.techniques(), "text": r.text, "journal": r.journal, "episode": r.episode,
         })
     };

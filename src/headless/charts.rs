@@ -47,11 +47,11 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
     let source = match &args.judge {
         Some(wanted) if known.contains(wanted) => wanted.clone(),
         Some(wanted) => bail!(
-            "--judge {}: no privacy or security verdict of that source here; sources: {}",
+            "--judge {}: no verdict of that source to chart here; sources: {}",
             single_line(wanted),
             if known.is_empty() { "none".to_string() } else { known.join(", ") }
         ),
-        None => known.first().cloned().context("no privacy or security verdict to chart")?,
+        None => known.first().cloned().context("no judged verdict to chart (a pass, partial or fail)")?,
     };
     let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);
     let grouped =

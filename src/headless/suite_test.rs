@@ -13,6 +13,7 @@ use anyhow::{Context, bail};
 use crate::config::Paths;
 use crate::core::episode::{EndReason, Event};
 use crate::core::sanitize::single_line;
+use crate::core::sim::external_assistant::TOOLS_UNREACHED;
 use crate::core::sim::replay_attacker::RecordedAttack;
 use crate::core::sim::runner::Start;
 use crate::core::suite::case::task_hash;
@@ -216,6 +217,12 @@ fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<Run
 fn undecided(c: &CaseFile, r: &RunRecord, events: &[Event]) -> Option<String> {
     let errored = r.status == EndReason::Error.as_str();
     let error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
+    // An agent that never reached its tools was not tested (issue 37).
+    let unreached = events.iter().any(|e| {
+        matches!(&e.body, crate::core::episode::EventBody::Control(c)
+            if c.action == crate::core::episode::ControlAction::ToolsUnreached)
+    });
+    let error = error.or_else(|| unreached.then(|| TOOLS_UNREACHED.to_string()));
     match (stopped_short(&c.case, events), error) {
         (Some(stop), Some(error)) => Some(format!("{stop}: {error}")),
         (stop, error) => stop.or(error),

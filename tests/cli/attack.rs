@@ -218,6 +218,9 @@ async fn an_a2a_agent_is_attacked_like_a_model_and_every_replayed_message_counts
     assert_eq!(calls["assistant"].as_u64(), Some(sent as u64), "{calls}");
     assert_eq!(calls["total"].as_u64(), Some((sent + models.request_count()) as u64));
     assert!(calls["total"].as_u64().unwrap() <= 250);
+    // The agent never reached its tools (this one has none): no node that did not leak is a pass.
+    let nodes = report["nodes"].as_array().unwrap();
+    assert!(nodes.iter().filter(|n| n["status"] != "leak").all(|n| n["undecided"] == true), "{nodes:?}");
     // The nodes' journals name the agent.
     let plan: Value = serde_json::from_slice(&std::fs::read(out.join("attack.json")).unwrap()).unwrap();
     assert_eq!(plan["assistant_agent"].as_str(), Some(format!("a2a:{}", agent.root_url()).as_str()));

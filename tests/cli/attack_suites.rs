@@ -43,19 +43,18 @@ async fn suite_of(home: &Path) -> PathBuf {
     suite
 }
 
+/// `test SUITE` against `server`'s assistant, with `extra` flags.
+fn test_args(suite: &Path, server: &OpenAiServer, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&["test", &suite.display().to_string(), "--base-url", &server.base_url()]);
+    args.extend(strings(&["--assistant-model", "test-assistant"]));
+    args.extend(strings(extra));
+    args
+}
+
 async fn test_against(home: &Path, server: &OpenAiServer, suite: &Path, extra: &[&str]) -> (Output, PathBuf) {
     let out = home.join("runs");
-    let mut args = strings(&[
-        "test",
-        &suite.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "test-assistant",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    args.extend(strings(extra));
+    let mut args = test_args(suite, server, extra);
+    args.extend(strings(&["--out", &out.display().to_string()]));
     (converse_tui(home, args).await, out)
 }
 
@@ -331,6 +330,40 @@ episode = "x"
     assert_eq!(events[0]["config"]["models"]["attacker"], "case-attacker");
 }
 
+/// Issue 37 D1b: an agent that never reaches its tools (it answers without them: its MCP server
+/// unreachable, or wired to another) was passed; its runs are undecided now (exit 2), the run
+/// journals a `control` event and says so on stderr. `--agent-tools none` says it has none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_never_reached_its_tools_leaves_the_case_undecided() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = suite_of(home.path()).await;
+    let agent = home.path().join("toolless.sh");
+    let answer = r#"{"text": "I would rather not share anything about my finances."}"#;
+    std::fs::write(&agent, format!("while read line; do echo '{answer}'; done\n")).unwrap();
+    let assistant = format!("cmd:sh {}", agent.display());
+    let test = |out: &str, extra: &[&str]| {
+        let mut args = strings(&["test", &suite.display().to_string(), "--assistant", &assistant]);
+        args.extend(strings(&["--out", &home.path().join(out).display().to_string()]));
+        args.extend(strings(extra));
+        converse_tui(home.path(), args)
+    };
+    let output = test("runs", &[]).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("the agent never reached its tools"), "{stdout}");
+    let journal = std::fs::read_dir(home.path().join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("__r1.jsonl"))
+        .unwrap();
+    let events = std::fs::read_to_string(journal).unwrap();
+    assert!(events.lines().any(|l| l.contains(r#""kind":"control","action":"tools_unreached""#)), "{events}");
+
+    let output = test("runs-none", &["--agent-tools", "none"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+}
+
 /// A replayed case of `turns` recorded attacker turns after the user's task (so `turns + 1`
 /// assistant replies), in a new suite under `home`.
 fn suite_with_a_long_case(home: &Path, turns: usize) -> PathBuf {
@@ -407,16 +440,7 @@ async fn test_without_out_runs_in_a_default_folder_that_resume_finds() {
     let server = OpenAiServer::start(Vec::new()).await;
     server.set_default(Reply::text(REFUSAL));
     let junit = home.path().join("report.xml");
-    let args = strings(&[
-        "test",
-        &suite.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "m",
-        "--junit",
-        &junit.display().to_string(),
-    ]);
+    let args = test_args(&suite, &server, &["--junit", &junit.display().to_string()]);
     let output = converse_tui(home.path(), args.clone()).await;
     assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
     assert!(junit.is_file());

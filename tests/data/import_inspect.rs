@@ -3,54 +3,25 @@
 //! score converse-tui prints is compared with what `inspect_ai.log.read_eval_log` reads in them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::support::{bin, python};
+use crate::support::inspect_logs::{self, run};
 
 /// The logs Inspect wrote and what its reader reads in them (written once per test run).
 fn logs() -> &'static (PathBuf, Value) {
     static LOGS: OnceLock<(PathBuf, Value)> = OnceLock::new();
-    LOGS.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inspect-logs");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/inspect_logs.py");
-        let output = Command::new(python::python()).arg(script).arg(&dir).output().unwrap();
-        assert!(
-            output.status.success(),
-            "inspect_logs.py failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (dir, serde_json::from_slice(&output.stdout).unwrap())
-    })
+    LOGS.get_or_init(|| inspect_logs::written_by_inspect("inspect_logs.py", "inspect-logs"))
 }
 
 fn home() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
-/// `converse-tui ARGS` in a private home: (status, stdout, stderr).
-fn run(args: &[&str]) -> (bool, String, String) {
-    let home = home();
-    let out = bin::command(home.path()).args(args).output().unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
-
-/// The events `dump --json` prints, per episode id.
+/// The events `dump --json` prints, per episode id, texts held once put back where referred to.
 fn dumped(path: &Path) -> Vec<(String, Vec<Value>)> {
-    let (ok, stdout, stderr) = run(&["dump", "--json", path.to_str().unwrap()]);
-    assert!(ok, "dump failed: {stderr}");
-    let mut episodes: Vec<(String, Vec<Value>)> = Vec::new();
-    for line in stdout.lines() {
-        let event: Value = serde_json::from_str(line).unwrap();
-        if event["kind"] == "episode" {
-            episodes.push((event["id"].as_str().unwrap().to_string(), Vec::new()));
-        }
-        episodes.last_mut().unwrap().1.push(event);
-    }
+    let mut episodes = inspect_logs::dumped(path);
     for (_, events) in &mut episodes {
         let held = events.clone();
         events.iter_mut().for_each(|e| resolve_held(e, &held));
@@ -284,13 +255,14 @@ fn ls_lists_samples_counted_as_the_inspector_counts_them() {
         let messages = sample["messages"].as_array().unwrap();
         let assistant = messages.iter().filter(|m| m["role"] == "assistant").count();
         assert_eq!(row["turns"].as_u64(), Some(assistant as u64), "{id}: Inspect's turn count");
-        // What Inspect read: each message but the system prompt, each tool call, each score.
+        // What Inspect read: each message but the system prompt, each tool call, each score; and
+        // the sample's end.
         let calls: usize = messages.iter().map(|m| m["tool_calls"].as_array().map_or(0, Vec::len)).sum();
         let shown = messages.iter().filter(|m| m["role"] != "system").count();
         let scores = sample["scores"].as_object().unwrap().len();
         assert_eq!(
             row["events"].as_u64(),
-            Some((shown + calls + scores) as u64),
+            Some((shown + calls + scores + 1) as u64),
             "{id}: the inspector's count"
         );
         assert_eq!((row["domain"].as_str(), row["model"].as_str()), (Some("weather"), Some("mockllm/model")));

@@ -69,6 +69,14 @@ def sample_view(s):
         "tool_events": [{"id": e.id, "function": e.function, "result": e.result} for e in s.events if e.event == "tool"],
         "anchors": [e.anchor_id for e in s.events if e.event == "anchor"],
         "branches": branch_views(timeline_build(s.events).root, []),
+        "target": s.target,
+        "store": s.store,
+        "error": s.error.message if s.error else None,
+        "retries": len(s.error_retries or []),
+        "limit": s.limit.type if s.limit else None,
+        "model_usage": {m: u.model_dump(exclude_none=True) for m, u in s.model_usage.items()},
+        "turn_count": s.turn_count,
+        "event_kinds": [e.event for e in s.events],
     }
     target_calls = [e for e in s.events if e.event == "model" and e.role == "target"]
     if target_calls:

@@ -10,6 +10,7 @@ pub mod defended;
 pub mod eval_zip;
 pub mod fan_source;
 pub mod files;
+pub mod inspect_logs;
 pub mod journals;
 pub mod openai_server;
 pub mod processes;

@@ -107,13 +107,15 @@ fn a_fifty_megabyte_message_opens_and_scrolls() {
     assert!(detail.contains("attacker → assistant"));
 }
 
-fn picker_state() -> AppState {
-    use converse_tui::app::task_picker::TaskPicker;
+/// The task picker over the bundled sample.
+fn sample_picker() -> converse_tui::app::task_picker::TaskPicker {
     use converse_tui::core::dataset::{DatasetSource, TaskFilter, load_tasks};
     let loaded = load_tasks(&DatasetSource::Sample, &TaskFilter::default()).unwrap();
-    let mut state = demo_state();
-    state.picker = Some(TaskPicker::new(loaded.tasks, loaded.source.to_string()));
-    state
+    converse_tui::app::task_picker::TaskPicker::new(loaded.tasks, loaded.source.to_string())
+}
+
+fn picker_state() -> AppState {
+    demo_state().with_picker(sample_picker())
 }
 
 #[test]
@@ -133,7 +135,7 @@ fn live_state(paused: bool) -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
     // Running until the pause below, so the clock has run.
-    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false);
+    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false, false);
     update(&mut state, Action::Resize(160, 48));
     // The first turn and the attacker's turn-2 offer, then the assistant streaming its answer.
     for event in demo.events.iter().take(11) {
@@ -174,7 +176,7 @@ fn live_external_agent_state(held: bool) -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/a2a/sample-agent-episode.jsonl");
     let (events, _) = read_journal(path).unwrap();
-    let mut state = AppState::live(Keymap::default(), "runs/ep-a2a.jsonl", false);
+    let mut state = AppState::live(Keymap::default(), "runs/ep-a2a.jsonl", false, false);
     update(&mut state, Action::Resize(160, 48));
     // Through the turn-2 tool call (held) or its result (the reply then streams).
     let upto = if held { 8 } else { 9 };
@@ -252,11 +254,7 @@ fn a_long_actionable_message_is_wrapped_not_cut() {
     let message = "cannot start travel_planning_p1_privacy_unrelated_to_travel_salary: no assistant model: \
                    pass --assistant-model NAME, or set `model` under [assistant] in \
                    /home/someone-with-a-long-name/.config/converse-tui/config.toml";
-    let with_message = || {
-        let mut state = demo_state();
-        state.message = Some(message.into());
-        state
-    };
+    let with_message = || demo_state().with_message(Some(message.into()));
     snapshot("long_message", with_message, "");
     for (w, h) in screen::SIZES {
         let screen = render(&mut with_message(), w, h);
@@ -268,8 +266,7 @@ fn a_long_actionable_message_is_wrapped_not_cut() {
 fn composer_state() -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
-    let mut state = AppState::live(Keymap::default(), "runs/ep-play.jsonl", false);
-    state.live.as_mut().unwrap().human = true;
+    let mut state = AppState::live(Keymap::default(), "runs/ep-play.jsonl", false, true);
     update(&mut state, Action::Resize(160, 48));
     for event in demo.events.iter().take(9) {
         update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
@@ -294,9 +291,7 @@ fn browser_with_fork() -> AppState {
     let mut demos = demo_episodes();
     let fork = demo_fork(&demos[0]);
     demos.push(fork);
-    let mut state = AppState::with_browser(Browser::new("runs", demos, Vec::new()), Keymap::default(), false);
-    state.picker = None;
-    state
+    AppState::with_browser(Browser::new("runs", demos, Vec::new()), Keymap::default(), false)
 }
 
 #[test]
@@ -370,9 +365,7 @@ fn disagreement_state() -> AppState {
             verdict: rule,
         }],
     );
-    let mut state = AppState::with_episode(merged, Keymap::default());
-    state.picker = None;
-    state
+    AppState::with_episode(merged, Keymap::default())
 }
 
 #[test]
@@ -431,9 +424,8 @@ fn redaction_masks_live_events_and_holds_back_the_stream() {
         .iter()
         .position(|e| matches!(&e.body, EventBody::Message(m) if m.text.contains("Hollybrook")))
         .unwrap();
-    let mut state = live_state(true);
+    let mut state = live_state(true).with_picker(sample_picker());
     assert!(leak >= 11, "the leak arrives after masking starts");
-    state.picker = picker_state().picker;
     press(&mut state, "R");
     for event in &demo.events[11..=leak] {
         update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
@@ -656,7 +648,7 @@ fn a_leak_turn_the_judge_file_does_not_name_is_the_one_the_index_infers() {
     let pane = view.pane(s.focus()).unwrap();
     let selected = pane.items[pane.selected_item().unwrap()].event();
     assert_eq!(view.episode.events[selected].body.turn(), Some(4));
-    assert!(s.message.as_deref().unwrap_or("").starts_with("turn 4: the first reply holding a snippet"));
+    assert!(s.message().unwrap_or("").starts_with("turn 4: the first reply holding a snippet"));
 
     let mut s = state();
     press(&mut s, "GB");

@@ -117,7 +117,8 @@ pub struct NodeRecord {
     pub reason: String,
     pub refused: bool,
     pub leak: Option<Leak>,
-    /// An attack judge could not decide on the node's turn (`error`, `skipped`).
+    /// An attack judge could not decide on the node's turn (`error`, `skipped`), or the external
+    /// agent never reached its tools.
     pub undecided: bool,
     pub decision: Decision,
     /// How its journal ended (`None`: it has no `end` yet).
@@ -181,6 +182,8 @@ impl NodeRecord {
                 ControlAction::Backtrack => self.decision = Decision::Backtracked,
                 _ => {}
             },
+            // An agent that never reached its tools was not tested: its verdicts decide nothing.
+            EventBody::Control(c) if c.action == ControlAction::ToolsUnreached => self.undecided = true,
             EventBody::Message(m) if m.from == Party::Attacker && m.to == Party::Assistant => {
                 self.text = Some(m.text.clone());
                 self.turn = m.turn;

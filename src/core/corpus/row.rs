@@ -164,6 +164,10 @@ impl CorpusRow {
         if end_reason.is_none() && header.source.is_none() {
             end_reason = Some(UNFINISHED.to_string());
         }
+        // An Inspect sample gives its tokens per model, not per message.
+        if tokens == 0 {
+            tokens = model_usage_tokens(config.extra.get("model_usage"));
+        }
         let mut verdicts = folded.0;
         verdicts.extend(human_sources(annotations, &turn_of_seq));
         let mut events = Some(episode.events.len().saturating_sub(1));
@@ -223,6 +227,13 @@ impl CorpusRow {
     pub fn verdicts_of<'a>(&'a self, judge: &'a str) -> impl Iterator<Item = &'a SourceVerdict> + 'a {
         self.verdicts.iter().filter(move |v| v.judge == judge)
     }
+}
+
+/// The tokens of Inspect's `model_usage` (`{model: {input_tokens, output_tokens, …}}`), in all.
+fn model_usage_tokens(usage: Option<&Value>) -> u64 {
+    let per_model = usage.and_then(Value::as_object).into_iter().flat_map(|m| m.values());
+    let count = |u: &Value, key: &str| u.get(key).and_then(Value::as_u64).unwrap_or(0);
+    per_model.map(|u| count(u, "input_tokens") + count(u, "output_tokens")).sum()
 }
 
 /// The turn of the event a verdict's evidence points at.

@@ -8,15 +8,40 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::row::CorpusRow;
+use super::row::{CorpusRow, SourceVerdict};
 use super::stats::wilson;
 use super::survival::{Curve, Observation, kaplan_meier};
 use super::table::group_value;
 use crate::core::episode::{Outcome, source_label};
 use crate::core::sanitize::single_line;
 
-/// The judges charted, with what their event is.
+/// The judges charted, with what their event is. A corpus with none of them (an Inspect log's
+/// scorers) has every judge charted, its event a fail.
 pub const CHARTED: [(&str, &str); 2] = [("privacy", "first leak"), ("security", "first unauthorized action")];
+
+/// The event of a judge charted for want of privacy and security ones.
+const ANY_JUDGE_EVENT: &str = "first fail";
+
+/// Whether a verdict judged (pass, partial or fail: not an error or skipped).
+fn judged(outcome: Outcome) -> bool {
+    matches!(outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail)
+}
+
+/// The judges charted among `verdicts`, with their event: privacy and security when any of them
+/// judged, else every judge that judged, by name.
+fn charted_judges<'a>(verdicts: impl Iterator<Item = &'a SourceVerdict> + Clone) -> Vec<(String, String)> {
+    let named: Vec<(String, String)> = CHARTED
+        .iter()
+        .filter(|(judge, _)| verdicts.clone().any(|v| v.judge == *judge && judged(v.outcome)))
+        .map(|(judge, event)| (judge.to_string(), event.to_string()))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    let any: std::collections::BTreeSet<&str> =
+        verdicts.filter(|v| judged(v.outcome)).map(|v| v.judge.as_str()).collect();
+    any.into_iter().map(|judge| (judge.to_string(), ANY_JUDGE_EVENT.to_string())).collect()
+}
 
 /// One group's rate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -124,13 +149,14 @@ struct Tally {
     unknown_length: usize,
 }
 
-/// Every source of privacy or security verdicts that judged among `rows`, the one with the most
-/// verdicts first (ties by name).
+/// Every source of verdicts of the judges charted (see [`charted_judges`]) that judged among
+/// `rows`, the one with the most verdicts first (ties by name).
 pub fn sources(rows: &[CorpusRow]) -> Vec<String> {
+    let verdicts = rows.iter().flat_map(|r| &r.verdicts);
+    let judges = charted_judges(verdicts.clone());
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for v in rows.iter().flat_map(|r| &r.verdicts) {
-        let charted = CHARTED.iter().any(|(judge, _)| v.judge == *judge);
-        if charted && matches!(v.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail) {
+    for v in verdicts {
+        if judges.iter().any(|(judge, _)| v.judge == *judge) && judged(v.outcome) {
             *counts.entry(source_label(v.method, v.model.as_deref())).or_default() += 1;
         }
     }
@@ -161,21 +187,21 @@ pub fn chart_series(
     let mut tallies: BTreeMap<(&str, String), Tally> = BTreeMap::new();
     // (judge, attack, group) → (succeeded, n).
     let mut cells: BTreeMap<(&str, String, String), (usize, usize)> = BTreeMap::new();
-    let counted = groups
+    let counted: Vec<(&String, &&CorpusRow)> = groups
         .iter()
         .flat_map(|(label, rows)| rows.iter().map(move |row| (label, row)))
-        .filter(|(_, row)| count_all || row.excluded().is_none());
-    for (label, row) in counted {
-        for (judge, _) in CHARTED {
-            let verdict = row
-                .verdicts_of(judge)
-                .find(|v| source_label(v.method, v.model.as_deref()) == source)
-                .filter(|v| matches!(v.outcome, Outcome::Pass | Outcome::Partial | Outcome::Fail));
+        .filter(|(_, row)| count_all || row.excluded().is_none())
+        .collect();
+    let of_source = |v: &&SourceVerdict| source_label(v.method, v.model.as_deref()) == source;
+    let judges = charted_judges(counted.iter().flat_map(|(_, row)| row.verdicts.iter().filter(of_source)));
+    for (label, row) in &counted {
+        for (judge, _) in &judges {
+            let verdict = row.verdicts_of(judge).find(of_source).filter(|v| judged(v.outcome));
             let Some(v) = verdict else { continue };
-            let tally = tallies.entry((judge, label.clone())).or_default();
+            let tally = tallies.entry((judge.as_str(), label.to_string())).or_default();
             tally.n += 1;
             let leaked = v.outcome == Outcome::Fail;
-            let cell = cells.entry((judge, attack_of(row), label.clone())).or_default();
+            let cell = cells.entry((judge.as_str(), attack_of(row), label.to_string())).or_default();
             cell.0 += usize::from(leaked);
             cell.1 += 1;
             tally.succeeded += usize::from(leaked);
@@ -190,7 +216,8 @@ pub fn chart_series(
         }
     }
     let mut series = ChartSeries { by: by.to_vec(), source: source.to_string(), ..ChartSeries::default() };
-    for (judge, event) in CHARTED {
+    for (judge, event) in &judges {
+        let judge = judge.as_str();
         let mine: Vec<(&String, &Tally)> =
             tallies.iter().filter(|((j, _), _)| *j == judge).map(|((_, label), t)| (label, t)).collect();
         if mine.is_empty() {

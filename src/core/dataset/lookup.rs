@@ -16,7 +16,7 @@ use crate::core::email_address::find_emails;
 use crate::core::episode::{Episode, EventBody, TaskInfo};
 
 /// The tasks of one dataset, by id.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct TaskLookup {
     tasks: HashMap<String, Task>,
     /// Where the tasks came from; `None` for an empty lookup.

@@ -1,4 +1,5 @@
-//! The journal's event model (format `converse-tui/1`, DESIGN.md §3).
+//! The journal's event model (format `converse-tui/1`: ARCHITECTURE.md, "The journal", and
+//! `docs/journal.md`).
 //!
 //! Every event carries `seq`, `at` and `kind`; the body of each kind is its
 //! own struct so importers, the runner and the judges build them by name.
@@ -368,6 +369,9 @@ pub enum ControlAction {
     /// A fork of an external agent's episode replayed this turn, and the agent's reply now
     /// differs from the recording (`by: replay`).
     Diverged,
+    /// An external agent never opened an MCP session with the episode's environment (no
+    /// request reached its tools): its verdicts are undecided, never a pass.
+    ToolsUnreached,
     /// An attack search's note on the candidate message that follows (`by: search`): the
     /// node, the strategy's reasoning, a GOAT technique, the on-topic check (`details`).
     Candidate,
@@ -413,6 +417,8 @@ pub enum EndReason {
     AssistantDone,
     Aborted,
     Error,
+    /// A limit of the run stopped it (an Inspect sample's message, token or time limit).
+    Limit,
 }
 
 impl EndReason {
@@ -423,6 +429,7 @@ impl EndReason {
             EndReason::AssistantDone => "assistant_done",
             EndReason::Aborted => "aborted",
             EndReason::Error => "error",
+            EndReason::Limit => "limit",
         }
     }
 }

@@ -57,9 +57,21 @@ pub fn is_sidecar_name(path: &Path) -> bool {
 }
 
 /// A file that may hold episodes: `.json`, `.jsonl` or `.eval`, not a sidecar, a batch's or a
-/// fan's own file, or a judge file.
+/// fan's own file, a judge file or an Inspect eval set's own file.
 pub(crate) fn is_episode_candidate(path: &Path) -> bool {
     let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
     let json = name.ends_with(".json") || name.ends_with(".jsonl") || name.ends_with(".eval");
-    json && !is_sidecar_name(path) && !is_batch_file(&name) && !is_judge_file(path) && path.is_file()
+    json && !is_sidecar_name(path)
+        && !is_batch_file(&name)
+        && !is_judge_file(path)
+        && !is_eval_set_file(path, &name)
+        && path.is_file()
 }
+
+/// What `inspect_ai.eval_set` writes beside its logs: `eval-set.json` (the set's tasks) and
+/// `logs.json` (its listing of the logs), never episodes.
+fn is_eval_set_file(path: &Path, name: &str) -> bool {
+    (name == EVAL_SET || name == "logs.json") && path.parent().is_some_and(|dir| dir.join(EVAL_SET).is_file())
+}
+
+const EVAL_SET: &str = "eval-set.json";

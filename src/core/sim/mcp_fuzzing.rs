@@ -58,7 +58,7 @@ async fn exchange(request: &[u8]) -> Exchange {
         tokio::time::timeout(Duration::from_secs(1), server.serve_io(io)),
         tokio::time::timeout(Duration::from_millis(500), talk),
     );
-    server.end(Duration::from_millis(200)).await;
+    server.end(Duration::from_secs(2)).await;
     drop(server);
     let mut journal = Vec::new();
     while let Ok(event) = events.try_recv() {

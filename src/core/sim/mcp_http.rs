@@ -66,8 +66,8 @@ pub(super) struct Front<H> {
     pub(super) expected: String,
     pub(super) limits: Limits,
     streams: Arc<Semaphore>,
-    /// Turns true when the server is dropped: every connection ends.
-    shutdown: watch::Receiver<bool>,
+    /// Set by the first request with the token: the agent reached the episode's tools.
+    pub(super) reached: AtomicBool,
 }
 
 impl<H: Handler> Front<H> {
@@ -76,14 +76,48 @@ impl<H: Handler> Front<H> {
         sessions: Arc<LocalSessionManager>,
         expected: String,
         limits: Limits,
-        shutdown: watch::Receiver<bool>,
     ) -> Arc<Self> {
         let streams = Arc::new(Semaphore::new(limits.max_streams));
-        Arc::new(Front { service, sessions, expected, limits, streams, shutdown })
+        Arc::new(Front { service, sessions, expected, limits, streams, reached: AtomicBool::new(false) })
     }
 }
 
-pub(super) async fn accept_loop<H: Handler>(listener: tokio::net::TcpListener, front: Arc<Front<H>>) {
+/// Whom a connection's requests go to: one episode's front, or a fixed endpoint's owner.
+pub(super) enum Target<H> {
+    Episode(Arc<Front<H>>),
+    Fixed(Arc<Router<H>>),
+}
+
+impl<H: Handler> Target<H> {
+    fn front(&self) -> Option<Arc<Front<H>>> {
+        match self {
+            Target::Episode(front) => Some(front.clone()),
+            Target::Fixed(router) => router.owner(),
+        }
+    }
+}
+
+impl<H> Clone for Target<H> {
+    fn clone(&self) -> Self {
+        match self {
+            Target::Episode(front) => Target::Episode(front.clone()),
+            Target::Fixed(router) => Target::Fixed(router.clone()),
+        }
+    }
+}
+
+/// How a listener's connections are bounded and when they all end.
+#[derive(Clone)]
+pub(super) struct Serving {
+    pub(super) limits: Limits,
+    pub(super) shutdown: watch::Receiver<bool>,
+}
+
+pub(super) async fn accept_loop<H: Handler>(
+    listener: tokio::net::TcpListener,
+    target: Target<H>,
+    serving: Serving,
+) {
     let connections = Arc::new(Connections::default());
     loop {
         let stream = match listener.accept().await {
@@ -101,24 +135,77 @@ pub(super) async fn accept_loop<H: Handler>(listener: tokio::net::TcpListener, f
         };
         // At the cap, the oldest connection that never showed the token makes room; when every
         // one has shown it, the new one is closed.
-        let Some(slot) = connections.admit(front.limits.max_connections) else { continue };
-        let (front, connections) = (front.clone(), connections.clone());
+        let Some(slot) = connections.admit(serving.limits.max_connections) else { continue };
+        let (target, serving, connections) = (target.clone(), serving.clone(), connections.clone());
         tokio::spawn(async move {
             let id = slot.id;
-            serve_connection(front, stream, slot).await;
+            serve_connection(target, serving, stream, slot).await;
             connections.leave(id);
         });
     }
 }
 
+/// A fixed endpoint (`--mcp-listen`): one listener for the whole process, whose requests go
+/// to the episode that owns it at the time; none owns it between episodes.
+pub(super) struct Router<H> {
+    current: std::sync::Mutex<Option<Arc<Front<H>>>>,
+    /// Never set: the endpoint lives as long as the process.
+    _forever: watch::Sender<bool>,
+}
+
+impl<H: Handler> Router<H> {
+    /// Binds `listener`'s connections to whichever episode owns the endpoint, request by
+    /// request (an agent's keep-alive connection outlives episodes).
+    pub(super) fn serve(listener: tokio::net::TcpListener, limits: Limits) -> Arc<Self> {
+        let (forever, shutdown) = watch::channel(false);
+        let router = Arc::new(Router { current: std::sync::Mutex::new(None), _forever: forever });
+        tokio::spawn(accept_loop(listener, Target::Fixed(router.clone()), Serving { limits, shutdown }));
+        router
+    }
+
+    /// Makes `front` the owner; false when another episode owns the endpoint.
+    pub(super) fn own(&self, front: &Arc<Front<H>>) -> bool {
+        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if current.is_some() {
+            return false;
+        }
+        *current = Some(front.clone());
+        true
+    }
+
+    /// Lets the endpoint go, if `front` owns it.
+    pub(super) fn release(&self, front: &Arc<Front<H>>) {
+        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, front)) {
+            *current = None;
+        }
+    }
+
+    fn owner(&self) -> Option<Arc<Front<H>>> {
+        self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+/// The answer between episodes: a JSON-RPC error naming why (issue 37).
+fn no_episode() -> Response {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+        "message": "no converse-tui episode owns this MCP endpoint now (the last one ended, or the next has not started): nothing was run"}});
+    let mut response = hyper::Response::new(http_body_util::Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = hyper::StatusCode::SERVICE_UNAVAILABLE;
+    response
+        .headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    response
+}
+
 /// Serves `io` as one more connection of `front` (the fuzz target's way in).
 #[cfg(feature = "fuzzing")]
-pub(super) async fn serve_one<H: Handler, I>(front: Arc<Front<H>>, io: I)
+pub(super) async fn serve_one<H: Handler, I>(front: Arc<Front<H>>, serving: Serving, io: I)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     if let Some(slot) = Connections::default().admit(1) {
-        serve_connection(front, io, slot).await;
+        serve_connection(Target::Episode(front), serving, io, slot).await;
     }
 }
 
@@ -162,22 +249,24 @@ impl Connections {
 }
 
 /// Serves one connection until it closes, times out or the server is dropped.
-pub(super) async fn serve_connection<H: Handler, I>(front: Arc<Front<H>>, io: I, slot: Slot)
+pub(super) async fn serve_connection<H: Handler, I>(target: Target<H>, serving: Serving, io: I, slot: Slot)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let mut shutdown = front.shutdown.clone();
+    let Serving { limits, mut shutdown } = serving;
     let Slot { trusted, mut evicted, .. } = slot;
-    let serve = {
-        let front = front.clone();
-        service_fn(move |request: hyper::Request<Incoming>| {
-            let (front, trusted) = (front.clone(), trusted.clone());
-            async move { Ok::<_, Infallible>(handle(&front, request, &trusted).await) }
-        })
-    };
+    let serve = service_fn(move |request: hyper::Request<Incoming>| {
+        let (target, trusted) = (target.clone(), trusted.clone());
+        async move {
+            Ok::<_, Infallible>(match target.front() {
+                Some(front) => handle(&front, request, &trusted).await,
+                None => no_episode(),
+            })
+        }
+    });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(front.limits.header_timeout)
+        .header_read_timeout(limits.header_timeout)
         .serve_connection(TokioIo::new(io), serve);
     tokio::select! {
         result = connection => {
@@ -201,6 +290,7 @@ async fn handle<H: Handler>(
         return refusal(hyper::StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
     }
     trusted.store(true, Ordering::Relaxed);
+    front.reached.store(true, Ordering::Relaxed);
     let method = request.method().clone();
     let stream = if method == hyper::Method::GET {
         match front.streams.clone().try_acquire_owned() {

@@ -27,7 +27,7 @@ use super::assistant::BUDGET_FALLBACK;
 use super::environment::{EnvironmentState, tool_definitions};
 use super::gate::StepGate;
 pub use super::mcp_http::Limits;
-use super::mcp_http::{Front, accept_loop};
+use super::mcp_http::{Front, Router, Serving, Target, accept_loop};
 
 /// The environment and the turn's tool count, shared by every MCP session of the episode.
 struct Shared {
@@ -66,17 +66,23 @@ pub struct EnvironmentServer {
     /// Where the agent reaches its tools, e.g. `http://127.0.0.1:PORT/mcp`.
     pub url: String,
     token: String,
-    accept: tokio::task::JoinHandle<()>,
+    /// Its own listener's accept loop, or the fixed endpoint it owns (`--mcp-listen`).
+    accept: Option<tokio::task::JoinHandle<()>>,
+    router: Option<Arc<Router<Tools>>>,
     /// Set when dropped: every connection and MCP session of the episode ends.
     shutdown: watch::Sender<bool>,
-    #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))]
     front: Arc<Front<Tools>>,
     end_sessions: Box<dyn Fn() + Send + Sync>,
 }
 
 impl Drop for EnvironmentServer {
     fn drop(&mut self) {
-        self.accept.abort();
+        if let Some(accept) = &self.accept {
+            accept.abort();
+        }
+        if let Some(router) = &self.router {
+            router.release(&self.front);
+        }
         self.shutdown.send_replace(true);
         (self.end_sessions)();
     }
@@ -100,20 +106,37 @@ impl EnvironmentServer {
         bind: SocketAddr,
         limits: Limits,
     ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
-        let (events, receiver) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared {
-            env: Mutex::new(env),
-            turn: Mutex::new(TurnBudget::default()),
-            max_tool_calls,
-            events,
-            gate: std::sync::OnceLock::new(),
-            gate_queue: Mutex::new(()),
-            ended: tokio::sync::watch::Sender::new(false),
-            in_flight: tokio::sync::watch::Sender::new(0),
-        });
-        let listener = tokio::net::TcpListener::bind(bind).await?;
-        let local = listener.local_addr()?;
-        let token = new_token()?;
+        let (shared, receiver) = Shared::new(env, max_tool_calls);
+        Self::serve(shared, receiver, Place::Bind(bind), limits).await
+    }
+
+    /// Serves the episode at the fixed endpoint `addr` (`--mcp-listen`): the listener and its
+    /// token are the process's, bound by the first episode; this one owns the endpoint until it
+    /// is dropped. An error when another episode owns it.
+    pub async fn start_fixed(
+        env: EnvironmentState,
+        max_tool_calls: u32,
+        addr: SocketAddr,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        let (shared, receiver) = Shared::new(env, max_tool_calls);
+        Self::serve(shared, receiver, Place::Fixed(addr), Limits::default()).await
+    }
+
+    async fn serve(
+        shared: Arc<Shared>,
+        receiver: mpsc::UnboundedReceiver<EventBody>,
+        place: Place,
+        limits: Limits,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        let (listener, fixed) = match place {
+            Place::Bind(bind) => (Some(tokio::net::TcpListener::bind(bind).await?), None),
+            Place::Fixed(addr) => (None, Some(fixed_endpoint(addr)?)),
+        };
+        let (local, token) = match (&listener, &fixed) {
+            (Some(listener), _) => (listener.local_addr()?, new_token()?),
+            (None, Some(endpoint)) => (endpoint.addr, endpoint.token.clone()),
+            (None, None) => unreachable!("one of the two"),
+        };
         let handler = Tools { shared: shared.clone() };
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(vec!["localhost".to_string(), local.ip().to_string(), local.to_string()])
@@ -124,11 +147,26 @@ impl EnvironmentServer {
         let sessions = Arc::new(LocalSessionManager::default());
         let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
         let (shutdown, stopped) = watch::channel(false);
-        let front = Front::new(service, sessions, format!("Bearer {token}"), limits, stopped);
-        let accept = tokio::spawn(accept_loop(listener, front.clone()));
+        let front = Front::new(service, sessions, format!("Bearer {token}"), limits);
+        let accept = match (listener, &fixed) {
+            (Some(listener), _) => {
+                let serving = Serving { limits, shutdown: stopped };
+                Some(tokio::spawn(accept_loop(listener, Target::Episode(front.clone()), serving)))
+            }
+            (None, Some(endpoint)) if endpoint.router.own(&front) => None,
+            (None, _) => {
+                return Err(std::io::Error::other(format!(
+                    "the MCP endpoint {local} (--mcp-listen) serves another episode: one endpoint serves one episode at a time"
+                )));
+            }
+        };
         let url = format!("http://{local}/mcp");
         let end_sessions = Box::new(move || cancel.cancel());
-        Ok((EnvironmentServer { shared, url, token, accept, shutdown, front, end_sessions }, receiver))
+        let router = fixed.map(|endpoint| endpoint.router);
+        Ok((
+            EnvironmentServer { shared, url, token, accept, router, shutdown, front, end_sessions },
+            receiver,
+        ))
     }
 
     /// Serves one connection over `io` as the listener would (the fuzz target's way in).
@@ -137,7 +175,14 @@ impl EnvironmentServer {
     where
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        super::mcp_http::serve_one(self.front.clone(), io).await;
+        let serving = Serving { limits: self.front.limits, shutdown: self.shutdown.subscribe() };
+        super::mcp_http::serve_one(self.front.clone(), serving, io).await;
+    }
+
+    /// Whether any request with the episode's token reached the server (`initialize`,
+    /// `tools/list`, a call): an agent that never did never saw its tools.
+    pub fn reached(&self) -> bool {
+        self.front.reached.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The header the agent must send: `Authorization: Bearer TOKEN`.
@@ -181,6 +226,72 @@ impl EnvironmentServer {
     pub async fn environment(&self) -> EnvironmentState {
         self.shared.env.lock().await.clone()
     }
+}
+
+/// Where an episode's tools are served.
+enum Place {
+    /// A fresh port on this address.
+    Bind(SocketAddr),
+    /// The process's fixed endpoint (`--mcp-listen`).
+    Fixed(SocketAddr),
+}
+
+impl Shared {
+    fn new(env: EnvironmentState, max_tool_calls: u32) -> (Arc<Self>, mpsc::UnboundedReceiver<EventBody>) {
+        let (events, receiver) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            env: Mutex::new(env),
+            turn: Mutex::new(TurnBudget::default()),
+            max_tool_calls,
+            events,
+            gate: std::sync::OnceLock::new(),
+            gate_queue: Mutex::new(()),
+            ended: tokio::sync::watch::Sender::new(false),
+            in_flight: tokio::sync::watch::Sender::new(0),
+        });
+        (shared, receiver)
+    }
+}
+
+/// A fixed endpoint of the process: its address, listener (routed to the owning episode) and
+/// token.
+#[derive(Clone)]
+struct FixedEndpoint {
+    addr: SocketAddr,
+    router: Arc<Router<Tools>>,
+    token: String,
+}
+
+/// Where the token of a fixed endpoint comes from, when set (else one is made and printed once).
+pub const TOKEN_VAR: &str = "CONVERSE_MCP_TOKEN";
+
+/// The fixed endpoint at `addr`, bound the first time (in this process) it is asked for.
+fn fixed_endpoint(addr: SocketAddr) -> std::io::Result<FixedEndpoint> {
+    static ENDPOINTS: std::sync::OnceLock<std::sync::Mutex<Vec<FixedEndpoint>>> = std::sync::OnceLock::new();
+    let mut endpoints =
+        ENDPOINTS.get_or_init(Default::default).lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(endpoint) = endpoints.iter().find(|e| e.addr == addr) {
+        return Ok(endpoint.clone());
+    }
+    let listener = std::net::TcpListener::bind(addr)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("--mcp-listen {addr}: {e}")))?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let token = match std::env::var(TOKEN_VAR) {
+        Ok(token) if !token.trim().is_empty() => token.trim().to_string(),
+        _ => {
+            let token = new_token()?;
+            // Said once, like --print-agent-config's: the agent is configured with it.
+            eprintln!(
+                "MCP endpoint http://{addr}/mcp: Authorization: Bearer {token} (set {TOKEN_VAR} to choose it)"
+            );
+            token
+        }
+    };
+    let router = Router::serve(tokio::net::TcpListener::from_std(listener)?, Limits::default());
+    let endpoint = FixedEndpoint { addr, router, token };
+    endpoints.push(endpoint.clone());
+    Ok(endpoint)
 }
 
 /// 32 random bytes from the kernel, URL-safe base64.

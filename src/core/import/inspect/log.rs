@@ -4,11 +4,12 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use super::facts::Ending;
 use super::schema::{LogHeader, SampleSummary, id_text};
 use super::scores;
 use super::text::{Attachments, input_text};
 use crate::core::episode::{
-    EpisodeConfig, EpisodeHeader, ErrorEvent, Event, EventBody, SourceRef, TaskInfo, stamp_events,
+    EpisodeConfig, EpisodeHeader, Event, EventBody, SourceRef, TaskInfo, stamp_events,
 };
 
 /// The format named in the episodes' `source`.
@@ -136,14 +137,6 @@ pub fn episode_id(id: &Value, epoch: u32) -> String {
     format!("{}_epoch_{epoch}", id_text(id))
 }
 
-/// The events of a sample's error, if it has one.
-pub fn error_event(error: Option<&Value>) -> Option<EventBody> {
-    let error = error.filter(|e| !e.is_null())?;
-    let message =
-        error.get("message").and_then(Value::as_str).map_or_else(|| error.to_string(), str::to_string);
-    Some(EventBody::Error(ErrorEvent { source: "inspect".into(), message, turn: None }))
-}
-
 /// The episode of a sample's summary: its header and scores, no message (the browser's row of a
 /// sample not yet opened). Inspect's turn and message counts are kept in the header.
 pub fn summary_events(summary: &SampleSummary, info: &LogInfo, path: &Path) -> Vec<Event> {
@@ -162,11 +155,16 @@ pub fn summary_events(summary: &SampleSummary, info: &LogInfo, path: &Path) -> V
     if let Some(messages) = summary.message_count {
         header.config.extra.insert("inspect_messages".into(), Value::from(messages));
     }
+    if !summary.model_usage.is_empty() {
+        header.config.extra.insert("model_usage".into(), Value::Object(summary.model_usage.clone()));
+    }
+    let ending = Ending::of_summary(summary);
+    header.config.extra.insert("inspect_sample".into(), Value::Object(ending.facts.clone()));
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     bodies.extend(
         scores::verdicts(summary.scores.as_ref(), &attachments, info.ours).into_iter().map(EventBody::from),
     );
-    bodies.extend(error_event(summary.error.as_ref()));
+    bodies.extend(ending.events(summary.turn_count.unwrap_or(0)));
     let at = summary
         .started_at
         .clone()

@@ -4,6 +4,7 @@ mod big_text;
 mod branch;
 mod caps;
 mod container;
+mod facts;
 mod held;
 mod json_budget;
 mod log;

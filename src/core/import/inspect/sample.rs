@@ -15,13 +15,15 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::branch::{self, Branch, Spans, conversation_of};
+use super::facts::Ending;
 use super::held::BigTexts;
-use super::log::{FORMAT, LogInfo, error_event};
+use super::log::{FORMAT, LogInfo};
 use super::schema::{ChatMessage, Sample, SampleEvent};
 use super::scores;
 use super::text::Attachments;
 use crate::core::episode::{
-    Episode, EpisodeHeader, EventBody, Message, ParentRef, Party, ToolCall, ToolResult, stamp_events,
+    End, EndReason, Episode, EpisodeHeader, EventBody, Message, ParentRef, Party, ToolCall, ToolResult,
+    stamp_events,
 };
 use crate::core::import::defaults::NO_TIME;
 
@@ -87,12 +89,15 @@ fn episode(sample: &mut Sample, info: &LogInfo, path: &Path) -> Episode {
     if !sample.model_usage.is_empty() {
         header.config.extra.insert("model_usage".into(), Value::Object(sample.model_usage.clone()));
     }
+    let ending = Ending::of_sample(sample);
+    header.config.extra.insert("inspect_sample".into(), Value::Object(ending.facts.clone()));
+    let turns = events.iter().filter_map(EventBody::turn).max().unwrap_or(0);
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     bodies.extend(events);
     bodies.extend(
         scores::verdicts(sample.scores.as_ref(), &attachments, info.ours).into_iter().map(EventBody::from),
     );
-    bodies.extend(error_event(sample.error.as_ref()));
+    bodies.extend(ending.events(turns));
     Episode::new(stamp_events(bodies, &started(sample, info)), path.to_string_lossy().into_owned())
 }
 
@@ -127,11 +132,13 @@ fn fork(branch: Branch, parent: &Episode, sample: &Sample, info: &LogInfo, path:
         about["metadata"] = Value::Object(branch.metadata);
     }
     header.task.extra.insert("inspect_branch".into(), about);
+    let turns = events.iter().filter_map(EventBody::turn).max().unwrap_or(0);
     let mut bodies = vec![EventBody::Episode(Box::new(header))];
     bodies.extend(events);
     bodies.extend(
         scores::verdicts(Some(&branch.scores), &attachments, info.ours).into_iter().map(EventBody::from),
     );
+    bodies.push(EventBody::End(End { reason: EndReason::AssistantDone, turns }));
     Episode::new(stamp_events(bodies, &started(sample, info)), path.to_string_lossy().into_owned())
 }
 

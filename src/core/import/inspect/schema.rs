@@ -73,6 +73,24 @@ pub struct SampleSummary {
     pub message_count: Option<usize>,
     #[serde(default)]
     pub turn_count: Option<u32>,
+    #[serde(default, deserialize_with = "json_budget::map")]
+    pub model_usage: Map<String, Value>,
+    /// The limit that stopped the sample (`message`, `token`, `time`…) and why.
+    #[serde(default)]
+    pub limit: Option<String>,
+    #[serde(default)]
+    pub limit_reason: Option<String>,
+    /// How many times the sample was retried after an error.
+    #[serde(default)]
+    pub retries: Option<u32>,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub total_time: Option<f64>,
+    #[serde(default)]
+    pub working_time: Option<f64>,
+    #[serde(default)]
+    pub uuid: Option<String>,
 }
 
 /// One sample (`samples/{id}_epoch_{n}.json`, a `.json` log's `samples[]`).
@@ -99,6 +117,24 @@ pub struct Sample {
     pub started_at: Option<String>,
     #[serde(default, deserialize_with = "json_budget::opt_value")]
     pub error: Option<Value>,
+    /// The errors the sample was retried after (`EvalRetryError`: message, traceback).
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
+    pub error_retries: Option<Value>,
+    /// The limit that stopped it (`EvalSampleLimit`: type, limit, reason).
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
+    pub limit: Option<Value>,
+    #[serde(default, deserialize_with = "json_budget::map")]
+    pub store: Map<String, Value>,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    #[serde(default)]
+    pub total_time: Option<f64>,
+    #[serde(default)]
+    pub working_time: Option<f64>,
+    #[serde(default)]
+    pub uuid: Option<String>,
+    #[serde(default)]
+    pub turn_count: Option<u32>,
     /// Texts moved out of the sample, by hash: `attachment://<hash>` anywhere points here.
     #[serde(default, deserialize_with = "json_budget::map")]
     pub attachments: Map<String, Value>,
