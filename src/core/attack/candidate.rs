@@ -24,17 +24,27 @@ use super::node::{BY_SEARCH, NodeId, PROGRESS_JUDGE};
 use super::prompts;
 use super::reply::{Judgement, parse_judgement};
 
-/// The candidate message as the attacker model wrote it.
+/// The candidate message, as the attacker model (or a person) wrote it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
     pub turn: u32,
     pub text: String,
-    /// The attacker's whole answer (its reasoning).
-    pub raw: String,
-    pub model: String,
+    /// The attacker's whole answer (its reasoning); none for a person's message.
+    pub raw: Option<String>,
+    pub model: Option<String>,
     pub usage: Option<Usage>,
+    /// `human` for a message a person wrote.
+    pub by: Option<String>,
     /// The search's note (node, strategy, reasoning, technique, on-topic check).
     pub note: Value,
+}
+
+impl Prepared {
+    /// A message a person wrote for the node (edit-and-continue).
+    pub fn by_hand(turn: u32, text: String) -> Prepared {
+        let note = json!({"text": text, "by": "human"});
+        Prepared { turn, text, raw: None, model: None, usage: None, by: Some("human".into()), note }
+    }
 }
 
 /// What the node reports to the search before it waits for the turn's pruning (TAP).
@@ -94,10 +104,10 @@ impl Attacker for CandidateAttacker {
         let step = match (&self.prepared, self.said) {
             (Some(p), false) => AttackerMove::Say {
                 text: p.text.clone(),
-                raw: Some(p.raw.clone()),
-                model: Some(p.model.clone()),
+                raw: p.raw.clone(),
+                model: p.model.clone(),
                 usage: p.usage,
-                by: None,
+                by: p.by.clone(),
             },
             _ => AttackerMove::Done,
         };

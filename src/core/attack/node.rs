@@ -17,9 +17,13 @@ pub const PROGRESS_JUDGE: &str = "progress";
 /// Who writes a search's control events.
 pub const BY_SEARCH: &str = "search";
 
-/// `root`, or the path of child numbers from it: `2`, `2-1`, `2-1-4`.
+/// `root`, or the path of child numbers from it: `2`, `2-1`, `2-1-4`. A child a person asked for
+/// (expanded by hand, edited, or a pinned branch run on) is numbered apart: `2-1-h1`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct NodeId(String);
+
+/// Where the children made by hand come in a node's order: after the search's own.
+const BY_HAND: u32 = 1 << 30;
 
 impl NodeId {
     pub fn root() -> NodeId {
@@ -32,7 +36,21 @@ impl NodeId {
 
     /// Its `k`-th child (from 1).
     pub fn child(&self, k: u32) -> NodeId {
-        if self.is_root() { NodeId(k.to_string()) } else { NodeId(format!("{}-{k}", self.0)) }
+        self.join(&k.to_string())
+    }
+
+    /// Its `k`-th child made by hand (from 1).
+    pub fn hand_child(&self, k: u32) -> NodeId {
+        self.join(&format!("h{k}"))
+    }
+
+    fn join(&self, segment: &str) -> NodeId {
+        if self.is_root() { NodeId(segment.to_string()) } else { NodeId(format!("{}-{segment}", self.0)) }
+    }
+
+    /// It was made by hand.
+    pub fn by_hand(&self) -> bool {
+        self.0.rsplit('-').next().is_some_and(|last| last.starts_with('h'))
     }
 
     pub fn parent(&self) -> Option<NodeId> {
@@ -42,14 +60,23 @@ impl NodeId {
         Some(self.0.rsplit_once('-').map_or_else(NodeId::root, |(up, _)| NodeId(up.to_string())))
     }
 
+    /// Whether `other` is this node or below it.
+    pub fn holds(&self, other: &NodeId) -> bool {
+        self.is_root() || other == self || other.0.starts_with(&format!("{}-", self.0))
+    }
+
     /// Attacker turns from the root.
     pub fn depth(&self) -> u32 {
         if self.is_root() { 0 } else { self.0.split('-').count() as u32 }
     }
 
-    /// The child numbers from the root, for ordering (`2-10` after `2-9`).
+    /// The child numbers from the root, for ordering (`2-10` after `2-9`, a child made by hand
+    /// after the search's).
     pub fn path(&self) -> Vec<u32> {
-        if self.is_root() { Vec::new() } else { self.0.split('-').filter_map(|k| k.parse().ok()).collect() }
+        if self.is_root() {
+            return Vec::new();
+        }
+        self.0.split('-').filter_map(segment).collect()
     }
 
     /// Its journal's file name in the search folder.
@@ -63,13 +90,23 @@ impl NodeId {
             return Some(NodeId::root());
         }
         let id = name.strip_prefix("node-")?.strip_suffix(".jsonl")?;
-        let valid = !id.is_empty() && id.split('-').all(|k| k.parse::<u32>().is_ok_and(|k| k > 0));
+        let valid = !id.is_empty() && id.split('-').all(|k| segment(k).is_some());
         valid.then(|| NodeId(id.to_string()))
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// A segment's place among its siblings: `4` → 4, `h2` → after every numbered one; 0 and
+/// anything else are not segments.
+fn segment(text: &str) -> Option<u32> {
+    let (base, digits) = match text.strip_prefix('h') {
+        Some(digits) => (BY_HAND, digits),
+        None => (0, text),
+    };
+    digits.parse::<u32>().ok().filter(|&k| k > 0 && k < BY_HAND).map(|k| base + k)
 }
 
 impl std::fmt::Display for NodeId {
@@ -283,8 +320,15 @@ mod tests {
         assert_eq!(n.journal_name(), "node-2-10.jsonl");
         assert_eq!(NodeId::from_journal_name("node-2-10.jsonl"), Some(n));
         assert_eq!(NodeId::from_journal_name("root.jsonl"), Some(root));
-        for other in ["node-.jsonl", "node-2-x.jsonl", "node-0.jsonl", "runs.jsonl", "node-2"] {
+        for other in
+            ["node-.jsonl", "node-2-x.jsonl", "node-0.jsonl", "node-h0.jsonl", "runs.jsonl", "node-2"]
+        {
             assert_eq!(NodeId::from_journal_name(other), None, "{other}");
         }
+        let hand = NodeId::root().child(2).hand_child(1);
+        assert_eq!((hand.as_str(), hand.by_hand(), hand.depth()), ("2-h1", true, 2));
+        assert_eq!(NodeId::from_journal_name("node-2-h1.jsonl"), Some(hand.clone()));
+        assert!(hand.path() > NodeId::root().child(2).child(9).path(), "by hand after the search's own");
+        assert!(NodeId::root().child(2).holds(&hand) && !NodeId::root().child(20).holds(&hand));
     }
 }

@@ -85,6 +85,23 @@ pub struct AttackPlan {
     pub best: Option<Best>,
     /// Nodes whose journals are done.
     pub nodes: usize,
+    /// What a person did to the search, in order (a resume does it again at the same points).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hand: Vec<HandOp>,
+}
+
+/// A person's hand on a running search (the screen's prune, expand, edit-and-continue, pin).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum HandOp {
+    /// The node and what is below it are out of the search from the `at`-th decision on.
+    Prune { node: NodeId, at: u32 },
+    /// A child of `node` made by hand: the attacker's (no `text`) or a person's message; with
+    /// `pin`, the branch is run on from it.
+    Expand { node: NodeId, child: NodeId, text: Option<String>, pin: bool },
+    /// The branch from `node` run on to the search's depth (or a leak), whatever the strategy
+    /// decides (children `h1`, `h1-h1`…).
+    Pin { node: NodeId },
 }
 
 impl AttackPlan {
@@ -132,6 +149,15 @@ mod tests {
             status: Status::Running,
             best: Some(Best { node: NodeId::root().child(1), score: Some(4), leak: None }),
             nodes: 2,
+            hand: vec![
+                HandOp::Prune { node: NodeId::root().child(2), at: 3 },
+                HandOp::Expand {
+                    node: NodeId::root().child(1),
+                    child: NodeId::root().child(1).hand_child(2),
+                    text: Some("mine".into()),
+                    pin: true,
+                },
+            ],
         };
         plan.write(dir.path()).unwrap();
         assert_eq!(AttackPlan::read(dir.path()).unwrap(), Some(plan.clone()));

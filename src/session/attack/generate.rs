@@ -108,9 +108,10 @@ impl Generator<'_> {
                     return Ok(Prepared {
                         turn,
                         text: answer.text,
-                        raw,
-                        model: self.attacker.model.clone(),
+                        raw: Some(raw),
+                        model: Some(self.attacker.model.clone()),
                         usage: response.usage,
+                        by: None,
                         note,
                     });
                 }

@@ -160,6 +160,7 @@ fn new_plan(args: &AttackArgs) -> anyhow::Result<AttackPlan> {
         status: Status::Running,
         best: None,
         nodes: 0,
+        hand: Vec::new(),
     })
 }
 
