@@ -2,13 +2,22 @@
 //! written atomically, so a reader never sees half of it, and read back with one line naming the
 //! file when it is not what it should be.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::core::episode::journal::describe_json_error;
+
+/// `<base>/<stem>`, or with `-2`, `-3`… when an earlier folder is there (a fan's, a search's).
+pub fn free_dir(base: &Path, stem: &str) -> PathBuf {
+    let first = base.join(stem);
+    if !first.exists() {
+        return first;
+    }
+    (2..).map(|n| base.join(format!("{stem}-{n}"))).find(|p| !p.exists()).expect("a free name")
+}
 
 /// Writes `value` to `path` (`what`: "fan plan", for the error).
 pub fn write<T: Serialize>(path: &Path, value: &T, what: &str) -> anyhow::Result<()> {

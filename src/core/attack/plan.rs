@@ -94,14 +94,13 @@ pub struct AttackPlan {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum HandOp {
-    /// The node and what is below it are out of the search from the `at`-th decision on.
+    /// The node and what is below it are out of the search from its `at`-th round of decisions
+    /// on (a TAP turn's ranking, a Crescendo or GOAT node), so a resume prunes at the same point.
     Prune { node: NodeId, at: u32 },
     /// A child of `node` made by hand: the attacker's (no `text`) or a person's message; with
-    /// `pin`, the branch is run on from it.
+    /// `pin`, the branch is run on from it to the search's depth or a leak (children `h1`,
+    /// `h1-h1`…), whatever the strategy decides.
     Expand { node: NodeId, child: NodeId, text: Option<String>, pin: bool },
-    /// The branch from `node` run on to the search's depth (or a leak), whatever the strategy
-    /// decides (children `h1`, `h1-h1`…).
-    Pin { node: NodeId },
 }
 
 impl AttackPlan {

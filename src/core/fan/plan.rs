@@ -55,13 +55,7 @@ pub const FANS_DIR: &str = "fans";
 
 /// `<dir>/fans/<episode>__t<turn>`, or with `-2`, `-3`… when an earlier fan is there.
 pub fn free_fan_dir(episode_dir: &Path, episode_id: &str, turn: u32) -> PathBuf {
-    let stem = fan_stem(episode_id, turn);
-    let base = episode_dir.join(FANS_DIR);
-    let first = base.join(&stem);
-    if !first.exists() {
-        return first;
-    }
-    (2..).map(|n| base.join(format!("{stem}-{n}"))).find(|p| !p.exists()).expect("a free name")
+    crate::core::plan_file::free_dir(&episode_dir.join(FANS_DIR), &fan_stem(episode_id, turn))
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::core::attack::candidate::{CandidateAttacker, Hold, Prepared, Report, 
 use crate::core::attack::catalogue::Catalogue;
 use crate::core::attack::meter::{CallCounts, FileMeter};
 use crate::core::attack::node::{BY_SEARCH, NodeId, NodeRecord};
-use crate::core::attack::plan::{AttackPlan, Best, Status};
+use crate::core::attack::plan::{AttackPlan, Best, HandOp, Status};
 use crate::core::attack::{SearchParams, Strategy};
 use crate::core::dataset::Task;
 use crate::core::episode::{
@@ -147,6 +147,10 @@ pub struct Search {
     records: Mutex<BTreeMap<NodeId, NodeRecord>>,
     plan: Mutex<AttackPlan>,
     pub(super) judge_options: JudgeOptions,
+    /// Rounds of decisions the strategy made (see [`HandOp::Prune`]).
+    rounds: AtomicU32,
+    /// The branches a person asked for, running.
+    pub(super) by_hand: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 /// What the engine is built from.
@@ -195,15 +199,15 @@ impl Search {
             records: Mutex::new(BTreeMap::new()),
             plan: Mutex::new(parts.plan),
             judge_options: parts.judge_options,
+            rounds: AtomicU32::new(0),
+            by_hand: Mutex::new(Vec::new()),
         })
     }
 
     /// Ends the search as the strategy says: the plan, the outcome, the last update.
     pub async fn finish(&self, status: Status, problem: Option<String>) -> AttackOutcome {
         self.save_plan(Some(status));
-        let records: Vec<NodeRecord> =
-            self.records.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
-        let mut records = records;
+        let mut records = self.records();
         records.sort_by_key(|r| r.id.path());
         let outcome = AttackOutcome {
             status,
@@ -215,6 +219,18 @@ impl Search {
         };
         let _ = self.updates.send(SearchUpdate::Finished(Box::new(outcome.clone()))).await;
         outcome
+    }
+
+    /// Every node with a record so far.
+    pub fn records(&self) -> Vec<NodeRecord> {
+        self.records.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
+    }
+
+    /// Tells the user `problem`, if there is one, without stopping the search.
+    pub fn tell(&self, problem: Option<String>) {
+        if let Some(problem) = problem {
+            let _ = self.updates.try_send(SearchUpdate::Problem(problem));
+        }
     }
 
     /// The node's record, once it has run (or was read back).
@@ -331,7 +347,11 @@ impl Search {
         let history = attacker_view(&prefix);
         let turn = prefix.iter().rev().find_map(|e| e.body.turn()).unwrap_or(0) + 1;
         let generator = self.generator();
-        let mut prepared = match generator.candidate(&history, turn, &spec.inputs).await {
+        let written = match spec.inputs.text.clone() {
+            Some(text) => Ok(Prepared::by_hand(turn, text)),
+            None => generator.candidate(&history, turn, &spec.inputs).await,
+        };
+        let mut prepared = match written {
             Ok(p) => p,
             Err(GenerateError::Aborted) => return Ok(NodeRun::Stop(Status::Stopped, None)),
             Err(GenerateError::Model(e)) if matches!(e.kind, crate::core::llm::LlmErrorKind::Budget(_)) => {
@@ -346,7 +366,7 @@ impl Search {
         {
             prepared.note["retry_of"] = json!(retry_of);
         }
-        if self.params.strategy == Strategy::Tap && self.params.on_topic {
+        if self.params.strategy == Strategy::Tap && self.params.on_topic && prepared.by.is_none() {
             let (on_topic, check) = match generator.on_topic(&prepared.text).await {
                 Ok(checked) => checked,
                 Err(GenerateError::Aborted) => return Ok(NodeRun::Stop(Status::Stopped, None)),
@@ -536,6 +556,58 @@ impl Search {
         if let Err(e) = plan.write(&self.dir) {
             let _ = self.updates.try_send(SearchUpdate::Problem(format!("{e:#}")));
         }
+    }
+
+    /// A person prunes `node` and what is below it: the strategy leaves it from its next round of
+    /// decisions on. The plan records it (a resume prunes at the same round).
+    pub fn prune_by_hand(&self, node: &NodeId) -> anyhow::Result<()> {
+        if node.is_root() {
+            bail!("the root is the search itself: stop it instead");
+        }
+        let at = self.rounds.load(Ordering::SeqCst);
+        self.plan_mut().hand.push(HandOp::Prune { node: node.clone(), at });
+        self.save_plan(None);
+        Ok(())
+    }
+
+    /// Whether a person pruned `id` or a node above it, by the strategy's current round.
+    pub fn pruned(&self, id: &NodeId) -> bool {
+        let round = self.rounds.load(Ordering::SeqCst);
+        self.plan_mut()
+            .hand
+            .iter()
+            .any(|op| matches!(op, HandOp::Prune { node, at } if *at <= round && node.holds(id)))
+    }
+
+    /// The strategy made one more round of decisions.
+    pub(super) fn next_round(&self) {
+        self.rounds.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A person asks for one more child of `node` (the attacker's, or `text`), and with `pin` the
+    /// branch run on from it; the plan records it. Returns the child's id.
+    pub fn expand_by_hand(&self, node: &NodeId, text: Option<String>, pin: bool) -> anyhow::Result<NodeId> {
+        let from_episode = node.is_root() && !self.root.events.is_empty();
+        if !from_episode && !self.record(node).is_some_and(|r| r.complete()) {
+            bail!("node {node} has not ended: nothing to continue from yet");
+        }
+        let mut plan = self.plan_mut();
+        let made =
+            plan.hand.iter().filter(|op| matches!(op, HandOp::Expand { node: n, .. } if n == node)).count();
+        let child = node.hand_child(made as u32 + 1);
+        plan.hand.push(HandOp::Expand { node: node.clone(), child: child.clone(), text, pin });
+        drop(plan);
+        self.save_plan(None);
+        Ok(child)
+    }
+
+    /// What a person did to the search so far, in order.
+    pub fn hand_ops(&self) -> Vec<HandOp> {
+        self.plan_mut().hand.clone()
+    }
+
+    fn plan_mut(&self) -> std::sync::MutexGuard<'_, AttackPlan> {
+        self.plan.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn root_events(&self) -> &[Event] {

@@ -27,6 +27,8 @@ pub struct Inputs {
     pub feedback: Option<Feedback>,
     /// TAP: which of the leaf's candidates this is; GOAT: which conversation (from 1).
     pub candidate: u32,
+    /// A person's message for the node (edit-and-continue): sent as it is, no attacker call.
+    pub text: Option<String>,
 }
 
 /// Why no candidate was written.

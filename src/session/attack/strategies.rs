@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 use crate::core::attack::Strategy;
 use crate::core::attack::candidate::Report;
 use crate::core::attack::node::{Decision, NodeId, NodeRecord};
-use crate::core::attack::plan::Status;
+use crate::core::attack::plan::{HandOp, Status};
 use crate::core::attack::prompts::{Feedback, LogEntry};
 
 use super::engine::{AttackOutcome, NodeRun, NodeSpec, Search};
@@ -20,14 +20,65 @@ use super::generate::Inputs;
 /// How a strategy ended, and why it stopped short if it did.
 type Ended = (Status, Option<String>);
 
-/// Runs the search's strategy to its end; the plan says how it ended.
+/// Runs the search's strategy to its end, and the branches a person asked for (those of the
+/// plan again on a resume) to theirs; the plan says how it ended.
 pub async fn run(search: Arc<Search>) -> AttackOutcome {
-    let (status, problem) = match search.params.strategy {
-        Strategy::Tap => tap(&search).await,
-        Strategy::Crescendo => crescendo(&search).await,
-        Strategy::Goat => goat(&search).await,
+    let (mut status, problem) = match start(&search).await {
+        Some(ended) => ended,
+        None => {
+            for op in search.hand_ops() {
+                if let HandOp::Expand { child, text, pin, .. } = op {
+                    run_by_hand(&search, child, text, pin);
+                }
+            }
+            match search.params.strategy {
+                Strategy::Tap => tap(&search).await,
+                Strategy::Crescendo => crescendo(&search).await,
+                Strategy::Goat => goat(&search).await,
+            }
+        }
     };
+    loop {
+        let running = std::mem::take(&mut *search.by_hand.lock().unwrap_or_else(|p| p.into_inner()));
+        if running.is_empty() {
+            break;
+        }
+        for task in running {
+            let _ = task.await;
+        }
+    }
+    let leaked = search.records().iter().any(|r| r.leak.is_some());
+    if leaked && matches!(status, Status::NothingFound | Status::AllPruned) {
+        status = Status::Leak;
+    }
     search.finish(status, problem).await
+}
+
+/// Runs the branch a person asked for from `id` (see [`HandOp::Expand`]) beside the strategy.
+pub fn run_by_hand(search: &Arc<Search>, id: NodeId, text: Option<String>, pin: bool) {
+    let task = tokio::spawn(by_hand(search.clone(), id, text, pin));
+    search.by_hand.lock().unwrap_or_else(|p| p.into_inner()).push(task);
+}
+
+async fn by_hand(search: Arc<Search>, mut id: NodeId, mut text: Option<String>, pin: bool) {
+    loop {
+        let parent = id.parent().unwrap_or_else(NodeId::root);
+        let inputs = Inputs {
+            feedback: feedback(&search, &parent),
+            candidate: 1,
+            text: text.take(),
+            ..Inputs::default()
+        };
+        let record = match search.run_node(NodeSpec { id: id.clone(), inputs, ..NodeSpec::default() }).await {
+            NodeRun::Done(r) | NodeRun::Held(r) => r,
+            NodeRun::Stop(_, problem) => return search.tell(problem),
+        };
+        let on = record.complete() && record.leak.is_none() && !search.pruned(&id);
+        if !pin || !on || id.depth() >= search.params.depth {
+            return;
+        }
+        id = id.hand_child(1);
+    }
 }
 
 /// Runs the root when the search starts from a task (its first turn); `Some` when the search
@@ -60,14 +111,11 @@ fn feedback(search: &Search, id: &NodeId) -> Option<Feedback> {
 /// dropped before they reach the assistant; the rest are scored and the best `width` leaves
 /// survive. Stops at a turn where a node leaked, when every branch is pruned, or at `depth`.
 async fn tap(search: &Arc<Search>) -> Ended {
-    if let Some(ended) = start(search).await {
-        return ended;
-    }
     let p = search.params.clone();
     let mut leaves = vec![NodeId::root()];
     for depth in 1..=p.depth {
         let mut pending = Vec::new();
-        for leaf in &leaves {
+        for leaf in leaves.iter().filter(|leaf| !search.pruned(leaf)) {
             let feedback = feedback(search, leaf);
             for k in 1..=p.branch {
                 let id = leaf.child(k);
@@ -86,14 +134,17 @@ async fn tap(search: &Arc<Search>) -> Ended {
             // The turn is not whole: its scored nodes wait undecided (a resume finishes them).
             Err(ended) => return ended,
         };
-        let mut ranked = level.ranked;
+        // A person's prune takes a node out of the ranking (a leak it found still counts).
+        let (pruned, mut ranked): (Vec<_>, Vec<_>) =
+            level.ranked.into_iter().partition(|(id, _)| search.pruned(id));
+        search.next_round();
         ranked.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.0.path().cmp(&b.0.path())));
         let of = ranked.len();
         let mut kept = Vec::new();
-        let mut leak = false;
-        let mut live = level.live;
-        let mut held = level.held;
-        let mut decided = Vec::new();
+        let mut leak = pruned.iter().any(|(_, report)| report.leak);
+        let by_hand = json!({"reason": "pruned by hand", "by": "human"});
+        let mut decisions: Vec<(NodeId, Option<Value>)> =
+            pruned.iter().map(|(id, _)| (id.clone(), Some(by_hand.clone()))).collect();
         for (rank, (id, report)) in ranked.iter().enumerate() {
             leak |= report.leak;
             let decision = if rank < p.width as usize {
@@ -110,11 +161,16 @@ async fn tap(search: &Arc<Search>) -> Ended {
                     "by": "width", "rank": rank + 1, "of": of, "width": p.width, "score": report.score,
                 }))
             };
-            if let Some(i) = live.iter().position(|l| &l.id == id) {
+            decisions.push((id.clone(), decision));
+        }
+        let (mut live, mut held) = (level.live, level.held);
+        let mut decided = Vec::new();
+        for (id, decision) in decisions {
+            if let Some(i) = live.iter().position(|l| l.id == id) {
                 let waiting = live.swap_remove(i);
                 let _ = waiting.decision.send(decision);
                 decided.push(waiting.task);
-            } else if let Some(i) = held.iter().position(|r| &r.id == id) {
+            } else if let Some(i) = held.iter().position(|r| r.id == id) {
                 let record = held.remove(i);
                 if let Err(e) = search.finish_held(&record, decision) {
                     return (Status::Stopped, Some(format!("{e:#}")));
@@ -208,40 +264,55 @@ fn key(entry: &(NodeId, Report)) -> (bool, u8) {
 /// `max_backtracks` times over the search. The attacker's notes hold every turn it tried,
 /// refused ones included; the assistant's context holds only the kept ones.
 async fn crescendo(search: &Arc<Search>) -> Ended {
-    if let Some(ended) = start(search).await {
-        return ended;
-    }
     let p = search.params.clone();
     let mut parent = NodeId::root();
     let mut log: Vec<LogEntry> = Vec::new();
     let mut backtracks = 0;
-    for _ in 0..p.depth {
-        let mut k = 1;
-        loop {
-            let id = parent.child(k);
-            let retry = (backtracks < p.max_backtracks).then(|| parent.child(k + 1));
-            let inputs = Inputs { log: log.clone(), feedback: feedback(search, &parent), candidate: 1 };
-            let record = match search.run_node(NodeSpec { id: id.clone(), inputs, retry, hold: None }).await {
-                NodeRun::Done(r) | NodeRun::Held(r) => r,
-                NodeRun::Stop(status, problem) => return (status, problem),
-            };
-            if !record.complete() {
-                return (Status::Stopped, failure(&record));
-            }
-            log.push(log_entry(&record));
-            if record.leak.is_some() {
-                return (Status::Leak, None);
-            }
-            if record.decision == Decision::Backtracked {
-                backtracks += 1;
-                k += 1;
-                continue;
-            }
-            parent = id;
-            break;
+    let mut k = 1;
+    while parent.depth() < p.depth {
+        // A person pruned the conversation so far: back to the turn before the pruned one.
+        while search.pruned(&parent) {
+            k = parent.path().last().map_or(1, |last| last + 1);
+            parent = parent.parent().unwrap_or_else(NodeId::root);
         }
+        let id = parent.child(k);
+        let retry = (backtracks < p.max_backtracks).then(|| parent.child(k + 1));
+        let inputs =
+            Inputs { log: log.clone(), feedback: feedback(search, &parent), candidate: 1, text: None };
+        let (record, pruned) =
+            match converse(search, NodeSpec { id: id.clone(), inputs, retry, hold: None }).await {
+                Ok(ran) => ran,
+                Err(ended) => return ended,
+            };
+        log.push(log_entry(&record));
+        if record.decision == Decision::Backtracked || pruned {
+            backtracks += u32::from(!pruned);
+            k += 1;
+            continue;
+        }
+        parent = id;
+        k = 1;
     }
     (Status::NothingFound, None)
+}
+
+/// Runs one node of a conversation (Crescendo, GOAT): its record, and whether a person pruned it
+/// (or a node above it) meanwhile; `Err` when the search ends there (a leak, a stop, a failure).
+async fn converse(search: &Arc<Search>, spec: NodeSpec) -> Result<(NodeRecord, bool), Ended> {
+    let id = spec.id.clone();
+    let record = match search.run_node(spec).await {
+        NodeRun::Done(r) | NodeRun::Held(r) => r,
+        NodeRun::Stop(status, problem) => return Err((status, problem)),
+    };
+    let pruned = search.pruned(&id);
+    search.next_round();
+    if !record.complete() {
+        return Err((Status::Stopped, failure(&record)));
+    }
+    if record.leak.is_some() {
+        return Err((Status::Leak, None));
+    }
+    Ok((record, pruned))
 }
 
 fn log_entry(r: &NodeRecord) -> LogEntry {
@@ -267,9 +338,6 @@ fn log_entry(r: &NodeRecord) -> LogEntry {
 /// from the catalogue; `attempts` conversations one after the other (the paper's ASR@k), until
 /// one leaks.
 async fn goat(search: &Arc<Search>) -> Ended {
-    if let Some(ended) = start(search).await {
-        return ended;
-    }
     let p = search.params.clone();
     for attempt in 1..=p.attempts {
         let mut parent = NodeId::root();
@@ -277,16 +345,14 @@ async fn goat(search: &Arc<Search>) -> Ended {
             let id = if depth == 1 { parent.child(attempt) } else { parent.child(1) };
             let inputs =
                 Inputs { feedback: feedback(search, &parent), candidate: attempt, ..Inputs::default() };
-            let record =
-                match search.run_node(NodeSpec { id: id.clone(), inputs, ..NodeSpec::default() }).await {
-                    NodeRun::Done(r) | NodeRun::Held(r) => r,
-                    NodeRun::Stop(status, problem) => return (status, problem),
+            let pruned =
+                match converse(search, NodeSpec { id: id.clone(), inputs, ..NodeSpec::default() }).await {
+                    Ok((_, pruned)) => pruned,
+                    Err(ended) => return ended,
                 };
-            if !record.complete() {
-                return (Status::Stopped, failure(&record));
-            }
-            if record.leak.is_some() {
-                return (Status::Leak, None);
+            // A person pruned this conversation: the next one starts.
+            if pruned {
+                break;
             }
             parent = id;
         }
