@@ -5,6 +5,7 @@ mod support;
 
 mod annotate_crash;
 mod app_update;
+mod attack_screen;
 mod browser_corpus;
 mod browser_open;
 mod charts;
