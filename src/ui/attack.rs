@@ -59,7 +59,7 @@ fn draw_tree(frame: &mut Frame, area: Rect, view: &AttackView, theme: &Theme) {
         AttackOrigin::Task(task) => format!("task {}", single_line(task)),
     };
     let title = Line::from(vec![
-        Span::styled(format!(" Attack search · {} ", progress(view)), theme.title()),
+        Span::styled(format!(" Attack · {} ", progress(view)), theme.title()),
         Span::styled(format!("· {from} "), theme.dim()),
     ]);
     let block = Block::bordered().border_style(theme.border(true)).title(title);

@@ -209,12 +209,7 @@ impl Command {
                 &[I, A, K],
             ),
             StepTurn => spec(Step, "Live: run to the end of the turn, then pause", &[">"], &[I]),
-            Continue => spec(
-                Step,
-                "Live: continue running (a fan: its attempts; an attack search)",
-                &["c"],
-                &[I, A, K],
-            ),
+            Continue => spec(Step, "Live: continue running (a fan, an attack search)", &["c"], &[I, A, K]),
             Faster => spec(Step, "Autoplay faster", &["+", "="], &[I]),
             Slower => spec(Step, "Autoplay slower", &["-"], &[I]),
             FocusNext => spec(View, "Focus the next pane", &["Tab"], &[I]),
