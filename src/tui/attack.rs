@@ -12,13 +12,13 @@ use crate::app::Action;
 use crate::config::Paths;
 use crate::config::settings::ModelFlags;
 use crate::session::attack::{
-    AttackArgs, AttackRequest, HandRequest, SearchControl, SearchHandle, SearchUpdate, ShapeFlags,
-    free_attack_dir, prepare, spawn,
+    AttackArgs, AttackRequest, HandRequest, SearchControl, SearchHandle, ShapeFlags, free_attack_dir,
+    prepare, spawn,
 };
 use crate::session::{RunArgs, TaskSelection};
 
 use super::fan::FanPacing;
-use super::inbox::Outbox;
+use super::inbox::{Outbox, forward};
 
 /// How long quitting waits for the nodes of a stopped search to close their journals.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -83,7 +83,7 @@ impl Attacks {
             Ok((mut handle, dir)) => {
                 self.stop().await;
                 let reports = std::mem::replace(&mut handle.updates, mpsc::channel(1).1);
-                let forward = forward(inbox, Action::AttackStarted(Ok(dir)), reports);
+                let forward = forward(inbox, Action::AttackStarted(Ok(dir)), reports, Action::Attack);
                 self.running = Some((handle, forward));
                 None
             }
@@ -117,18 +117,4 @@ impl Attacks {
             let _ = tokio::time::timeout(STOP_GRACE, search.task).await;
         }
     }
-}
-
-/// Sends `started`, then each report of the search until its channel closes.
-fn forward(inbox: Outbox, started: Action, mut reports: mpsc::Receiver<SearchUpdate>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        if inbox.send(started).await.is_err() {
-            return;
-        }
-        while let Some(report) = reports.recv().await {
-            if inbox.send(Action::Attack(report)).await.is_err() {
-                return;
-            }
-        }
-    })
 }

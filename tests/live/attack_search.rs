@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use converse_tui::config::settings::ModelFlags;
 use converse_tui::core::attack::Strategy;
-use converse_tui::core::attack::node::{Decision, NodeRecord};
-use converse_tui::core::attack::plan::{AttackPlan, Status};
+use converse_tui::core::attack::node::{Decision, NodeId, NodeRecord};
+use converse_tui::core::attack::plan::{AttackPlan, HandOp, Status};
 use converse_tui::core::episode::{ControlAction, EventBody, Outcome, read_journal};
 use converse_tui::core::judge::llm::call::JudgeOptions;
 use converse_tui::session::attack::{
-    AttackArgs, AttackOutcome, SearchUpdate, ShapeFlags, Start, prepare, spawn,
+    AttackArgs, AttackOutcome, SearchControl, SearchUpdate, ShapeFlags, Start, prepare, spawn,
 };
 use converse_tui::session::{Launch, RunArgs, SettingFlags};
 
@@ -389,4 +389,83 @@ async fn a_retried_call_is_a_call_of_the_budget() {
     assert_eq!(outcome.calls.total(), server.request_count() as u64);
     assert!(server.requests()[..3].iter().all(|r| r.body["model"] == ASSISTANT));
     assert!(outcome.records.iter().any(|r| r.id.depth() == 2), "{:?}", outcome.status);
+}
+
+/// Runs a TAP search in which a person, while it is paused after the root, prunes node 1 and
+/// writes the next message after the root himself (the three cues), its branch pinned.
+async fn search_by_hand(args: &AttackArgs, home: &Path, written: &str) -> AttackOutcome {
+    let parts = prepare(args, &paths(home)).unwrap();
+    let mut handle = spawn(parts).unwrap();
+    loop {
+        match handle.updates.recv().await {
+            Some(SearchUpdate::NodeEnded(r)) if r.id == NodeId::root() => {
+                handle.control.send(SearchControl::Paused).unwrap();
+                handle.prune(&NodeId::root().child(1)).unwrap();
+                let child = handle.expand(&NodeId::root(), Some(written.into()), true).unwrap();
+                assert_eq!(child, NodeId::root().hand_child(1));
+                handle.control.send(SearchControl::Run).unwrap();
+            }
+            Some(SearchUpdate::Finished(outcome)) => return *outcome,
+            Some(_) => {}
+            None => panic!("the search ended without a word"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_persons_prune_and_message_are_kept_in_the_plan_and_a_resume_does_them_again() {
+    let home = tempfile::tempdir().unwrap();
+    let a = Asked { branch: Some(3), width: Some(2), depth: 3, budget: 400, ..asked(Strategy::Tap) };
+    let server = defended::server(11).await;
+    let out = home.path().join("by-hand");
+    let written = CUES.join(" ");
+    let outcome = search_by_hand(&args(&server, 11, out.clone(), &a), home.path(), &written).await;
+    let plan = AttackPlan::read(&out).unwrap().unwrap();
+    let h1 = NodeId::root().hand_child(1);
+    assert_eq!(
+        plan.hand,
+        vec![
+            HandOp::Prune { node: NodeId::root().child(1), at: 0 },
+            HandOp::Expand {
+                node: NodeId::root(),
+                child: h1.clone(),
+                text: Some(written.clone()),
+                pin: true
+            },
+        ]
+    );
+    // Node 1 was pruned at the first turn's ranking, by a person; nothing grew under it.
+    let one = outcome.records.iter().find(|r| r.id == NodeId::root().child(1)).unwrap();
+    assert_eq!(controls(one, ControlAction::Prune)[0]["by"], "human");
+    assert!(outcome.records.iter().all(|r| !r.id.as_str().starts_with("1-")));
+    // The person's message went as written, by a human, and its branch leaked there.
+    let mine = outcome.records.iter().find(|r| r.id == h1).unwrap();
+    assert_eq!(mine.text.as_deref(), Some(written.as_str()));
+    assert!(mine.leak.is_some(), "{mine:?}");
+    let (events, _) = read_journal(&mine.journal).unwrap();
+    let by = events.iter().rev().find_map(|e| match &e.body {
+        EventBody::Message(m) if m.text == written => m.by.clone(),
+        _ => None,
+    });
+    assert_eq!(by.as_deref(), Some("human"));
+    assert_eq!(outcome.status, Status::Leak);
+    assert!(server.request_count() <= 400);
+
+    // A crash lost the person's node: a resume runs it again from the plan, as written, and
+    // reads every other node back (the strategy's own make no call).
+    std::fs::remove_file(&mine.journal).unwrap();
+    let before = server.request_count();
+    let mut resume = args(&server, 11, out.clone(), &a);
+    resume.resume = true;
+    let again = search(&resume, home.path()).await;
+    let mine_again = again.records.iter().find(|r| r.id == h1).unwrap();
+    assert_eq!(mine_again.text.as_deref(), Some(written.as_str()));
+    let made: Vec<String> = server.requests()[before..]
+        .iter()
+        .map(|r| r.body["model"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(!made.iter().any(|m| m == ATTACKER), "no candidate is written again: {made:?}");
+    assert!(made.iter().any(|m| m == ASSISTANT), "the person's node ran again: {made:?}");
+    let ids = |o: &AttackOutcome| o.records.iter().map(|r| r.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(&again), ids(&outcome));
 }
