@@ -248,3 +248,27 @@ fn x_in_the_task_picker_starts_a_search_of_the_selected_task() {
     assert_eq!(request.start, Start::Task(first));
     assert_eq!((request.header, request.under), (None, None));
 }
+
+#[test]
+fn quitting_while_the_search_runs_asks_first_and_once_it_is_over_does_not() {
+    let mut state = search_state();
+    assert!(!press(&mut state, "q").contains(&Effect::Quit), "asked first");
+    let screen = crate::support::screen::render(&mut state, 160, 48);
+    assert!(
+        screen
+            .contains("The attack search is still running (attack --resume finishes it). Stop it and quit?"),
+        "{screen}"
+    );
+    assert!(press(&mut state, "y").contains(&Effect::Quit));
+    let mut state = search_state();
+    let outcome = AttackOutcome {
+        status: Status::NothingFound,
+        records: Vec::new(),
+        best: None,
+        calls: CallCounts::default(),
+        budget: None,
+        problem: None,
+    };
+    update(&mut state, Action::Attack(SearchUpdate::Finished(Box::new(outcome))));
+    assert!(press(&mut state, "q").contains(&Effect::Quit));
+}

@@ -152,6 +152,7 @@ async fn a_node_edited_on_screen_is_sent_as_written_and_the_search_continues_fro
     s.wait_for("node h1 asked for after root, its branch runs on");
     s.keys(&["c"]);
     let screen = wait_until(&s, "h1 leaked", |screen| row(screen, "h1").is_some_and(|r| r.contains("LEAK")));
+    wait_until(&s, "the search ended", ended);
     let dir = search_dir(home.path());
     let (events, _) = read_journal(dir.join("node-h1.jsonl")).unwrap();
     let said: Vec<&str> = events
