@@ -122,7 +122,7 @@ pub(super) fn attack_command(a: args::AttackCli, paths: &Paths) -> anyhow::Resul
         }
         let start = match (a.task, a.from, a.turn) {
             (Some(task), ..) => Some(Start::Task(task)),
-            (None, Some(file), Some(turn)) => Some(Start::Episode { file, turn }),
+            (None, Some(file), Some(turn)) => Some(Start::Episode { file, id: None, turn }),
             _ => None,
         };
         let source = TaskSelection { data_dir: a.dataset.data_dir, ..TaskSelection::default() };

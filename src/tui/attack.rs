@@ -42,8 +42,7 @@ pub fn attack_launcher(
             },
         };
         let under = request.under.clone().unwrap_or_else(|| paths.episodes_dir.clone());
-        let episode = request.header.as_ref().map(|h| h.id.as_str());
-        let out = free_attack_dir(&under, &request.start, episode, request.strategy);
+        let out = free_attack_dir(&under, &request.start, request.strategy);
         let args = AttackArgs {
             run,
             start: Some(request.start),

@@ -120,7 +120,8 @@ fn x_on_a_turn_asks_for_a_strategy_and_budget_and_starts_the_search_from_that_tu
         })
         .expect("the search is asked for");
     let AttackRequest { start, header, strategy, budget, under } = *request;
-    assert_eq!(start, Start::Episode { file: format!("{DIR}/ep-root.jsonl").into(), turn: 2 });
+    let file = format!("{DIR}/ep-root.jsonl").into();
+    assert_eq!(start, Start::Episode { file, id: Some("ep-root".into()), turn: 2 });
     assert_eq!((strategy, budget), (Strategy::Tap, Some(60)));
     assert_eq!(header.map(|h| h.id), Some("ep-root".into()));
     assert_eq!(under, Some(PathBuf::from(DIR)));

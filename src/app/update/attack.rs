@@ -59,7 +59,7 @@ fn where_from(state: &AppState) -> Result<(AttackOrigin, Start, Option<Continued
         return Err("move to a turn the assistant answered: the search continues from it".into());
     }
     let origin = AttackOrigin::Episode { path: file.to_path_buf(), id: episode.id().to_string(), turn };
-    let start = Start::Episode { file: file.to_path_buf(), turn };
+    let start = Start::Episode { file: file.to_path_buf(), id: Some(episode.id().to_string()), turn };
     Ok((origin, start, Some((Box::new(episode.header().clone()), file.parent().map(PathBuf::from)))))
 }
 

@@ -565,7 +565,7 @@ impl Search {
             bail!("the root is the search itself: stop it instead");
         }
         let at = self.rounds.load(Ordering::SeqCst);
-        self.plan_mut().hand.push(HandOp::Prune { node: node.clone(), at });
+        self.plan_lock().hand.push(HandOp::Prune { node: node.clone(), at });
         self.save_plan(None);
         Ok(())
     }
@@ -573,7 +573,7 @@ impl Search {
     /// Whether a person pruned `id` or a node above it, by the strategy's current round.
     pub fn pruned(&self, id: &NodeId) -> bool {
         let round = self.rounds.load(Ordering::SeqCst);
-        self.plan_mut()
+        self.plan_lock()
             .hand
             .iter()
             .any(|op| matches!(op, HandOp::Prune { node, at } if *at <= round && node.holds(id)))
@@ -591,7 +591,7 @@ impl Search {
         if !from_episode && !self.record(node).is_some_and(|r| r.complete()) {
             bail!("node {node} has not ended: nothing to continue from yet");
         }
-        let mut plan = self.plan_mut();
+        let mut plan = self.plan_lock();
         let made =
             plan.hand.iter().filter(|op| matches!(op, HandOp::Expand { node: n, .. } if n == node)).count();
         let child = node.hand_child(made as u32 + 1);
@@ -603,10 +603,10 @@ impl Search {
 
     /// What a person did to the search so far, in order.
     pub fn hand_ops(&self) -> Vec<HandOp> {
-        self.plan_mut().hand.clone()
+        self.plan_lock().hand.clone()
     }
 
-    fn plan_mut(&self) -> std::sync::MutexGuard<'_, AttackPlan> {
+    fn plan_lock(&self) -> std::sync::MutexGuard<'_, AttackPlan> {
         self.plan.lock().unwrap_or_else(|p| p.into_inner())
     }
 

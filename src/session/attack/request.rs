@@ -28,11 +28,11 @@ pub struct AttackRequest {
 
 /// `<base>/attacks/<episode>__t<turn>__<strategy>` (or the task's name for a task), or with
 /// `-2`, `-3`… when an earlier search is there.
-pub fn free_attack_dir(base: &Path, start: &Start, episode: Option<&str>, strategy: Strategy) -> PathBuf {
-    let stem = match (start, episode) {
-        (Start::Episode { turn, .. }, Some(id)) => fan_stem(id, *turn),
-        (Start::Episode { turn, file }, None) => fan_stem(&file.display().to_string(), *turn),
-        (Start::Task(task), _) => safe_name(task),
+pub fn free_attack_dir(base: &Path, start: &Start, strategy: Strategy) -> PathBuf {
+    let stem = match start {
+        Start::Episode { turn, id: Some(id), .. } => fan_stem(id, *turn),
+        Start::Episode { turn, file, id: None } => fan_stem(&file.display().to_string(), *turn),
+        Start::Task(task) => safe_name(task),
     };
     crate::core::plan_file::free_dir(&base.join(ATTACKS_DIR), &format!("{stem}__{}", strategy.as_str()))
 }
@@ -74,13 +74,13 @@ mod tests {
     #[test]
     fn a_second_search_of_a_turn_gets_a_fresh_folder() {
         let dir = tempfile::tempdir().unwrap();
-        let start = Start::Episode { file: "x.jsonl".into(), turn: 2 };
-        let first = free_attack_dir(dir.path(), &start, Some("ep 1"), Strategy::Tap);
+        let start = Start::Episode { file: "x.jsonl".into(), id: Some("ep 1".into()), turn: 2 };
+        let first = free_attack_dir(dir.path(), &start, Strategy::Tap);
         assert_eq!(first, dir.path().join("attacks/ep_1__t2__tap"));
         std::fs::create_dir_all(&first).unwrap();
-        let second = free_attack_dir(dir.path(), &start, Some("ep 1"), Strategy::Tap);
+        let second = free_attack_dir(dir.path(), &start, Strategy::Tap);
         assert_eq!(second, dir.path().join("attacks/ep_1__t2__tap-2"));
-        let task = free_attack_dir(dir.path(), &Start::Task("t/1".into()), None, Strategy::Goat);
+        let task = free_attack_dir(dir.path(), &Start::Task("t/1".into()), Strategy::Goat);
         assert_eq!(task, dir.path().join("attacks/t_1__goat"));
     }
 }

@@ -38,8 +38,9 @@ pub struct ShapeFlags {
 pub enum Start {
     /// The task's first turn, run as the search's root.
     Task(String),
-    /// Turn `turn` of the episode in `file` (any format): every node continues it.
-    Episode { file: PathBuf, turn: u32 },
+    /// Turn `turn` of the episode in `file` (any format; `id` picks one of a file holding
+    /// several, an Inspect log's sample): every node continues it.
+    Episode { file: PathBuf, id: Option<String>, turn: u32 },
 }
 
 #[derive(Debug, Clone)]
@@ -140,8 +141,8 @@ fn new_plan(args: &AttackArgs) -> anyhow::Result<AttackPlan> {
         Some(Start::Task(task)) => {
             (task.clone(), RootRef { file: "root.jsonl".into(), episode: String::new(), turn: 1 })
         }
-        Some(Start::Episode { file, turn }) => {
-            let (task, episode, _) = episode_root(file, *turn)?;
+        Some(Start::Episode { file, id, turn }) => {
+            let (task, episode, _) = episode_root(file, id.as_deref(), *turn)?;
             let file = std::path::absolute(file).unwrap_or_else(|_| file.clone());
             (task, RootRef { file, episode, turn: *turn })
         }
@@ -211,17 +212,30 @@ fn root_of(plan: &AttackPlan, dir: &Path) -> anyhow::Result<Root> {
     if plan.root.file == Path::new("root.jsonl") {
         return Ok(Root { file, events: Vec::new() });
     }
-    let (_, _, events) = episode_root(&file, plan.root.turn)?;
+    let (_, _, events) = episode_root(&file, Some(&plan.root.episode), plan.root.turn)?;
     Ok(Root { file, events })
 }
 
-/// An episode's task, id and events through turn `turn` (its reply and that turn's verdicts).
-fn episode_root(file: &Path, turn: u32) -> anyhow::Result<(String, String, Vec<Event>)> {
+/// An episode's task, id and events through turn `turn` (its reply and that turn's verdicts): the
+/// file's one episode, or the one `id` names.
+fn episode_root(file: &Path, id: Option<&str>, turn: u32) -> anyhow::Result<(String, String, Vec<Event>)> {
     let mut episodes = crate::core::import::load_path(file)?;
-    if episodes.len() != 1 {
-        bail!("{}: holds {} episodes; a search starts from a file of one", file.display(), episodes.len());
-    }
-    let episode = episodes.remove(0);
+    let at = match id {
+        Some(id) if episodes.len() > 1 => episodes.iter().position(|e| e.id() == id),
+        _ if episodes.len() == 1 => Some(0),
+        _ => None,
+    };
+    let Some(at) = at else {
+        match id {
+            Some(id) if episodes.len() > 1 => bail!("{}: holds no episode '{id}'", file.display()),
+            _ => bail!(
+                "{}: holds {} episodes; a search starts from a file of one",
+                file.display(),
+                episodes.len()
+            ),
+        }
+    };
+    let episode = episodes.swap_remove(at);
     let Some(task) = episode.header().task.id.clone() else {
         bail!("{}: the episode names no task: a search needs it", file.display());
     };
@@ -257,4 +271,21 @@ fn models(launch: &Launch) -> Map<String, serde_json::Value> {
     };
     models.insert("assistant".into(), json!(assistant));
     models
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_search_starts_from_the_sample_named_of_a_log_holding_several() {
+        let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/inspect/travel_agent.eval");
+        let problem = episode_root(&log, None, 1).unwrap_err().to_string();
+        assert!(problem.contains("episodes; a search starts from a file of one"), "{problem}");
+        // The sample named is the one read (an Inspect sample has no provider to continue from).
+        let named = episode_root(&log, Some("trip2_epoch_1"), 1).unwrap_err().to_string();
+        assert!(named.contains("turn 1: the assistant never answered there"), "{named}");
+        let unknown = episode_root(&log, Some("no such sample"), 1).unwrap_err().to_string();
+        assert!(unknown.contains("holds no episode 'no such sample'"), "{unknown}");
+    }
 }
