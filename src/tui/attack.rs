@@ -11,6 +11,7 @@ use tokio::task::JoinHandle;
 use crate::app::Action;
 use crate::config::Paths;
 use crate::config::settings::ModelFlags;
+use crate::session::attack::request::ATTACKS_DIR;
 use crate::session::attack::{
     AttackArgs, AttackRequest, HandRequest, SearchControl, SearchHandle, ShapeFlags, free_attack_dir,
     prepare, spawn,
@@ -41,7 +42,9 @@ pub fn attack_launcher(
                 ..RunArgs::default()
             },
         };
-        let under = request.under.clone().unwrap_or_else(|| paths.episodes_dir.clone());
+        // Beside the episode, unless its folder cannot be written (a read-only corpus).
+        let writable = |dir: &PathBuf| std::fs::create_dir_all(dir.join(ATTACKS_DIR)).is_ok();
+        let under = request.under.clone().filter(writable).unwrap_or_else(|| paths.episodes_dir.clone());
         let out = free_attack_dir(&under, &request.start, request.strategy);
         let args = AttackArgs {
             run,
