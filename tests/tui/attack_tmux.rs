@@ -172,3 +172,53 @@ async fn a_node_edited_on_screen_is_sent_as_written_and_the_search_continues_fro
     s.keys(&["q"]);
     s.wait_for("EXIT=");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x_on_a_turn_of_a_published_run_searches_from_that_turn_beside_the_run() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let published = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
+    // A copy in the benchmark's layout (the task is in its path): the search goes beside it.
+    let run = home.path().join(published);
+    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures.join("converse-benchmark-logs").join(published), &run).unwrap();
+    let data = fixtures.join("converse-dataset/resources");
+    let server = defended::slow_server(1, Duration::from_millis(20)).await;
+    let s = Session::start(
+        &format!(
+            "replay '{}' --data-dir '{}' --base-url {} --assistant-model {ASSISTANT} --attacker-model {ATTACKER} --judge-model {JUDGE}",
+            run.display(),
+            data.display(),
+            server.base_url()
+        ),
+        home.path(),
+    );
+    s.wait_for("REPLAY");
+    s.keys(&[":", "2", "Enter", "X"]);
+    s.wait_for("attack search: tap|crescendo|goat");
+    s.keys(&["BSpace"; 6]);
+    s.keys(&["crescendo 30", "Enter"]);
+    s.wait_for("from turn 2 of");
+    wait_until(&s, "the search ended", ended);
+    let dir = search_dir(home.path());
+    assert!(dir.starts_with(run.parent().unwrap().join("attacks")), "{}", dir.display());
+    let (events, _) = read_journal(dir.join("node-1.jsonl")).unwrap();
+    let EventBody::Episode(header) = &events[0].body else { panic!("no header") };
+    let original = converse_tui::core::import::load_path(&run).unwrap().remove(0);
+    assert_eq!(header.parent.as_ref().unwrap().episode, original.id(), "node 1 forks the run");
+    let first_own = events.iter().find_map(|e| match &e.body {
+        EventBody::Message(m)
+            if m.from == Party::Attacker && m.by.is_none() && m.model.as_deref() == Some(ATTACKER) =>
+        {
+            Some(m.turn)
+        }
+        _ => None,
+    });
+    assert_eq!(first_own, Some(3), "the search's first turn follows the run's turn 2");
+    assert!(server.request_count() <= 30, "the budget holds");
+    s.keys(&["q"]);
+    s.wait_for("EXIT=");
+}
