@@ -35,7 +35,11 @@ pub fn attack_launcher(
 ) -> AttackLauncher {
     Box::new(move |request: AttackRequest| {
         let run = match &request.header {
-            Some(header) => crate::session::fork_args(header, &models, data_dir.clone())?,
+            // The task the screen knew, should the file not name it.
+            Some(header) => RunArgs {
+                task: header.task.id.clone(),
+                ..crate::session::fork_args(header, &models, data_dir.clone())?
+            },
             None => RunArgs {
                 models: models.clone(),
                 source: TaskSelection { data_dir: data_dir.clone(), ..TaskSelection::default() },

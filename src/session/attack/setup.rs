@@ -142,7 +142,11 @@ fn new_plan(args: &AttackArgs) -> anyhow::Result<AttackPlan> {
             (task.clone(), RootRef { file: "root.jsonl".into(), episode: String::new(), turn: 1 })
         }
         Some(Start::Episode { file, id, turn }) => {
-            let (task, episode, _) = episode_root(file, id.as_deref(), *turn)?;
+            let (named, episode, _) = episode_root(file, id.as_deref(), *turn)?;
+            // The file may not name its task where the screen knew it (from the dataset).
+            let Some(task) = named.or_else(|| args.run.task.clone()) else {
+                bail!("{}: the episode names no task: a search needs it", file.display());
+            };
             let file = std::path::absolute(file).unwrap_or_else(|_| file.clone());
             (task, RootRef { file, episode, turn: *turn })
         }
@@ -216,9 +220,13 @@ fn root_of(plan: &AttackPlan, dir: &Path) -> anyhow::Result<Root> {
     Ok(Root { file, events })
 }
 
-/// An episode's task, id and events through turn `turn` (its reply and that turn's verdicts): the
+/// An episode's task (if it names one), id and events through turn `turn` (its reply and that turn's verdicts): the
 /// file's one episode, or the one `id` names.
-fn episode_root(file: &Path, id: Option<&str>, turn: u32) -> anyhow::Result<(String, String, Vec<Event>)> {
+fn episode_root(
+    file: &Path,
+    id: Option<&str>,
+    turn: u32,
+) -> anyhow::Result<(Option<String>, String, Vec<Event>)> {
     let mut episodes = crate::core::import::load_path(file)?;
     let at = match id {
         Some(id) if episodes.len() > 1 => episodes.iter().position(|e| e.id() == id),
@@ -236,9 +244,7 @@ fn episode_root(file: &Path, id: Option<&str>, turn: u32) -> anyhow::Result<(Str
         }
     };
     let episode = episodes.swap_remove(at);
-    let Some(task) = episode.header().task.id.clone() else {
-        bail!("{}: the episode names no task: a search needs it", file.display());
-    };
+    let task = episode.header().task.id.clone();
     let reply = episode.events.iter().position(|e| {
         matches!(&e.body, EventBody::Message(m)
             if m.from == Party::Assistant && m.to == Party::Attacker && m.turn == turn)
@@ -276,6 +282,42 @@ fn models(launch: &Launch) -> Map<String, serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::episode::{
+        EpisodeConfig, EpisodeHeader, EventBody, JournalWriter, Message, Party, TaskInfo,
+    };
+
+    #[test]
+    fn an_episode_that_names_no_task_takes_the_one_the_screen_knew() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("untitled.jsonl");
+        let mut writer = JournalWriter::create(&file).unwrap();
+        let header = EpisodeHeader::new("ep", TaskInfo::default(), EpisodeConfig::default());
+        writer.append(EventBody::Episode(Box::new(header))).unwrap();
+        writer
+            .append(EventBody::Message(Message::new(1, Party::User, Party::Assistant, "Plan a trip.")))
+            .unwrap();
+        writer
+            .append(EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, "Dates?")))
+            .unwrap();
+        writer.sync().unwrap();
+        let start = Start::Episode { file: file.clone(), id: Some("ep".into()), turn: 1 };
+        let mut args = AttackArgs {
+            run: RunArgs::default(),
+            start: Some(start),
+            shape: ShapeFlags { strategy: Some(Strategy::Tap), ..ShapeFlags::default() },
+            techniques: Vec::new(),
+            budget: None,
+            concurrency: 1,
+            rpm: RpmFlags::default(),
+            out: dir.path().join("search"),
+            resume: false,
+            judge_options: JudgeOptions::default(),
+        };
+        let problem = new_plan(&args).unwrap_err().to_string();
+        assert!(problem.contains("the episode names no task"), "{problem}");
+        args.run.task = Some("travel_x".into());
+        assert_eq!(new_plan(&args).unwrap().task, "travel_x");
+    }
 
     #[test]
     fn a_search_starts_from_the_sample_named_of_a_log_holding_several() {
