@@ -46,23 +46,22 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
         None => GroupField::varying(corpus.rows.iter().filter(|r| args.count_all || r.excluded().is_none())),
     };
     let known = sources(&corpus.rows);
-    let named = |sources: &mut dyn Iterator<Item = &JudgeSource>| {
-        sources.map(ToString::to_string).collect::<Vec<_>>().join(", ")
-    };
+    let named =
+        |sources: Vec<&JudgeSource>| sources.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
     let wanted = args.judge.as_deref().map(|text| (text, text.parse::<JudgeSource>()));
     let source = match wanted {
         Some((_, Ok(wanted))) if known.contains(&wanted) => wanted,
         Some((text, _)) => bail!(
             "--judge {}: no verdict of that source to chart here; sources: {}",
             single_line(text),
-            if known.is_empty() { "none".to_string() } else { named(&mut known.iter()) }
+            if known.is_empty() { "none".to_string() } else { named(known.iter().collect()) }
         ),
         None => known.first().cloned().context("no judged verdict to chart (a pass, partial or fail)")?,
     };
     let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);
     let grouped =
         if by.is_empty() { "one group".to_string() } else { format!("grouped by {}", GroupField::list(&by)) };
-    let others = named(&mut known.iter().filter(|s| **s != source));
+    let others = named(known.iter().filter(|s| **s != source).collect());
     let choice =
         if others.is_empty() { String::new() } else { format!("; other sources (--judge): {others}") };
     let note = format!("{} episodes, {grouped}; verdicts of {source}{choice}", corpus.rows.len());
