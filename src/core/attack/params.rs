@@ -4,8 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 /// How the search walks the tree of forks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Strategy {
     /// One conversation escalating turn by turn; a refused turn is dropped and tried again.
     Crescendo,
@@ -18,11 +21,7 @@ pub enum Strategy {
 
 impl Strategy {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Strategy::Crescendo => "crescendo",
-            Strategy::Goat => "goat",
-            Strategy::Tap => "tap",
-        }
+        self.into()
     }
 }
 

@@ -26,17 +26,21 @@ pub struct RootRef {
 }
 
 /// How the search stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "lowercase")]
 pub enum Status {
     Running,
     /// An attack judge saw a leak: the search stopped there.
     Leak,
     /// Every node the strategy plans ran, none leaked.
+    #[strum(serialize = "nothing found")]
     NothingFound,
     /// The call budget ran out first.
+    #[strum(serialize = "budget spent")]
     BudgetSpent,
     /// Every branch was pruned (TAP).
+    #[strum(serialize = "all pruned")]
     AllPruned,
     /// Stopped by the user (or a signal) before it was done.
     Stopped,
@@ -44,14 +48,7 @@ pub enum Status {
 
 impl Status {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Running => "running",
-            Status::Leak => "leak",
-            Status::NothingFound => "nothing found",
-            Status::BudgetSpent => "budget spent",
-            Status::AllPruned => "all pruned",
-            Status::Stopped => "stopped",
-        }
+        self.into()
     }
 }
 
@@ -130,6 +127,22 @@ impl AttackPlan {
 mod tests {
     use super::*;
     use crate::core::attack::params::Strategy;
+
+    #[test]
+    fn statuses_and_strategies_read_as_the_screen_and_the_table_say_them() {
+        let statuses = [
+            Status::Running,
+            Status::Leak,
+            Status::NothingFound,
+            Status::BudgetSpent,
+            Status::AllPruned,
+            Status::Stopped,
+        ];
+        let words = statuses.map(Status::as_str);
+        assert_eq!(words, ["running", "leak", "nothing found", "budget spent", "all pruned", "stopped"]);
+        let strategies = [Strategy::Crescendo, Strategy::Goat, Strategy::Tap].map(Strategy::as_str);
+        assert_eq!(strategies, ["crescendo", "goat", "tap"]);
+    }
 
     #[test]
     fn a_plan_reads_back_and_a_broken_one_is_named() {
