@@ -6,6 +6,7 @@
 
 pub mod episode_tasks;
 pub mod fan;
+pub mod fork_agent;
 pub mod journal_load;
 pub mod launch;
 pub mod loader;

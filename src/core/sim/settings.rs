@@ -32,6 +32,10 @@ pub struct EpisodeSettings {
     /// An external agent is expected to reach its tools: an episode in which it never did is
     /// marked (`--agent-tools none` says the agent has none).
     pub agent_tools: bool,
+    /// `--launch 'COMMAND'`: converse-tui starts the agent, one copy per concurrent episode.
+    pub launch: Option<String>,
+    /// `--agent-wait`: how long an agent has to serve its card once the tools are served.
+    pub agent_wait: std::time::Duration,
 }
 
 impl Default for EpisodeSettings {
@@ -47,11 +51,23 @@ impl Default for EpisodeSettings {
             mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
             agent_tools: true,
             mcp_listen: None,
+            launch: None,
+            agent_wait: super::agent_slots::DEFAULT_WAIT,
         }
     }
 }
 
 impl EpisodeSettings {
+    /// The fixed endpoints and launched agents asked for (`--mcp-listen`, `--launch`).
+    pub fn slots(&self) -> super::agent_slots::SlotsConfig {
+        super::agent_slots::SlotsConfig {
+            listen: self.mcp_listen,
+            bind: self.mcp_bind,
+            launch: self.launch.clone(),
+            wait: self.agent_wait,
+        }
+    }
+
     /// The sampling parameters every model request of the episode carries.
     pub fn params(&self) -> GenerationParams {
         GenerationParams {
