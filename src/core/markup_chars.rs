@@ -9,11 +9,15 @@ use std::borrow::Cow;
 
 /// Whether `c` may not stand in an XML 1.0 or HTML document.
 pub fn is_unfit_for_markup(c: char) -> bool {
-    let code = c as u32;
     let control = c.is_control() && !matches!(c, '\t' | '\n' | '\r');
-    // U+FDD0..U+FDEF and the last two code points of every plane (U+FFFE, U+1FFFF, …).
-    let noncharacter = (0xFDD0..=0xFDEF).contains(&code) || code & 0xFFFE == 0xFFFE;
-    control || noncharacter
+    control || is_noncharacter(c)
+}
+
+/// U+FDD0..U+FDEF and the last two code points of every plane (U+FFFE, U+1FFFF, …): never a
+/// character of a text, so a writer, a terminal or a reader may treat them as it likes.
+pub fn is_noncharacter(c: char) -> bool {
+    let code = c as u32;
+    (0xFDD0..=0xFDEF).contains(&code) || code & 0xFFFE == 0xFFFE
 }
 
 /// `text` with every character [unfit](is_unfit_for_markup) for markup replaced by U+FFFD;
