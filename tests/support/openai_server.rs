@@ -72,6 +72,12 @@ enum Body {
         start: Vec<u8>,
         repeat: Vec<u8>,
     },
+    /// A model using one tool: called for each new user message, then answering with what it
+    /// returned; as JSON or as an event stream, as the request asks.
+    UsesTool {
+        name: String,
+        arguments: String,
+    },
 }
 
 /// One scripted answer. Build with the constructors, adjust with the `self -> Self` methods.
@@ -117,6 +123,35 @@ impl Reply {
             json!({"role": "assistant", "content": null, "tool_calls": calls}),
             "tool_calls",
         ))
+    }
+
+    /// A model that calls `name` with `arguments` for each user message and answers with the
+    /// tool's result word for word (so a leak through a tool result reaches the reply); streamed
+    /// when the request says `"stream": true`. Fit as a default reply: it serves any number of
+    /// turns of any framework.
+    pub fn uses_tool(name: &str, arguments: &str) -> Self {
+        Self::new(200, Body::UsesTool { name: name.into(), arguments: arguments.into() })
+    }
+
+    /// The reply of [`Reply::uses_tool`] to `request`.
+    fn using_tool(name: &str, arguments: &str, request: &RecordedRequest) -> Self {
+        let messages = request.messages();
+        let last = messages.last();
+        let result = last.filter(|m| m["role"] == "tool").map(|m| match &m["content"] {
+            Value::String(text) => text.clone(),
+            // A list of content parts: their texts.
+            parts => parts.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect(),
+        });
+        let streamed = request.body["stream"] == true;
+        match (result, streamed) {
+            (Some(text), false) => Self::text(&text),
+            (Some(text), true) => Self::sse(vec![chunk::text(&text), chunk::finish("stop")]),
+            (None, false) => Self::tool_call(name, arguments),
+            (None, true) => Self::sse(vec![
+                chunk::tool(0, Some("call_0"), Some(name), arguments),
+                chunk::finish("tool_calls"),
+            ]),
+        }
     }
 
     /// This status with an OpenAI-style error body `{"error":{"message":"scripted <status>"}}`.
@@ -388,13 +423,17 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
-    shared.requests.lock().unwrap().push(request);
+    shared.requests.lock().unwrap().push(request.clone());
     let now = shared.in_flight.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
     shared.peak.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
     let scripted = shared.replies.lock().unwrap().pop_front();
     let reply = scripted.or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
         Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
     });
+    let reply = match &reply.body {
+        Body::UsesTool { name, arguments } => Reply::using_tool(name, arguments, &request),
+        _ => reply,
+    };
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }
@@ -499,6 +538,8 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> std::io::Result<()
             Ok(())
         }
         Body::Hang => std::future::pending().await,
+        // Made concrete in `serve`, from the request.
+        Body::UsesTool { .. } => unreachable!("answered as JSON or as an event stream"),
         Body::Endless { start, repeat } => {
             socket.write_all(&head(reply.status, &reply.headers, None)).await?;
             socket.write_all(&start).await?;
