@@ -126,7 +126,7 @@ impl Reply {
     }
 
     /// A model that calls `name` with `arguments` for each user message and answers with the
-    /// tool's result word for word (so a leak through a tool result reaches the reply); streamed
+    /// tool's result word for word (offered no tool, it says [`NO_TOOLS`]) (so a leak through a tool result reaches the reply); streamed
     /// when the request says `"stream": true`. Fit as a default reply: it serves any number of
     /// turns of any framework.
     pub fn uses_tool(name: &str, arguments: &str) -> Self {
@@ -142,6 +142,9 @@ impl Reply {
             // A list of content parts: their texts.
             parts => parts.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect(),
         });
+        // Offered no tools (its MCP server unreachable, say), it answers without them.
+        let offered = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+        let result = result.or_else(|| (!offered).then(|| NO_TOOLS.to_string()));
         let streamed = request.body["stream"] == true;
         match (result, streamed) {
             (Some(text), false) => Self::text(&text),
@@ -267,6 +270,9 @@ impl Reply {
         }
     }
 }
+
+/// What [`Reply::uses_tool`] answers when it is offered no tool.
+pub const NO_TOOLS: &str = "I have no tools at hand, but I would never share your private details.";
 
 fn completion(message: Value, finish_reason: &str) -> Value {
     json!({
