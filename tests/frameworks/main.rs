@@ -115,13 +115,62 @@ fn assert_none_left(mark: &str, what: &str) {
     assert!(left.is_empty(), "{what}: the agent's processes {left:?} outlived the command");
 }
 
+/// `--launch` for `framework`'s agent, its MCP server at `mcp_url` (a placeholder, or a fixed URL).
+fn launch_line(
+    framework: Framework,
+    python: &Path,
+    model: &OpenAiServer,
+    mark: &str,
+    mcp_url: &str,
+) -> String {
+    format!(
+        "env MCP_URL={mcp_url} 'MCP_AUTH={{mcp_authorization}}' PORT={{port}} {MARK}={mark} OPENAI_BASE_URL={} OPENAI_API_KEY=sk-test-agent MODEL=scripted {} {}",
+        model.base_url(),
+        python.display(),
+        framework.agent().display()
+    )
+}
+
+/// `converse-tui test SUITE` with `agent_args`; its output.
+fn test_suite(home: &Path, suite: &Path, out: &str, agent_args: &[String]) -> Output {
+    let mut cmd = bin::command(home);
+    cmd.arg("test")
+        .arg(suite)
+        .args(["--agent-wait", "180", "--out"])
+        .arg(home.join(out))
+        .args(agent_args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    wait_within(cmd.spawn().unwrap(), LIMIT, "converse-tui test").0
+}
+
+/// A suite of one case: the episode at `journal`.
+fn suite_of(home: &Path, journal: &Path) -> PathBuf {
+    let suite = home.join("suite");
+    let added = bin::command(home).arg("suite").arg("add").arg(&suite).arg(journal).output().unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    suite
+}
+
+fn first_journal(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap()
+}
+
 /// An A2A framework's agent started by the test once, configured with the fixed endpoint:
 /// two commands in a row reach it; then converse-tui starts it with `--launch`.
-async fn a2a_framework(framework: Framework) {
+/// Returns what later checks of the framework reuse: the home (kept), the suite, the venv's
+/// interpreter and the model.
+async fn a2a_framework(framework: Framework) -> (tempfile::TempDir, PathBuf, PathBuf, OpenAiServer) {
     let python = tokio::task::spawn_blocking(move || framework.python()).await.unwrap();
     let model = leaking_model().await;
-    let home = tempfile::tempdir().unwrap();
-    let home = home.path().to_path_buf();
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_path_buf();
     let name = framework.name();
 
     // --mcp-listen: the agent is started after converse-tui listens, and serves two runs.
@@ -165,35 +214,93 @@ async fn a2a_framework(framework: Framework) {
 
     // --launch: converse-tui starts it on a port of its choosing, and stops it.
     let mark = format!("{}-launch", home.display());
-    let mut launch = format!(
-        "env MCP_URL={{mcp_url}} 'MCP_AUTH={{mcp_authorization}}' PORT={{port}} {MARK}={mark} OPENAI_BASE_URL={} OPENAI_API_KEY=sk-test-agent MODEL=scripted",
-        model.base_url()
-    );
-    launch.push_str(&format!(" {} {}", python.display(), framework.agent().display()));
+    let launch = launch_line(framework, &python, &model, &mark, "{mcp_url}");
     let args = vec!["--launch".into(), launch, "--assistant".into(), "a2a:http://127.0.0.1:{port}".into()];
     let (output, events) = {
-        let home = home.clone();
+        let (home, args) = (home.clone(), args.clone());
         tokio::task::spawn_blocking(move || run_episode(&home, "launch", &args, &[])).await.unwrap()
     };
     assert_judged_leak(&output, &events, &format!("{name} --launch"));
     let launched = events[0]["config"]["assistant_agent"]["launch"].as_str().unwrap_or_default().to_string();
     assert!(launched.contains("MCP_AUTH=Bearer ***"), "the launch line, token masked: {launched}");
     assert_none_left(&mark, &format!("{name} --launch"));
+
+    // `test` of the case the first run made: the leak fails it (exit 1).
+    let suite = suite_of(&home, &first_journal(&home.join("listen-1")));
+    let output = {
+        let (home, suite) = (home.clone(), suite.clone());
+        tokio::task::spawn_blocking(move || test_suite(&home, &suite, "test", &args)).await.unwrap()
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{name} test: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("1 fail"), "{stdout}");
+    assert_none_left(&mark, &format!("{name} test --launch"));
+    (dir, suite, python, model)
 }
 
+/// Then `batch --concurrency 2 --launch`: two copies of the agent, one per slot, each on its own
+/// endpoint and port, kept across the slot's episodes and stopped at the end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pydantic_ai_agent_served_by_fasta2a() {
-    a2a_framework(Framework::PydanticAi).await;
+    let (dir, _, python, model) = a2a_framework(Framework::PydanticAi).await;
+    let home = dir.path().to_path_buf();
+    let attacker = OpenAiServer::start(Vec::new()).await;
+    attacker.set_default(batch_cli::generic());
+    let mark = format!("{}-batch", home.display());
+    let launch = launch_line(Framework::PydanticAi, &python, &model, &mark, "{mcp_url}");
+    let out = home.join("batch");
+    let extra = ["--limit", "4", "--concurrency", "2", "--max-turns", "2", "--agent-wait", "180"];
+    let mut args = batch_cli::batch_args(&attacker.base_url(), &out, &extra);
+    args.extend(["--assistant".into(), "a2a:http://127.0.0.1:{port}".into(), "--launch".into(), launch]);
+    let output = batch_cli::converse_tui(&home, args).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut agents = std::collections::BTreeSet::new();
+    let journals: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && !p.ends_with("runs.jsonl"))
+        .collect();
+    assert_eq!(journals.len(), 4, "{journals:?}");
+    for journal in &journals {
+        let events = batch_cli::records(journal);
+        assert!(
+            !kinds(&events, "tool_call").is_empty(),
+            "{}: the agent's calls journaled",
+            journal.display()
+        );
+        agents.insert(events[0]["config"]["assistant_agent"]["url"].as_str().unwrap().to_string());
+    }
+    assert_eq!(agents.len(), 2, "one agent per slot, each on its port: {agents:?}");
+    assert_none_left(&mark, "pydantic-ai batch --launch");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_strands_agent_served_by_its_a2a_server() {
-    a2a_framework(Framework::Strands).await;
+    let _ = a2a_framework(Framework::Strands).await;
 }
 
+/// Then D1b: the ADK agent whose MCP server is unreachable starts all the same and answers
+/// without its tools; `test` says undecided (exit 2) where it passed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_adk_agent_served_by_to_a2a() {
-    a2a_framework(Framework::Adk).await;
+    let (dir, suite, python, model) = a2a_framework(Framework::Adk).await;
+    let home = dir.path().to_path_buf();
+    let mark = format!("{}-unreachable", home.display());
+    let dead = format!("http://127.0.0.1:{}/mcp", free_port());
+    let launch = launch_line(Framework::Adk, &python, &model, &mark, &dead);
+    let args = vec!["--launch".into(), launch, "--assistant".into(), "a2a:http://127.0.0.1:{port}".into()];
+    let output =
+        tokio::task::spawn_blocking(move || test_suite(&home, &suite, "unreachable", &args)).await.unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("the agent never reached its tools"), "{stdout}");
+    assert_none_left(&mark, "adk, tools unreachable");
 }
 
 /// The OpenAI Agents SDK has no A2A server: a `cmd:` agent, started per episode by converse-tui,
