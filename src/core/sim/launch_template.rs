@@ -119,7 +119,7 @@ mod tests {
     #[test]
     fn the_journal_gets_the_command_with_the_token_masked() {
         let line = fill().masked("env T={mcp_token} A={mcp_authorization} run s3cret-literal").unwrap();
-        assert_eq!(line, "env T=*** 'A=Bearer ***' run ***-literal");
+        assert_eq!(line, "env 'T=***' 'A=Bearer ***' run ***-literal");
         assert!(!line.contains("s3cret"));
     }
 
