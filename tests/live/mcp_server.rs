@@ -307,3 +307,69 @@ async fn origins_streams_and_sessions_are_bounded_and_a_dropped_server_ends_its_
     let ended = tokio::time::timeout(std::time::Duration::from_secs(5), stream.bytes()).await;
     assert!(ended.is_ok(), "the stream stayed open after the server was dropped");
 }
+
+/// One JSON-RPC request to `url` as a streamable-HTTP client sends it; (status, session id
+/// header, body text).
+async fn rpc(url: &str, session: Option<&str>, body: Value) -> (u16, Option<String>, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Authorization", "Bearer fixed-endpoint-token")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&body);
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let id = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_string());
+    (status, id, response.text().await.unwrap())
+}
+
+/// The fixed endpoint of `--mcp-listen` / `--launch` (issue 37): an agent connects before any
+/// episode and is answered; a call then runs nothing and says why; a session id the endpoint
+/// never gave (an earlier command's) is answered 404, so the client initializes again; each
+/// episode owns it in turn, with a fresh environment, and two cannot own it at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fixed_endpoint_serves_one_episode_at_a_time_and_says_why_a_call_runs_nothing() {
+    use converse_tui::core::sim::mcp_endpoint::FixedEndpoint;
+    let endpoint = std::sync::Arc::new(
+        FixedEndpoint::bind("127.0.0.1:0".parse().unwrap(), "fixed-endpoint-token").unwrap(),
+    );
+    let url = endpoint.url();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, _) = rpc(&url, None, initialize).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    rpc(&url, Some(&session), initialized).await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_user_info", "arguments": {"query": "passport"}}});
+    let (status, _, body) = rpc(&url, Some(&session), call.clone()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("no converse-tui episode owns this MCP endpoint"), "{body}");
+    assert!(!body.contains("X1234567"), "nothing ran: {body}");
+    let (status, _, body) = rpc(&url, Some("a-session-of-an-earlier-command"), call).await;
+    assert_eq!(status, 404, "{body}");
+
+    let mut state = EnvironmentState::new(&env());
+    state.execute("delete_calendar_event", r#"{"event_id": "Dentist"}"#);
+    let (first, mut events) = EnvironmentServer::start_fixed(state, 10, &endpoint).unwrap();
+    first.begin_turn(1).await;
+    assert!(EnvironmentServer::start_fixed(EnvironmentState::new(&env()), 10, &endpoint).is_err());
+    let calls = json!([["read_calendar", {}]]);
+    let printed = official_client(&first, "fixed-endpoint-token", "legacy", calls.clone()).await;
+    assert!(!printed["results"][0]["text"].as_str().unwrap().contains("Dentist"), "{printed}");
+    assert!(matches!(events.try_recv(), Ok(EventBody::ToolCall(_))));
+    drop(first);
+
+    let (second, _events) =
+        EnvironmentServer::start_fixed(EnvironmentState::new(&env()), 10, &endpoint).unwrap();
+    second.begin_turn(1).await;
+    let printed = official_client(&second, "fixed-endpoint-token", "legacy", calls).await;
+    assert!(
+        printed["results"][0]["text"].as_str().unwrap().contains("Dentist"),
+        "a fresh environment: {printed}"
+    );
+}
