@@ -172,3 +172,21 @@ fn a_killed_converse_tui_leaves_no_agent_behind() {
     // PR_SET_PDEATHSIG: the kernel kills the agent when converse-tui is gone.
     assert!(!alive_after(agent, Duration::from_secs(5)), "agent {agent} still running");
 }
+
+/// D6: a `cmd:` agent is told the episode is over by the end of its stdin before any signal: one
+/// that cleans up on end of input (its children, its files) gets to, and one that traps SIGTERM
+/// for its clean-up gets to as well; it was SIGKILLed first.
+#[test]
+fn an_agent_sees_its_stdin_closed_before_any_signal() {
+    let home = tempfile::tempdir().unwrap();
+    let body = r#"trap 'echo TERM >> "$DIR/said"; exit 0' TERM
+while read line; do echo '{"text": "ok"}'; done
+echo EOF >> "$DIR/said""#;
+    let agent = shell_agent(home.path(), body);
+    let script = script_with(home.path(), "and now?");
+    let run = run_agent(home.path(), agent, &script, 30, Duration::from_secs(60));
+    assert!(run.output.status.success(), "{}", String::from_utf8_lossy(&run.output.stderr));
+    assert!(group_left_after(run.group, Duration::from_secs(5)).is_empty());
+    let said = std::fs::read_to_string(home.path().join("said")).unwrap_or_default();
+    assert_eq!(said, "EOF\n", "the end of its input first, and it exited on its own");
+}
