@@ -373,3 +373,48 @@ async fn a_fixed_endpoint_serves_one_episode_at_a_time_and_says_why_a_call_runs_
         "a fresh environment: {printed}"
     );
 }
+
+/// Issue 37 D9: calls held at the step gate are let through in the order they came (they were
+/// released in any order): each step runs the oldest held call.
+#[tokio::test(flavor = "multi_thread")]
+async fn held_calls_are_released_first_come_first_served() {
+    let (server, mut events) =
+        EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+    let gate = StepGate::new(true);
+    server.hold_calls_at(gate.clone());
+    server.begin_turn(1).await;
+    // Three calls at once in one session, spaced so they arrive in a known order.
+    let script = r#"
+import asyncio, sys, httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+async def main(url, token):
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+        async def send(n):
+            await asyncio.sleep(0.3 * n)
+            await client.call_tool("send_email", {"recipient": "e@x", "body": str(n)})
+        await asyncio.gather(*(send(n) for n in range(3)))
+        print("done")
+asyncio.run(main(*sys.argv[1:]))
+"#;
+    let (url, token) = (server.url.clone(), token_of(&server));
+    let client = tokio::task::spawn_blocking(move || python::run_script(script, &[&url, &token]));
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let Some(EventBody::ToolCall(call)) = events.recv().await else { panic!("no tool_call") };
+        held.push(call);
+    }
+    let bodies: Vec<&str> = held.iter().map(|c| c.args["body"].as_str().unwrap()).collect();
+    assert_eq!(bodies, ["0", "1", "2"], "journaled as they came");
+    for call in &held {
+        gate.step_call();
+        let Some(EventBody::ToolResult(result)) = events.recv().await else { panic!("no tool_result") };
+        assert_eq!(result.call_id, call.call_id, "the oldest held call runs first");
+    }
+    let sent: Vec<String> = server.environment().await.sent_emails.iter().map(|e| e.body.clone()).collect();
+    assert_eq!(sent, ["0", "1", "2"]);
+    assert_eq!(client.await.unwrap().trim(), "done");
+}
