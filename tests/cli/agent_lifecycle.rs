@@ -143,12 +143,27 @@ fn megabytes_of_garbage_make_an_error_of_a_few_hundred_characters() {
     assert_eq!(group_left_after(run.group, Duration::from_secs(5)), Vec::<i32>::new());
 }
 
+/// Waits for the shell agent to write its pid, SIGKILLs converse-tui (`child`); the agent's pid.
+fn kill_once_the_agent_runs(home: &Path, mut child: std::process::Child) -> i32 {
+    let pid_file = home.join("pid");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let agent = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    agent
+}
+
 #[test]
 fn a_killed_converse_tui_leaves_no_agent_behind() {
     let home = tempfile::tempdir().unwrap();
     let agent = shell_agent(home.path(), "exec sleep 600");
     let script = script_with(home.path(), "hello");
-    let mut child = bin::command(home.path())
+    let child = bin::command(home.path())
         .args(["run", "--headless", "--task", TASK, "--max-turns", "3", "--assistant", &agent])
         .arg("--attacker-script")
         .arg(&script)
@@ -159,16 +174,7 @@ fn a_killed_converse_tui_leaves_no_agent_behind() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let pid_file = home.path().join("pid");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let agent: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let agent = kill_once_the_agent_runs(home.path(), child);
     // PR_SET_PDEATHSIG: the kernel kills the agent when converse-tui is gone.
     assert!(!alive_after(agent, Duration::from_secs(5)), "agent {agent} still running");
 }
@@ -227,16 +233,7 @@ fn a_launched_agent_without_a_card_is_waited_for_then_stopped() {
 #[test]
 fn a_killed_converse_tui_leaves_no_launched_agent_behind() {
     let home = tempfile::tempdir().unwrap();
-    let mut child = launch_run(home.path(), "exec sleep 600", "60").spawn().unwrap();
-    let pid_file = home.path().join("pid");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let agent: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let child = launch_run(home.path(), "exec sleep 600", "60").spawn().unwrap();
+    let agent = kill_once_the_agent_runs(home.path(), child);
     assert!(!alive_after(agent, Duration::from_secs(5)), "launched agent {agent} still running");
 }

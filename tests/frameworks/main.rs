@@ -153,15 +153,6 @@ fn suite_of(home: &Path, journal: &Path) -> PathBuf {
     suite
 }
 
-fn first_journal(dir: &Path) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap()
-}
-
 /// An A2A framework's agent started by the test once, configured with the fixed endpoint:
 /// two commands in a row reach it; then converse-tui starts it with `--launch`.
 /// Returns what later checks of the framework reuse: the home (kept), the suite, the venv's
@@ -226,7 +217,7 @@ async fn a2a_framework(framework: Framework) -> (tempfile::TempDir, PathBuf, Pat
     assert_none_left(&mark, &format!("{name} --launch"));
 
     // `test` of the case the first run made: the leak fails it (exit 1).
-    let suite = suite_of(&home, &first_journal(&home.join("listen-1")));
+    let suite = suite_of(&home, &support::files::journal_in(&home.join("listen-1")));
     let output = {
         let (home, suite) = (home.clone(), suite.clone());
         tokio::task::spawn_blocking(move || test_suite(&home, &suite, "test", &args)).await.unwrap()

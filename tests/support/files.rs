@@ -1,8 +1,9 @@
-//! Copying fixture trees into a test's own directory (tests write sidecars beside them).
+//! Copying fixture trees into a test's own directory (tests write sidecars beside them), and
+//! finding what a command wrote there.
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -15,4 +16,14 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), target).unwrap();
         }
     }
+}
+
+/// The first journal (`*.jsonl`) in `dir`.
+pub fn journal_in(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap()
 }
