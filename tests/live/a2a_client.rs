@@ -195,6 +195,25 @@ async fn artifacts_of_one_reply_are_concatenated_without_line_breaks() {
     assert_eq!(ask(&mut agent, "hi", 1).await.0.unwrap().0, "Hello");
 }
 
+/// Issue 36 (12): 80,000 tiny artifacts of one answer cost 8.6 s of CPU past the deadline (each
+/// looked up among all before it). An answer holds at most `MAX_ARTIFACTS`.
+#[tokio::test]
+async fn an_answer_of_too_many_artifacts_is_refused() {
+    use converse_tui::core::sim::a2a::client::MAX_ARTIFACTS;
+    let mut events: Vec<Value> = (0..80_000)
+        .map(|i| json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": format!("a{i}"), "parts": [{"text": "x"}]}}}))
+        .collect();
+    events.push(json!({"statusUpdate": {"taskId": "t1", "status": {"state": "TASK_STATE_COMPLETED"}}}));
+    let (_server, mut agent) = fake(card_v1, true, vec![sse(&events)]).await;
+    let (reply, shown) = ask(&mut agent, "hi", 1).await;
+    let error = reply.unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!("the agent's answer broke off: more than {MAX_ARTIFACTS} artifacts in one answer")
+    );
+    assert_eq!(shown.len(), MAX_ARTIFACTS);
+}
+
 /// Issue 37 D7: a `SendMessage` answered with a task still submitted is asked after with
 /// `GetTask` (0.3: `tasks/get`) until it ends; it was called a broken stream.
 #[tokio::test]

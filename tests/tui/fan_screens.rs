@@ -255,6 +255,24 @@ fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
     assert_eq!(episodes, ["ep-a1", "ep-a2", "ep-a3", "ep-a4", "ep-a5", "ep-a6"]);
 }
 
+/// A fan.json planning 4e9 attempts ran on screen past the 1,000 a typed count may ask for.
+#[test]
+fn a_stopped_fan_planning_more_than_the_screen_runs_is_refused() {
+    let episode = Episode::new(root_events(), format!("{DIR}/{ROOT}.jsonl"));
+    let mut state = AppState::with_episode(episode, Keymap::default());
+    update(&mut state, Action::Resize(160, 48));
+    press(&mut state, ":2\nf");
+    let plan = FanPlan { episode: ROOT.into(), turn: 2, mode: FanMode::Reply, attempts: 4_000_000_000 };
+    let dir = PathBuf::from(format!("{DIR}/fans/{ROOT}__t2"));
+    let stopped = StoppedFan { dir, plan, recorded: BTreeSet::from([1]) };
+    update(&mut state, Action::StoppedFanFound(Ok(Some(stopped))));
+    let effects = format!("{:?}", press(&mut state, "\n"));
+    assert!(!effects.contains("StartFan"), "{effects}");
+    assert!(state.fan().is_none());
+    let said = state.message().unwrap_or_default().to_string();
+    assert!(said.starts_with("the stopped fan plans 4000000000 attempts"), "{said}");
+}
+
 /// `B` on an attempt opened on its own (`replay` of its journal): the tree is its family's, rooted
 /// at the episode the fan ran from, the attempt selected.
 #[test]

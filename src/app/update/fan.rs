@@ -91,6 +91,14 @@ pub(super) fn start(state: &mut AppState, input: &str, stopped: Option<Box<Stopp
     let input = input.trim();
     let chrome = &mut state.chrome;
     let (attempts, mode, stopped_dir) = match stopped {
+        // A plan is a file anyone could have written: the screen's limit holds for it too.
+        Some(stopped) if input.is_empty() && stopped.plan.attempts > MAX_ATTEMPTS => {
+            return chrome.say(format!(
+                "the stopped fan plans {} attempts, more than a fan on screen runs ({MAX_ATTEMPTS}): \
+                 finish it with `converse-tui fan … --resume`",
+                stopped.plan.attempts
+            ));
+        }
         Some(stopped) if input.is_empty() => (stopped.plan.attempts, stopped.plan.mode, Some(stopped.dir)),
         _ => match parse(input) {
             Ok((attempts, mode)) => (attempts, mode, None),
