@@ -6,7 +6,7 @@
 //! The endpoints are served before any agent is started or its card read: an agent that opens
 //! its MCP session at start-up finds it there. An episode leases a free slot for its whole life.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,30 +18,10 @@ use super::agent_spec::AgentSpec;
 use super::launch_template::{self, Fill};
 use super::mcp_endpoint::{FixedEndpoint, TOKEN_VAR, command_token};
 
-/// How long `--agent-wait` waits for an agent's card by default.
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(60);
+pub use super::settings::SlotsConfig;
+
 /// Between two looks for a card.
 const POLL: Duration = Duration::from_millis(200);
-
-/// What the command asked for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SlotsConfig {
-    /// `--mcp-listen HOST:PORT`: the first slot's endpoint (the next ones on the next ports).
-    pub listen: Option<SocketAddr>,
-    /// Where the endpoints of `--launch` alone are served (`--mcp-bind`, loopback by default).
-    pub bind: IpAddr,
-    /// `--launch 'COMMAND'`, its placeholders unfilled.
-    pub launch: Option<String>,
-    /// `--agent-wait`: how long an agent has to serve its card.
-    pub wait: Duration,
-}
-
-impl SlotsConfig {
-    /// Whether the command serves fixed endpoints at all.
-    pub fn wanted(&self) -> bool {
-        self.listen.is_some() || self.launch.is_some()
-    }
-}
 
 /// The slots of a command; see the module's doc.
 pub struct AgentSlots {
