@@ -234,46 +234,69 @@ async fn a2a_framework(framework: Framework) -> (tempfile::TempDir, PathBuf, Pat
     (dir, suite, python, model)
 }
 
-/// Then `batch --concurrency 2 --launch`: two copies of the agent, one per slot, each on its own
-/// endpoint and port, kept across the slot's episodes and stopped at the end.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pydantic_ai_agent_served_by_fasta2a() {
-    let (dir, _, python, model) = a2a_framework(Framework::PydanticAi).await;
-    let home = dir.path().to_path_buf();
+/// `batch --concurrency 2` of four tasks with `agent_args` (the agent's processes marked `mark`):
+/// each episode journals the agent's calls, and none of its processes is left; the agent URLs
+/// the journals record.
+async fn batch_of_four(
+    home: &Path,
+    agent_args: Vec<String>,
+    mark: &str,
+    what: &str,
+) -> std::collections::BTreeSet<String> {
     let attacker = OpenAiServer::start(Vec::new()).await;
     attacker.set_default(batch_cli::generic());
-    let mark = format!("{}-batch", home.display());
-    let launch = launch_line(Framework::PydanticAi, &python, &model, &mark, "{mcp_url}");
     let out = home.join("batch");
     let extra = ["--limit", "4", "--concurrency", "2", "--max-turns", "2", "--agent-wait", "180"];
     let mut args = batch_cli::batch_args(&attacker.base_url(), &out, &extra);
-    args.extend(["--assistant".into(), "a2a:http://127.0.0.1:{port}".into(), "--launch".into(), launch]);
-    let output = batch_cli::converse_tui(&home, args).await;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let mut agents = std::collections::BTreeSet::new();
+    args.extend(agent_args);
+    let output = batch_cli::converse_tui(home, args).await;
+    assert!(output.status.success(), "{what}: {}", String::from_utf8_lossy(&output.stderr));
     let journals: Vec<PathBuf> = std::fs::read_dir(&out)
         .unwrap()
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && !p.ends_with("runs.jsonl"))
         .collect();
-    assert_eq!(journals.len(), 4, "{journals:?}");
+    assert_eq!(journals.len(), 4, "{what}: {journals:?}");
+    let mut agents = std::collections::BTreeSet::new();
     for journal in &journals {
         let events = batch_cli::records(journal);
         assert!(
             !kinds(&events, "tool_call").is_empty(),
-            "{}: the agent's calls journaled",
+            "{what}: {}: the agent's calls journaled",
             journal.display()
         );
-        agents.insert(events[0]["config"]["assistant_agent"]["url"].as_str().unwrap().to_string());
+        agents.extend(events[0]["config"]["assistant_agent"]["url"].as_str().map(str::to_string));
     }
-    assert_eq!(agents.len(), 2, "one agent per slot, each on its port: {agents:?}");
-    assert_none_left(&mark, "pydantic-ai batch --launch");
+    assert_none_left(mark, what);
+    agents
+}
+
+/// `batch --concurrency 2 --launch`: two copies of the agent, one per slot, each on its own
+/// endpoint and port, kept across the slot's episodes and stopped at the end.
+async fn batch_under_launch(
+    framework: Framework,
+    setup: (tempfile::TempDir, PathBuf, PathBuf, OpenAiServer),
+) {
+    let (dir, _, python, model) = setup;
+    let mark = format!("{}-batch", dir.path().display());
+    let launch = launch_line(framework, &python, &model, &mark, "{mcp_url}");
+    let args = vec!["--assistant".into(), "a2a:http://127.0.0.1:{port}".into(), "--launch".into(), launch];
+    let what = format!("{} batch --launch", framework.name());
+    let agents = batch_of_four(dir.path(), args, &mark, &what).await;
+    assert_eq!(agents.len(), 2, "{what}: one agent per slot, each on its port: {agents:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pydantic_ai_agent_served_by_fasta2a() {
+    let setup = a2a_framework(Framework::PydanticAi).await;
+    batch_under_launch(Framework::PydanticAi, setup).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_strands_agent_served_by_its_a2a_server() {
-    let _ = a2a_framework(Framework::Strands).await;
+    let setup = a2a_framework(Framework::Strands).await;
+    batch_under_launch(Framework::Strands, setup).await;
 }
 
 /// Then D1b: the ADK agent whose MCP server is unreachable starts all the same and answers
@@ -286,12 +309,15 @@ async fn an_adk_agent_served_by_to_a2a() {
     let dead = format!("http://127.0.0.1:{}/mcp", free_port());
     let launch = launch_line(Framework::Adk, &python, &model, &mark, &dead);
     let args = vec!["--launch".into(), launch, "--assistant".into(), "a2a:http://127.0.0.1:{port}".into()];
-    let output =
-        tokio::task::spawn_blocking(move || test_suite(&home, &suite, "unreachable", &args)).await.unwrap();
+    let output = {
+        let suite = suite.clone();
+        tokio::task::spawn_blocking(move || test_suite(&home, &suite, "unreachable", &args)).await.unwrap()
+    };
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("the agent never reached its tools"), "{stdout}");
     assert_none_left(&mark, "adk, tools unreachable");
+    batch_under_launch(Framework::Adk, (dir, suite, python, model)).await;
 }
 
 /// The OpenAI Agents SDK has no A2A server: a `cmd:` agent, started per episode by converse-tui,
@@ -331,8 +357,21 @@ async fn an_openai_agents_agent_as_a_command() {
         model.base_url()
     );
     let args = vec!["--assistant".into(), agent];
-    let (output, events) =
-        tokio::task::spawn_blocking(move || run_episode(&home, "placeholders", &args, &[])).await.unwrap();
+    let (output, events) = {
+        let (home, args) = (home.clone(), args.clone());
+        tokio::task::spawn_blocking(move || run_episode(&home, "placeholders", &args, &[])).await.unwrap()
+    };
     assert_judged_leak(&output, &events, "openai-agents, placeholders");
     assert_none_left(&mark, "openai-agents, placeholders");
+
+    // `test` of the case the first run made: the leak fails it (exit 1).
+    let suite = suite_of(&home, &support::files::journal_in(&home.join("listen-1")));
+    let output = {
+        let (home, args) = (home.clone(), args.clone());
+        tokio::task::spawn_blocking(move || test_suite(&home, &suite, "test", &args)).await.unwrap()
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "openai-agents test: {stdout}");
+    assert_none_left(&mark, "openai-agents test");
+    batch_of_four(&home, args, &mark, "openai-agents batch").await;
 }
