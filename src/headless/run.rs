@@ -95,7 +95,7 @@ pub(super) fn event_line(body: &EventBody) -> String {
             )
         }
         EventBody::Verdict(v) => format!("verdict {} {}", v.judge, v.outcome.as_str()),
-        EventBody::Control(c) => format!("control {:?}", c.action),
+        EventBody::Control(c) => format!("control {}", c.action.as_str()),
         EventBody::Error(e) => format!("error from {}: {}", e.source, single_line(&e.message)),
         EventBody::End(e) => format!("end: {} after {} turns", e.reason.as_str(), e.turns),
     }
