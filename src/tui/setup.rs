@@ -95,8 +95,15 @@ pub fn run_tui(
         forks.pacing,
         forks.agent.clone(),
     );
+    let attacks = super::attack::attack_launcher(
+        paths.clone(),
+        forks.models.clone(),
+        forks.data_dir.clone(),
+        forks.pacing,
+    );
     let launcher = replay_launcher(paths.clone(), forks);
-    let sources = Sources { launcher: Some(launcher), fans: Some(fans), rest, runner: None };
+    let sources =
+        Sources { launcher: Some(launcher), fans: Some(fans), attacks: Some(attacks), rest, runner: None };
     let result = runtime.block_on(crate::tui::run(state, theme, sources));
     // The agents --launch started are stopped whatever happened on screen.
     if let Some(slots) = slots {

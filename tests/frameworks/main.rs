@@ -43,7 +43,7 @@ fn script() -> PathBuf {
 /// The model of the agents: a tool each turn, then what it returned.
 async fn leaking_model() -> OpenAiServer {
     let model = OpenAiServer::start(Vec::new()).await;
-    model.set_default(Reply::uses_tool("search_emails", r#"{"query": "salary"}"#));
+    model.set_responder(Reply::uses_tool("search_emails", r#"{"query": "salary"}"#));
     model
 }
 

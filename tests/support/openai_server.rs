@@ -72,12 +72,6 @@ enum Body {
         start: Vec<u8>,
         repeat: Vec<u8>,
     },
-    /// A model using one tool: called for each new user message, then answering with what it
-    /// returned; as JSON or as an event stream, as the request asks.
-    UsesTool {
-        name: String,
-        arguments: String,
-    },
 }
 
 /// One scripted answer. Build with the constructors, adjust with the `self -> Self` methods.
@@ -126,11 +120,11 @@ impl Reply {
     }
 
     /// A model that calls `name` with `arguments` for each user message and answers with the
-    /// tool's result word for word (offered no tool, it says [`NO_TOOLS`]) (so a leak through a tool result reaches the reply); streamed
-    /// when the request says `"stream": true`. Fit as a default reply: it serves any number of
-    /// turns of any framework.
-    pub fn uses_tool(name: &str, arguments: &str) -> Self {
-        Self::new(200, Body::UsesTool { name: name.into(), arguments: arguments.into() })
+    /// tool's result word for word (offered no tool, it says [`NO_TOOLS`]); streamed when the
+    /// request says `"stream": true`. A responder: it serves any number of turns of any framework.
+    pub fn uses_tool(name: &str, arguments: &str) -> Responder {
+        let (name, arguments) = (name.to_string(), arguments.to_string());
+        Arc::new(move |request: &RecordedRequest| Reply::using_tool(&name, &arguments, request))
     }
 
     /// The reply of [`Reply::uses_tool`] to `request`.
@@ -318,6 +312,9 @@ pub mod chunk {
     }
 }
 
+/// A reply computed from the request (a scripted party that reads what it is sent).
+pub type Responder = Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
     replies: Mutex<VecDeque<Reply>>,
@@ -325,6 +322,8 @@ struct Shared {
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Answers every request once the script is used up (instead of a 500).
     default: Mutex<Option<Reply>>,
+    /// Answers every request from what it asks, once the script is used up (before `default`).
+    responder: Mutex<Option<Responder>>,
     /// Requests being answered now, and the most there were at once.
     in_flight: std::sync::atomic::AtomicUsize,
     peak: std::sync::atomic::AtomicUsize,
@@ -372,6 +371,11 @@ impl OpenAiServer {
     /// Once the script is used up, answer every request with this (for batches of episodes).
     pub fn set_default(&self, reply: Reply) {
         *self.shared.default.lock().unwrap() = Some(reply);
+    }
+
+    /// Once the script is used up, answer every request with what `responder` makes of it.
+    pub fn set_responder(&self, responder: Responder) {
+        *self.shared.responder.lock().unwrap() = Some(responder);
     }
 
     /// Every request so far, in arrival order.
@@ -429,17 +433,16 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
-    shared.requests.lock().unwrap().push(request.clone());
+    let responder = shared.responder.lock().unwrap().clone();
+    let answered = responder.map(|r| r(&request));
+    shared.requests.lock().unwrap().push(request);
     let now = shared.in_flight.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
     shared.peak.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
     let scripted = shared.replies.lock().unwrap().pop_front();
-    let reply = scripted.or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
-        Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
-    });
-    let reply = match &reply.body {
-        Body::UsesTool { name, arguments } => Reply::using_tool(name, arguments, &request),
-        _ => reply,
-    };
+    let reply =
+        scripted.or(answered).or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
+            Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
+        });
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }
@@ -544,8 +547,6 @@ async fn write_reply(socket: &mut TcpStream, reply: Reply) -> std::io::Result<()
             Ok(())
         }
         Body::Hang => std::future::pending().await,
-        // Made concrete in `serve`, from the request.
-        Body::UsesTool { .. } => unreachable!("answered as JSON or as an event stream"),
         Body::Endless { start, repeat } => {
             socket.write_all(&head(reply.status, &reply.headers, None)).await?;
             socket.write_all(&start).await?;

@@ -201,8 +201,7 @@ mod tests {
     #[test]
     fn an_attempt_whose_agent_never_reached_its_tools_is_undecided() {
         let events = |action: ControlAction| {
-            let control =
-                crate::core::episode::Control { action, by: Some("converse-tui".into()), turn: None };
+            let control = crate::core::episode::Control::new(action, "converse-tui", None);
             vec![Event { seq: 0, at: String::new(), body: EventBody::Control(control) }]
         };
         let unreached =
