@@ -364,8 +364,9 @@ pub struct Evidence {
     pub text: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ControlAction {
     Pause,
     Resume,
@@ -389,6 +390,13 @@ pub enum ControlAction {
     /// The assistant refused this turn: a Crescendo search drops it from the conversation and
     /// tries the turn again (`details`: the retry).
     Backtrack,
+}
+
+impl ControlAction {
+    /// Its name as the journal writes it (`tools_unreached`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -478,11 +486,32 @@ mod tests {
             EndReason::Limit,
         ];
         same(&ends, EndReason::as_str);
+        let controls = [
+            ControlAction::Pause,
+            ControlAction::Resume,
+            ControlAction::Step,
+            ControlAction::Takeover,
+            ControlAction::Edit,
+            ControlAction::End,
+            ControlAction::Diverged,
+            ControlAction::ToolsUnreached,
+            ControlAction::Candidate,
+            ControlAction::Prune,
+            ControlAction::Backtrack,
+        ];
+        same(&controls, ControlAction::as_str);
         assert_eq!(EndReason::MaxTurns.as_str(), "max_turns");
     }
 
     /// A huge journal holds one `Event` per line: the boxed verdict and tool call keep it small
     /// (it was 296 bytes with them inline, issue 14).
+    #[test]
+    fn a_control_action_is_named_as_the_journal_writes_it() {
+        for action in [ControlAction::Pause, ControlAction::ToolsUnreached, ControlAction::Candidate] {
+            assert_eq!(serde_json::to_value(action).unwrap(), action.as_str());
+        }
+    }
+
     #[test]
     fn an_event_stays_small() {
         let size = std::mem::size_of::<Event>();
