@@ -13,7 +13,7 @@ use super::Exported;
 use super::family::Family;
 use super::scores::{notes_of, scores};
 use super::transcript::{self, Attachments, Conversation};
-use crate::core::episode::{Episode, EventBody, Party};
+use crate::core::episode::{Episode, EventBody};
 
 /// The sample of exported episode `root` (no branch), `(id, epoch)` its key.
 pub fn built(all: &[Exported], family: &Family, root: usize, (id, epoch): (Value, u32)) -> Value {
@@ -56,12 +56,20 @@ pub fn built(all: &[Exported], family: &Family, root: usize, (id, epoch): (Value
         "model_usage": model_usage(episode),
         "started_at": episode.events.first().map(|e| e.at.clone()),
         "completed_at": episode.events.last().map(|e| e.at.clone()),
-        // Inspect's count: its top-level generations, the assistant's replies.
-        "turn_count": replies(episode),
+        // Inspect's count (its top-level generations): as Inspect logged it, else the assistant's
+        // model calls (its replies, and those that only called tools).
+        "turn_count": fact("turn_count").unwrap_or_else(|| json!(calls_of(&conversation, "assistant"))),
         "attachments": attachments.map,
     });
     if let Some(error) = error_of(episode, fact("error")) {
         sample["error"] = error;
+    }
+    if let Some(Value::Array(retried)) = fact("retried_after") {
+        let retried = retried.iter().map(|e| {
+            json!({"message": e["message"], "traceback": e["traceback"].as_str().unwrap_or_default(),
+            "traceback_ansi": e["traceback"].as_str().unwrap_or_default()})
+        });
+        sample["error_retries"] = Value::Array(retried.collect());
     }
     for key in ["limit", "uuid", "total_time", "working_time"] {
         if let Some(value) = fact(key) {
@@ -91,13 +99,9 @@ fn ours(all: &[Exported], index: usize, conversation: &Conversation) -> Value {
     ours
 }
 
-/// How many replies the assistant gave.
-fn replies(episode: &Episode) -> usize {
-    episode
-        .events
-        .iter()
-        .filter(|e| matches!(&e.body, EventBody::Message(m) if m.from == Party::Assistant))
-        .count()
+/// How many model calls of `role` a conversation holds.
+fn calls_of(conversation: &Conversation, role: &str) -> usize {
+    conversation.events.iter().filter(|(_, e)| e["event"] == "model" && e["role"] == role).count()
 }
 
 /// An episode's tokens per model: Inspect's own when read from a sample, else its messages'.

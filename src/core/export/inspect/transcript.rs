@@ -74,8 +74,8 @@ pub struct Conversation {
     pub others: Vec<Value>,
 }
 
-/// Writes the events of `episode` after `after` (all of them for `None`) into `pool`, following
-/// `prefix` (the ranges of the pool before them).
+/// Writes the conversation of `episode` after `after` (all of it for `None`) into `pool`,
+/// following `prefix` (the ranges of the pool before it), and keeps its other events.
 pub fn write(
     pool: &mut Vec<Value>,
     attachments: &mut Attachments,
@@ -94,8 +94,12 @@ pub fn write(
             _ => None,
         })
         .collect();
-    for event in episode.events.iter().skip(1).filter(|e| after.is_none_or(|at| e.seq > at)) {
+    for event in episode.events.iter().skip(1) {
+        // Before `after` the conversation is its parent's (in the pool already); the rest is its
+        // own (a fork's copies of its parent's verdicts included).
+        let shared = after.is_some_and(|at| event.seq <= at);
         match &event.body {
+            EventBody::Message(_) | EventBody::ToolCall(_) | EventBody::ToolResult(_) if shared => {}
             EventBody::Message(m) => pool.push(message(m, event, episode, attachments)),
             EventBody::ToolCall(c) => {
                 let call = call(c, episode, attachments);

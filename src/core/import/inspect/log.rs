@@ -102,7 +102,8 @@ impl LogInfo {
         task.extra.insert("inspect_task".into(), Value::String(self.task.clone()));
         task.extra.insert("sample_id".into(), id.clone());
         task.extra.insert("epoch".into(), Value::from(epoch));
-        if !target.is_null() {
+        // (A sample we wrote has its episode's attack goal as target.)
+        if !target.is_null() && !is_ours {
             task.extra.insert("target".into(), attachments.resolve_value(target));
         }
         if !metadata.is_empty() && !is_ours {
