@@ -16,7 +16,7 @@ use crate::support::inspect_logs::{dumped, run};
 use crate::support::{journals, python};
 
 /// Our episodes of every shape: one with usage, notes and both parties' models; one that ended in
-/// an error; one whose task id holds `/`; a fork of the first run by another assistant model (a
+/// an error; one whose task id holds `/` and a long text; a fork of the first run by another assistant model (a
 /// fan attempt), and a fork of that fork.
 fn ours() -> Vec<Vec<Event>> {
     let with_models = |i: usize| {
@@ -50,6 +50,8 @@ fn ours() -> Vec<Vec<Event>> {
     let mut slashed = with_models(2);
     if let EventBody::Episode(h) = &mut slashed[0].body {
         h.task.id = Some("suite/case-1".into());
+        // A text longer than an attachment's threshold (64 KiB) in the task: read back whole.
+        h.task.extra.insert("profile".into(), "a long profile. ".repeat(5_000).into());
     }
     let fork = fork_of(&first, 8, "ep-00000-a1", "ep-00000", "gpt-4.1-nano");
     let nested = fork_of(&fork, 12, "ep-00000-a1-b1", "ep-00000-a1", "gpt-4.1");

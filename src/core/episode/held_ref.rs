@@ -52,6 +52,11 @@ fn parse(body: &str) -> Option<Ref<'_>> {
     Some(Ref { len, seq: seq.parse().ok()?, of })
 }
 
+/// Whether `text` holds a reference (cheap: no text is looked up).
+pub fn holds_references(text: &str) -> bool {
+    text.contains(OPEN)
+}
+
 /// `text` with each reference to a text of `episode` (or of `others`, by id) replaced by that
 /// text; a reference naming nothing there is kept as it is.
 pub fn resolve<'a>(text: &'a str, episode: &'a Episode, others: &[&'a Episode]) -> Cow<'a, str> {

@@ -35,16 +35,23 @@ pub fn built(all: &[Exported], family: &Family, root: usize, (id, epoch): (Value
     let fact = |key: &str| facts.and_then(|f| f.get(key)).filter(|v| !v.is_null()).cloned();
     let mut metadata =
         header.task.extra.get("sample_metadata").and_then(Value::as_object).cloned().unwrap_or_default();
-    metadata.insert("task".into(), serde_json::to_value(&header.task).unwrap_or_default());
-    metadata.insert("config".into(), serde_json::to_value(&header.config).unwrap_or_default());
+    // The task and config, their long texts (a task's persona, a user task held once) attachments.
+    let task = serde_json::to_value(&header.task).unwrap_or_default();
+    let config = serde_json::to_value(&header.config).unwrap_or_default();
+    metadata.insert("task".into(), attachments.value(&task, episode));
+    metadata.insert("config".into(), attachments.value(&config, episode));
+    let input = attachments.text(header.task.user_task.as_deref().unwrap_or_default(), episode);
+    let target =
+        header.task.extra.get("target").cloned().or_else(|| header.task.attack_goal.clone().map(Value::from));
+    let target = attachments.value(&target.unwrap_or(json!("")), episode);
     metadata.insert("converse".into(), ours(all, root, &conversation));
     let last_reply = messages.iter().rev().find(|m| m["role"] == "assistant");
     let model = header.config.models.get("assistant").and_then(Value::as_str).unwrap_or("none/none");
     let mut sample = json!({
         "id": id,
         "epoch": epoch,
-        "input": header.task.user_task.clone().unwrap_or_default(),
-        "target": header.task.extra.get("target").cloned().or_else(|| header.task.attack_goal.clone().map(Value::from)).unwrap_or(json!("")),
+        "input": input,
+        "target": target,
         "messages": messages,
         "output": {"model": model, "choices": last_reply.map(|m| vec![json!({"message": m, "stop_reason": "stop"})]).unwrap_or_default(),
             "completion": last_reply.map_or(json!(""), |m| m["content"].clone())},

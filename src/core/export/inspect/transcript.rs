@@ -6,6 +6,7 @@
 //! output, author), so a log we wrote reads back as the episode it was. Texts over 64 KiB are
 //! attachments, written once however often used (a text held once is put back there).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
@@ -22,34 +23,48 @@ pub struct Attachments<'a> {
     /// The keys of texts already attached, by where their bytes are (a text held once is the
     /// same bytes at every use: hashed once).
     keys: HashMap<(usize, usize), String>,
+    /// The same, of texts written around references (`ref + "and again"`), by the episode and the
+    /// text with its references: each rebuilt and hashed once.
+    rebuilt: HashMap<(usize, String), String>,
     /// The episodes written, where a reference to a text held by another one is looked up.
     episodes: &'a [&'a Episode],
 }
 
 impl<'a> Attachments<'a> {
     pub fn new(episodes: &'a [&'a Episode]) -> Self {
-        Attachments { map: Map::new(), keys: HashMap::new(), episodes }
+        Attachments { map: Map::new(), keys: HashMap::new(), rebuilt: HashMap::new(), episodes }
     }
 
     /// `text` of `episode` as written in the sample: its references to texts held once put back,
     /// `attachment://KEY` when it is long.
     pub fn text(&mut self, text: &str, episode: &Episode) -> Value {
+        let rebuilt =
+            held_ref::holds_references(text).then(|| (std::ptr::from_ref(episode) as usize, text.to_owned()));
+        if let Some(key) = rebuilt.as_ref().and_then(|at| self.rebuilt.get(at)) {
+            return attachment(key);
+        }
         let resolved = held_ref::resolve(text, episode, self.episodes);
         if resolved.len() <= ATTACH_OVER {
             return Value::String(resolved.into_owned());
         }
-        let at = (resolved.as_ptr() as usize, resolved.len());
-        let key = match self.keys.get(&at) {
+        // (Only borrowed bytes stay where they are: a rebuilt text's are freed once written.)
+        let at = matches!(resolved, Cow::Borrowed(_)).then(|| (resolved.as_ptr() as usize, resolved.len()));
+        let key = match at.as_ref().and_then(|at| self.keys.get(at)) {
             Some(key) => key.clone(),
             None => {
                 let digest = Sha256::digest(resolved.as_bytes());
                 let key: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
                 self.map.entry(key.clone()).or_insert_with(|| Value::String(resolved.into_owned()));
-                self.keys.insert(at, key.clone());
+                if let Some(at) = at {
+                    self.keys.insert(at, key.clone());
+                }
                 key
             }
         };
-        Value::String(format!("attachment://{key}"))
+        if let Some(at) = rebuilt {
+            self.rebuilt.insert(at, key.clone());
+        }
+        attachment(&key)
     }
 
     /// Every string of a JSON value (tool arguments) as [`Self::text`] writes it.
@@ -63,6 +78,10 @@ impl<'a> Attachments<'a> {
             other => other.clone(),
         }
     }
+}
+
+fn attachment(key: &str) -> Value {
+    Value::String(format!("attachment://{key}"))
 }
 
 /// A conversation written into the pool: the ranges of the pool it is (a fork's: its parent's

@@ -86,7 +86,7 @@ impl LogInfo {
         attachments: &Attachments,
         format: &str,
     ) -> EpisodeHeader {
-        let written = if self.ours { episode_of(metadata) } else { None };
+        let written = if self.ours { episode_of(metadata, attachments) } else { None };
         let is_ours = written.is_some();
         let (mut task, mut config) = written.unwrap_or_else(|| {
             let task = TaskInfo {
@@ -126,10 +126,11 @@ impl LogInfo {
 /// What `export --format eval` names itself in the header's `eval.metadata.written_by`.
 pub const WRITER: &str = "converse-tui";
 
-/// The task and config of the episode a sample we wrote was (its metadata's `task` and `config`).
-fn episode_of(metadata: &Map<String, Value>) -> Option<(TaskInfo, EpisodeConfig)> {
-    let task = serde_json::from_value(metadata.get("task")?.clone()).ok()?;
-    let config = serde_json::from_value(metadata.get("config")?.clone()).ok()?;
+/// The task and config of the episode a sample we wrote was (its metadata's `task` and `config`,
+/// their long texts attachments).
+fn episode_of(metadata: &Map<String, Value>, attachments: &Attachments) -> Option<(TaskInfo, EpisodeConfig)> {
+    let task = serde_json::from_value(attachments.resolve_value(metadata.get("task")?)).ok()?;
+    let config = serde_json::from_value(attachments.resolve_value(metadata.get("config")?)).ok()?;
     Some((task, config))
 }
 
