@@ -4,7 +4,12 @@
 //! something worth watching. They are our own assets: one that does not parse
 //! is a bug, and panics naming the file.
 
+use std::path::Path;
+
 use super::episode::{Episode, read_journal_from};
+
+/// How a demo episode is named where a file is expected: `demo:01-travel-privacy-leak`.
+pub const SCHEME: &str = "demo:";
 
 #[derive(rust_embed::Embed)]
 #[folder = "assets/episodes/"]
@@ -28,4 +33,51 @@ pub fn demo_episodes() -> Vec<Episode> {
             episode
         })
         .collect()
+}
+
+/// The demo episode `path` names, when it is no file and reads `demo:NAME`: NAME its file name,
+/// with or without `.jsonl`, or the start of one name only (`demo:01`). An error lists the names.
+pub fn named(path: &Path) -> Option<Result<Episode, String>> {
+    let name = path.to_str()?.strip_prefix(SCHEME)?;
+    if path.exists() {
+        return None;
+    }
+    let mut episodes = demo_episodes();
+    let matching: Vec<usize> = (0..episodes.len())
+        .filter(|&i| file_name(&episodes[i]).starts_with(name) && !name.is_empty())
+        .collect();
+    let exact = matching.iter().find(|&&i| [file_name(&episodes[i]), stem(&episodes[i])].contains(&name));
+    Some(match (exact, matching.as_slice()) {
+        (Some(&i), _) | (None, &[i]) => Ok(episodes.swap_remove(i)),
+        _ => {
+            let names: Vec<&str> = episodes.iter().map(stem).collect();
+            Err(format!("no demo episode is named {name:?} (one of {})", names.join(", ")))
+        }
+    })
+}
+
+fn file_name(episode: &Episode) -> &str {
+    episode.origin.strip_prefix(SCHEME).unwrap_or(&episode.origin)
+}
+
+fn stem(episode: &Episode) -> &str {
+    file_name(episode).trim_end_matches(".jsonl")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_demo_is_found_by_its_name_or_the_start_of_one() {
+        let id = |name: &str| named(Path::new(name)).map(|r| r.map(|e| e.id().to_string()));
+        let travel = Some(Ok("demo-travel-privacy-leak".to_string()));
+        assert_eq!(id("demo:01-travel-privacy-leak"), travel);
+        assert_eq!(id("demo:01-travel-privacy-leak.jsonl"), travel);
+        assert_eq!(id("demo:01"), travel);
+        let unknown = id("demo:0").unwrap().unwrap_err();
+        assert!(unknown.contains("01-travel-privacy-leak, 02-"), "{unknown}");
+        assert!(id("demo:").unwrap().is_err());
+        assert_eq!(id("runs/demo.jsonl"), None, "a path");
+    }
 }
