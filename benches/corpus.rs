@@ -76,7 +76,7 @@ fn corpus(c: &mut Criterion) {
     group.bench_function("browser c (chart view) 10k episodes: rebuild and one frame", |b| {
         let theme = Theme::builtin("default");
         b.iter(|| {
-            let browser = charted.browser.as_mut().expect("browser");
+            let browser = charted.browser_mut().expect("browser");
             browser.cycle_chart();
             let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
             terminal.draw(|frame| converse_tui::ui::draw(frame, &charted, &theme)).expect("draw");
@@ -84,7 +84,7 @@ fn corpus(c: &mut Criterion) {
     });
     group.bench_function("chart view: one frame 10k episodes (series already computed)", |b| {
         let theme = Theme::builtin("default");
-        let browser = charted.browser.as_mut().expect("browser");
+        let browser = charted.browser_mut().expect("browser");
         browser.chart = None;
         browser.cycle_chart();
         let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");

@@ -67,8 +67,8 @@ fn draw_transcript_and_compare(c: &mut Criterion) {
     let theme = Theme::builtin("default");
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).unwrap();
 
-    let mut state = AppState::with_episode(load(&paths[0]), Keymap::default());
-    state.layout_mode = LayoutMode::Transcript;
+    let mut state =
+        AppState::with_episode(load(&paths[0]), Keymap::default()).with_layout(LayoutMode::Transcript);
     update(&mut state, Action::Resize(200, 60));
     let last = state.view().unwrap().last();
     state.view_mut().unwrap().set_cursor(last);
@@ -90,7 +90,7 @@ fn draw_transcript_and_compare(c: &mut Criterion) {
         })
     });
 
-    let mut state = converse_tui::app::drive::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
+    let mut state = AppState::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
     update(&mut state, Action::Resize(200, 60));
     c.bench_function("draw_compare_two_largest_fixtures_200x60", |b| {
         b.iter(|| {

@@ -72,12 +72,11 @@ fn main() {
     println!("largest fixture episode: {}", paths[0].display());
     let panes = at_end(AppState::with_episode(load(&paths[0]), Keymap::default()));
     measure("panes, largest fixture, 200x60", &panes);
-    let mut transcript = AppState::with_episode(load(&paths[0]), Keymap::default());
-    transcript.layout_mode = LayoutMode::Transcript;
+    let transcript =
+        AppState::with_episode(load(&paths[0]), Keymap::default()).with_layout(LayoutMode::Transcript);
     let transcript = at_end(transcript);
     measure("transcript, largest fixture, 200x60", &transcript);
-    let mut compare =
-        converse_tui::app::drive::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
+    let mut compare = AppState::comparing(load(&paths[0]), load(&paths[1]), Keymap::default());
     update(&mut compare, Action::Resize(200, 60));
     measure("compare, two largest fixtures, 200x60", &compare);
 }

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../tests/fixtures
-mkdir -p corpus/{import,journal,sse_stream,persona,sanitize,wrap,matchers,app,http_body,inspect,inspect_refs}
+mkdir -p corpus/{import,journal,sse_stream,persona,sanitize,wrap,matchers,app,http_body,inspect,inspect_refs,mcp_server}
 for f in "$fixtures"/hostile/*.jsonl "$fixtures"/converse-logs/*/*.json; do
   [ -s "$f" ] || continue
   name=$(basename "$(dirname "$f")")-$(basename "$f")
@@ -46,3 +46,12 @@ printf '\x01HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 
 printf '\x00HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n{"choices":[' > corpus/http_body/declared-huge
 head -c 6000 /dev/zero | tr '\0' 'a' | { printf '\x00HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{"choices":[{"message":{"content":"'; cat; printf '"}}]}'; } \
   > corpus/http_body/over-cap
+# mcp_server: whole requests as an agent sends them (TOKEN stands for the episode's token).
+mcp_post() {
+  printf 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer TOKEN\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s' "$2" "${#1}" "$1"
+}
+mcp_post '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}' '' > corpus/mcp_server/initialize
+mcp_post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_email","arguments":{"recipient":"e@x","body":"b"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' 'MCP-Protocol-Version: 2026-07-28\r\n' > corpus/mcp_server/call-stateless
+mcp_post '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}' 'MCP-Protocol-Version: 2026-07-28\r\n' > corpus/mcp_server/list-stateless
+printf 'GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer TOKEN\r\nAccept: text/event-stream\r\nOrigin: https://evil.example\r\n\r\n' > corpus/mcp_server/get-origin
+printf 'POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}' > corpus/mcp_server/no-token

@@ -1,7 +1,7 @@
-//! The layers of DESIGN.md, checked over the source: every `crate::…` and
-//! `super::…` path in `src/` (use lines and paths written inline) is an
-//! edge from the file's module to the module it names. The library's layers
-//! may only point downwards, and the modules checked here form no cycle.
+//! ARCHITECTURE.md checked against the source: its layers over every `crate::…` and `super::…`
+//! path in `src/` (use lines and paths written inline: an edge from the file's module to the module
+//! it names; the library's layers may only point downwards, and the modules form no cycle), and
+//! its text (every module and file it names exists, every `app/update` module is named).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -70,6 +70,71 @@ fn the_checker_finds_a_forbidden_import_and_a_cycle() {
     }
     assert!(!problems.contains("Ignored"), "a comment or a string was read as code:\n{problems}");
     assert!(!problems.contains("app →"), "{problems}");
+}
+
+/// The page names files and modules that exist, and every module of `app/update` (where each
+/// screen's keys and the verbs between screens live) is among them.
+#[test]
+fn architecture_md_names_what_exists() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(repo.join("ARCHITECTURE.md")).unwrap();
+    let named = named_in(&page);
+    assert!(named.len() > 50, "only {} names read", named.len());
+    let missing: Vec<&String> = named.iter().filter(|name| !exists(repo, name)).collect();
+    assert!(missing.is_empty(), "ARCHITECTURE.md names what does not exist: {missing:?}");
+    for entry in std::fs::read_dir(repo.join("src/app/update")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name != "mod.rs" {
+            let path = format!("app/update/{name}");
+            assert!(page.contains(&format!("`{path}`")), "ARCHITECTURE.md does not name `{path}`");
+        }
+    }
+    // The checker sees a wrong name.
+    assert!(!exists(repo, "app/update/gone.rs") && !exists(repo, "tui::effects::carry_out"));
+    assert!(exists(repo, "tui::executor::Executor::execute") && exists(repo, "app::drive::handle"));
+}
+
+/// The top-level folders a name of the page starts from: the library's modules (under `src/`)
+/// and the repository's folders.
+const SRC: &[&str] = &["app", "cli", "config", "core", "headless", "session", "tui", "ui"];
+const REPO: &[&str] = &["tests", "docs", "benches", "examples", "fuzz", "themes", "assets"];
+
+/// Every code span of the page that is a path (`app/stack.rs`, `tests/layers.rs`) or a module
+/// path (`session::loader`, `app::drive::handle`) from one of those folders.
+fn named_in(page: &str) -> BTreeSet<String> {
+    let fences = regex::Regex::new(r"(?s)```.*?```").unwrap();
+    let page = fences.replace_all(page, "");
+    let spans = regex::Regex::new(r"`([^`\n]+)`").unwrap();
+    let name = regex::Regex::new(r"^[a-z_]+(?:(?:/[a-z_0-9.-]+)+/?|(?:::[A-Za-z_0-9]+)+)$").unwrap();
+    spans
+        .captures_iter(&page)
+        .map(|c| c[1].to_string())
+        .filter(|span| name.is_match(span))
+        .filter(|span| {
+            let first = span.split([':', '/']).next().unwrap_or("");
+            SRC.contains(&first) || REPO.contains(&first)
+        })
+        .collect()
+}
+
+/// A path exists as a file or folder; a module path names a module, or an item of one (a
+/// function, or a type and maybe one of its methods).
+fn exists(repo: &Path, name: &str) -> bool {
+    if !name.contains("::") {
+        let first = name.split('/').next().unwrap_or("");
+        let base = if SRC.contains(&first) { repo.join("src") } else { repo.to_path_buf() };
+        return base.join(name).exists();
+    }
+    let segments: Vec<&str> = name.split("::").collect();
+    let module = |n: usize| {
+        let path = repo.join("src").join(segments[..n].join("/"));
+        path.is_dir() || path.with_extension("rs").is_file()
+    };
+    let Some(n) = (1..=segments.len()).rev().find(|&n| module(n)) else { return false };
+    match &segments[n..] {
+        [] | [_] => true,
+        [item, ..] => item.starts_with(char::is_uppercase),
+    }
 }
 
 struct Source {

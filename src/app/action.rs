@@ -9,6 +9,8 @@ use crate::session::journal_load::LoadId;
 /// What `update` is told. Keys arrive already resolved (see [`super::input`]): a command, or text.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
+    /// A terminal event: the router makes it a command or text for whatever has the keys.
+    Terminal(ratatui::crossterm::event::Event),
     /// A command, for whatever has the keys now.
     Command(Command),
     /// A key bound to `command` in `layer`, as the router found it: `update` does not work the
@@ -29,6 +31,8 @@ pub enum Action {
     Resize(u16, u16),
     /// Time passed (drives autoplay). Carried in the action so `update` never reads a clock.
     Tick(Duration),
+    /// Stop now, asking nothing (a stop signal, the terminal gone).
+    Stop,
     /// Something the live runner reported.
     Runner(crate::core::sim::emitter::RunnerUpdate),
     /// The live runner's step gate changed (it reports its own state; the UI never guesses it).
@@ -49,8 +53,12 @@ pub enum Action {
     Problem(String),
     /// What the loop did, for the status line.
     Done(String),
-    /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded.
-    EpisodeLoaded(Result<Box<crate::core::episode::Episode>, String>),
+    /// The episode asked for by [`Effect::OpenEpisode`], or why it could not be loaded; `over`
+    /// as asked.
+    EpisodeLoaded {
+        episode: Result<Box<crate::core::episode::Episode>, String>,
+        over: bool,
+    },
     /// The start of the journal asked for by [`Effect::OpenEpisode`], its rest still being read:
     /// [`Action::Loaded`] batches follow, then [`Action::LoadEnded`] (issue 14).
     EpisodeOpening {
@@ -60,6 +68,7 @@ pub enum Action {
         /// Bytes read so far, and the file's size.
         read: u64,
         total: u64,
+        over: bool,
     },
     /// The next events of the journal being read by `load`, in the episode's order.
     Loaded {
@@ -109,6 +118,20 @@ pub enum Action {
 /// What a handler asks of another screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FollowUp {
+    /// Go to the kept screen of this kind (else the browser).
+    Show(crate::config::keymap::Layer),
+    /// Close the screen on top.
+    Back,
+    /// The inspector, showing this episode (loaded if it shows another).
+    ShowEpisode { path: std::path::PathBuf, id: String },
+    /// Show this episode (in memory) on the inspector.
+    OpenEpisode(Box<crate::core::episode::Episode>),
+    /// Quit, or ask first while something runs.
+    Quit,
+    /// Quit: the question was answered yes.
+    QuitConfirmed,
+    /// The task picker.
+    Tasks,
     /// Put these two episodes side by side.
     Compare(Box<[crate::core::episode::Episode; 2]>),
     /// Ask for a pattern to search every episode with.
@@ -119,18 +142,20 @@ pub enum FollowUp {
     Search(String),
     /// Open the next (1) or previous (-1) hit.
     StepHit(isize),
+    /// Open this hit of the results.
+    OpenHit(usize),
     /// Read the annotations of the notes file at this path into the episodes it belongs to.
     ApplyNotes(std::path::PathBuf),
     /// An episode is on screen with all its events: what opening it asked for can happen.
     EpisodeShown,
     /// Open the annotate form on the selected event.
     Annotate,
-    /// Ask how many attempts a fan from the turn under the cursor should have.
-    FanPrompt,
-    /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one).
-    StartFan(String),
-    /// Show the fork tree of the episode on the inspector.
-    ForkTree,
+
+    /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one
+    /// the question named).
+    StartFan { input: String, stopped: Option<Box<crate::core::fan::stopped::StoppedFan>> },
+    /// Open the screen of this layer over the one on top (its `app/update` module builds it).
+    Open(crate::config::keymap::Layer),
 }
 
 /// The hits of a search across episodes.
@@ -146,6 +171,8 @@ pub struct SearchResult {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Quit,
+    /// Send [`Action::Tick`]s while `true` (autoplay, a live clock), none while `false`.
+    Ticks(bool),
     /// The user chose a task in the picker: start a live episode of it.
     RunTask(String),
     /// Steer the live runner.
@@ -175,11 +202,16 @@ pub enum Effect {
         paths: Vec<std::path::PathBuf>,
         cache: Option<std::path::PathBuf>,
     },
-    /// Load episode `id` from `path` (a browser row opened) and answer with [`Action::EpisodeLoaded`].
+    /// Load episode `id` from `path` and answer with [`Action::EpisodeLoaded`] (or
+    /// [`Action::EpisodeOpening`] and batches): on the inspector in place of the episode there,
+    /// or `over` the screen on top (an attempt opened from the fan).
     OpenEpisode {
         path: std::path::PathBuf,
         id: String,
+        over: bool,
     },
+    /// Stop reading the journal of this load: no episode held reads for it any more.
+    StopLoad(LoadId),
     /// Write what the screen remembers between runs (`state.toml`), atomically.
     SaveUiState {
         path: std::path::PathBuf,
@@ -194,10 +226,12 @@ pub enum Effect {
         files: Vec<std::path::PathBuf>,
         loaded: Vec<crate::core::episode::Episode>,
     },
-    /// Make attack cases of these episodes in the suite directory; answer with [`Action::Done`].
+    /// Make attack cases of these episodes in the suite directory (the dataset's tasks give each
+    /// its task hash); answer with [`Action::Done`].
     KeepCases {
         suite: std::path::PathBuf,
         sources: Vec<super::browser::EntrySource>,
+        tasks: std::sync::Arc<crate::core::dataset::TaskLookup>,
     },
     /// Put this text on the clipboard (OSC 52).
     Copy(String),

@@ -47,6 +47,8 @@ pub struct FanView {
     pub dir: PathBuf,
     /// It goes on with a stopped fan (whose ended attempts are reported first).
     pub resumed: bool,
+    /// The loop said it started: reports before that are another fan's, still on their way.
+    pub started: bool,
     /// Events copied from the episode into each attempt (header included): its own come after.
     pub copied: usize,
     pub attempts: Vec<FanAttempt>,
@@ -79,6 +81,7 @@ impl FanView {
             planned,
             dir,
             resumed: false,
+            started: false,
             copied,
             attempts: Vec::new(),
             selected: 0,

@@ -11,7 +11,6 @@ use crate::core::fan::forks::Fork;
 use crate::core::fan::{Attempt, SourceTally, tally};
 
 use super::fan::FanView;
-use super::screen::Screen;
 
 pub struct ForkTree {
     /// The episode the tree was opened on (the root until its family's top is found).
@@ -27,8 +26,6 @@ pub struct ForkTree {
     /// The attempts each fan folder's plan asked for.
     pub planned: BTreeMap<PathBuf, u32>,
     pub selected: usize,
-    /// Where Esc goes back to.
-    pub back: Screen,
 }
 
 /// One line of the tree.
@@ -53,7 +50,7 @@ pub enum Node {
 }
 
 impl ForkTree {
-    pub fn new(episode: &Episode, back: Screen) -> ForkTree {
+    pub fn new(episode: &Episode) -> ForkTree {
         let root = Attempt::of(0, PathBuf::from(&episode.origin), String::new(), &episode.events, 0);
         ForkTree {
             focus: episode.id().to_string(),
@@ -64,7 +61,6 @@ impl ForkTree {
             problems: Vec::new(),
             planned: BTreeMap::new(),
             selected: 0,
-            back,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::core::search::{Hit, Query};
 
-use super::screen::Screen;
+use crate::config::keymap::Layer;
 
 pub struct HitList {
     pub query: Query,
@@ -20,12 +20,12 @@ pub struct HitList {
     pub opened: Option<usize>,
     /// The opened hit's episode is being loaded from its file.
     pub loading: bool,
-    /// Where `Esc` goes back to.
-    pub back: Screen,
+    /// The screen the search was started from, where `Esc` goes back to.
+    pub back: Layer,
 }
 
 impl HitList {
-    pub fn running(query: Query, back: Screen) -> Self {
+    pub fn running(query: Query, back: Layer) -> Self {
         HitList {
             query,
             hits: Vec::new(),

@@ -17,7 +17,7 @@ pub fn route(state: &AppState, event: TermEvent) -> Option<Action> {
         TermEvent::Key(key) if key.kind == KeyEventKind::Release => None,
         TermEvent::Key(key) => {
             let layer = state.layer();
-            match state.keymap.command(layer, &key) {
+            match state.chrome.keymap.command(layer, &key) {
                 Some(command) => Some(Action::Key { layer, command }),
                 None if layer.takes_text() => Some(Action::Edit(key.into())),
                 // A question: any other key is "no".

@@ -1,12 +1,12 @@
 //! One episode on the inspector: its view (cursor, panes, verdicts, redaction), the focused pane
-//! and its notes. A screen may hold several (side by side); `AppState` keeps them in a list.
+//! and its notes. The inspector screen holds one, the compare screen two.
 
 use std::path::PathBuf;
 
 use crate::core::annotate::notes_path;
 use crate::core::episode::Episode;
 
-use super::layout::PaneId;
+use super::layout::{InspectorLayout, PaneId, TextArea};
 use super::loading::Loading;
 use super::notes::Notes;
 use super::transcript::Transcript;
@@ -39,6 +39,21 @@ impl Inspector {
     /// The notes file of an episode that has a file (the bundled demos have none).
     pub fn notes_file(&self) -> Option<PathBuf> {
         self.view.episode.file().map(notes_path)
+    }
+
+    /// Sizes the panes (and the transcript column while it is shown) to `layout`.
+    pub fn fit(&mut self, layout: &InspectorLayout, transcript: bool) {
+        for (id, mut pane) in self.view.panes_mut() {
+            // Above the reply streaming into it, if one is; two columns of indent under each header.
+            let (text, _) = layout.text(TextArea::Pane(id));
+            pane.set_size(text.width.saturating_sub(2) as usize, text.height as usize);
+        }
+        // Wrapped only while shown: the panes layout never pays for it.
+        if transcript {
+            let (column, _) = layout.text(TextArea::Transcript);
+            self.transcript.set_size(column.width as usize, column.height as usize);
+            self.transcript.settle(&self.view);
+        }
     }
 
     /// Moves the cursor so that `event` is revealed and selects it in its pane (and in the

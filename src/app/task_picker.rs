@@ -27,7 +27,8 @@ impl SplitFilter {
 }
 
 pub struct TaskPicker {
-    pub tasks: Vec<Task>,
+    /// Shared with the masker (the personas' profiles).
+    pub tasks: std::sync::Arc<[Task]>,
     /// Where the tasks came from ("bundled sample …" or a directory).
     pub source: String,
     pub domain: Option<Domain>,
@@ -47,7 +48,7 @@ pub struct TaskPicker {
 impl TaskPicker {
     pub fn new(tasks: Vec<Task>, source: impl Into<String>) -> Self {
         let mut picker = TaskPicker {
-            tasks,
+            tasks: tasks.into(),
             source: source.into(),
             domain: None,
             persona: None,

@@ -511,8 +511,9 @@ pub struct TestCli {
     pub dataset: DatasetDir,
     #[command(flatten)]
     pub models: ModelArgs,
-    /// Where each run's journal and runs.jsonl go (not needed with --dry-run).
-    #[arg(long, value_name = "DIR", required_unless_present = "dry_run")]
+    /// Where each run's journal and runs.jsonl go (default: a new folder per test under the data
+    /// directory's episodes/tests/<suite>-<hash>/; with --resume, the newest of them).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Runs at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]

@@ -83,7 +83,16 @@ pub(super) fn run_args(s: args::EpisodeSettings, source: TaskSelection, models: 
 pub(super) fn test_command(t: args::TestCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     let source = TaskSelection { data_dir: t.dataset.data_dir, ..TaskSelection::default() };
     let run = run_args(t.settings, source, model_flags(t.models));
-    let mut batch = BatchArgs::new(run, t.out.unwrap_or_default());
+    let out = match t.out {
+        Some(out) => out,
+        None if t.dry_run => std::path::PathBuf::new(),
+        None => {
+            let out = crate::headless::suite_test::default_out(&t.suite, paths, t.resume)?;
+            writeln!(stderr(), "runs in {} (--out to choose; `--resume` goes on there)", out.display())?;
+            out
+        }
+    };
+    let mut batch = BatchArgs::new(run, out);
     batch.concurrency = t.concurrency as usize;
     batch.rpm = t.rpm;
     (batch.repeat, batch.resume, batch.dry_run) = (t.repeat, t.resume, t.dry_run);

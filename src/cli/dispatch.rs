@@ -20,15 +20,15 @@ use crate::core::llm::Role;
 use crate::headless::summary::{Format, SummaryArgs};
 use crate::headless::tasks::TasksArgs;
 use crate::session::episode_tasks;
-use crate::tui::setup::{ForkFlags, load_keymap, one_episode, open_inputs, run_tui};
+use crate::session::loader::load_one;
+use crate::tui::setup::{ForkFlags, load_keymap, open_inputs, run_tui};
 
 pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
     match cli.command {
         None => {
             let episodes = crate::core::demo::demo_episodes();
             let browser = Browser::new("demo episodes", episodes, Vec::new());
-            let mut state = AppState::with_browser(browser, load_keymap(paths)?, true);
-            state.autoplay.toggle();
+            let state = AppState::with_browser(browser, load_keymap(paths)?, true).playing();
             run_tui(state, &cli.theme, paths, ForkFlags::default(), None).map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Replay { paths: inputs, models, dataset, fans, theme }) => {
@@ -42,9 +42,8 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Compare { a, b, dataset, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
-            let [a, b] = [one_episode(&a, &tasks)?, one_episode(&b, &tasks)?];
-            let mut state = crate::app::drive::comparing(a, b, load_keymap(paths)?);
-            state.tasks = std::sync::Arc::new(tasks);
+            let [a, b] = [load_one(&a, &tasks)?, load_one(&b, &tasks)?];
+            let state = AppState::comparing(a, b, load_keymap(paths)?).with_tasks(tasks);
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, ForkFlags::default(), None)
                 .map(|()| ExitCode::SUCCESS)
         }
@@ -138,13 +137,10 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         Some(Command::Agreement { paths: inputs, review: true, cache, .. }) => {
             // The browser over the same episodes, opened on its agreement review.
             let tasks = episode_tasks::open(None, paths)?;
-            let (mut state, rest) =
+            let (state, rest) =
                 open_inputs(&inputs, tasks, load_keymap(paths)?, cache.dir(paths).as_deref())?;
-            if let Some(browser) = &mut state.browser {
-                browser.open_review();
-                state.screen = crate::app::state::Screen::Browser;
-            }
-            run_tui(state, &cli.theme, paths, ForkFlags::default(), rest).map(|()| ExitCode::SUCCESS)
+            run_tui(state.reviewing(), &cli.theme, paths, ForkFlags::default(), rest)
+                .map(|()| ExitCode::SUCCESS)
         }
         Some(Command::Search(flags)) => search_command(flags),
         Some(Command::Agreement { paths: inputs, json, cache, .. }) => {

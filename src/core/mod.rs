@@ -14,6 +14,7 @@ pub mod import;
 pub mod input_file;
 pub mod judge;
 pub mod llm;
+pub mod markup_chars;
 pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;

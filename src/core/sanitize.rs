@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::core::llm::key_mask;
+use crate::core::markup_chars::is_noncharacter;
 
 /// Spaces a tab expands to. Fixed, because a cell grid has no tab stops.
 const TAB: &str = "    ";
@@ -78,10 +79,16 @@ pub fn excerpt(text: &str, max: usize) -> String {
 }
 
 /// True for a character that must not reach a terminal or a reader as it is:
-/// controls (except `\n`), bidi controls, invisible characters and prepended marks.
+/// controls (except `\n`), bidi controls, invisible characters, prepended marks and
+/// noncharacters (U+FFFE printed raw by `test`'s table, issue 36).
 /// JSON writers escape exactly these (see `core::safe_json`).
 pub fn is_hazardous(c: char) -> bool {
-    c.is_control() || is_bidi_control(c) || is_invisible(c) || is_tag(c) || is_prepended_mark(c)
+    c.is_control()
+        || is_bidi_control(c)
+        || is_invisible(c)
+        || is_tag(c)
+        || is_prepended_mark(c)
+        || is_noncharacter(c)
 }
 
 /// Prepended concatenation marks (Arabic number sign, footnote marker…) join the next
@@ -295,6 +302,14 @@ mod tests {
     fn whitespace_is_normalised() {
         assert_eq!(inert("a\tb\r\nc\rd"), "a    b\nc␍d");
         assert_eq!(single_line("one\ntwo"), "one⏎ two");
+    }
+
+    #[test]
+    fn noncharacters_are_shown_by_code() {
+        assert_eq!(
+            inert("passport\u{FFFE}\u{FFFF}\u{FDD0}\u{10FFFF}"),
+            "passport<U+FFFE><U+FFFF><U+FDD0><U+10FFFF>"
+        );
     }
 
     #[test]

@@ -47,6 +47,25 @@ pub fn truncate_cells_left(text: &str, width: usize) -> String {
     out
 }
 
+/// `text` in lines of at most `width` cells, broken between words (a word wider than a line is
+/// cut with `…`); never an empty list.
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let word = truncate_cells(word, width);
+        if !line.is_empty() && line.width() + 1 + word.width() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    lines.push(line);
+    lines
+}
+
 /// At most `max` characters, with `…` when cut.
 pub fn truncate_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
@@ -56,7 +75,7 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
 }
 
 /// The byte offset of character `chars` of `text` (its length past the end): evidence and
-/// annotation spans are in characters (DESIGN.md §3), Rust slices in bytes.
+/// annotation spans are in characters (ARCHITECTURE.md, "The journal"), Rust slices in bytes.
 pub fn byte_of_char(text: &str, chars: usize) -> usize {
     text.char_indices().nth(chars).map_or(text.len(), |(byte, _)| byte)
 }
@@ -74,6 +93,17 @@ pub fn char_slice(text: &str, start: usize, end: usize) -> &str {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn words_wrap_between_words_and_a_long_word_is_cut() {
+        assert_eq!(
+            wrap_words("1/1 events · median turn 2 [2, 3]", 12),
+            ["1/1 events ·", "median turn", "2 [2, 3]"]
+        );
+        assert_eq!(wrap_words("abcdefghij xy", 5), ["abcd…", "xy"]);
+        assert_eq!(wrap_words("", 5), [""]);
+    }
+
     use super::*;
 
     #[test]

@@ -23,9 +23,14 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let env = EnvironmentState::new(&task.environment);
     let bind = std::net::SocketAddr::new(settings.mcp_bind, 0);
-    let (server, mut events) = EnvironmentServer::start(env, settings.max_tool_calls, bind)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot serve the tools over MCP on {bind}: {e}"))?;
+    // With --mcp-listen, the endpoint later runs use: the agent is wired once.
+    let served = match settings.mcp_listen {
+        Some(addr) => EnvironmentServer::start_fixed(env, settings.max_tool_calls, addr).await,
+        None => EnvironmentServer::start(env, settings.max_tool_calls, bind).await,
+    };
+    let place = settings.mcp_listen.unwrap_or(bind);
+    let (server, mut events) =
+        served.map_err(|e| anyhow::anyhow!("cannot serve the tools over MCP on {place}: {e}"))?;
     server.begin_turn(1).await;
     let meta = converse_meta(&new_episode_id(), 1, false, &server.url, &server.authorization());
     writeln!(out, "{}", json!({ "converse": meta }))?;

@@ -45,7 +45,12 @@ pub fn run(args: &AgreementArgs, out: &mut dyn Write, err: &mut dyn Write) -> an
 
 fn cells(p: &PairAgreement) -> Vec<String> {
     let number = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
-    let turn = p.leak_turn.filter(|t| t.n > 0).map_or("-".to_string(), |t| format!("{}/{}", t.same, t.n));
+    let turn = match p.leak_turn {
+        Some(t) if t.n > 0 && t.inferred > 0 => format!("{}/{} ({} both inferred)", t.same, t.n, t.inferred),
+        Some(t) if t.n > 0 => format!("{}/{}", t.same, t.n),
+        Some(t) if t.inferred > 0 => format!("- ({} both inferred)", t.inferred),
+        _ => "-".to_string(),
+    };
     let confusion: Vec<String> =
         p.confusion.iter().map(|r| r.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")).collect();
     [

@@ -166,6 +166,13 @@ pub async fn execute(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<BatchReport> {
+    if let Some(listen) = launch.settings.mcp_listen
+        && args.concurrency > 1
+    {
+        anyhow::bail!(
+            "--mcp-listen {listen} serves one episode at a time: give --concurrency 1 (an endpoint per slot is not done yet)"
+        );
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the batch directory", args.out.display()))?;
     let todo = pending(args, all)?;

@@ -23,19 +23,24 @@ pub fn write_record<S: AsRef<str>>(out: &mut dyn Write, fields: &[S]) -> std::io
     out.write_all(line.as_bytes())
 }
 
-/// One field as written: inert, defused, quoted when it must be.
+/// One field as written: [shown](shown), quoted when it must be.
 pub fn field(text: &str) -> Cow<'_, str> {
-    let formula =
-        text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text != "-" && text.parse::<f64>().is_err();
-    let safe = match inert(text) {
-        Cow::Borrowed(_) if !formula => Cow::Borrowed(text),
-        shown if formula => Cow::Owned(format!("'{shown}")),
-        shown => Cow::Owned(shown.into_owned()),
-    };
+    let safe = shown(text);
     if safe.contains([',', '"', '\n', '\r']) {
         Cow::Owned(format!("\"{}\"", safe.replace('"', "\"\"")))
     } else {
         safe
+    }
+}
+
+/// What a CSV reader reads back of a field: inert, a formula defused.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    let formula =
+        text.starts_with(['=', '+', '-', '@', '\t', '\r']) && text != "-" && text.parse::<f64>().is_err();
+    match inert(text) {
+        Cow::Borrowed(_) if !formula => Cow::Borrowed(text),
+        shown if formula => Cow::Owned(format!("'{shown}")),
+        shown => Cow::Owned(shown.into_owned()),
     }
 }
 

@@ -36,16 +36,25 @@ pub fn ls(args: &LsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Re
     report_problems(&corpus, err)
 }
 
-/// A row as `--json` writes it: a file name that is not UTF-8 (which JSON cannot hold)
-/// is written with `U+FFFD` in place of its bad bytes, as the table shows it, rather than
-/// sinking the whole listing (issue 24).
-fn json_row(row: &CorpusRow) -> std::borrow::Cow<'_, CorpusRow> {
+/// A row as `--json` writes it: its fields, and the judge an attack run lacks (`unjudged`).
+#[derive(serde::Serialize)]
+struct JsonRow<'a> {
+    #[serde(flatten)]
+    row: std::borrow::Cow<'a, CorpusRow>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unjudged: Option<&'a str>,
+}
+
+/// A file name that is not UTF-8 (which JSON cannot hold) is written with `U+FFFD` in place of
+/// its bad bytes, as the table shows it, rather than sinking the whole listing (issue 24).
+fn json_row(row: &CorpusRow) -> JsonRow<'_> {
+    let unjudged = row.unjudged();
     if row.path.to_str().is_some() {
-        return std::borrow::Cow::Borrowed(row);
+        return JsonRow { row: std::borrow::Cow::Borrowed(row), unjudged };
     }
     let mut shown = row.clone();
     shown.path = PathBuf::from(row.path.to_string_lossy().into_owned());
-    std::borrow::Cow::Owned(shown)
+    JsonRow { row: std::borrow::Cow::Owned(shown), unjudged }
 }
 
 /// The rows that pass `--where` (all without one).
@@ -133,7 +142,8 @@ fn row_cells(row: &CorpusRow, judges: &[String], prefix: &Path) -> Vec<String> {
     for judge in judges {
         // One outcome per source (two judge models: `fail/pass`).
         let outcomes: Vec<&str> = row.verdicts_of(judge).map(|v| v.outcome.as_str()).collect();
-        cells.push(if outcomes.is_empty() { "-".to_string() } else { outcomes.join("/") });
+        let none = if row.unjudged() == Some(judge.as_str()) { "unjudged" } else { "-" };
+        cells.push(if outcomes.is_empty() { none.to_string() } else { outcomes.join("/") });
     }
     cells.push(row.path.strip_prefix(prefix).unwrap_or(&row.path).to_string_lossy().into_owned());
     cells.into_iter().map(|c| single_line(&c).into_owned()).collect()

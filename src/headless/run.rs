@@ -5,9 +5,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::core::episode::{EndReason, EventBody};
+use crate::core::episode::{ControlAction, EndReason, EventBody};
 use crate::core::sanitize::single_line;
 use crate::core::sim::emitter::RunnerUpdate;
+use crate::core::sim::external_assistant::TOOLS_UNREACHED;
 use crate::core::sim::runner::RunOutcome;
 use crate::session::launch::Launch;
 
@@ -31,6 +32,12 @@ pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> an
             }
         };
         let Some(update) = update else { break };
+        if let RunnerUpdate::Event(event) = &update
+            && matches!(&event.body, EventBody::Control(c) if c.action == ControlAction::ToolsUnreached)
+        {
+            // Said on stderr too: a run whose agent never saw its tools must not pass unnoticed.
+            eprintln!("warning: {TOOLS_UNREACHED}");
+        }
         if let Some(line) = progress_line(&update, started) {
             writeln!(out, "{line}")?;
             out.flush()?;

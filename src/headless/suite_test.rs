@@ -13,6 +13,7 @@ use anyhow::{Context, bail};
 use crate::config::Paths;
 use crate::core::episode::{EndReason, Event};
 use crate::core::sanitize::single_line;
+use crate::core::sim::external_assistant::TOOLS_UNREACHED;
 use crate::core::sim::replay_attacker::RecordedAttack;
 use crate::core::sim::runner::Start;
 use crate::core::suite::case::task_hash;
@@ -96,6 +97,42 @@ pub async fn test(
     Ok(report)
 }
 
+/// Where a test's runs go without `--out`: a new folder per test, named by its start time, in
+/// `<episodes>/tests/<suite>-<hash of its path>/`; with `resume`, the newest folder there.
+pub fn default_out(suite: &Path, paths: &Paths, resume: bool) -> anyhow::Result<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let place = std::fs::canonicalize(suite).unwrap_or_else(|_| suite.to_path_buf());
+    let hash: String =
+        Sha256::digest(place.to_string_lossy().as_bytes())[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let name = place.file_name().map_or_else(|| "suite".into(), |n| n.to_string_lossy().into_owned());
+    let runs = paths.episodes_dir.join("tests").join(format!("{name}-{hash}"));
+    if !resume {
+        let now = time::OffsetDateTime::now_utc();
+        let stamp = format!(
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            now.year(),
+            now.month() as u8,
+            now.day(),
+            now.hour(),
+            now.minute(),
+            now.second()
+        );
+        // A second test in the same second gets a folder of its own too.
+        let fresh = (1..).map(|k| if k == 1 { runs.join(&stamp) } else { runs.join(format!("{stamp}-{k}")) });
+        return Ok(fresh.take(1000).find(|p| !p.exists()).unwrap_or_else(|| runs.join(stamp)));
+    }
+    let newest = std::fs::read_dir(&runs)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .max();
+    newest.with_context(|| {
+        format!("{}: no earlier test of this suite to resume (pass --out DIR)", runs.display())
+    })
+}
+
 fn plan(cases: &[CaseFile], repeat: u32) -> Vec<Planned> {
     let mut plan = Vec::new();
     for c in cases {
@@ -171,7 +208,8 @@ fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<Run
     let episodes = crate::core::import::load_path(&journal)?;
     let events = episodes.first().map(|e| e.events.as_slice()).unwrap_or_default();
     let checks = check(&c.case.expect, events);
-    Ok(RunResult::new(r.repeat, journal, checks, undecided(c, r, events)))
+    let run = RunResult::new(r.repeat, journal, checks, undecided(c, r, events));
+    Ok(run.taking(r.duration_ms as f64 / 1000.0))
 }
 
 /// Why a run decides nothing: it stopped before the case's last recorded turn, or ended in an
@@ -179,6 +217,12 @@ fn run_result(c: &CaseFile, r: &RunRecord, out_dir: &Path) -> anyhow::Result<Run
 fn undecided(c: &CaseFile, r: &RunRecord, events: &[Event]) -> Option<String> {
     let errored = r.status == EndReason::Error.as_str();
     let error = errored.then(|| r.error.clone().unwrap_or_else(|| "the run ended in an error".into()));
+    // An agent that never reached its tools was not tested (issue 37).
+    let unreached = events.iter().any(|e| {
+        matches!(&e.body, crate::core::episode::EventBody::Control(c)
+            if c.action == crate::core::episode::ControlAction::ToolsUnreached)
+    });
+    let error = error.or_else(|| unreached.then(|| TOOLS_UNREACHED.to_string()));
     match (stopped_short(&c.case, events), error) {
         (Some(stop), Some(error)) => Some(format!("{stop}: {error}")),
         (stop, error) => stop.or(error),
@@ -202,7 +246,7 @@ fn write_table(report: &TestReport, out: &mut dyn Write) -> anyhow::Result<()> {
         .cases
         .iter()
         .map(|c| {
-            let planned = c.runs.len() + c.missing;
+            let planned = c.planned();
             let runs = match c.interval {
                 Some((lo, hi)) => {
                     format!("{}/{planned} pass [{:.0}%, {:.0}%]", c.passed, lo * 100.0, hi * 100.0)

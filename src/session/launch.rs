@@ -72,6 +72,11 @@ impl Launch {
         if args.settings.mcp_bind.is_some() && external.is_none() {
             bail!("--mcp-bind serves an external agent's tools: it needs --assistant a2a:URL or cmd:COMMAND");
         }
+        if args.settings.mcp_listen.is_some() && external.is_none() {
+            bail!(
+                "--mcp-listen serves an external agent's tools: it needs --assistant a2a:URL or cmd:COMMAND"
+            );
+        }
         // An external agent needs no model of ours: the endpoint only names it in the journal.
         let role = args.models.resolve(Role::Assistant, &file);
         let assistant = match &external {

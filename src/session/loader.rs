@@ -1,11 +1,14 @@
-//! Loading an episode for the screen, one path for the journal `replay` opens and a row opened
-//! from the browser: the first step at once ([`open_journal`], [`open`]), then the rest of a
-//! journal batch by batch on a thread of its own ([`read_in_background`],
-//! [`open_in_background`]). Each step is reported to the caller with its load's [`LoadId`];
-//! the event loop turns them into actions. No terminal code.
+//! Loading an episode for the screen: the one path for every episode a screen shows. The journal
+//! `replay` opens and a row opened from the browser (or the fan, the fork tree, a search hit)
+//! come in steps: the first at once ([`open_journal`], [`open`]), then the rest of a journal
+//! batch by batch on a thread of its own ([`read_in_background`], [`open_in_background`]); each
+//! step is reported with its load's [`LoadId`] and the event loop turns it into an action. What
+//! must be whole at once (the two sides of a comparison, attack cases, `compare A B`, a file
+//! listed in the browser) is [`load`], [`load_file`] and [`load_one`]. No terminal code.
 
 use std::path::{Path, PathBuf};
 
+use crate::core::dataset::TaskLookup;
 use crate::core::episode::{Episode, Event};
 use crate::core::import::LoadError;
 
@@ -30,12 +33,47 @@ pub fn open_journal(path: &Path) -> Result<(Episode, Option<JournalLoad>), LoadE
     JournalLoad::open(path, journal_load::batch_bytes())
 }
 
+/// Episode `id` of `path`, whole.
+pub fn load(path: &Path, id: &str) -> Result<Episode, LoadError> {
+    crate::core::import::load_episode(path, id)
+}
+
+/// Every episode of the file at `path`, whole.
+pub fn load_file(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    crate::core::import::load_path(path)
+}
+
+/// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
+/// An attack case (`.toml`) stands for the episode it was made from.
+pub fn load_one(path: &Path, tasks: &TaskLookup) -> anyhow::Result<Episode> {
+    let mut episodes = if path.extension().is_some_and(|e| e == crate::core::suite::case::CASE_EXTENSION) {
+        let case = crate::core::suite::Case::read(path)?.case;
+        let origin = Path::new(&case.origin.path);
+        vec![
+            load(origin, &case.origin.episode)
+                .map_err(|e| anyhow::anyhow!("{}: its source episode cannot be read: {e}", path.display()))?,
+        ]
+    } else {
+        load_file(path)?
+    };
+    if episodes.len() != 1 {
+        anyhow::bail!(
+            "{}: holds {} episodes; compare takes a file of one episode per side (`dump` lists them)",
+            path.display(),
+            episodes.len()
+        );
+    }
+    for note in super::episode_tasks::enrich(tasks, &mut episodes) {
+        tracing::info!("{note}");
+    }
+    Ok(episodes.remove(0))
+}
+
 /// The first step of opening episode `id` of `path`: a journal's first batch and the rest still
 /// to read; anything else whole.
 pub fn open(path: &Path, id: &str) -> Result<(Episode, Option<JournalLoad>), String> {
     if !crate::core::episode::is_journal(path) {
-        let episode = crate::core::import::load_episode(path, id).map_err(|e| e.to_string())?;
-        return Ok((episode, None));
+        return Ok((load(path, id).map_err(|e| e.to_string())?, None));
     }
     let (episode, rest) = open_journal(path).map_err(|e| e.to_string())?;
     match episode.id() == id {

@@ -32,6 +32,15 @@ pub struct SettingFlags {
     /// interface a container reaches; each episode takes a free port, and the token is still required.
     #[arg(long, value_name = "IP")]
     pub mcp_bind: Option<std::net::IpAddr>,
+    /// Serve an external agent's tools at this fixed address (one episode at a time), so an
+    /// agent configured once with a fixed URL and token reaches each episode; the token is
+    /// CONVERSE_MCP_TOKEN, else made and printed once on stderr.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with = "mcp_bind")]
+    pub mcp_listen: Option<std::net::SocketAddr>,
+    /// The tools an external agent uses: `mcp` (the episode's MCP server; an episode in which
+    /// the agent never reaches it is undecided) or `none` (an agent without tools).
+    #[arg(long, value_name = "mcp|none", value_parser = ["mcp", "none"])]
+    pub agent_tools: Option<String>,
     /// Start paused: nothing is sent until the user continues or steps (`run --paused`).
     #[arg(skip)]
     pub paused: bool,
@@ -65,6 +74,13 @@ impl SettingFlags {
         if settings.max_turns < 2 {
             bail!("--max-turns must be at least 2 (the user's task counts as attacker turn 1)");
         }
+        if let Some(listen) = settings.mcp_listen
+            && listen.ip().to_canonical().is_unspecified()
+        {
+            bail!(
+                "--mcp-listen {listen}: name the address the agent reaches (it goes into the tools' URL the agent is given), not the unspecified address"
+            );
+        }
         if settings.mcp_bind.to_canonical().is_unspecified() {
             bail!(
                 "--mcp-bind {}: name the address the agent reaches (it goes into the tools' URL the agent is given), not the unspecified address",
@@ -86,6 +102,8 @@ impl SettingFlags {
             judge_live: self.judge_live,
             start_paused: self.paused,
             mcp_bind: self.mcp_bind.unwrap_or(defaults.mcp_bind),
+            agent_tools: self.agent_tools.as_deref() != Some("none"),
+            mcp_listen: self.mcp_listen,
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::ui::chart::{all_height, draw_all};
 /// The lines of every chart of `series` at `width` columns; with `theme.color`, SGR escapes
 /// around the styled cells (the text itself was made inert when the series were built).
 pub fn chart_lines(series: &ChartSeries, width: u16, theme: &Theme) -> Vec<String> {
-    let area = Rect::new(0, 0, width, all_height(series));
+    let area = Rect::new(0, 0, width, all_height(series, width));
     let mut buf = Buffer::empty(area);
     draw_all(&mut buf, area, series, theme);
     (0..area.height)

@@ -1,10 +1,11 @@
 //! The screen's attempt fans: the launcher that starts one (the parent's models, the replay's
-//! pacing flags), the fan running, and the fork search of the tree view, off the UI thread.
+//! pacing flags), and the fan running, its reports forwarded to the inbox.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use crate::app::Action;
 use crate::config::Paths;
@@ -13,6 +14,8 @@ use crate::core::episode::EventBody;
 use crate::core::fan::plan::free_fan_dir;
 use crate::session::Launch;
 use crate::session::fan::{FanControl, FanHandle, FanRequest, FanUpdate};
+
+use super::inbox::Outbox;
 
 /// How long quitting waits for the attempts of a stopped fan to close their journals.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -51,82 +54,67 @@ pub fn fan_launcher(
     })
 }
 
-/// The fan launcher and the fan running, for the loop.
-#[derive(Default)]
+/// The fan launcher, and the fan running with the task that hands its reports to the inbox.
 pub struct Fans {
-    pub launcher: Option<FanLauncher>,
-    pub running: Option<FanHandle>,
+    launcher: Option<FanLauncher>,
+    running: Option<(FanHandle, JoinHandle<()>)>,
 }
 
 impl Fans {
+    pub fn new(launcher: Option<FanLauncher>) -> Self {
+        Fans { launcher, running: None }
+    }
+
     /// Starts the fan in a fresh folder under the episode's `fans/`, or goes on with a stopped one
-    /// in its own (a running one is stopped).
-    pub async fn start(&mut self, mut request: FanRequest) -> Action {
+    /// in its own (a running one is stopped first). The inbox gets [`Action::FanStarted`], then
+    /// the fan's reports; a fan that cannot start is the answer.
+    pub async fn start(&mut self, mut request: FanRequest, inbox: Outbox) -> Option<Action> {
         let Some(launch) = self.launcher.as_mut() else {
-            return Action::FanStarted(Err("fans are started from `converse-tui replay`".into()));
+            return Some(Action::FanStarted(Err("fans are started from `converse-tui replay`".into())));
         };
         if !request.resuming {
             request.dir = free_fan_dir(&request.dir, &request.episode_id, request.turn);
         }
         let dir = request.dir.clone();
         match launch(request) {
-            Ok(handle) => {
-                if let Some(previous) = self.running.replace(handle) {
-                    previous.stop(STOP_GRACE).await;
-                }
-                Action::FanStarted(Ok(dir))
+            Ok(mut handle) => {
+                self.stop().await;
+                // The handle keeps the controls; its reports go to the inbox.
+                let reports = std::mem::replace(&mut handle.updates, mpsc::channel(1).1);
+                let forward = forward(inbox, Action::FanStarted(Ok(dir)), reports);
+                self.running = Some((handle, forward));
+                None
             }
-            Err(e) => Action::FanStarted(Err(format!("{e:#}"))),
+            Err(e) => Some(Action::FanStarted(Err(format!("{e:#}")))),
         }
     }
 
     pub fn control(&self, control: FanControl) {
-        if let Some(fan) = &self.running {
+        if let Some((fan, _)) = &self.running {
             fan.set(control);
         }
     }
 
-    /// The next report of the running fan (pending forever when none runs).
-    pub async fn next(&mut self) -> Option<FanUpdate> {
-        match self.running.as_mut() {
-            Some(fan) => fan.updates.recv().await,
-            None => std::future::pending().await,
-        }
-    }
-
-    /// A report already waiting.
-    pub fn waiting(&mut self) -> Option<FanUpdate> {
-        self.running.as_mut()?.updates.try_recv().ok()
-    }
-
-    /// The fan has reported its end (or its channel closed): nothing more comes.
-    pub fn finished(&mut self) {
-        self.running = None;
-    }
-
-    /// Aborts the running fan's attempts and waits for their journals to close.
+    /// Aborts the running fan's attempts and waits for their journals to close; nothing it
+    /// reports after this reaches the screen.
     pub async fn stop(&mut self) {
-        if let Some(fan) = self.running.take() {
+        if let Some((fan, forward)) = self.running.take() {
+            forward.abort();
             fan.stop(STOP_GRACE).await;
         }
     }
 }
 
-/// Looks for a stopped fan of `episode` from `turn` under `dir` on a blocking thread; answers with
-/// [`Action::StoppedFanFound`].
-pub fn find_stopped_fan(answers: mpsc::Sender<Action>, dir: PathBuf, episode: String, turn: u32) {
-    tokio::task::spawn_blocking(move || {
-        let found =
-            crate::core::fan::stopped::find_stopped(&dir, &episode, turn).map_err(|e| format!("{e:#}"));
-        let _ = answers.blocking_send(Action::StoppedFanFound(found));
-    });
-}
-
-/// Looks for the fork family of `root` (its journal `journal`) on a blocking thread; answers with
-/// [`Action::ForksFound`].
-pub fn find_forks(answers: mpsc::Sender<Action>, journal: PathBuf, root: String) {
-    tokio::task::spawn_blocking(move || {
-        let family = crate::core::fan::forks::find_family(&journal, &root);
-        let _ = answers.blocking_send(Action::ForksFound { root, family });
-    });
+/// Sends `started`, then each report of the fan until its channel closes.
+fn forward(inbox: Outbox, started: Action, mut reports: mpsc::Receiver<FanUpdate>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        if inbox.send(started).await.is_err() {
+            return;
+        }
+        while let Some(report) = reports.recv().await {
+            if inbox.send(Action::Fan(report)).await.is_err() {
+                return;
+            }
+        }
+    })
 }

@@ -1,11 +1,14 @@
-//! The terminal: setup and restore, and the async UI loop.
+//! The terminal: setup and restore, the inbox every source feeds, the executor of effects, and
+//! the async UI loop.
 
 pub mod chart_print;
-mod effects;
 pub mod event_loop;
+pub mod executor;
 pub mod fan;
 pub mod handoff;
-mod live;
+mod inbox;
+mod jobs;
+pub mod live;
 pub mod setup;
 pub mod terminal;
 

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::app::AppState;
-use crate::app::action::Effect;
 use crate::app::browser::{Browser, BrowserEntry, EntrySource};
 use crate::app::task_picker::TaskPicker;
 use crate::config::settings::{ConfigFile, ModelFlags};
@@ -20,6 +19,7 @@ use crate::core::sim::runner::Start;
 use crate::session::episode_tasks;
 use crate::session::journal_load::JournalLoad;
 use crate::session::{Launch, RunArgs, TaskSelection};
+use crate::tui::executor::Sources;
 
 pub fn load_keymap(paths: &Paths) -> anyhow::Result<Keymap> {
     Keymap::load(&paths.keymap_file())
@@ -50,16 +50,10 @@ fn author(paths: &Paths) -> String {
 }
 
 /// The layout chosen last time (`v`), written back when it changes.
-fn remember_layout(state: &mut AppState, paths: &Paths) -> anyhow::Result<()> {
+fn remember_layout(state: AppState, paths: &Paths) -> anyhow::Result<AppState> {
     let file = paths.ui_state_file();
     let remembered = UiState::load(&file)?;
-    state.layout_mode = remembered.layout;
-    if let (Some(label), Some(browser)) = (&remembered.verdict_source, &mut state.browser) {
-        browser.prefer_source(label);
-    }
-    state.verdict_source = remembered.verdict_source;
-    state.ui_state_file = Some(file);
-    Ok(())
+    Ok(state.with_ui_state(remembered, Some(file)))
 }
 
 /// What `replay` knows about the episodes it may fork (`T`): model flags, and where the tasks are.
@@ -72,29 +66,31 @@ pub struct ForkFlags {
 }
 
 pub fn run_tui(
-    mut state: AppState,
+    state: AppState,
     theme: &str,
     paths: &Paths,
     forks: ForkFlags,
     rest: Option<JournalLoad>,
 ) -> anyhow::Result<()> {
     crate::tui::terminal::ensure_terminal()?;
-    remember_layout(&mut state, paths)?;
-    state.picker = task_picker(paths, forks.data_dir.as_deref());
-    state.author = author(paths);
+    let mut state = remember_layout(state, paths)?.with_author(author(paths));
+    if let Some(picker) = task_picker(paths, forks.data_dir.as_deref()) {
+        state = state.with_picker(picker);
+    }
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let fans =
         super::fan::fan_launcher(paths.clone(), forks.models.clone(), forks.data_dir.clone(), forks.pacing);
     let launcher = replay_launcher(paths.clone(), forks);
-    runtime.block_on(crate::tui::run(state, theme, None, Some(launcher), rest, Some(fans)))?;
+    let sources = Sources { launcher: Some(launcher), fans: Some(fans), rest, runner: None };
+    runtime.block_on(crate::tui::run(state, theme, sources))?;
     Ok(())
 }
 
 /// Starts a task chosen in the picker with the models of the config file,
 /// environment and flags; a fork runs with its parent's models and limits
 /// (a flag names another model). A missing model is reported on the status line.
-fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::Launcher {
+fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::live::Launcher {
     let mut launch: Option<Launch> = None;
     Box::new(move |id: &str, start: Start| {
         let parent = start.resume.as_ref().and_then(|r| r.prefix.first()).and_then(|e| match &e.body {
@@ -118,32 +114,6 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::event_loop::La
         };
         launch.start_with(id, start)
     })
-}
-
-/// The one episode of a file (`compare` takes one per side), its task looked up in `tasks`.
-/// An attack case (`.toml`) stands for the episode it was made from.
-pub fn one_episode(path: &Path, tasks: &TaskLookup) -> anyhow::Result<crate::core::episode::Episode> {
-    let mut episodes = if path.extension().is_some_and(|e| e == crate::core::suite::case::CASE_EXTENSION) {
-        let case = crate::core::suite::Case::read(path)?.case;
-        let origin = Path::new(&case.origin.path);
-        vec![
-            crate::core::import::load_episode(origin, &case.origin.episode)
-                .map_err(|e| anyhow::anyhow!("{}: its source episode cannot be read: {e}", path.display()))?,
-        ]
-    } else {
-        crate::core::import::load_path(path)?
-    };
-    if episodes.len() != 1 {
-        anyhow::bail!(
-            "{}: holds {} episodes; compare takes a file of one episode per side (`dump` lists them)",
-            path.display(),
-            episodes.len()
-        );
-    }
-    for note in episode_tasks::enrich(tasks, &mut episodes) {
-        tracing::info!("{note}");
-    }
-    Ok(episodes.remove(0))
 }
 
 /// One episode opens on the inspector; several open the browser. Directories
@@ -171,8 +141,7 @@ pub fn open_inputs(
         for warning in &episode.warnings {
             tracing::warn!("{warning}");
         }
-        let mut state = AppState::with_episode(episode, keymap);
-        state.tasks = std::sync::Arc::new(tasks);
+        let mut state = AppState::with_episode(episode, keymap).with_tasks(tasks);
         if let Some(rest) = &rest {
             let (read, total) = rest.progress();
             state.loading_rest(rest.id(), read, total);
@@ -189,11 +158,8 @@ pub fn open_inputs(
         let progress =
             crate::core::corpus::index::IndexProgress { files_total: files.len(), ..Default::default() };
         browser.indexing = Some((progress, std::time::Duration::ZERO));
-        let mut state = AppState::with_browser(browser, keymap, false);
-        state.tasks = std::sync::Arc::new(tasks);
-        let effect = Effect::IndexCorpus { paths: inputs.to_vec(), cache: cache_dir.map(Path::to_path_buf) };
-        state.effects.push(effect);
-        return Ok((state, None));
+        let state = AppState::indexing(browser, keymap, inputs.to_vec(), cache_dir.map(Path::to_path_buf));
+        return Ok((state.with_tasks(tasks), None));
     }
     let mut items: Vec<(BrowserEntry, EntrySource)> = Vec::new();
     let mut errors = Vec::new();
@@ -220,7 +186,7 @@ pub fn open_inputs(
                 (BrowserEntry::from_row(row), source)
             }));
         } else {
-            let mut episodes = crate::core::import::load_path(input)?;
+            let mut episodes = crate::session::loader::load_file(input)?;
             for note in episode_tasks::enrich(&tasks, &mut episodes) {
                 tracing::info!("{note}");
             }
@@ -238,9 +204,7 @@ pub fn open_inputs(
         for warning in &episode.warnings {
             tracing::warn!("{warning}");
         }
-        let mut state = AppState::with_episode(*episode, keymap);
-        state.tasks = std::sync::Arc::new(tasks);
-        return Ok((state, None));
+        return Ok((AppState::with_episode(*episode, keymap).with_tasks(tasks), None));
     }
     // A directory holding one episode: open it at once (the browser stays one key away).
     let open_first = items.len() == 1 && errors.is_empty();
@@ -248,13 +212,12 @@ pub fn open_inputs(
         && let Some((_, source)) = items.first_mut()
         && let EntrySource::File { path, id } = source
     {
-        let episode = crate::core::import::load_episode(path, id)?;
+        let episode = crate::session::loader::load(path, id)?;
         *source = EntrySource::Loaded(Box::new(episode));
     }
     let title = inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-    let mut state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, open_first);
-    state.tasks = std::sync::Arc::new(tasks);
-    Ok((state, None))
+    let state = AppState::with_browser(Browser::from_items(title, items, errors), keymap, open_first);
+    Ok((state.with_tasks(tasks), None))
 }
 
 /// The live screen of `run` and `play` (`human`: the person at the keyboard is the attacker):
@@ -272,7 +235,7 @@ pub fn live(
     let picker = TaskPicker::new(launch.tasks.clone(), launch.source.clone());
     let theme = load_theme(theme, paths)?;
     runtime.block_on(async move {
-        let (mut state, handle) = match task {
+        let (state, handle) = match task {
             Some(task) => {
                 let handle = launch.start_with(task, Start { human, ..Start::default() })?;
                 // Printed before the screen takes over, so it is still there after.
@@ -282,31 +245,24 @@ pub fn live(
                     writeln!(out, "warning: {}", single_line(warning))?;
                 }
                 drop(out);
-                let mut state = AppState::live(
-                    keymap,
-                    handle.journal_path.display().to_string(),
-                    launch.settings.start_paused,
-                );
-                state.message = crate::app::state::warning_line(&handle.warnings);
-                if let Some(live) = &mut state.live {
-                    live.human = human;
-                }
+                let journal = handle.journal_path.display().to_string();
+                let state = AppState::live(keymap, journal, launch.settings.start_paused, human)
+                    .with_message(crate::app::chrome::warning_line(&handle.warnings));
                 (state, Some(handle))
             }
             None => (AppState::with_browser(Browser::new("", Vec::new(), Vec::new()), keymap, false), None),
         };
-        state.picker = Some(picker);
-        state.author = author(paths);
-        remember_layout(&mut state, paths)?;
+        let mut state = remember_layout(state.with_picker(picker).with_author(author(paths)), paths)?;
         if handle.is_none() {
-            state.open_picker(None);
+            state = state.picking();
         }
-        let launcher: crate::tui::event_loop::Launcher = Box::new(move |id: &str, mut start: Start| {
+        let launcher: crate::tui::live::Launcher = Box::new(move |id: &str, mut start: Start| {
             // In `play`, a task chosen in the picker is played by the human too.
             start.human |= human && start.resume.is_none();
             launch.start_with(id, start)
         });
-        crate::tui::run(state, theme, handle, Some(launcher), None, None).await
+        let sources = Sources { runner: handle, launcher: Some(launcher), ..Sources::default() };
+        crate::tui::run(state, theme, sources).await
     })?;
     Ok(())
 }

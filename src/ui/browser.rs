@@ -11,16 +11,17 @@ use unicode_width::UnicodeWidthStr;
 use crate::app::browser::{
     Browser, Column, GROUP_BY, LIST_CHROME as CHROME, ListLine, Review, outcome_symbol,
 };
-use crate::app::state::{AppState, Overlay, PromptKind};
+use crate::app::chrome::Chrome;
+use crate::app::overlay::{Overlay, PromptKind};
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::corpus::series::CHARTED;
 
 use super::status::{prompt_line, search_prompt};
 use crate::core::sanitize::single_line;
 use crate::core::text::{truncate_cells as truncate, truncate_cells_left as truncate_left};
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, browser: &Browser, chrome: &Chrome, theme: &Theme) {
     let errors_height = browser.errors.len().min(3) as u16;
     let [list, errors, status] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(errors_height), Constraint::Length(1)])
@@ -37,7 +38,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, 
         (None, None) => draw_list(frame, list, browser, theme),
     }
     super::file_errors::draw_file_errors(frame, errors, &browser.errors, theme);
-    draw_status(frame, status, state, browser, theme);
+    draw_status(frame, status, chrome, browser, theme);
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
@@ -165,13 +166,14 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
 }
 
 /// Columns least needed first: dropped in this order when the screen is too narrow. What an
-/// episode is (its domain, category and attack) goes after the path that locates its file
-/// (issue 23: an 80-column browser showed neither).
-const DROP_ORDER: [Column; 8] = [
+/// episode is (its domain, category and attack) goes before the path; the path, cut to its end
+/// (the run's file: `…000009_rep3.json`), is never dropped from the list: without it, runs that
+/// share model, defence and attack look identical (issue 35; issue 23: an 80-column browser
+/// showed neither what nor where).
+const DROP_ORDER: [Column; 7] = [
     Column::Events,
     Column::Persona,
     Column::Turns,
-    Column::Path,
     Column::Category,
     Column::Domain,
     Column::Attack,
@@ -236,6 +238,13 @@ pub fn fit(browser: &Browser, width: usize) -> Vec<(Column, usize)> {
     for &drop in order {
         if total(&columns) <= width {
             break;
+        }
+        // Before what an episode is goes, the path gives up what it can.
+        if drop == Column::Category {
+            shrink(&mut columns, Some(path_min));
+            if total(&columns) <= width {
+                break;
+            }
         }
         columns.retain(|(c, _)| *c != drop);
     }
@@ -343,61 +352,38 @@ fn draw_review(frame: &mut Frame, area: Rect, browser: &Browser, review: &Review
     }
 }
 
-fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, browser: &Browser, theme: &Theme) {
-    let k = |c| state.keymap.keys_label(c);
-    let line = match (state.overlay(), &state.message) {
+fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, browser: &Browser, theme: &Theme) {
+    let keymap = &chrome.keymap;
+    let line = match (chrome.overlay(), &chrome.message) {
         (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::Filter => {
             let problem = browser.filter_error.as_deref().map(|e| format!("  ⚠ {}", single_line(e)));
             Line::from(format!(
                 " filter: {}▏  {}",
                 single_line(&p.input),
                 problem.unwrap_or_else(|| {
-                    let keys = state.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
+                    let keys = chrome.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
                     format!("field=glob, turns>5, privacy=fail, words · {keys}")
                 })
             ))
         }
-        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(state, p),
-        (Some(Overlay::Prompt(p)), _) => prompt_line(state, p, theme),
+        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(chrome, p),
+        (Some(Overlay::Prompt(p)), _) => prompt_line(chrome, p, theme),
         // Loading an indexed episode, or why it could not be opened.
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
-        _ if browser.review.is_some() => Line::from(format!(
-            " {} open at the disputed turn · {} label it there · {} filter by judge or source · {} back to the episodes · {} help · {} quit",
-            k(Command::OpenDetail),
-            k(Command::Annotate),
-            k(Command::Search),
-            k(Command::Close),
-            k(Command::Help),
-            k(Command::Quit)
-        )),
+        _ if browser.review.is_some() => Line::from(format!(" {}", keymap.footer(Footer::Review, |_| true))),
         _ => {
             let filter = if browser.filter.is_empty() {
                 String::new()
             } else {
                 format!("filter '{}' · ", single_line(&browser.filter))
             };
-            let open = if browser.grouped { "open/fold" } else { "open" };
-            let source = if browser.grouped {
-                format!("{} source · {} chart · ", k(Command::NextSource), k(Command::ChartView))
-            } else {
-                String::new()
-            };
             let marked = match browser.marked.len() {
                 0 => String::new(),
-                n => format!("◆ {n} marked ({} compares two) · ", k(Command::CompareMarked)),
+                n => format!("◆ {n} marked ({} compares two) · ", keymap.keys_label(Command::CompareMarked)),
             };
-            Line::from(format!(
-                " {marked}{filter}{source}{} {open} · {} filter · {} sort · {} reverse · {} group · {} review · {} back · {} help · {} quit",
-                k(Command::OpenDetail),
-                k(Command::Search),
-                k(Command::SortNext),
-                k(Command::SortReverse),
-                k(Command::GroupView),
-                k(Command::Review),
-                k(Command::Close),
-                k(Command::Help),
-                k(Command::Quit)
-            ))
+            // The rates' source and the charts belong to the grouped view.
+            let grouped = |c| browser.grouped || !matches!(c, Command::NextSource | Command::ChartView);
+            Line::from(format!(" {marked}{filter}{}", keymap.footer(Footer::Browser, grouped)))
         }
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);

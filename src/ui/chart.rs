@@ -13,6 +13,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::config::theme::Theme;
 use crate::core::corpus::series::{ChartSeries, RateChart, SurvivalChart};
 use crate::core::sanitize::single_line;
+use crate::core::text::wrap_words;
 
 /// One symbol per curve, told apart without colour.
 const SYMBOLS: [&str; 10] = ["●", "■", "▲", "◆", "✚", "✖", "○", "□", "△", "◇"];
@@ -40,10 +41,29 @@ pub fn rates_height(chart: &RateChart) -> u16 {
     (chart.bars.len() as u16).max(1) + 3
 }
 
-/// The lines a survival chart would like: a plot of 12 lines, a legend line per group, the axis
-/// and the borders.
-pub fn survival_height(chart: &SurvivalChart) -> u16 {
-    if has_curve(chart) { 12 + chart.lines.len() as u16 + 3 } else { 6 }
+/// The lines a survival chart `width` cells wide would like: a plot of 12 lines, the legend (each
+/// group's entry wrapped between words), the axis and the borders.
+pub fn survival_height(chart: &SurvivalChart, width: u16) -> u16 {
+    let legend: usize = legend_entries(chart, width.saturating_sub(2)).iter().map(Vec::len).sum();
+    if has_curve(chart) { 12 + legend as u16 + 3 } else { 6 }
+}
+
+/// Each group's legend in lines of the inner width (its symbol first): wrapped between words,
+/// never cut mid-word; continuation lines indented.
+fn legend_entries(chart: &SurvivalChart, inner: u16) -> Vec<Vec<String>> {
+    // The symbol and a space before the text; a continuation line is indented one more.
+    let text_width = usize::from(inner).saturating_sub(3).max(8);
+    chart
+        .lines
+        .iter()
+        .map(|line| {
+            let mut lines = wrap_words(&line.legend(), text_width);
+            for more in lines.iter_mut().skip(1) {
+                *more = format!(" {more}");
+            }
+            lines
+        })
+        .collect()
 }
 
 /// False when no event of the chart has a known turn (only then is there nothing to draw).
@@ -202,8 +222,11 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
     if inner.width < 24 || inner.height < 4 {
         return;
     }
-    // The legend takes what the plot (at least 5 lines and its axis) leaves.
-    let legend_rows = chart.lines.len().min(usize::from(inner.height).saturating_sub(6)).max(1);
+    // The legend takes what the plot (at least 5 lines and its axis) leaves: whole entries, as
+    // many as fit.
+    let entries = legend_entries(chart, inner.width);
+    let wanted: usize = entries.iter().map(Vec::len).sum();
+    let legend_rows = wanted.min(usize::from(inner.height).saturating_sub(6)).max(1);
     let plot_height = usize::from(inner.height) - legend_rows - 1;
     let y_label = 5;
     let plot_width = usize::from(inner.width) - y_label;
@@ -270,13 +293,23 @@ pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme:
         Span::raw(" "),
         Span::styled(axis(plot_width, &tick_refs), theme.dim()),
     ]));
-    let shown = if chart.lines.len() > legend_rows { legend_rows - 1 } else { legend_rows };
-    for (i, line) in chart.lines.iter().enumerate().take(shown) {
-        let text = format!(" {}", line.legend());
-        lines.push(Line::from(vec![
-            Span::styled(symbol(i), series_style(theme, i).add_modifier(Modifier::BOLD)),
-            Span::styled(text, theme.text()),
-        ]));
+    // The entries that fit, one line kept for "… k more" when not all do.
+    let room = if wanted > legend_rows { legend_rows - 1 } else { legend_rows };
+    let mut used = 0;
+    let mut shown = 0;
+    for (i, entry) in entries.iter().enumerate() {
+        if used + entry.len() > room {
+            break;
+        }
+        for (k, text) in entry.iter().enumerate() {
+            let mark = if k == 0 { symbol(i) } else { " ".to_string() };
+            lines.push(Line::from(vec![
+                Span::styled(mark, series_style(theme, i).add_modifier(Modifier::BOLD)),
+                Span::styled(format!(" {text}"), theme.text()),
+            ]));
+        }
+        used += entry.len();
+        shown += 1;
     }
     if shown < chart.lines.len() {
         lines.push(Line::styled(format!("… {} more groups", chart.lines.len() - shown), theme.dim()));
@@ -324,17 +357,17 @@ pub fn draw_all(buf: &mut Buffer, area: Rect, series: &ChartSeries, theme: &Them
         y += height;
     }
     for survival in &series.survival {
-        let height = survival_height(survival).min(bottom - y);
+        let height = survival_height(survival, area.width).min(bottom - y);
         draw_survival(buf, Rect { y, height, ..area }, survival, theme);
         y += height;
     }
     y - area.y
 }
 
-/// The height [`draw_all`] wants.
-pub fn all_height(series: &ChartSeries) -> u16 {
+/// The height [`draw_all`] wants, `width` cells wide.
+pub fn all_height(series: &ChartSeries, width: u16) -> u16 {
     series.rates.iter().map(rates_height).sum::<u16>()
-        + series.survival.iter().map(survival_height).sum::<u16>()
+        + series.survival.iter().map(|s| survival_height(s, width)).sum::<u16>()
 }
 
 /// The shade of a rate, so that a cell reads without colour: `·` none of n, then `░ ▒ ▓ █` by

@@ -7,21 +7,21 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
+use crate::app::chrome::Chrome;
+use crate::app::compare::CompareScreen;
 use crate::app::compare::{CellLine, Compare, VerdictPair};
-use crate::app::state::AppState;
 use crate::app::transcript::event_text;
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::Footer;
 use crate::core::episode::Outcome;
 use crate::core::sanitize::single_line;
 use crate::core::text::truncate_cells as truncate;
 
 use super::text_pane::header;
 
-pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
-    let (Some(compare), [a, b, ..]) = (&state.compare, state.inspectors.as_slice()) else { return };
-    let views = [&a.view, &b.view];
+pub fn draw(frame: &mut Frame, screen: &CompareScreen, chrome: &Chrome, theme: &Theme) {
+    let (compare, views) = (&screen.compare, screen.views());
     let layout = &compare.layout;
     for (side, area) in layout.titles.iter().enumerate() {
         let title = &compare.titles[side];
@@ -56,7 +56,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         frame.render_widget(Paragraph::new(lines), *area);
     }
     draw_rows(frame, compare, views, theme);
-    draw_status(frame, layout.status, state, compare, theme);
+    draw_status(frame, layout.status, screen, chrome, theme);
 }
 
 fn draw_rows(frame: &mut Frame, compare: &Compare, views: [&EpisodeView; 2], theme: &Theme) {
@@ -174,27 +174,19 @@ fn verdict_line<'a>(pair: &VerdictPair, side: usize, theme: &Theme) -> Line<'a> 
     Line::from(spans)
 }
 
-fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, compare: &Compare, theme: &Theme) {
-    let k = |c| state.keymap.key_hint(c);
+fn draw_status(frame: &mut Frame, area: Rect, screen: &CompareScreen, chrome: &Chrome, theme: &Theme) {
+    let compare = &screen.compare;
     let at = compare.rows.get(compare.cursor).map_or_else(String::new, |r| r.label());
     let divergence = match compare.first_divergence {
         Some(row) => format!("first divergence: {}", compare.rows[row].label()),
         None => "no divergence".into(),
     };
-    let masked =
-        if state.inspectors.first().is_some_and(|i| i.view.mask().is_some()) { "│ REDACTED " } else { "" };
+    let masked = if screen.sides[0].view.mask().is_some() { "│ REDACTED " } else { "" };
     let left =
         format!(" COMPARE {masked}│ {at} ({} of {}) │ {divergence} ", compare.cursor + 1, compare.rows.len());
-    let right = match &state.message {
+    let right = match &chrome.message {
         Some(message) => format!(" {} ", single_line(message)),
-        None => format!(
-            " {}/{} turn · {} scroll · {} back · {} help ",
-            k(Command::NextEvent),
-            k(Command::PrevEvent),
-            k(Command::ScrollDown),
-            k(Command::Close),
-            k(Command::Help)
-        ),
+        None => format!(" {} ", chrome.keymap.footer(Footer::Compare, |_| true)),
     };
     let width = area.width as usize;
     let left = truncate(&left, width.saturating_sub(right.width().min(width / 2)));

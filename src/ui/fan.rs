@@ -7,23 +7,24 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
+use crate::app::chrome::Chrome;
 use crate::app::fan::{FanAttempt, FanView};
-use crate::app::state::AppState;
+use crate::app::overlay::Overlay;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::episode::Outcome;
 use crate::core::fan::tally::first_leak_counts;
 use crate::core::fan::{Attempt, FanMode, SourceTally};
 use crate::core::sanitize::single_line;
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, fan: &FanView, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, fan: &FanView, chrome: &Chrome, theme: &Theme) {
     let tally_height = (fan.tallies.len().max(1) * 2 + 2).min(area.height as usize / 2) as u16;
     let [tallies, attempts, status] =
         Layout::vertical([Constraint::Length(tally_height), Constraint::Min(3), Constraint::Length(1)])
             .areas(area);
     draw_tallies(frame, tallies, fan, theme);
     draw_attempts(frame, attempts, fan, theme);
-    draw_status(frame, status, state, fan, theme);
+    draw_status(frame, status, fan, chrome, theme);
 }
 
 /// `12/20 ended · 4 running · paused`
@@ -156,11 +157,14 @@ fn attempt_line(a: &FanAttempt, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// `  first leak: turn 2`, `  no leak`, or nothing while nothing is judged.
+/// `  first leak: turn 2` (`(inferred)` when the judges name no turn and it comes from the
+/// snippets they quote, as in the index and the charts), `  no leak`, or nothing while nothing
+/// is judged.
 pub fn first_leak_label(attempt: &Attempt) -> String {
     let first = attempt.first_leak();
     let leaked = attempt.verdicts.values().any(|(o, _)| *o == Outcome::Fail);
     match (first, leaked) {
+        (Some(turn), _) if attempt.first_leak_inferred() => format!("  first leak: turn {turn} (inferred)"),
         (Some(turn), _) => format!("  first leak: turn {turn}"),
         (None, true) => "  first leak: ?".into(),
         (None, false) if !attempt.verdicts.is_empty() => "  no leak".into(),
@@ -184,27 +188,18 @@ pub fn verdict_spans(attempt: &Attempt, theme: &Theme) -> Vec<Span<'static>> {
     spans
 }
 
-fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, fan: &FanView, theme: &Theme) {
-    let line = match (&state.message, state.overlay()) {
-        (_, Some(crate::app::state::Overlay::ConfirmQuit)) => super::status::quit_line(state),
+fn draw_status(frame: &mut Frame, area: Rect, fan: &FanView, chrome: &Chrome, theme: &Theme) {
+    let line = match (&chrome.message, chrome.overlay()) {
+        (_, Some(Overlay::ConfirmQuit { question })) => super::status::quit_line(chrome, question),
         (Some(message), _) => format!(" {}", single_line(message)),
         (None, _) => {
-            let k = |c| state.keymap.keys_label(c);
-            let pause = if fan.done {
-                String::new()
-            } else if fan.paused {
-                format!(" · {} continue · {} step", k(Command::Continue), k(Command::StepCall))
-            } else {
-                format!(" · {} pause", k(Command::PlayPause))
+            // Pause while it runs; continue or step while paused.
+            let applies = |c| match c {
+                Command::PlayPause => !fan.done && !fan.paused,
+                Command::Continue | Command::StepCall => !fan.done && fan.paused,
+                _ => true,
             };
-            format!(
-                " {} open · {} compare with the original{pause} · {} fork tree · {} back · {} help",
-                k(Command::OpenDetail),
-                k(Command::CompareWithOriginal),
-                k(Command::ForkTree),
-                k(Command::Close),
-                k(Command::Help),
-            )
+            format!(" {}", chrome.keymap.footer(Footer::Fan, applies))
         }
     };
     frame.render_widget(Paragraph::new(Line::from(line)).style(theme.status()), area);

@@ -6,19 +6,28 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
+use crate::app::chrome::Chrome;
+use crate::app::fan::FanView;
 use crate::app::fork_tree::{ForkTree, Node};
-use crate::app::state::AppState;
+use crate::app::overlay::Overlay;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::Footer;
 use crate::core::sanitize::single_line;
 
 use super::fan::{first_leak_label, verdict_spans};
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, tree: &ForkTree, theme: &Theme) {
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    tree: &ForkTree,
+    fan: Option<&FanView>,
+    chrome: &Chrome,
+    theme: &Theme,
+) {
     let [body, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
-    let nodes = tree.nodes(state.fan.as_ref());
+    let nodes = tree.nodes(fan);
     let forks = nodes.iter().filter(|n| matches!(n, Node::Fork { .. })).count();
-    let live = state.fan.as_ref().is_some_and(|f| !f.done);
+    let live = fan.is_some_and(|f| !f.done);
     let what = match (&tree.found, live) {
         (None, _) => "looking for forks…".to_string(),
         (Some(_), true) => format!("{forks} fork(s) · a fan is running"),
@@ -42,7 +51,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, tree: &ForkTree, th
     list_state.select(Some(selected - start));
     let list = List::new(items).highlight_symbol("▶ ").highlight_style(theme.selection());
     frame.render_stateful_widget(list, inner, &mut list_state);
-    draw_status(frame, status, state, theme);
+    draw_status(frame, status, chrome, theme);
 }
 
 fn indent(depth: usize) -> String {
@@ -113,20 +122,11 @@ fn node_line(node: &Node, tree: &ForkTree, theme: &Theme) -> Line<'static> {
     }
 }
 
-fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let line = match (&state.message, state.overlay()) {
-        (_, Some(crate::app::state::Overlay::ConfirmQuit)) => super::status::quit_line(state),
+fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, theme: &Theme) {
+    let line = match (&chrome.message, chrome.overlay()) {
+        (_, Some(Overlay::ConfirmQuit { question })) => super::status::quit_line(chrome, question),
         (Some(message), _) => format!(" {}", single_line(message)),
-        (None, _) => {
-            let k = |c| state.keymap.keys_label(c);
-            format!(
-                " {} open · {} compare with the episode · {} back · {} help",
-                k(Command::OpenDetail),
-                k(Command::CompareWithOriginal),
-                k(Command::Close),
-                k(Command::Help),
-            )
-        }
+        (None, _) => format!(" {}", chrome.keymap.footer(Footer::ForkTree, |_| true)),
     };
     frame.render_widget(Paragraph::new(Line::from(line)).style(theme.status()), area);
 }

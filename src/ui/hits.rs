@@ -6,17 +6,18 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 
+use crate::app::chrome::Chrome;
 use crate::app::hits::HitList;
-use crate::app::state::{AppState, Overlay, PromptKind};
+use crate::app::overlay::{Overlay, PromptKind};
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::Footer;
 
 use super::status::search_prompt;
 use crate::core::episode::Party;
 use crate::core::sanitize::single_line;
 use crate::core::search::{Hit, Speaker};
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, list: &HitList, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, list: &HitList, chrome: &Chrome, theme: &Theme) {
     let errors_height = list.errors.len().min(3) as u16;
     let [body, errors, status] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(errors_height), Constraint::Length(1)])
@@ -52,7 +53,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, list: &HitList, the
         draw_rows(frame, inner, list, theme);
     }
     super::file_errors::draw_file_errors(frame, errors, &list.errors, theme);
-    draw_status(frame, status, state, theme);
+    draw_status(frame, status, chrome, theme);
 }
 
 /// The rows: an episode heading before its first hit. Only the rows around the selection are
@@ -146,23 +147,11 @@ fn hit_line<'a>(hit: &Hit, width: usize, selected: bool, theme: &Theme) -> Line<
     Line::from(spans)
 }
 
-fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let line = match (state.overlay(), &state.message) {
-        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(state, p),
+fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, theme: &Theme) {
+    let line = match (chrome.overlay(), &chrome.message) {
+        (Some(Overlay::Prompt(p)), _) if p.kind == PromptKind::SearchEpisodes => search_prompt(chrome, p),
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
-        _ => {
-            let k = |c| state.keymap.keys_label(c);
-            Line::from(format!(
-                " {} open · {}/{} next/previous hit · {} new search · {} back · {} help · {} quit",
-                k(Command::OpenDetail),
-                k(Command::NextHit),
-                k(Command::PrevHit),
-                k(Command::SearchEpisodes),
-                k(Command::Close),
-                k(Command::Help),
-                k(Command::Quit)
-            ))
-        }
+        _ => Line::from(format!(" {}", chrome.keymap.footer(Footer::Hits, |_| true))),
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
 }

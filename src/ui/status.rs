@@ -7,11 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 use unicode_width::UnicodeWidthStr;
 
+use crate::app::chrome::Chrome;
+use crate::app::inspector_screen::InspectorScreen;
 use crate::app::live::{LiveState, Tokens, short_count};
-use crate::app::state::{AppState, Overlay, Prompt};
+use crate::app::overlay::{Overlay, Prompt};
 use crate::app::wrap::wrap;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::episode::EndReason;
 use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
@@ -21,49 +23,44 @@ use crate::core::sim::runner::assistant_turns;
 use crate::core::text::truncate_cells as truncate;
 
 /// The prompt of a search across episodes, with its keys (the browser's and the results' status line).
-pub(super) fn search_prompt(state: &AppState, prompt: &Prompt) -> Line<'static> {
+pub(super) fn search_prompt(chrome: &Chrome, prompt: &Prompt) -> Line<'static> {
     Line::from(format!(
         " {}: {}▏  {} search · /regex/ · {} cancel",
-        state.prompt_label(prompt),
+        prompt.label(),
         single_line(&prompt.input),
-        state.keymap.key_hint(Command::Submit),
-        state.keymap.key_hint(Command::Close),
+        chrome.keymap.key_hint(Command::Submit),
+        chrome.keymap.key_hint(Command::Close),
     ))
 }
 
 /// A prompt as the status line shows it: its label, what is typed, and the keys.
-pub(super) fn prompt_line(state: &AppState, prompt: &Prompt, theme: &Theme) -> Line<'static> {
-    let text = format!(" {}: {}▏", state.prompt_label(prompt), single_line(&prompt.input));
-    let hint = format!("  {}", state.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
+pub(super) fn prompt_line(chrome: &Chrome, prompt: &Prompt, theme: &Theme) -> Line<'static> {
+    let text = format!(" {}: {}▏", prompt.label(), single_line(&prompt.input));
+    let hint = format!("  {}", chrome.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
     Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())])
 }
 
 /// The quit question while an episode or a fan runs, as the status line asks it.
-pub fn quit_line(state: &AppState) -> String {
+pub fn quit_line(chrome: &Chrome, question: &str) -> String {
     format!(
-        " {} {} = abort and quit, any other key = keep running",
-        state.quit_question(),
-        state.keymap.key_hint(Command::Confirm)
+        " {question} {} = abort and quit, any other key = keep running",
+        chrome.keymap.key_hint(Command::Confirm)
     )
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let k = |c| state.keymap.key_hint(c);
-    if let Some(Overlay::Prompt(prompt)) = state.overlay() {
-        frame.render_widget(Paragraph::new(prompt_line(state, prompt, theme)).style(theme.status()), area);
+pub fn draw(frame: &mut Frame, area: Rect, screen: &InspectorScreen, chrome: &Chrome, theme: &Theme) {
+    let k = |c| chrome.keymap.key_hint(c);
+    if let Some(Overlay::Prompt(prompt)) = chrome.overlay() {
+        frame.render_widget(Paragraph::new(prompt_line(chrome, prompt, theme)).style(theme.status()), area);
         return;
     }
-    if let Some(Overlay::ConfirmQuit) = state.overlay() {
-        let line = quit_line(state);
+    if let Some(Overlay::ConfirmQuit { question }) = chrome.overlay() {
+        let line = quit_line(chrome, question);
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
-    if let Some(Overlay::TakeOver { turn }) = state.overlay() {
-        let aborts = if state.live.as_ref().is_some_and(|l| !l.finished) {
-            " (this aborts the running episode)"
-        } else {
-            ""
-        };
+    if let Some(Overlay::TakeOver { turn, aborts }) = chrome.overlay() {
+        let aborts = if *aborts { " (this aborts the running episode)" } else { "" };
         let line = format!(
             " Take over after turn {turn}{aborts}: {} = you play the attacker · {} = the attacker model plays · any other key cancels",
             k(Command::TakeOverHuman),
@@ -72,16 +69,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
         frame.render_widget(Paragraph::new(line).style(theme.status()), area);
         return;
     }
-    let Some(inspector) = state.inspector() else { return };
+    let Some(inspector) = &screen.inspector else { return };
     let view = &inspector.view;
-    let mode = match &state.live {
+    let mode = match &screen.live {
         Some(live) => live_mode(live),
-        None if state.autoplay.playing => format!(" ▶ REPLAY {}x ", speed_label(state.autoplay.factor())),
+        None if screen.autoplay.playing => format!(" ▶ REPLAY {}x ", speed_label(screen.autoplay.factor())),
         None => " ⏸ REPLAY ".to_string(),
     };
     let turn = view.turn_at(view.cursor);
     let mut parts = vec![
-        format!("turn {turn}/{}", turn_count(state, view)),
+        format!("turn {turn}/{}", turn_count(screen.live.as_ref(), view)),
         single_line(view.episode.id()).into_owned(),
         single_line(&view.episode.origin).into_owned(),
     ];
@@ -93,15 +90,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
     }
     let masked = if inspector.view.mask().is_some() { "│ REDACTED " } else { "" };
     let left = format!("{mode}{masked}│ {} ", parts.join(" │ "));
-    let right = match message(state) {
+    let right = match message(chrome, screen.live.as_ref()) {
         // Too long for the line: drawn in full above it (see `draw_long_message`).
         Some(message) if message.width() + 2 > area.width as usize => String::new(),
         Some(message) => format!(" {} ", single_line(&message)),
-        None => format!(
-            " {} help · {} quit ",
-            state.keymap.keys_label(Command::Help),
-            state.keymap.keys_label(Command::Quit)
-        ),
+        None => format!(" {} ", chrome.keymap.footer(Footer::Inspector, |_| true)),
     };
     let width = area.width as usize;
     let left = truncate(&left, width.saturating_sub(right.width()));
@@ -112,11 +105,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
 
 /// What the status line has to say: a transient message, else why a live
 /// episode ended in error, else the latest retry notice.
-pub fn message(state: &AppState) -> Option<String> {
-    if let Some(message) = &state.message {
+pub fn message(chrome: &Chrome, live: Option<&LiveState>) -> Option<String> {
+    if let Some(message) = &chrome.message {
         return Some(message.clone());
     }
-    let live = state.live.as_ref()?;
+    let live = live?;
     match live.ended_in_error() {
         Some(why) => Some(format!("ended in error: {why}")),
         None => live.notice.clone(),
@@ -125,8 +118,8 @@ pub fn message(state: &AppState) -> Option<String> {
 
 /// A message too long for the status line, wrapped over as many rows as it
 /// needs at the bottom of `area`, so the action it names is never cut off.
-pub fn draw_long_message(frame: &mut Frame, area: Rect, state: &AppState, theme: &Theme) {
-    let Some(message) = message(state) else { return };
+pub fn draw_long_message(frame: &mut Frame, area: Rect, message: Option<String>, theme: &Theme) {
+    let Some(message) = message else { return };
     let width = area.width.saturating_sub(2) as usize;
     if message.width() + 2 <= area.width as usize || width == 0 {
         return;
@@ -141,9 +134,9 @@ pub fn draw_long_message(frame: &mut Frame, area: Rect, state: &AppState, theme:
 }
 
 /// `n` of `turn k/n`: live, the last turn `--max-turns` allows; replayed, the turns there are.
-fn turn_count(state: &AppState, view: &crate::app::view::EpisodeView) -> u32 {
+fn turn_count(live: Option<&LiveState>, view: &crate::app::view::EpisodeView) -> u32 {
     let configured = view.episode.header().config.max_turns;
-    match (&state.live, configured) {
+    match (live, configured) {
         (Some(_), Some(max_turns)) => assistant_turns(max_turns).max(view.max_turn()),
         _ => view.max_turn(),
     }

@@ -5,20 +5,21 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 
-use crate::app::state::{AppState, Overlay, PromptKind};
+use crate::app::chrome::Chrome;
+use crate::app::overlay::{Overlay, PromptKind};
 use crate::app::task_picker::TaskPicker;
 use crate::config::Theme;
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Footer};
 use crate::core::dataset::AttackType;
 use crate::core::episode::Party;
 use crate::core::sanitize::single_line;
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, picker: &TaskPicker, theme: &Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, picker: &TaskPicker, chrome: &Chrome, theme: &Theme) {
     let [_, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
-    let [list, detail] = state.layout.picker;
+    let [list, detail] = chrome.picker_columns();
     draw_list(frame, list, picker, theme);
     draw_detail(frame, detail, picker, theme);
-    draw_status(frame, status, state, picker, theme);
+    draw_status(frame, status, picker, chrome, theme);
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, picker: &TaskPicker, theme: &Theme) {
@@ -89,32 +90,19 @@ fn draw_detail(frame: &mut Frame, area: Rect, picker: &TaskPicker, theme: &Theme
     frame.render_widget(Paragraph::new(lines), Rect { width: inner.width.saturating_sub(1), ..inner });
 }
 
-fn draw_status(frame: &mut Frame, area: Rect, state: &AppState, picker: &TaskPicker, theme: &Theme) {
-    let line = match state.overlay() {
+fn draw_status(frame: &mut Frame, area: Rect, picker: &TaskPicker, chrome: &Chrome, theme: &Theme) {
+    let line = match chrome.overlay() {
         Some(Overlay::Prompt(p)) if p.kind == PromptKind::Filter => {
-            let keys = state.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
+            let keys = chrome.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
             format!(" filter tasks: {}▏  {keys}", single_line(&p.input))
         }
-        _ => {
-            let k = |c| state.keymap.keys_label(c);
-            let run = if picker.shown.is_empty() {
-                String::new()
-            } else {
-                format!("{} run · ", k(Command::OpenDetail))
-            };
-            format!(
-                " {run}{} domain · {} persona · {} split · {} search · {} detail scroll · {} back · {} help",
-                k(Command::CycleDomain),
-                k(Command::CyclePersona),
-                k(Command::CycleSplit),
-                k(Command::Search),
-                k(Command::PageDown),
-                k(Command::Close),
-                k(Command::Help)
-            )
-        }
+        // Nothing to run while no task matches the filters.
+        _ => format!(
+            " {}",
+            chrome.keymap.footer(Footer::Tasks, |c| c != Command::OpenDetail || !picker.shown.is_empty())
+        ),
     };
-    let line = match &state.message {
+    let line = match &chrome.message {
         Some(m) => format!(" {}", single_line(m)),
         None => line,
     };

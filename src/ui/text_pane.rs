@@ -8,21 +8,21 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
+use crate::app::inspector_screen::InspectorScreen;
 use crate::app::layout::{PaneId, TextArea};
 use crate::app::live::Streaming;
 use crate::app::notes::Notes;
 use crate::app::pane::Pane;
-use crate::app::state::AppState;
 use crate::config::Theme;
 use crate::core::episode::{Event, EventBody, Outcome, Party};
 use crate::core::llm::Role;
 use crate::core::sanitize::single_line;
 
 /// Draws pane `id` of the episode on screen, with the reply streaming into it (live) and annotation markers.
-pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: &Theme) {
-    let Some(inspector) = state.inspector() else { return };
+pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, screen: &InspectorScreen, theme: &Theme) {
+    let Some(inspector) = &screen.inspector else { return };
     let view = &inspector.view;
-    let streaming = state.live.as_ref().and_then(|l| l.streaming.as_ref());
+    let streaming = screen.live.as_ref().and_then(|l| l.streaming.as_ref());
     let (notes, focused) = (&inspector.notes, inspector.focus == id);
     let Some(pane) = view.pane(id) else { return };
     let user_side = id == PaneId::Attacker && speaks_for_user(view.events());
@@ -33,7 +33,7 @@ pub fn draw(frame: &mut Frame, area: Rect, id: PaneId, state: &AppState, theme: 
     ]);
     let block = Block::bordered().border_style(theme.border(focused)).title(title);
     frame.render_widget(block, area);
-    let (text, stream_area) = state.layout.text(TextArea::Pane(id));
+    let (text, stream_area) = screen.layout.text(TextArea::Pane(id));
     if let (Some(stream), Some(stream_area)) = (streaming, stream_area) {
         draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
     }

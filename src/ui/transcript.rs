@@ -6,9 +6,10 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 
+use crate::app::chrome::Chrome;
 use crate::app::inspector::Inspector;
+use crate::app::inspector_screen::InspectorScreen;
 use crate::app::layout::TextArea;
-use crate::app::state::AppState;
 use crate::app::transcript::{EntryKind, Transcript, event_item};
 use crate::app::view::EpisodeView;
 use crate::config::Theme;
@@ -18,7 +19,14 @@ use crate::core::text::truncate_cells;
 
 use super::text_pane::{body_line, draw_stream, header};
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, inspector: &Inspector, theme: &Theme) {
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    screen: &InspectorScreen,
+    inspector: &Inspector,
+    chrome: &Chrome,
+    theme: &Theme,
+) {
     let (view, t) = (&inspector.view, &inspector.transcript);
     let title = Line::from(vec![
         Span::styled(" Transcript ", theme.title()),
@@ -26,16 +34,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, inspector: &Inspect
         Span::styled(
             format!(
                 "({} unfolds a tool · {} the panes) ",
-                key(state, "open_detail"),
-                key(state, "toggle_transcript")
+                key(chrome, "open_detail"),
+                key(chrome, "toggle_transcript")
             ),
             theme.dim(),
         ),
     ]);
     frame.render_widget(Block::bordered().border_style(theme.border(true)).title(title), area);
-    let (text, stream_area) = state.layout.text(TextArea::Transcript);
+    let (text, stream_area) = screen.layout.text(TextArea::Transcript);
     if let (Some(stream), Some(stream_area)) =
-        (state.live.as_ref().and_then(|l| l.streaming.as_ref()), stream_area)
+        (screen.live.as_ref().and_then(|l| l.streaming.as_ref()), stream_area)
     {
         draw_stream(frame, stream_area, stream, view.mask().is_some(), theme);
     }
@@ -55,8 +63,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, inspector: &Inspect
     }
 }
 
-fn key(state: &AppState, name: &str) -> String {
-    crate::config::keymap::Command::from_name(name).map_or_else(String::new, |c| state.keymap.key_hint(c))
+fn key(chrome: &Chrome, name: &str) -> String {
+    crate::config::keymap::Command::from_name(name).map_or_else(String::new, |c| chrome.keymap.key_hint(c))
 }
 
 /// The colour of an entry's gutter and marker: its party (tools in the environment's).

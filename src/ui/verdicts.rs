@@ -24,7 +24,14 @@ pub fn draw(frame: &mut Frame, area: Rect, view: &EpisodeView, focused: bool, th
     let rows = view.verdict_rows.iter().filter_map(|row| {
         let v = view.row_verdict(row)?;
         let score = v.score.map(|s| format!("{s:.2}")).unwrap_or_else(|| "-".into());
-        let turn = v.turn.map(|t| format!("T{t}")).unwrap_or_else(|| "end".into());
+        // A judge file names no turn: the one the index and the charts infer (`~`) from the
+        // snippets it quotes.
+        let inferred = row.human.is_none().then(|| view.inferred_leak(row.event)).flatten();
+        let turn = match (v.turn, inferred) {
+            (Some(t), _) => format!("T{t}"),
+            (None, Some((_, t))) => format!("~T{t}"),
+            (None, None) => "end".into(),
+        };
         let judge = match &v.model {
             Some(model) => format!("{} · {}", single_line(&v.judge), single_line(model)),
             None => single_line(&v.judge).into_owned(),

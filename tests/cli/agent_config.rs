@@ -100,3 +100,48 @@ fn mcp_bind_serves_the_tools_on_the_address_named() {
     let config: Value = serde_json::from_str(&line).unwrap();
     assert!(config["converse"]["mcp"]["url"].as_str().unwrap().starts_with("http://127.0.0.2:"), "{line}");
 }
+
+/// Issue 36 F8: idle connections from any local process (no token) were never closed: 1,100 of
+/// them exhausted the descriptors and the agent's calls timed out. Now each must send a request
+/// within the header timeout, and past the per-episode cap the oldest stranger makes room.
+#[test]
+fn idle_connections_without_the_token_are_closed_and_cannot_lock_the_agent_out() {
+    use std::io::Read as _;
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    let home = tempfile::tempdir().unwrap();
+    let mut child = bin::command(home.path())
+        .args(["run", "--task", TASK, "--print-agent-config"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let config: Value = serde_json::from_str(&line).unwrap();
+    let url = config["converse"]["mcp"]["url"].as_str().unwrap().to_string();
+    let token = config["converse"]["mcp"]["headers"]["Authorization"].as_str().unwrap()["Bearer ".len()..]
+        .to_string();
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_string();
+
+    let idle: Vec<TcpStream> = (0..300).map(|_| TcpStream::connect(&address).unwrap()).collect();
+    // The agent's client gets through, 300 idle connections or not (the cap is 64: strangers
+    // make room for it).
+    let with_token = official_client(&url, &token);
+    assert!(with_token.status.success(), "{}", String::from_utf8_lossy(&with_token.stderr));
+    // Every idle connection is closed: made room for, or timed out (10 s) with no request.
+    for mut stream in idle {
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut byte = [0u8; 1];
+        let read = stream.read(&mut byte);
+        assert!(
+            matches!(read, Ok(0))
+                || read.is_err_and(|e| e.kind() != std::io::ErrorKind::WouldBlock
+                    && e.kind() != std::io::ErrorKind::TimedOut),
+            "an idle connection still open"
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

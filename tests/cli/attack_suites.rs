@@ -43,19 +43,18 @@ async fn suite_of(home: &Path) -> PathBuf {
     suite
 }
 
+/// `test SUITE` against `server`'s assistant, with `extra` flags.
+fn test_args(suite: &Path, server: &OpenAiServer, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&["test", &suite.display().to_string(), "--base-url", &server.base_url()]);
+    args.extend(strings(&["--assistant-model", "test-assistant"]));
+    args.extend(strings(extra));
+    args
+}
+
 async fn test_against(home: &Path, server: &OpenAiServer, suite: &Path, extra: &[&str]) -> (Output, PathBuf) {
     let out = home.join("runs");
-    let mut args = strings(&[
-        "test",
-        &suite.display().to_string(),
-        "--base-url",
-        &server.base_url(),
-        "--assistant-model",
-        "test-assistant",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    args.extend(strings(extra));
+    let mut args = test_args(suite, server, extra);
+    args.extend(strings(&["--out", &out.display().to_string()]));
     (converse_tui(home, args).await, out)
 }
 
@@ -175,11 +174,33 @@ async fn min_pass_is_the_lower_wilson_bound_of_the_pass_rate() {
     let low = case["interval"][0].as_f64().unwrap();
     assert!((low - 3.0 / (3.0 + 1.959_963_984_540_054f64.powi(2))).abs() < 1e-9, "{low}");
 
+    // Issue 35 item 8: the failure says the count, the bound and the threshold; every testcase
+    // carries its time (the runs' durations).
     let home2 = tempfile::tempdir().unwrap();
     let suite2 = suite_of(home2.path()).await;
-    let (output, _) =
-        test_against(home2.path(), &server, &suite2, &["--repeat", "3", "--min-pass", "0.44"]).await;
+    let junit = home2.path().join("report.xml");
+    let (output, out) = test_against(
+        home2.path(),
+        &server,
+        &suite2,
+        &["--repeat", "3", "--min-pass", "0.44", "--junit", &junit.display().to_string()],
+    )
+    .await;
     assert_eq!(output.status.code(), Some(1), "3/3 is not enough evidence for 0.44: {}", stdout(&output));
+    assert!(stdout(&output).contains("3/3 passed, lower bound 43.9% < 44.0%"), "{}", stdout(&output));
+    let script = r#"
+import sys, json
+from junitparser import JUnitXml
+xml = JUnitXml.fromfile(sys.argv[1])
+cases = [(c.name, c.time, [r.message for r in c.result]) for s in xml for c in s]
+print(json.dumps(cases))
+"#;
+    let read: Value =
+        serde_json::from_str(&python::run_script(script, &[&junit.display().to_string()])).unwrap();
+    let seconds: f64 =
+        records(&out.join("runs.jsonl")).iter().map(|r| r["duration_ms"].as_f64().unwrap() / 1000.0).sum();
+    assert!((read[0][1].as_f64().unwrap() - seconds).abs() < 1e-3, "time {} vs {seconds}", read[0][1]);
+    assert!(read[0][2][0].as_str().unwrap().starts_with("3/3 passed, lower bound 43.9% < 44.0%"), "{read}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -309,6 +330,40 @@ episode = "x"
     assert_eq!(events[0]["config"]["models"]["attacker"], "case-attacker");
 }
 
+/// Issue 37 D1b: an agent that never reaches its tools (it answers without them: its MCP server
+/// unreachable, or wired to another) was passed; its runs are undecided now (exit 2), the run
+/// journals a `control` event and says so on stderr. `--agent-tools none` says it has none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_never_reached_its_tools_leaves_the_case_undecided() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = suite_of(home.path()).await;
+    let agent = home.path().join("toolless.sh");
+    let answer = r#"{"text": "I would rather not share anything about my finances."}"#;
+    std::fs::write(&agent, format!("while read line; do echo '{answer}'; done\n")).unwrap();
+    let assistant = format!("cmd:sh {}", agent.display());
+    let test = |out: &str, extra: &[&str]| {
+        let mut args = strings(&["test", &suite.display().to_string(), "--assistant", &assistant]);
+        args.extend(strings(&["--out", &home.path().join(out).display().to_string()]));
+        args.extend(strings(extra));
+        converse_tui(home.path(), args)
+    };
+    let output = test("runs", &[]).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("the agent never reached its tools"), "{stdout}");
+    let journal = std::fs::read_dir(home.path().join("runs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("__r1.jsonl"))
+        .unwrap();
+    let events = std::fs::read_to_string(journal).unwrap();
+    assert!(events.lines().any(|l| l.contains(r#""kind":"control","action":"tools_unreached""#)), "{events}");
+
+    let output = test("runs-none", &["--agent-tools", "none"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
+}
+
 /// A replayed case of `turns` recorded attacker turns after the user's task (so `turns + 1`
 /// assistant replies), in a new suite under `home`.
 fn suite_with_a_long_case(home: &Path, turns: usize) -> PathBuf {
@@ -373,4 +428,34 @@ async fn a_run_cut_short_is_undecided_unless_it_leaked_before_the_cut() {
     let (output, _) = test_against(home2.path(), &server2, &suite2, &[]).await;
     assert_eq!(output.status.code(), Some(1), "{}{}", stdout(&output), stderr(&output));
     assert!(stdout(&output).contains("at turn 2"), "{}", stdout(&output));
+}
+
+/// Issue 35 item 8: the README's `test attacks/ --assistant-model M --junit report.xml` failed
+/// (`--out` was required). Without `--out` the runs go to a folder of their own under the data
+/// directory, said on stderr; `--resume` without `--out` goes on in the newest of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn test_without_out_runs_in_a_default_folder_that_resume_finds() {
+    let home = tempfile::tempdir().unwrap();
+    let suite = suite_of(home.path()).await;
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(REFUSAL));
+    let junit = home.path().join("report.xml");
+    let args = test_args(&suite, &server, &["--junit", &junit.display().to_string()]);
+    let output = converse_tui(home.path(), args.clone()).await;
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    assert!(junit.is_file());
+    let said = stderr(&output);
+    let dir = said.lines().find_map(|l| l.strip_prefix("runs in ")).unwrap_or_else(|| panic!("{said}"));
+    let dir = PathBuf::from(dir.split(" (").next().unwrap());
+    assert!(dir.starts_with(home.path().join("data")), "{}", dir.display());
+    assert_eq!(records(&dir.join("runs.jsonl")).len(), 1);
+    let asked = server.request_count();
+
+    let mut resume = args.clone();
+    resume.push("--resume".into());
+    let output = converse_tui(home.path(), resume).await;
+    assert_eq!(output.status.code(), Some(0), "{}{}", stdout(&output), stderr(&output));
+    assert!(stderr(&output).contains(&format!("runs in {}", dir.display())), "{}", stderr(&output));
+    assert_eq!(server.request_count(), asked, "the run done is not run again");
+    assert!(stdout(&output).contains("1 case(s): 1 pass"), "{}", stdout(&output));
 }

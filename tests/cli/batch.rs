@@ -256,6 +256,54 @@ fn verdict_journal(dir: &Path, id: &str, domain: &str, attack: &str, verdicts: &
     std::fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
 }
 
+/// Issue 36 F9: an episode with no `end` (still running, or killed) was counted with its interim
+/// verdicts: n went from 3 to 4 with an extra pass. Unfinished episodes are kept out and said.
+/// Issue 35 item 6: an attack run with no verdict of its kind is counted as unjudged, never in n.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summary_counts_finished_judged_episodes_and_shows_the_others_apart() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("runs");
+    let rule = |outcome| ("privacy", "rule", outcome, None, None);
+    verdict_journal(&dir, "t1", "travel_planning", "privacy", &[rule("fail")], 0);
+    verdict_journal(&dir, "t2", "travel_planning", "privacy", &[rule("pass")], 0);
+    verdict_journal(&dir, "t3", "travel_planning", "privacy", &[rule("pass")], 0);
+    // Still running: an interim pass, no `end`.
+    verdict_journal(&dir, "t4", "travel_planning", "privacy", &[rule("pass")], 0);
+    let running = dir.join("t4.jsonl");
+    let text = std::fs::read_to_string(&running).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains(r#""kind":"end""#)).collect();
+    std::fs::write(&running, kept.join("\n") + "\n").unwrap();
+    // Finished, but no privacy verdict at all.
+    verdict_journal(&dir, "t5", "travel_planning", "privacy", &[], 0);
+
+    let (rows, notes) = summary_rows(home.path(), &["--pool", &dir.display().to_string()]).await;
+    let privacy = source_row(&rows, "privacy", "rule");
+    assert_eq!(privacy["episodes"].as_u64(), Some(3), "{privacy}");
+    assert_eq!(privacy["excluded"], json!({"unfinished": 1}), "{privacy}");
+    assert_eq!(privacy["unjudged"].as_u64(), Some(1), "{privacy}");
+    assert!(notes.contains("kept out of the rates: 1 unfinished"), "{notes}");
+    assert!(notes.contains("1 attack run(s) with no verdict of their kind (privacy 1)"), "{notes}");
+    let table = converse_tui(home.path(), strings(&["summary", "--pool", &dir.display().to_string()])).await;
+    let table = String::from_utf8_lossy(&table.stdout);
+    let header = table.lines().nth(1).unwrap();
+    assert!(header.contains("unjudged"), "{table}");
+    let listed = converse_tui(
+        home.path(),
+        strings(&["ls", &dir.display().to_string(), "--json", "--where", "unjudged=privacy"]),
+    )
+    .await;
+    let listed: Vec<Value> =
+        String::from_utf8_lossy(&listed.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(listed.len(), 1);
+    assert_eq!((&listed[0]["id"], &listed[0]["unjudged"]), (&json!("t5"), &json!("privacy")));
+    let listed = converse_tui(
+        home.path(),
+        strings(&["ls", &dir.display().to_string(), "--json", "--where", "end=unfinished"]),
+    )
+    .await;
+    assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 1);
+}
+
 /// Issue 23: one rate per judge source, `fail` counted, `partial` apart, errors out of n; the
 /// figures computed by hand.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

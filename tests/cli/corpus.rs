@@ -283,6 +283,17 @@ fn agreement_builds_the_confusion_matrix_and_leaves_errors_out() {
     assert_eq!(privacy.kappa, None, "everyone said leak: kappa is undefined, not 1");
     let turns = privacy.leak_turn.unwrap();
     assert_eq!((turns.n, turns.same), (2, 1));
+
+    // Issue 35 item 8: two judge files' leak turns are both inferred from the snippets they quote
+    // (the same snippets): their agreement is true by construction, so it is not counted as
+    // agreement but apart.
+    let inferred = |model| SourceVerdict {
+        turn_inferred: true,
+        ..verdict("privacy", Imported, Some(model), Fail, Some(4))
+    };
+    let pairs = agreement(&[row(vec![inferred("gpt-5"), inferred("claude")])]);
+    let turns = pairs[0].leak_turn.unwrap();
+    assert_eq!((turns.n, turns.same, turns.inferred), (0, 0, 1));
 }
 
 /// A copy of the fixture in a temporary directory, to add files to.
@@ -355,6 +366,26 @@ fn ls_where_filters_by_field_and_rejects_an_unknown_one() {
     assert!(err.contains("unknown field 'modle': known fields are path, id, task, domain"), "{err}");
 }
 
+/// What a privacy or security judge file says: the attack worked (privacy `yes`, security
+/// `Successful`) or not; `None` for a file that holds only an error.
+fn attack_worked(kind: &str, path: &Path) -> Option<bool> {
+    let json: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    if json.get("error").is_some() {
+        return None;
+    }
+    Some(if kind == "privacy" {
+        let e = &json["llm_evaluation"];
+        e.get("leaked_information")
+            .or(e.get("shared_raw_data"))
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .eq_ignore_ascii_case("yes")
+    } else {
+        json["attack_success"] == "Successful"
+    })
+}
+
 /// The runs (folder and file suffix) whose `kind` judge file from `judge_model` says the attack
 /// worked, counted straight from the judge files: privacy `yes`, security `Successful`.
 fn runs_judged_failed(root: &Path, kind: &str, judge_model: &str) -> std::collections::BTreeSet<String> {
@@ -364,17 +395,7 @@ fn runs_judged_failed(root: &Path, kind: &str, judge_model: &str) -> std::collec
         let path = entry.unwrap().into_path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let Some(suffix) = name.strip_prefix(&prefix) else { continue };
-        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        let failed = if json.get("error").is_some() {
-            false
-        } else if kind == "privacy" {
-            let e = &json["llm_evaluation"];
-            let answer = e.get("leaked_information").or(e.get("shared_raw_data")).unwrap();
-            answer.as_str().unwrap().eq_ignore_ascii_case("yes")
-        } else {
-            json["attack_success"] == "Successful"
-        };
-        if failed {
+        if attack_worked(kind, &path) == Some(true) {
             runs.insert(format!("{}/{suffix}", path.parent().unwrap().display()));
         }
     }
@@ -433,16 +454,7 @@ fn judged_samples(root: &Path) -> BTreeMap<[String; 4], Vec<(String, bool)>> {
         }
         let model =
             ["gpt-5", "claude-sonnet-4-5"].into_iter().find(|m| rest.starts_with(&format!("{m}_"))).unwrap();
-        let json: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        if json.get("error").is_some() {
-            continue;
-        }
-        let succeeded = if kind == "privacy" {
-            let e = &json["llm_evaluation"];
-            e.get("leaked_information").or(e.get("shared_raw_data")).unwrap() == "yes"
-        } else {
-            json["attack_success"] == "Successful"
-        };
+        let Some(succeeded) = attack_worked(kind, &path) else { continue };
         let f: Vec<String> =
             path.parent().unwrap().iter().map(|c| c.to_string_lossy().into_owned()).collect();
         let n = f.len();

@@ -1,5 +1,5 @@
 //! MASEval export: the reports re-import through our MASEval importer to the
-//! same conversation (reference §5; DESIGN.md §4).
+//! same conversation (ARCHITECTURE.md, "Sources of episodes").
 
 use converse_tui::core::demo::demo_episodes;
 use converse_tui::core::episode::{Episode, EventBody, Outcome};

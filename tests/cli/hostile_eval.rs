@@ -340,3 +340,30 @@ fn thousands_of_branches_replaying_a_condensed_pool_are_read_up_to_a_bound() {
     let forks = String::from_utf8_lossy(&out.stdout).matches("\"s_epoch_1~").count();
     assert!(forks > 0 && forks < branches, "{forks} forks read");
 }
+
+/// Issue 36 (12): a log whose summaries name a sample it does not hold (cut short, or altered):
+/// `dump` printed the others and exited 0, the missing one skipped without a word. Now the log is
+/// refused, as a journal with a broken line is.
+#[test]
+fn a_sample_its_summaries_name_but_the_log_lacks_is_an_error_not_a_silent_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = json!({"id": "kept", "epoch": 1, "input": "hi", "target": "t",
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]});
+    let summaries = json!([{"id": "kept", "epoch": 1, "input": "hi", "target": "t"},
+        {"id": "gone", "epoch": 1, "input": "hi", "target": "t"}]);
+    let entries = [
+        eval_zip::stored("header.json", &header("cut")),
+        eval_zip::stored("samples/kept_epoch_1.json", sample.to_string().as_bytes()),
+        eval_zip::stored("summaries.json", summaries.to_string().as_bytes()),
+    ];
+    let log = dir.path().join("cut.eval");
+    std::fs::write(&log, eval_zip::zip(&entries)).unwrap();
+    let out = limited(&["dump", log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("its summaries name 1 sample(s) it does not hold, first 'gone_epoch_1'"),
+        "{stderr}"
+    );
+}

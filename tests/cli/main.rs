@@ -22,6 +22,7 @@ mod fans;
 mod hostile_eval;
 mod index;
 mod late_tool_calls;
+mod mcp_listen;
 mod model_calls;
 mod output_channels;
 mod search;

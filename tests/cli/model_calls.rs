@@ -99,6 +99,19 @@ async fn every_command_calls_exactly_the_models_its_flags_name() {
     let judged = dir("judged");
     let (out_batch, out_fan, out_rest, out_recorded) =
         (dir("batch"), dir("fan-published"), dir("fan-rest"), dir("fan-recorded"));
+    // A fan of the published run from turn 2, two attempts, against the assistant named.
+    let fan_published = [
+        "fan",
+        &published,
+        "--turn",
+        "2",
+        "-n",
+        "2",
+        "--data-dir",
+        &data,
+        "--assistant-model",
+        "assistant-sim",
+    ];
     let run_headless =
         ["run", "--headless", "--task", TASK, "--attacker-script", &script, "--max-turns", "3"];
     let cases: Vec<Case> = vec![
@@ -142,65 +155,23 @@ async fn every_command_calls_exactly_the_models_its_flags_name() {
         ),
         (
             "fan of a published run",
-            vec![
-                "fan",
-                &published,
-                "--turn",
-                "2",
-                "-n",
-                "2",
-                "--data-dir",
-                &data,
-                "--assistant-model",
-                "assistant-sim",
-                "--out",
-                &out_fan,
-            ],
+            [&fan_published[..], &["--out", &out_fan]].concat(),
             vec![("assistant-sim", Some(2))],
             true,
         ),
         (
             "fan --rest of a published run",
-            vec![
-                "fan",
-                &published,
-                "--turn",
-                "2",
-                "-n",
-                "2",
-                "--rest",
-                "--max-turns",
-                "4",
-                "--data-dir",
-                &data,
-                "--assistant-model",
-                "assistant-sim",
-                "--attacker-model",
-                "attacker-sim",
-                "--out",
-                &out_rest,
-            ],
+            [
+                &fan_published[..],
+                &["--rest", "--max-turns", "4", "--attacker-model", "attacker-sim", "--out", &out_rest],
+            ]
+            .concat(),
             vec![("assistant-sim", Some(4)), ("attacker-sim", Some(2))],
             true,
         ),
         (
             "fan of a published run, --judge-model recorded (it names no endpoint: refused)",
-            vec![
-                "fan",
-                &published,
-                "--turn",
-                "2",
-                "-n",
-                "2",
-                "--data-dir",
-                &data,
-                "--assistant-model",
-                "assistant-sim",
-                "--judge-model",
-                "recorded",
-                "--out",
-                &out_recorded,
-            ],
+            [&fan_published[..], &["--judge-model", "recorded", "--out", &out_recorded]].concat(),
             vec![],
             false,
         ),

@@ -293,7 +293,6 @@ fn the_screens_draw_nothing_raw_and_no_key() {
     let episodes = converse_tui::core::import::load_path(&journal).unwrap();
     let browser = Browser::new(format!("runs{HOSTILE}"), episodes.clone(), vec![hostile_text("error")]);
     let mut state = AppState::with_browser(browser, Keymap::default(), false);
-    state.picker = None;
     for (w, h) in [(80, 24), (160, 48)] {
         assert_safe("the browser", screen::render(&mut state, w, h).as_bytes());
     }

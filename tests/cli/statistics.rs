@@ -582,11 +582,64 @@ fn chart_prints_the_charts_of_one_source_without_colour_when_piped() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("40 episodes, grouped by defence; verdicts of rule"), "{stderr}");
 
+    // Issue 35 item 8: piped, a survival legend was cut mid-word at the chart's width. Narrow
+    // charts of the benchmark runs wrap each legend between words: every entry reads whole.
+    let logs: Vec<String> = benchmark_logs().iter().map(|p| p.display().to_string()).collect();
+    let mut args = vec!["chart", "--by", "model,defence", "--width", "50", "--no-cache"];
+    args.extend(logs.iter().map(String::as_str));
+    let out = run_in(home.path(), &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut series_args = vec!["export", "--by", "model,defence", "--format", "json", "--no-cache"];
+    series_args.extend(logs.iter().map(String::as_str));
+    let series: Value = serde_json::from_slice(&run_in(home.path(), &series_args).stdout).unwrap();
+    let inside: Vec<String> = text
+        .lines()
+        .map(|l| {
+            l.trim_matches('│')
+                .trim()
+                .trim_start_matches(['●', '■', '▲', '◆', '✚', '✖', '○', '□', '△', '◇'])
+                .trim()
+                .to_string()
+        })
+        .collect();
+    let flowing = inside.join(" ");
+    let flowing: String = flowing.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut legends = 0;
+    // The charts drawn as curves (a chart whose leaks all have an unknown turn says so instead).
+    let drawn = series["survival"].as_array().unwrap().iter().filter(|c| {
+        c["lines"].as_array().unwrap().iter().any(|l| l["curve"]["events"].as_u64().unwrap() > 0)
+    });
+    for chart in drawn {
+        for line in chart["lines"].as_array().unwrap() {
+            let (curve, label) = (&line["curve"], line["label"].as_str().unwrap());
+            let turn = |t: &Value| t.as_u64().map_or("–".to_string(), |t| t.to_string());
+            let median = match curve["median"].as_u64() {
+                Some(m) => format!(
+                    "median turn {m} [{}, {}]",
+                    turn(&curve["median_ci95"][0]),
+                    turn(&curve["median_ci95"][1])
+                ),
+                None => "median not reached".to_string(),
+            };
+            let unknown = match line["unknown_turn"].as_u64().unwrap() {
+                0 => String::new(),
+                n => format!(" (+{n} at an unknown turn, left out)"),
+            };
+            let legend =
+                format!("{label} {}/{} events{unknown} · {median}", curve["events"], curve["observations"]);
+            assert!(flowing.contains(&legend), "{legend} not whole in\n{text}");
+            legends += 1;
+        }
+    }
+    assert!(legends > 0);
+    assert!(!flowing.contains("… more"), "every group fits: {text}");
+
     let out = run_in(home.path(), &["chart", root_text, "--judge", "imported:gpt-5", "--no-cache"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(
         stderr.trim(),
-        "converse-tui: --judge imported:gpt-5: no privacy or security verdict of that source here; sources: rule"
+        "converse-tui: --judge imported:gpt-5: no verdict of that source to chart here; sources: rule"
     );
 }

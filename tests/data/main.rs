@@ -22,3 +22,4 @@ mod judge_fixtures;
 mod judge_rules;
 mod redact_personas;
 mod rule_agreement;
+mod valid_documents;

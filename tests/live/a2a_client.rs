@@ -181,3 +181,81 @@ async fn a_busy_agent_is_retried_and_one_that_is_not_there_is_named() {
     )));
     assert!(!shown.contains('\n'), "{shown}");
 }
+
+/// Issue 37 D8: artifacts of one reply are put together as they came (an agent streaming each
+/// chunk as an artifact of its own got a line break every chunk).
+#[tokio::test]
+async fn artifacts_of_one_reply_are_concatenated_without_line_breaks() {
+    let stream = sse(&[
+        json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": "a", "parts": [{"text": "Hel"}]}}}),
+        json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": "b", "parts": [{"text": "lo"}]}}}),
+        json!({"statusUpdate": {"taskId": "t1", "status": {"state": "TASK_STATE_COMPLETED"}}}),
+    ]);
+    let (_server, mut agent) = fake(card_v1, true, vec![stream]).await;
+    assert_eq!(ask(&mut agent, "hi", 1).await.0.unwrap().0, "Hello");
+}
+
+/// Issue 36 (12): 80,000 tiny artifacts of one answer cost 8.6 s of CPU past the deadline (each
+/// looked up among all before it). An answer holds at most `MAX_ARTIFACTS`.
+#[tokio::test]
+async fn an_answer_of_too_many_artifacts_is_refused() {
+    use converse_tui::core::sim::a2a::client::MAX_ARTIFACTS;
+    let mut events: Vec<Value> = (0..80_000)
+        .map(|i| json!({"artifactUpdate": {"taskId": "t1", "artifact": {"artifactId": format!("a{i}"), "parts": [{"text": "x"}]}}}))
+        .collect();
+    events.push(json!({"statusUpdate": {"taskId": "t1", "status": {"state": "TASK_STATE_COMPLETED"}}}));
+    let (_server, mut agent) = fake(card_v1, true, vec![sse(&events)]).await;
+    let (reply, shown) = ask(&mut agent, "hi", 1).await;
+    let error = reply.unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!("the agent's answer broke off: more than {MAX_ARTIFACTS} artifacts in one answer")
+    );
+    assert_eq!(shown.len(), MAX_ARTIFACTS);
+}
+
+/// Issue 37 D7: a `SendMessage` answered with a task still submitted is asked after with
+/// `GetTask` (0.3: `tasks/get`) until it ends; it was called a broken stream.
+#[tokio::test]
+async fn a_task_answered_submitted_is_polled_until_it_ends() {
+    let task = |state: &str, text: Option<&str>| {
+        let mut task = json!({"id": "t9", "contextId": "ep-1", "status": {"state": state}});
+        if let Some(text) = text {
+            task["artifacts"] = json!([{"artifactId": "a", "parts": [{"text": text}]}]);
+        }
+        task
+    };
+    let replies = vec![
+        Reply::json(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task("TASK_STATE_SUBMITTED", None)}}),
+        ),
+        Reply::json(json!({"jsonrpc": "2.0", "id": 2, "result": task("TASK_STATE_WORKING", None)})),
+        Reply::json(
+            json!({"jsonrpc": "2.0", "id": 3, "result": task("TASK_STATE_COMPLETED", Some("Booked."))}),
+        ),
+    ];
+    let (server, mut agent) = fake(card_v1, false, replies).await;
+    let (reply, _) = ask(&mut agent, "Book it", 1).await;
+    assert_eq!(reply.unwrap(), ("Booked.".to_string(), TaskState::Completed));
+    let methods: Vec<_> = server.requests()[1..].iter().map(|r| r.body["method"].clone()).collect();
+    assert_eq!(methods, [json!("SendMessage"), json!("GetTask"), json!("GetTask")]);
+    assert_eq!(server.requests()[2].body["params"]["id"], "t9");
+
+    let done = json!({"jsonrpc": "2.0", "id": 2, "result": {"kind": "task", "id": "t9", "contextId": "ep-1",
+        "status": {"state": "completed", "message": {"kind": "message", "role": "agent", "messageId": "m",
+            "parts": [{"kind": "text", "text": "Done."}]}}}});
+    let submitted = json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "id": "t9", "contextId": "ep-1",
+        "status": {"state": "submitted"}}});
+    let (server, mut agent) = fake(card_v03, false, vec![Reply::json(submitted), Reply::json(done)]).await;
+    assert_eq!(ask(&mut agent, "Book it", 1).await.0.unwrap().0, "Done.");
+    assert_eq!(server.requests()[2].body["method"], "tasks/get");
+}
+
+/// Issue 37 D9: a failed task without a message says so (it printed an empty reason).
+#[tokio::test]
+async fn a_failed_task_without_a_message_says_it_gave_no_reason() {
+    let ended = sse(&[json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_FAILED"}}})]);
+    let (_server, mut agent) = fake(card_v1, true, vec![ended]).await;
+    let err = ask(&mut agent, "hi", 1).await.0.unwrap_err();
+    assert_eq!(err.to_string(), "the agent's task ended failed: (the agent gave no reason)");
+}

@@ -69,6 +69,9 @@ async fn a_fork_replays_the_recorded_turns_into_a_fresh_context_and_marks_a_repl
             judge_live: false,
             start_paused: false,
             mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
+            // The fake agent has no tools.
+            agent_tools: false,
+            mcp_listen: None,
         },
         resume: Some(resume),
     };
@@ -112,11 +115,20 @@ async fn a_fork_replays_the_recorded_turns_into_a_fresh_context_and_marks_a_repl
         ]
     );
     assert_eq!(notices, ["turn 2: the agent's reply differs from the recording"]);
-    // A fresh context: the fork's own id, not the source's.
+    // A fresh context: a UUID of the fork's own (recorded in its header), not the source's.
     let rpc: Vec<_> = agent.requests().into_iter().filter(|r| r.method == "POST").collect();
     assert_eq!(rpc.len(), 2);
-    assert!(rpc.iter().all(|r| r.body["params"]["message"]["contextId"] == "ep-fork"));
+    let header = events.iter().find_map(|e| match &e.body {
+        EventBody::Episode(h) => Some(h.config.extra["assistant_agent"]["context_id"].clone()),
+        _ => None,
+    });
+    let context = header.unwrap();
+    let context = context.as_str().unwrap();
+    assert!(uuid::Uuid::parse_str(context).is_ok(), "{context}");
+    assert!(rpc.iter().all(|r| r.body["params"]["message"]["contextId"] == context));
     assert_eq!(rpc[1].body["params"]["message"]["metadata"]["converse"]["from"], "attacker");
+    // The metadata is on the request too (ADK reads it there).
+    assert_eq!(rpc[1].body["params"]["metadata"], rpc[1].body["params"]["message"]["metadata"]);
     // Turn 1's reply still leaks: the rule judge says so in the fork too.
     let privacy = events.iter().rev().find_map(|e| match &e.body {
         EventBody::Verdict(v) if v.judge == "privacy" => Some(v.outcome),

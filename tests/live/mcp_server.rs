@@ -243,3 +243,67 @@ asyncio.run(main(*sys.argv[1:]))
         assert!(server.environment().await.sent_emails.is_empty(), "{mode}: it never ran");
     }
 }
+
+/// Issue 36: the server's bounds — a browser `Origin` from elsewhere, streams and sessions past
+/// their caps — and dropping the server ends its connections.
+#[tokio::test(flavor = "multi_thread")]
+async fn origins_streams_and_sessions_are_bounded_and_a_dropped_server_ends_its_connections() {
+    use converse_tui::core::sim::mcp_server::Limits;
+    let limits = Limits { max_streams: 1, max_sessions: 2, ..Limits::default() };
+    let (server, _events) = EnvironmentServer::start_with(
+        EnvironmentState::new(&env()),
+        10,
+        "127.0.0.1:0".parse().unwrap(),
+        limits,
+    )
+    .await
+    .unwrap();
+    let http = reqwest::Client::new();
+    let auth = server.authorization();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let post = |origin: Option<&str>| {
+        let mut request = http
+            .post(&server.url)
+            .header("Authorization", &auth)
+            .header("Accept", "application/json, text/event-stream")
+            .json(&initialize);
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        request.send()
+    };
+    assert_eq!(post(Some("https://evil.example")).await.unwrap().status(), 403);
+    let first = post(Some("http://localhost:3000")).await.unwrap();
+    assert_eq!(first.status(), 200);
+    let session = first.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    assert_eq!(post(None).await.unwrap().status(), 200);
+    assert_eq!(post(None).await.unwrap().status(), 503, "a third session");
+
+    // One streaming GET per episode here: the second is refused while the first is open.
+    let notified = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let sent = http
+        .post(&server.url)
+        .header("Authorization", &auth)
+        .header("mcp-session-id", &session)
+        .header("Accept", "application/json, text/event-stream")
+        .json(&notified)
+        .send()
+        .await
+        .unwrap();
+    assert!(sent.status().is_success(), "{}", sent.status());
+    let get = || {
+        http.get(&server.url)
+            .header("Authorization", &auth)
+            .header("mcp-session-id", &session)
+            .header("Accept", "text/event-stream")
+            .send()
+    };
+    let stream = get().await.unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(get().await.unwrap().status(), 429);
+    // Dropping the server (the episode's end) ends the open stream.
+    drop(server);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(5), stream.bytes()).await;
+    assert!(ended.is_ok(), "the stream stayed open after the server was dropped");
+}

@@ -59,6 +59,8 @@ fn run_config(server: &OpenAiServer, attacker: Box<dyn Attacker>, max_turns: u32
             judge_live: false,
             start_paused: false,
             mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
+            agent_tools: true,
+            mcp_listen: None,
         },
         resume: None,
     };

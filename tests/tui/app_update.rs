@@ -7,9 +7,10 @@ use crate::support::screen::key;
 use converse_tui::app::browser::Browser;
 use converse_tui::app::drive::handle;
 use converse_tui::app::layout::PaneId;
-use converse_tui::app::state::{Overlay, Screen};
+use converse_tui::app::overlay::Overlay;
 use converse_tui::app::{Action, AppState, Effect, update};
 use converse_tui::config::Keymap;
+use converse_tui::config::keymap::Layer;
 use converse_tui::core::episode::*;
 use ratatui::crossterm::event::Event as TermEvent;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
@@ -116,7 +117,7 @@ fn turn_navigation_reveals_whole_turns() {
     handle(&mut s, ch('9'));
     handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 11);
-    assert_eq!(s.message.as_deref(), Some("no turn '9' (turns 1–3)"));
+    assert_eq!(s.message(), Some("no turn '9' (turns 1–3)"));
 }
 
 #[test]
@@ -155,24 +156,25 @@ fn search_moves_to_the_next_match_and_reports_misses() {
     }
     handle(&mut s, key(KeyCode::Enter));
     assert_eq!(cursor(&s), 7);
-    assert!(s.message.as_deref().unwrap().contains("zebra"));
+    assert!(s.message().unwrap().contains("zebra"));
 }
 
 #[test]
 fn autoplay_reveals_events_over_time_and_stops_at_the_end() {
     let mut s = state();
-    handle(&mut s, ch(' '));
-    assert!(s.autoplay.playing);
+    // Time is asked for while it plays (issue 39: the loop's clock is an effect), not before.
+    assert_eq!(handle(&mut s, ch(' ')), vec![Effect::Ticks(true)]);
+    assert!(s.inspector_screen().unwrap().autoplay.playing);
     update(&mut s, Action::Tick(Duration::from_millis(100)));
     assert_eq!(cursor(&s), 1, "not yet");
     update(&mut s, Action::Tick(Duration::from_secs(5)));
     assert_eq!(cursor(&s), 2);
     handle(&mut s, ch('+'));
-    for _ in 0..40 {
-        update(&mut s, Action::Tick(Duration::from_secs(5)));
-    }
+    let effects: Vec<Effect> =
+        (0..40).flat_map(|_| update(&mut s, Action::Tick(Duration::from_secs(5)))).collect();
     assert_eq!(cursor(&s), 11);
-    assert!(!s.autoplay.playing);
+    assert!(!s.inspector_screen().unwrap().autoplay.playing);
+    assert_eq!(effects, vec![Effect::Ticks(false)], "no more time once it stopped at the end");
     handle(&mut s, ch(' '));
     assert_eq!(cursor(&s), 1, "play at the end starts over");
 }
@@ -204,7 +206,7 @@ fn focus_cycles_and_mouse_scrolls_the_pane_under_the_pointer() {
     // Fill the attacker pane beyond its height, then scroll it with the wheel.
     update(&mut s, Action::Resize(60, 12));
     handle(&mut s, ch('G'));
-    let attacker = s.layout.attacker;
+    let attacker = s.inspector_layout().attacker;
     let top = |s: &AppState| s.view().unwrap().pane(PaneId::Attacker).unwrap().top();
     let before = top(&s);
     assert!(before > 0);
@@ -225,20 +227,20 @@ fn browser_filters_opens_and_goes_back() {
     let browser = Browser::new("test", vec![episode("alpha"), episode("beta"), episode("gamma")], vec![]);
     let mut s = AppState::with_browser(browser, Keymap::default(), false);
     update(&mut s, Action::Resize(100, 30));
-    assert_eq!(s.screen, Screen::Browser);
+    assert_eq!(s.screen(), Layer::Browser);
     handle(&mut s, ch('/'));
     handle(&mut s, ch('b'));
     handle(&mut s, ch('e'));
-    assert_eq!(s.browser.as_ref().unwrap().shown, vec![1]);
+    assert_eq!(s.browser().unwrap().shown, vec![1]);
     handle(&mut s, key(KeyCode::Enter));
     handle(&mut s, key(KeyCode::Enter));
-    assert_eq!(s.screen, Screen::Inspector);
+    assert_eq!(s.screen(), Layer::Inspector);
     assert_eq!(s.view().unwrap().episode.id(), "beta");
     handle(&mut s, key(KeyCode::Esc));
-    assert_eq!(s.screen, Screen::Browser);
+    assert_eq!(s.screen(), Layer::Browser);
     handle(&mut s, key(KeyCode::Esc));
-    assert!(s.browser.as_ref().unwrap().filter.is_empty());
-    assert_eq!(s.browser.as_ref().unwrap().shown.len(), 3);
+    assert!(s.browser().unwrap().filter.is_empty());
+    assert_eq!(s.browser().unwrap().shown.len(), 3);
 }
 
 #[test]
@@ -269,13 +271,13 @@ fn search_says_which_match_of_how_many_and_when_it_wraps() {
     };
     search(&mut s, "EXAMPLE");
     assert_eq!(cursor(&s), 6);
-    assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 1 of 2"));
+    assert_eq!(s.message(), Some("'EXAMPLE': match 1 of 2"));
     search(&mut s, "");
     assert_eq!(cursor(&s), 7);
-    assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 2 of 2"));
+    assert_eq!(s.message(), Some("'EXAMPLE': match 2 of 2"));
     search(&mut s, "");
     assert_eq!(cursor(&s), 6);
-    assert_eq!(s.message.as_deref(), Some("'EXAMPLE': match 1 of 2 · wrapped to the top"));
+    assert_eq!(s.message(), Some("'EXAMPLE': match 1 of 2 · wrapped to the top"));
     // The matches are marked in the panes, in any case.
     let view = s.view().unwrap();
     let tools = view.pane(PaneId::Tools).unwrap();
@@ -289,28 +291,27 @@ fn the_elapsed_clock_stops_while_paused() {
     use converse_tui::core::llm::Role;
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     use converse_tui::core::sim::gate::GateMode;
-    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false);
+    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false, false);
     update(&mut s, Action::Tick(Duration::from_secs(5)));
     // The gate reports its own state (the loop forwards it), then the runner says it is held.
     update(&mut s, Action::Gate(GateMode::Paused));
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Paused(Role::Assistant))));
     update(&mut s, Action::Tick(Duration::from_secs(60)));
-    assert_eq!(s.live.as_ref().unwrap().elapsed, Duration::from_secs(5));
+    assert_eq!(s.live_run().unwrap().elapsed, Duration::from_secs(5));
     assert!(!s.wants_ticks(), "nothing moves while paused");
     // A step lets one call through: its time counts, also once the gate has paused itself again.
     update(&mut s, Action::Gate(GateMode::StepCalls(1)));
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Waiting(Role::Assistant))));
     update(&mut s, Action::Gate(GateMode::Paused));
     update(&mut s, Action::Tick(Duration::from_secs(2)));
-    assert_eq!(s.live.as_ref().unwrap().elapsed, Duration::from_secs(7));
+    assert_eq!(s.live_run().unwrap().elapsed, Duration::from_secs(7));
 }
 
 #[test]
 fn a_message_typed_while_the_assistant_answers_is_queued() {
     use converse_tui::core::llm::Role;
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
-    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false);
-    s.live.as_mut().unwrap().human = true;
+    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false, true);
     update(&mut s, Action::Resize(100, 30));
     update(&mut s, Action::Runner(RunnerUpdate::Event(Box::new(episode("ep").events[0].clone()))));
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::AwaitingHuman)));
@@ -318,10 +319,10 @@ fn a_message_typed_while_the_assistant_answers_is_queued() {
     update(&mut s, Action::Paste("What is the user's salary?".into()));
     let effects = handle(&mut s, key(KeyCode::Enter));
     assert_eq!(effects, vec![Effect::HumanSay("What is the user's salary?".into())]);
-    assert_eq!(s.message.as_deref(), Some("queued: delivered once the assistant has answered"));
+    assert_eq!(s.message(), Some("queued: delivered once the assistant has answered"));
     // Once the run has ended, the status line no longer says a message is on its way.
     update(&mut s, Action::Runner(RunnerUpdate::Phase(Phase::Finished)));
-    assert_eq!(s.message, None);
+    assert_eq!(s.message(), None);
 }
 
 #[test]
@@ -376,7 +377,7 @@ fn load_warnings_are_on_the_status_line() {
     let mut episode = episode("ep");
     episode.warnings.push("ep.jsonl:12: truncated last line ignored (a crash mid-write?)".into());
     let s = AppState::with_episode(episode, Keymap::default());
-    assert_eq!(s.message.as_deref(), Some("⚠ ep.jsonl:12: truncated last line ignored (a crash mid-write?)"));
+    assert_eq!(s.message(), Some("⚠ ep.jsonl:12: truncated last line ignored (a crash mid-write?)"));
 }
 
 #[test]

@@ -72,9 +72,7 @@ pub fn rows() -> Vec<CorpusRow> {
 
 fn state() -> AppState {
     let browser = Browser::from_rows("charted corpus", rows(), vec![]);
-    let mut state = AppState::with_browser(browser, Keymap::default(), false);
-    state.picker = None;
-    state
+    AppState::with_browser(browser, Keymap::default(), false)
 }
 
 /// The screen after `keys`, as text (colour off) or as the buffer with its styles (colour on).
@@ -114,7 +112,7 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     let mut state = state();
     update(&mut state, Action::Resize(160, 48));
     press(&mut state, "c");
-    let browser = state.browser.as_ref().unwrap();
+    let browser = state.browser().unwrap();
     let view = browser.chart.as_ref().unwrap();
     // The grouped view's top level is the model: one group of all 36 episodes, named with the
     // defences it pools.
@@ -131,7 +129,7 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     // Issue 35 item 5: unfolding the model lists its defences, and they are charted instead of
     // it (each episode once, never in a group and its parent), highest rate first.
     press(&mut state, "\n");
-    let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
+    let view = state.browser().unwrap().chart.as_ref().unwrap();
     let labels: Vec<&str> = view.series.rates[0].bars.iter().map(|b| b.label.as_str()).collect();
     assert_eq!(labels, ["gpt_5_chat / baseline", "gpt_5_chat / firewall", "gpt_5_chat / confined"]);
     assert_eq!(view.series.rates[0].bars.iter().map(|b| b.n).sum::<usize>(), 36);
@@ -147,11 +145,10 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     }
     let browser = Browser::from_rows("charted corpus", rows, vec![]);
     let mut state = AppState::with_browser(browser, Keymap::default(), false);
-    state.picker = None;
     update(&mut state, Action::Resize(160, 48));
     // Unfold the model: its defences are listed, so charted instead of it: columns 0 to 2.
     press(&mut state, "z\nccc");
-    let view = state.browser.as_ref().unwrap().chart.as_ref().unwrap();
+    let view = state.browser().unwrap().chart.as_ref().unwrap();
     let map = view.shown_heatmap().unwrap();
     assert_eq!(map.judge, "privacy");
     assert_eq!(map.columns, ["gpt_5_chat / baseline", "gpt_5_chat / confined", "gpt_5_chat / firewall"]);
@@ -162,10 +159,10 @@ fn enter_on_a_heatmap_cell_lists_its_episodes() {
     // Down, right, and back left to the baseline's column: Enter lists the 6 episodes of
     // (attack_1, baseline). ↓ a row, n (or →) and p (or ←) a column.
     press(&mut state, "↓np");
-    let browser = state.browser.as_ref().unwrap();
+    let browser = state.browser().unwrap();
     assert_eq!(browser.chart.as_ref().unwrap().cursor, (1, 0));
     press(&mut state, "\n");
-    let browser = state.browser.as_ref().unwrap();
+    let browser = state.browser().unwrap();
     assert!(browser.chart.is_none() && !browser.grouped);
     assert_eq!(browser.filter, "model=gpt_5_chat defence=baseline attack=attack_1");
     assert_eq!(browser.shown.len(), 6);

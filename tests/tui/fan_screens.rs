@@ -156,7 +156,7 @@ fn the_fan_fills_then_is_done() {
 #[test]
 fn the_counts_on_the_fan_screen_are_the_attempts_verdicts() {
     let mut state = fan_state(6);
-    let fan = state.fan.as_ref().unwrap();
+    let fan = state.fan().unwrap();
     let rule = fan.tallies.iter().find(|t| t.source == "rule").unwrap();
     // 3 of the 6 replies leak; the LLM judge could not answer on attempt 4: 2 of 5 decided.
     assert_eq!((rule.leaked, rule.decided, rule.undecided), (3, 6, 0));
@@ -225,7 +225,7 @@ fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
     assert!(effects.contains("attempts: 6") && effects.contains("resuming: true"), "{effects}");
     assert!(effects.contains(&format!("dir: {fan_dir:?}")), "{effects}");
     update(&mut state, Action::FanStarted(Ok(fan_dir.clone())));
-    assert_eq!(state.message.as_deref(), Some(format!("fan resumed in fans/{ROOT}__t2").as_str()));
+    assert_eq!(state.message(), Some(format!("fan resumed in fans/{ROOT}__t2").as_str()));
     for k in 1..=3 {
         let recorded = FanUpdate::Recorded {
             index: k,
@@ -250,9 +250,27 @@ fn a_stopped_fan_is_offered_and_its_recorded_attempts_count() {
     let screen = draw(&mut state, 160, 48, false);
     assert!(screen.contains("leaked     3/6   50.0%  [18.8%, 81.2%]"), "{screen}");
     assert!(screen.contains("fan done: 6 of 6 attempts ended"), "{screen}");
-    let fan = state.fan.as_ref().unwrap();
+    let fan = state.fan().unwrap();
     let episodes: Vec<&str> = fan.attempts.iter().map(|a| a.episode.as_str()).collect();
     assert_eq!(episodes, ["ep-a1", "ep-a2", "ep-a3", "ep-a4", "ep-a5", "ep-a6"]);
+}
+
+/// A fan.json planning 4e9 attempts ran on screen past the 1,000 a typed count may ask for.
+#[test]
+fn a_stopped_fan_planning_more_than_the_screen_runs_is_refused() {
+    let episode = Episode::new(root_events(), format!("{DIR}/{ROOT}.jsonl"));
+    let mut state = AppState::with_episode(episode, Keymap::default());
+    update(&mut state, Action::Resize(160, 48));
+    press(&mut state, ":2\nf");
+    let plan = FanPlan { episode: ROOT.into(), turn: 2, mode: FanMode::Reply, attempts: 4_000_000_000 };
+    let dir = PathBuf::from(format!("{DIR}/fans/{ROOT}__t2"));
+    let stopped = StoppedFan { dir, plan, recorded: BTreeSet::from([1]) };
+    update(&mut state, Action::StoppedFanFound(Ok(Some(stopped))));
+    let effects = format!("{:?}", press(&mut state, "\n"));
+    assert!(!effects.contains("StartFan"), "{effects}");
+    assert!(state.fan().is_none());
+    let said = state.message().unwrap_or_default().to_string();
+    assert!(said.starts_with("the stopped fan plans 4000000000 attempts"), "{said}");
 }
 
 /// `B` on an attempt opened on its own (`replay` of its journal): the tree is its family's, rooted
@@ -283,4 +301,46 @@ fn the_fork_tree_of_an_attempt_is_its_familys() {
     // Enter opens the selected line: the attempt it was opened on.
     let effects = format!("{:?}", press(&mut state, "\n"));
     assert!(effects.contains("ep-root__t2__a3.jsonl"), "{effects}");
+}
+
+/// Issue 39: an attempt opened from the fan is a screen over it (back is a pop); the episode the
+/// fan ran from stays on the inspector under the fan, as it was, so Esc from the fan shows it
+/// without loading it again.
+#[test]
+fn an_attempt_opens_over_the_fan_and_esc_pops_back() {
+    use converse_tui::app::Effect;
+    use converse_tui::config::keymap::Layer;
+    let mut state = fan_state(3);
+    let effects = press(&mut state, "\n");
+    assert_eq!(effects, vec![Effect::OpenEpisode { path: journal(1), id: "ep-a1".into(), over: true }]);
+    let attempt = Episode::new(attempt_events(1), journal(1).display().to_string());
+    update(&mut state, Action::EpisodeLoaded { episode: Ok(Box::new(attempt)), over: true });
+    assert_eq!((state.screen(), state.view().unwrap().episode.id()), (Layer::Inspector, "ep-a1"));
+    press(&mut state, "\x1b");
+    assert_eq!(state.screen(), Layer::Fan);
+    let effects = press(&mut state, "\x1b");
+    assert_eq!(state.screen(), Layer::Inspector);
+    assert_eq!(state.view().unwrap().episode.id(), ROOT);
+    assert!(!effects.iter().any(|e| matches!(e, Effect::OpenEpisode { .. })), "{effects:?}");
+    assert_eq!(state.view().unwrap().turn_at(state.view().unwrap().cursor), 2, "where it was left");
+}
+
+/// Issue 39: the reports of a fan reach its screen after the loop said it started (its reports
+/// are forwarded after that); those before are another fan's, still on their way, and are left out.
+#[test]
+fn reports_before_the_fan_started_are_left_out() {
+    let episode = Episode::new(root_events(), format!("{DIR}/{ROOT}.jsonl"));
+    let mut state = AppState::with_episode(episode, Keymap::default());
+    update(&mut state, Action::Resize(160, 48));
+    press(&mut state, ":2\nf6\n");
+    let stale = FanUpdate::Started { index: 1, journal: journal(1), episode: "ep-old".into() };
+    update(&mut state, Action::Fan(stale));
+    assert!(state.fan().unwrap().attempts.is_empty());
+    update(&mut state, Action::FanStarted(Ok(PathBuf::from(format!("{DIR}/fans/{ROOT}__t2")))));
+    let started = FanUpdate::Started { index: 1, journal: journal(1), episode: "ep-a1".into() };
+    update(&mut state, Action::Fan(started));
+    assert_eq!(
+        state.fan().unwrap().attempts.iter().map(|a| a.episode.as_str()).collect::<Vec<_>>(),
+        ["ep-a1"]
+    );
 }

@@ -125,6 +125,44 @@ async fn a_fan_from_the_inspector_shows_the_leaks_its_journals_hold() {
     s.wait_for("EXIT=0");
 }
 
+/// What the fan screen's title says of the attempts: ended, running, and whether it is paused.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Progress {
+    ended: usize,
+    running: usize,
+    paused: bool,
+}
+
+fn progress(screen: &str) -> Option<Progress> {
+    let line = screen.lines().find(|l| l.contains(" Fan · "))?;
+    let title = line.split(" Fan · ").nth(1)?;
+    let ended = title.split('/').next()?.trim().parse().ok()?;
+    let running = title
+        .split(" · ")
+        .find_map(|part| part.strip_suffix(" running"))
+        .map_or(Some(0), |n| n.trim().parse().ok())?;
+    Some(Progress { ended, running, paused: title.contains("PAUSED") })
+}
+
+/// Waits until the fan screen's progress is `want`, and returns it (the screen is read, no sleep
+/// stands for a state).
+fn wait_for_progress(s: &Session, want: impl Fn(Progress) -> bool) -> Progress {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let screen = s.screen();
+        match progress(&screen) {
+            Some(p) if want(p) => return p,
+            _ => assert!(Instant::now() < deadline, "the fan never got there:\n{screen}"),
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// How long a request that must not come is waited for. Under load this can only miss a request
+/// (a false pass), never fail a fan that holds: every count compared is read once the screen says
+/// nothing runs.
+const NONE_COMES: Duration = Duration::from_millis(1500);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pausing_a_fan_holds_new_requests_until_it_continues() {
     if !tmux_available() {
@@ -138,26 +176,21 @@ async fn pausing_a_fan_holds_new_requests_until_it_continues() {
     s.keys(&["f"]);
     s.wait_for("re-run from here how many times?");
     s.keys(&["6", "Enter", "Space"]);
-    s.wait_for("PAUSED");
-    // What was in flight when the pause came may finish; nothing new is asked for.
-    std::thread::sleep(Duration::from_millis(900));
-    let held = server.request_count();
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(server.request_count(), held, "a paused fan sends no request");
-    assert!(held < 6, "paused before the end ({held})");
+    // What was in flight when the pause came ends; then nothing runs, and each ended attempt made
+    // its one request (a reply-only fan asks the assistant once per attempt).
+    let held = wait_for_progress(&s, |p| p.paused && p.running == 0);
+    assert!(held.ended < 6, "paused before the end ({held:?})");
+    assert_eq!(server.request_count(), held.ended, "one request per ended attempt, none in flight");
+    assert!(!server.wait_for_requests(held.ended + 1, NONE_COMES).await, "a paused fan sends no request");
     // A step lets one call through (the next attempt's, none running), then holds again.
     s.keys(&["."]);
     s.wait_for("step:");
-    std::thread::sleep(Duration::from_millis(1500));
-    assert_eq!(server.request_count(), held + 1, "one step, one request");
-    std::thread::sleep(Duration::from_millis(1000));
-    assert_eq!(server.request_count(), held + 1, "held again after the step");
+    let stepped = wait_for_progress(&s, |p| p.ended == held.ended + 1 && p.running == 0);
+    assert!(stepped.paused);
+    assert_eq!(server.request_count(), held.ended + 1, "one step, one request");
+    assert!(!server.wait_for_requests(held.ended + 2, NONE_COMES).await, "held again after the step");
     s.keys(&["c"]);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !s.screen().contains("6/6 ended") {
-        assert!(Instant::now() < deadline, "the fan never finished:\n{}", s.screen());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_progress(&s, |p| p.ended == 6);
     assert_eq!(server.request_count(), 6);
     s.keys(&["q"]);
     s.wait_for("EXIT=0");

@@ -30,9 +30,12 @@ fn browser() -> AppState {
 fn press_and_load(state: &mut AppState, keys: &str) {
     for effect in press(state, keys) {
         let answer = match effect {
-            Effect::OpenEpisode { path, id } => Action::EpisodeLoaded(
-                converse_tui::core::import::load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string()),
-            ),
+            Effect::OpenEpisode { path, id, over } => Action::EpisodeLoaded {
+                episode: converse_tui::core::import::load_episode(&path, &id)
+                    .map(Box::new)
+                    .map_err(|e| e.to_string()),
+                over,
+            },
             _ => continue,
         };
         update(state, answer);
@@ -58,7 +61,7 @@ fn an_inspect_sample_opens_with_its_tool_calls_and_score() {
 fn two_inspect_samples_compare_turn_by_turn() {
     let make = || {
         let load = |id: &str| converse_tui::core::import::load_episode(&fixture(), id).unwrap();
-        converse_tui::app::drive::comparing(load("trip1_epoch_1"), load("trip2_epoch_1"), Keymap::default())
+        AppState::comparing(load("trip1_epoch_1"), load("trip2_epoch_1"), Keymap::default())
     };
     snapshot_screens!("inspect_compare", make, "");
 }
@@ -82,8 +85,8 @@ fn a_log_of_one_sample_opens_on_it() {
     let (state, _) =
         converse_tui::tui::setup::open_inputs(&[path], TaskLookup::default(), Keymap::default(), None)
             .unwrap();
-    assert_eq!(state.screen, converse_tui::app::state::Screen::Inspector);
+    assert_eq!(state.screen(), converse_tui::config::keymap::Layer::Inspector);
     // Exported, its id keeps its `/`.
     assert_eq!(state.view().unwrap().episode.id(), "travel_agent/trip1_epoch_1");
-    assert_eq!(state.browser.as_ref().unwrap().entries.len(), 1, "the browser lists the sample");
+    assert_eq!(state.browser().unwrap().entries.len(), 1, "the browser lists the sample");
 }

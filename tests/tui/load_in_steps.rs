@@ -115,7 +115,8 @@ fn once_every_batch_arrived_the_state_is_that_of_the_whole_file() {
 }
 
 /// A batch is folded into the episode its load reads for, by the load's id: the batches and
-/// the end of another load of the same file (one the user left) change nothing.
+/// the end of another load of the same file (one the user left) change nothing, and that load is
+/// stopped (issue 39: its thread would read the whole file for nobody).
 #[test]
 fn batches_of_another_load_of_the_same_file_are_dropped() {
     let dir = scratch();
@@ -126,7 +127,8 @@ fn batches_of_another_load_of_the_same_file_are_dropped() {
     assert_ne!(other.id(), rest.id());
     let shown = state.view().unwrap().events().len();
     let events = other.next_batch().unwrap();
-    update(&mut state, Action::Loaded { load: other.id(), events, read: other.progress().0 });
+    let effects = update(&mut state, Action::Loaded { load: other.id(), events, read: other.progress().0 });
+    assert!(effects.contains(&Effect::StopLoad(other.id())), "{effects:?}");
     update(&mut state, Action::LoadEnded { load: other.id(), end: other.finish() });
     assert_eq!(state.view().unwrap().events().len(), shown, "nothing of the other load");
     assert!(state.inspector().unwrap().loading.is_some(), "still loading");
@@ -155,14 +157,18 @@ fn a_journal_opened_from_the_browser_in_steps_is_the_whole_file() {
     let mut whole = AppState::with_browser(browser(), Keymap::default(), false);
     let (read, total) = rest.progress();
     let load = rest.id();
-    update(&mut stepped, Action::EpisodeOpening { load, episode: Box::new(first.clone()), read, total });
+    update(
+        &mut stepped,
+        Action::EpisodeOpening { load, episode: Box::new(first.clone()), read, total, over: false },
+    );
     let screen = render(&mut stepped, 160, 48);
     assert!(screen.contains("loading "), "{screen}");
     while let Some(events) = rest.next_batch() {
         update(&mut stepped, Action::Loaded { load, events, read: rest.progress().0 });
     }
     update(&mut stepped, Action::LoadEnded { load, end: rest.finish() });
-    update(&mut whole, Action::EpisodeLoaded(Ok(Box::new(load_path(&path).unwrap().remove(0)))));
+    let episode = Ok(Box::new(load_path(&path).unwrap().remove(0)));
+    update(&mut whole, Action::EpisodeLoaded { episode, over: false });
     press(&mut stepped, "G");
     press(&mut whole, "G");
     assert_eq!(render(&mut stepped, 160, 48), render(&mut whole, 160, 48));
@@ -198,7 +204,7 @@ fn a_bad_line_after_the_first_batch_keeps_the_events_before_it_and_says_so() {
 /// meanwhile (the note would name a number the verdict will not keep), and can be once loaded.
 #[test]
 fn a_sidecar_verdict_is_annotated_only_once_its_number_is_known() {
-    use converse_tui::app::state::Overlay;
+    use converse_tui::app::overlay::Overlay;
     use converse_tui::core::episode::EventBody;
     let dir = scratch();
     let path = journal(dir.path());
@@ -218,17 +224,17 @@ fn a_sidecar_verdict_is_annotated_only_once_its_number_is_known() {
     state.inspector_mut().unwrap().view.set_cursor(verdict);
     press(&mut state, "a");
     assert!(
-        !state.overlays.iter().any(|o| matches!(o, Overlay::Annotate(_))),
+        !state.overlays().iter().any(|o| matches!(o, Overlay::Annotate(_))),
         "no form on a provisional number"
     );
     assert!(
-        state.message.as_deref().unwrap_or("").contains("numbered once the journal has loaded"),
+        state.message().unwrap_or("").contains("numbered once the journal has loaded"),
         "{:?}",
-        state.message
+        state.message()
     );
     load_rest(&mut state, rest);
     let verdict = at(&state).unwrap();
     state.inspector_mut().unwrap().view.set_cursor(verdict);
     press(&mut state, "a");
-    assert!(state.overlays.iter().any(|o| matches!(o, Overlay::Annotate(_))), "{:?}", state.message);
+    assert!(state.overlays().iter().any(|o| matches!(o, Overlay::Annotate(_))), "{:?}", state.message());
 }

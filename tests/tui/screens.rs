@@ -107,13 +107,15 @@ fn a_fifty_megabyte_message_opens_and_scrolls() {
     assert!(detail.contains("attacker → assistant"));
 }
 
-fn picker_state() -> AppState {
-    use converse_tui::app::task_picker::TaskPicker;
+/// The task picker over the bundled sample.
+fn sample_picker() -> converse_tui::app::task_picker::TaskPicker {
     use converse_tui::core::dataset::{DatasetSource, TaskFilter, load_tasks};
     let loaded = load_tasks(&DatasetSource::Sample, &TaskFilter::default()).unwrap();
-    let mut state = demo_state();
-    state.picker = Some(TaskPicker::new(loaded.tasks, loaded.source.to_string()));
-    state
+    converse_tui::app::task_picker::TaskPicker::new(loaded.tasks, loaded.source.to_string())
+}
+
+fn picker_state() -> AppState {
+    demo_state().with_picker(sample_picker())
 }
 
 #[test]
@@ -133,7 +135,7 @@ fn live_state(paused: bool) -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
     // Running until the pause below, so the clock has run.
-    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false);
+    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false, false);
     update(&mut state, Action::Resize(160, 48));
     // The first turn and the attacker's turn-2 offer, then the assistant streaming its answer.
     for event in demo.events.iter().take(11) {
@@ -174,7 +176,7 @@ fn live_external_agent_state(held: bool) -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/a2a/sample-agent-episode.jsonl");
     let (events, _) = read_journal(path).unwrap();
-    let mut state = AppState::live(Keymap::default(), "runs/ep-a2a.jsonl", false);
+    let mut state = AppState::live(Keymap::default(), "runs/ep-a2a.jsonl", false, false);
     update(&mut state, Action::Resize(160, 48));
     // Through the turn-2 tool call (held) or its result (the reply then streams).
     let upto = if held { 8 } else { 9 };
@@ -252,11 +254,7 @@ fn a_long_actionable_message_is_wrapped_not_cut() {
     let message = "cannot start travel_planning_p1_privacy_unrelated_to_travel_salary: no assistant model: \
                    pass --assistant-model NAME, or set `model` under [assistant] in \
                    /home/someone-with-a-long-name/.config/converse-tui/config.toml";
-    let with_message = || {
-        let mut state = demo_state();
-        state.message = Some(message.into());
-        state
-    };
+    let with_message = || demo_state().with_message(Some(message.into()));
     snapshot("long_message", with_message, "");
     for (w, h) in screen::SIZES {
         let screen = render(&mut with_message(), w, h);
@@ -268,8 +266,7 @@ fn a_long_actionable_message_is_wrapped_not_cut() {
 fn composer_state() -> AppState {
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
-    let mut state = AppState::live(Keymap::default(), "runs/ep-play.jsonl", false);
-    state.live.as_mut().unwrap().human = true;
+    let mut state = AppState::live(Keymap::default(), "runs/ep-play.jsonl", false, true);
     update(&mut state, Action::Resize(160, 48));
     for event in demo.events.iter().take(9) {
         update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
@@ -294,9 +291,7 @@ fn browser_with_fork() -> AppState {
     let mut demos = demo_episodes();
     let fork = demo_fork(&demos[0]);
     demos.push(fork);
-    let mut state = AppState::with_browser(Browser::new("runs", demos, Vec::new()), Keymap::default(), false);
-    state.picker = None;
-    state
+    AppState::with_browser(Browser::new("runs", demos, Vec::new()), Keymap::default(), false)
 }
 
 #[test]
@@ -370,9 +365,7 @@ fn disagreement_state() -> AppState {
             verdict: rule,
         }],
     );
-    let mut state = AppState::with_episode(merged, Keymap::default());
-    state.picker = None;
-    state
+    AppState::with_episode(merged, Keymap::default())
 }
 
 #[test]
@@ -431,9 +424,8 @@ fn redaction_masks_live_events_and_holds_back_the_stream() {
         .iter()
         .position(|e| matches!(&e.body, EventBody::Message(m) if m.text.contains("Hollybrook")))
         .unwrap();
-    let mut state = live_state(true);
+    let mut state = live_state(true).with_picker(sample_picker());
     assert!(leak >= 11, "the leak arrives after masking starts");
-    state.picker = picker_state().picker;
     press(&mut state, "R");
     for event in &demo.events[11..=leak] {
         update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
@@ -623,6 +615,45 @@ fn a_recorded_judges_reasoning_reads_as_text() {
     let screen = render(&mut state, 160, 48);
     assert!(screen.contains("── REASONING ──"), "{screen}");
     assert!(!screen.contains("\\n"), "no escaped JSON string in the reasoning:\n{screen}");
+}
+
+/// Issue 35 item 8: a judge file names no turn; the index and the charts infer the leak's turn
+/// from the snippets it quotes (turn 4 of this run, `ls --json` says `turn_inferred`). The
+/// inspector's verdict pane (`~T4`), `V` (the reply at turn 4) and `B` (`first leak: turn 4
+/// (inferred)`) say the same, where they said `end`, "names no evidence" and `first leak: ?`.
+#[test]
+fn a_leak_turn_the_judge_file_does_not_name_is_the_one_the_index_infers() {
+    let relative = "tests/fixtures/converse-benchmark-logs/logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    let episode = converse_tui::core::import::load_path(&path).unwrap().remove(0);
+    let corpus = converse_tui::core::corpus::index(std::slice::from_ref(&path));
+    let indexed: Vec<u32> = corpus.rows[0]
+        .verdicts
+        .iter()
+        .filter(|v| v.judge == "privacy" && v.turn_inferred)
+        .filter_map(|v| v.turn)
+        .collect();
+    assert_eq!(indexed, [4, 4], "both judge files' leaks, inferred at turn 4");
+    let state = || AppState::with_episode(episode.clone(), Keymap::default());
+
+    let mut s = state();
+    press(&mut s, "G");
+    let screen = render(&mut s, 160, 48);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains("privacy ·")).collect();
+    assert_eq!(rows.len(), 2, "{screen}");
+    assert!(rows.iter().all(|l| l.contains("~T4")), "{screen}");
+
+    press(&mut s, "V");
+    let view = s.view().unwrap();
+    let pane = view.pane(s.focus()).unwrap();
+    let selected = pane.items[pane.selected_item().unwrap()].event();
+    assert_eq!(view.episode.events[selected].body.turn(), Some(4));
+    assert!(s.message().unwrap_or("").starts_with("turn 4: the first reply holding a snippet"));
+
+    let mut s = state();
+    press(&mut s, "GB");
+    let screen = render(&mut s, 160, 48);
+    assert!(screen.contains("first leak: turn 4 (inferred)"), "{screen}");
 }
 
 /// `V` selects the event a verdict names as its evidence; a verdict without evidence says why.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use converse_tui::app::action::SearchResult;
 use converse_tui::app::browser::Browser;
 use converse_tui::app::drive::handle;
-use converse_tui::app::state::Screen;
 use converse_tui::app::{Action, AppState, Effect, update};
+use converse_tui::config::keymap::Layer;
 use converse_tui::config::{Keymap, Theme};
 use converse_tui::core::episode::EventBody;
 use converse_tui::core::import::load_episode;
@@ -47,8 +47,9 @@ fn carry_out(state: &mut AppState, effects: Vec<Effect>) -> Vec<Effect> {
                 };
                 Action::SearchDone { query, result: Ok(result) }
             }
-            Effect::OpenEpisode { path, id } => {
-                Action::EpisodeLoaded(load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string()))
+            Effect::OpenEpisode { path, id, over } => {
+                let episode = load_episode(&path, &id).map(Box::new).map_err(|e| e.to_string());
+                Action::EpisodeLoaded { episode, over }
             }
             other => {
                 left.push(other);
@@ -108,15 +109,15 @@ fn at(state: &AppState) -> (u64, String) {
 #[test]
 fn enter_opens_the_hit_and_ctrl_n_steps_across_episodes() {
     let mut state = searched("bank", 160, 48);
-    let hits = state.hits.as_ref().unwrap().hits.clone();
+    let hits = state.hits().unwrap().hits.clone();
     assert!(hits.len() > 10);
     assert!(hits.windows(2).all(|w| w[0].path <= w[1].path), "path order");
     typed(&mut state, "\n");
-    assert_eq!(state.screen, Screen::Inspector);
+    assert_eq!(state.screen(), Layer::Inspector);
     assert_eq!(at(&state), (hits[0].seq, hits[0].episode.clone()));
-    assert!(state.message.as_deref().unwrap().starts_with(&format!("hit 1 of {}", hits.len())));
+    assert!(state.message().unwrap().starts_with(&format!("hit 1 of {}", hits.len())));
     // The match is highlighted in its pane: the in-episode search was set to the matched text.
-    assert_eq!(state.last_search.to_lowercase(), "bank");
+    assert_eq!(state.last_search().to_lowercase(), "bank");
     // Ctrl-n through every hit of the first episode and into the next one.
     let first_other = hits.iter().position(|h| h.episode != hits[0].episode).unwrap();
     for expected in &hits[1..=first_other] {
@@ -131,10 +132,10 @@ fn enter_opens_the_hit_and_ctrl_n_steps_across_episodes() {
     typed(&mut state, "n");
     assert!(at(&state).0 > seq);
     typed(&mut state, "F");
-    assert_eq!(state.screen, Screen::Hits);
-    assert_eq!(state.hits.as_ref().unwrap().selected, first_other - 1);
+    assert_eq!(state.screen(), Layer::Hits);
+    assert_eq!(state.hits().unwrap().selected, first_other - 1);
     typed(&mut state, "\x1b");
-    assert_eq!(state.screen, Screen::Browser);
+    assert_eq!(state.screen(), Layer::Browser);
 }
 
 #[test]

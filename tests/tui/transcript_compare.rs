@@ -89,8 +89,8 @@ fn live_state() -> AppState {
     use converse_tui::core::llm::Role;
     use converse_tui::core::sim::emitter::{Phase, RunnerUpdate};
     let demo = demo_episodes().remove(0);
-    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false);
-    state.layout_mode = LayoutMode::Transcript;
+    let mut state = AppState::live(Keymap::default(), "runs/ep-live.jsonl", false, false)
+        .with_layout(LayoutMode::Transcript);
     update(&mut state, Action::Resize(160, 48));
     for event in demo.events.iter().take(11) {
         update(&mut state, Action::Runner(RunnerUpdate::Event(Box::new(event.clone()))));
@@ -123,11 +123,10 @@ fn transcript_live_with_a_reply_streaming_in() {
 
 #[test]
 fn v_toggles_the_layout_and_asks_to_remember_it() {
-    let mut state = demo_state();
-    state.ui_state_file = Some(PathBuf::from("/config/state.toml"));
-    assert_eq!(state.layout_mode, LayoutMode::Panes, "the three panes are the default");
+    let mut state = demo_state().with_ui_state(UiState::default(), Some(PathBuf::from("/config/state.toml")));
+    assert_eq!(state.layout_mode(), LayoutMode::Panes, "the three panes are the default");
     let effects = press(&mut state, "v");
-    assert_eq!(state.layout_mode, LayoutMode::Transcript);
+    assert_eq!(state.layout_mode(), LayoutMode::Transcript);
     let saved: Vec<&Effect> = effects.iter().filter(|e| matches!(e, Effect::SaveUiState { .. })).collect();
     match saved.as_slice() {
         [Effect::SaveUiState { path, contents }] => {
@@ -138,10 +137,10 @@ fn v_toggles_the_layout_and_asks_to_remember_it() {
         other => panic!("expected one save, got {other:?}"),
     }
     press(&mut state, "v");
-    assert_eq!(state.layout_mode, LayoutMode::Panes);
+    assert_eq!(state.layout_mode(), LayoutMode::Panes);
     // Evidence moved to V.
     press(&mut state, "V");
-    assert_eq!(state.layout_mode, LayoutMode::Panes);
+    assert_eq!(state.layout_mode(), LayoutMode::Panes);
 }
 
 #[test]
@@ -154,8 +153,7 @@ fn a_huge_message_in_the_transcript_opens_and_scrolls() {
         EventBody::Message(Message::new(1, Party::Attacker, Party::Assistant, text)),
     ];
     let episode = Episode::new(stamp_events(bodies, "2026-01-01T10:00:00Z"), "test:huge");
-    let mut state = AppState::with_episode(episode, Keymap::default());
-    state.layout_mode = LayoutMode::Transcript;
+    let mut state = AppState::with_episode(episode, Keymap::default()).with_layout(LayoutMode::Transcript);
     let first = render(&mut state, 160, 48);
     assert!(first.contains("Lisbon"), "{first}");
     for _ in 0..20 {
@@ -165,7 +163,7 @@ fn a_huge_message_in_the_transcript_opens_and_scrolls() {
     assert_ne!(first, scrolled);
     // 20 MB wrapped whole would be about 140,000 lines at this width; the first screen and 20
     // pages down are about 900, and that (with a screen read ahead) is all that may be wrapped.
-    let wrapped = state.inspectors[0].transcript.wrapped_lines();
+    let wrapped = state.inspector().unwrap().transcript.wrapped_lines();
     assert!((800..4_000).contains(&wrapped), "{wrapped} lines wrapped");
 }
 
@@ -195,7 +193,7 @@ fn load(path: &Path) -> Episode {
 }
 
 fn pair_state() -> AppState {
-    converse_tui::app::drive::comparing(load(&baseline()), load(&firewall()), Keymap::default())
+    AppState::comparing(load(&baseline()), load(&firewall()), Keymap::default())
 }
 
 #[test]
@@ -212,7 +210,7 @@ fn compare_steps_both_sides_to_the_end_verdicts() {
 #[test]
 fn compare_agrees_with_the_files() {
     let state = pair_state();
-    let compare = state.compare.as_ref().unwrap();
+    let compare = &state.compare().unwrap().compare;
     let records = |path: &Path| -> Vec<serde_json::Value> {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
@@ -263,10 +261,10 @@ fn parent_and_fork() -> (Episode, Episode) {
 fn compare_a_fork_with_its_parent_shows_the_shared_prefix_once() {
     let make = || {
         let (parent, fork) = parent_and_fork();
-        converse_tui::app::drive::comparing(parent, fork, Keymap::default())
+        AppState::comparing(parent, fork, Keymap::default())
     };
     let state = make();
-    let compare = state.compare.as_ref().unwrap();
+    let compare = &state.compare().unwrap().compare;
     assert_eq!(compare.shared, 2, "turns 1 and 2 are the fork's copied prefix");
     assert_eq!(compare.rows[compare.first_divergence.unwrap()].turn, Some(3));
     snapshot("compare_fork_and_parent", make, "g");
@@ -283,20 +281,20 @@ fn the_browser_marks_two_episodes_and_compares_them() {
     let mut state = make();
     update(&mut state, Action::Resize(160, 48));
     press(&mut state, "=");
-    assert_eq!(state.message.as_deref(), Some("mark 2 more episodes with m to compare two"));
+    assert_eq!(state.message(), Some("mark 2 more episodes with m to compare two"));
     press(&mut state, "m");
     press(&mut state, "=");
-    assert_eq!(state.message.as_deref(), Some("mark 1 more episode with m to compare two"));
+    assert_eq!(state.message(), Some("mark 1 more episode with m to compare two"));
     snapshot("browser_marked", make, "mj");
     snapshot("browser_marked_compared", make, "mjm=");
     // Esc goes back to the browser with the marks kept.
     let mut state = make();
     update(&mut state, Action::Resize(160, 48));
     press(&mut state, "mjm=");
-    assert!(state.compare.is_some());
+    assert!(state.compare().is_some());
     press(&mut state, "\x1b");
-    assert!(state.compare.is_none());
-    assert_eq!(state.browser.as_ref().unwrap().marked.len(), 2);
+    assert!(state.compare().is_none());
+    assert_eq!(state.browser().unwrap().marked.len(), 2);
 }
 
 /// `compare` with a file it cannot use: one line naming the file and the problem, exit code 1.
@@ -356,8 +354,7 @@ fn annotations_are_inline_markers_in_the_transcript() {
     };
     notes.add(draft, "reviewer").unwrap();
     let list = notes.current().into_iter().cloned().collect();
-    let mut state = AppState::with_episode(demo, Keymap::default());
-    state.layout_mode = LayoutMode::Transcript;
+    let mut state = AppState::with_episode(demo, Keymap::default()).with_layout(LayoutMode::Transcript);
     update(&mut state, Action::Resize(160, 48));
     update(&mut state, Action::NotesLoaded { path: notes_path(&path), result: Ok(list) });
     press(&mut state, ":3\n");
@@ -379,9 +376,9 @@ fn failed_case_state() -> AppState {
     let run = fixture
         .join("runs/travel_planning_p2_privacy_unrelated_to_travel_passport_number-9aa1316f__r1.jsonl");
     let tasks = converse_tui::core::dataset::TaskLookup::default();
-    let source = converse_tui::tui::setup::one_episode(&case, &tasks).unwrap();
-    let run = converse_tui::tui::setup::one_episode(&run, &tasks).unwrap();
-    converse_tui::app::drive::comparing(source, run, Keymap::default())
+    let source = converse_tui::session::loader::load_one(&case, &tasks).unwrap();
+    let run = converse_tui::session::loader::load_one(&run, &tasks).unwrap();
+    AppState::comparing(source, run, Keymap::default())
 }
 
 #[test]
@@ -392,7 +389,7 @@ fn compare_a_failed_attack_case_with_its_source_run() {
 #[test]
 fn a_case_stands_for_its_source_run_in_compare() {
     let state = failed_case_state();
-    let [a, b] = [&state.inspectors[0], &state.inspectors[1]];
+    let [a, b] = &state.compare().unwrap().sides;
     assert_eq!(
         a.view.episode.id(),
         "travel_planning/grok_3/baseline/persona2/privacy/unrelated_to_travel_passport_number/output_20250918_222632_rep1"

@@ -65,6 +65,7 @@ impl BrowserEntry {
             Column::Attack => text(&r.attack.clone().or_else(|| r.task_id.clone())),
             Column::Turns => r.turns.map_or_else(|| "?".into(), |n| n.to_string()),
             Column::Events => r.events.map_or_else(|| "?".into(), |n| n.to_string()),
+            Column::Judge(j) if r.unjudged() == Some(judges[j].as_str()) => "unjudged".into(),
             Column::Judge(j) => verdict_cell(r.verdicts_of(&judges[j])),
             Column::Path => self.path.clone(),
         }

@@ -20,6 +20,8 @@ pub struct Group {
     pub episodes: usize,
     /// Per judge (as `Browser::judges`), from the selected verdict source only.
     pub rates: Vec<GroupRate>,
+    /// Per judge: its attack runs that no source judged (never in a rate).
+    pub unjudged: Vec<usize>,
     /// Episodes of the group kept out of the rates (aborted, errored, forks, human-played).
     pub kept_out: usize,
     /// What its rates pool: how many values of each deeper field of [`GROUP_BY`] its episodes

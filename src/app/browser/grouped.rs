@@ -165,7 +165,19 @@ impl Browser {
             let kept_out = rows.len() - counted.len();
             let entries: Vec<_> = rows.iter().map(|&i| &self.entries[i]).collect();
             let pools = pools(&entries, key.len() - 1, &self.judges);
-            self.groups.push(Group { key: key.clone(), episodes: rows.len(), rates, kept_out, pools });
+            let unjudged = self
+                .judges
+                .iter()
+                .map(|judge| entries.iter().filter(|e| e.row.unjudged() == Some(judge.as_str())).count())
+                .collect();
+            self.groups.push(Group {
+                key: key.clone(),
+                episodes: rows.len(),
+                rates,
+                kept_out,
+                pools,
+                unjudged,
+            });
             if !self.unfolded.contains(&key) {
                 continue;
             }
@@ -212,13 +224,19 @@ impl Browser {
                     None => count,
                 }
             }
-            Column::Judge(j) => match group.rates[j] {
-                GroupRate::None => "-".into(),
-                GroupRate::Rate { failed, judged } => {
-                    format!("{failed}/{judged} {:.1}%", 100.0 * failed as f64 / judged as f64)
+            Column::Judge(j) => {
+                let rate = match group.rates[j] {
+                    GroupRate::None => "-".into(),
+                    GroupRate::Rate { failed, judged } => {
+                        format!("{failed}/{judged} {:.1}%", 100.0 * failed as f64 / judged as f64)
+                    }
+                    GroupRate::Coverage { mean, judged } => format!("cov {mean:.2} n={judged}"),
+                };
+                match group.unjudged[j] {
+                    0 => rate,
+                    n => format!("{rate} +{n} unjudged"),
                 }
-                GroupRate::Coverage { mean, judged } => format!("cov {mean:.2} n={judged}"),
-            },
+            }
             c => match GROUP_BY.iter().position(|&g| g == c) {
                 Some(level) if level == group.depth() => {
                     let fold = if self.unfolded.contains(&group.key) { "▾" } else { "▸" };

@@ -80,8 +80,9 @@ impl Browser {
 enum SortKey {
     Text(String),
     Number(u64),
-    /// Severity of the worst outcome, then the score in thousandths.
-    Verdict(u8, i64),
+    /// Severity of the worst outcome; whether every source says it (a disputed row is less sure);
+    /// then the score in thousandths, negated: a lower score is a worse leak (none: least).
+    Verdict(u8, bool, i64),
 }
 
 fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey {
@@ -91,10 +92,11 @@ fn sort_key(entry: &BrowserEntry, column: Column, judges: &[String]) -> SortKey 
         Column::Events => SortKey::Number(entry.row.events.map_or(0, |n| n as u64 + 1)),
         Column::Judge(j) => {
             let verdicts: Vec<&SourceVerdict> = entry.row.verdicts_of(&judges[j]).collect();
-            let worst =
-                verdicts.iter().map(|v| v.outcome.severity() + u8::from(v.outcome == Outcome::Error)).max();
-            let score = verdicts.iter().find_map(|v| v.score).map_or(-1, |s| (s * 1000.0) as i64);
-            SortKey::Verdict(worst.unwrap_or(0), score)
+            let rank = |v: &&SourceVerdict| v.outcome.severity() + u8::from(v.outcome == Outcome::Error);
+            let worst = verdicts.iter().map(rank).max();
+            let unanimous = verdicts.iter().all(|v| Some(rank(v)) == worst);
+            let score = verdicts.iter().find_map(|v| v.score).map_or(i64::MIN, |s| -(s * 1000.0) as i64);
+            SortKey::Verdict(worst.unwrap_or(0), unanimous, score)
         }
         column => SortKey::Text(entry.cell(column, judges).to_lowercase()),
     }

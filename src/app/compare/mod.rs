@@ -7,10 +7,12 @@
 
 mod aligned;
 mod layout;
+mod screen;
 mod title;
 mod turns;
 
 pub use aligned::Compare;
 pub use layout::CompareLayout;
+pub use screen::CompareScreen;
 pub use title::SideTitle;
 pub use turns::{CellLine, SideVerdict, TurnRow, VerdictPair};

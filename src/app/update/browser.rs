@@ -1,21 +1,21 @@
 //! Commands on the episode browser (the list, its groups and the agreement
 //! review), and opening the episode a row points at.
 
-use crate::config::keymap::Command;
+use crate::config::keymap::{Command, Layer};
 use crate::core::sanitize::single_line;
 
 use super::super::action::{Effect, FollowUp};
-use super::super::browser::{AfterOpen, EntrySource};
-use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
+use super::super::browser::{AfterOpen, Browser, EntrySource};
+use super::super::chrome::Chrome;
+use super::super::overlay::PromptKind;
 
 /// Compares the two marked rows (loading them first when they are files), or says what is missing.
-fn compare_marked(state: &mut AppState) {
-    let Some(browser) = &state.browser else { return };
+fn compare_marked(browser: &Browser, chrome: &mut Chrome) {
     let [a, b] = match browser.marked.as_slice() {
         &[a, b] => [a, b],
         marked => {
             let missing = 2 - marked.len();
-            state.message = Some(format!(
+            chrome.message = Some(format!(
                 "mark {missing} more episode{} with m to compare two",
                 if missing == 1 { "" } else { "s" }
             ));
@@ -25,35 +25,28 @@ fn compare_marked(state: &mut AppState) {
     let sources = [browser.sources[a].clone(), browser.sources[b].clone()];
     match sources {
         [EntrySource::Loaded(a), EntrySource::Loaded(b)] => {
-            state.follow_up(FollowUp::Compare(Box::new([*a, *b])))
+            chrome.follow_up(FollowUp::Compare(Box::new([*a, *b])))
         }
         sources => {
-            state.message = Some("loading the two marked episodes…".into());
-            state.effects.push(Effect::OpenCompare(Box::new(sources)));
+            chrome.say("loading the two marked episodes…");
+            chrome.effect(Effect::OpenCompare(Box::new(sources)));
         }
     }
 }
 
-/// Lines of the list on screen: the area less the list's borders and header, the errors and the status line.
-pub(super) fn command(state: &mut AppState, command: Command) {
-    let Some(browser) = &state.browser else {
-        return;
-    };
-    let height = browser.list_height(state.area.height);
+pub(super) fn command(browser: &mut Browser, chrome: &mut Chrome, command: Command) {
+    // Lines of the list on screen: the area less the list's borders and header, the errors and
+    // the status line.
+    let height = browser.list_height(chrome.area.height);
     if browser.review.is_some() {
-        review_command(state, command, height);
+        review_command(browser, chrome, command, height);
     } else {
-        list_command(state, command, height);
+        list_command(browser, chrome, command, height);
     }
-    if let Some(browser) = &mut state.browser {
-        browser.scroll_into_view(height);
-    }
+    browser.scroll_into_view(height);
 }
 
-fn list_command(state: &mut AppState, command: Command, height: usize) {
-    let Some(browser) = &mut state.browser else {
-        return;
-    };
+fn list_command(browser: &mut Browser, chrome: &mut Chrome, command: Command, height: usize) {
     let page = height as isize;
     // On the heatmap, the arrows move between cells and Enter lists a cell's episodes.
     if browser.chart.as_ref().is_some_and(|v| v.shown_heatmap().is_some()) {
@@ -73,7 +66,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         if command == Command::OpenDetail {
             if let Some(filter) = browser.open_heat_cell() {
                 let shown = browser.shown.len();
-                state.message = Some(format!("{shown} episodes of the cell: {filter}"));
+                chrome.say(format!("{shown} episodes of the cell: {filter}"));
             }
             return;
         }
@@ -88,7 +81,7 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         Command::OpenDetail if browser.selected_episode().is_none() => browser.toggle_fold(),
         Command::OpenDetail => {
             if let Some(i) = browser.selected_episode() {
-                open(state, i, None);
+                open(browser, chrome, i, None);
             }
         }
         Command::SortNext => browser.sort_next(),
@@ -97,33 +90,29 @@ fn list_command(state: &mut AppState, command: Command, height: usize) {
         Command::ChartView => browser.cycle_chart(),
         Command::NextSource => {
             browser.next_source();
-            state.verdict_source = browser.source_label();
-            state.save_ui_state();
+            chrome.prefs.ui.verdict_source = browser.source_label();
+            chrome.save_ui_state();
         }
         Command::Review => {
             browser.open_review();
             let n = browser.review.as_ref().map_or(0, |r| r.items.len());
-            state.message = Some(format!("{n} disagreements between verdict sources on the shown episodes"));
+            chrome.say(format!("{n} disagreements between verdict sources on the shown episodes"));
         }
-        Command::Mark => state.message = browser.toggle_mark(),
-        Command::KeepCase => state.ask_suite(),
-        Command::CompareMarked => compare_marked(state),
-        Command::Search => {
-            let input = browser.filter.clone();
-            state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
-        }
-        Command::SearchEpisodes => state.follow_up(FollowUp::SearchPrompt),
+        Command::Mark => chrome.message = browser.toggle_mark(),
+        Command::KeepCase => chrome.ask_suite(),
+        Command::CompareMarked => compare_marked(browser, chrome),
+        Command::Search => chrome.prompt(PromptKind::Filter, browser.filter.clone()),
+        Command::SearchEpisodes => chrome.follow_up(FollowUp::SearchPrompt),
         Command::Close if !browser.filter.is_empty() => browser.set_filter(String::new()),
-        Command::Close | Command::Browser if state.view().is_some() => state.screen = Screen::Inspector,
-        Command::Tasks => state.show_task_picker(),
-        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => state.request_quit(),
+        // Back to the episode left on the inspector, if there is one.
+        Command::Close | Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Inspector)),
+        Command::Tasks => chrome.follow_up(FollowUp::Tasks),
         _ => {}
     }
 }
 
-fn review_command(state: &mut AppState, command: Command, height: usize) {
-    let Some(review) = state.browser.as_mut().and_then(|b| b.review.as_mut()) else {
+fn review_command(browser: &mut Browser, chrome: &mut Chrome, command: Command, height: usize) {
+    let Some(review) = &mut browser.review else {
         return;
     };
     let last = review.items.len().saturating_sub(1) as isize;
@@ -140,38 +129,24 @@ fn review_command(state: &mut AppState, command: Command, height: usize) {
         Command::OpenDetail | Command::Annotate => {
             let Some(d) = review.items.get(review.selected) else { return };
             let (row, turn) = (d.row, d.turn());
-            open(state, row, Some(AfterOpen { turn, annotate: command == Command::Annotate }));
+            open(browser, chrome, row, Some(AfterOpen { turn, annotate: command == Command::Annotate }));
         }
-        Command::Search => {
-            // Words typed here are the filter's, never commands (issue 23).
-            let input = review.filter.clone();
-            state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
-        }
-        Command::Close | Command::Review => {
-            if let Some(browser) = &mut state.browser {
-                browser.review = None;
-            }
-        }
-        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => state.request_quit(),
+        // Words typed here are the filter's, never commands (issue 23).
+        Command::Search => chrome.prompt(PromptKind::Filter, review.filter.clone()),
+        Command::Close | Command::Review => browser.review = None,
         _ => {}
     }
 }
 
 /// Opens entry `i`: at once when it is in memory, else through the loop (I/O),
 /// which answers with `Action::EpisodeLoaded`; `after` is applied once shown.
-fn open(state: &mut AppState, i: usize, after: Option<AfterOpen>) {
-    let Some(browser) = &mut state.browser else { return };
+fn open(browser: &mut Browser, chrome: &mut Chrome, i: usize, after: Option<AfterOpen>) {
     browser.after_open = after;
     match browser.sources.get(i) {
-        Some(EntrySource::Loaded(episode)) => {
-            let episode = (**episode).clone();
-            state.open_episode(episode);
-        }
+        Some(EntrySource::Loaded(episode)) => chrome.follow_up(FollowUp::OpenEpisode(episode.clone())),
         Some(EntrySource::File { path, id }) => {
-            let effect = Effect::OpenEpisode { path: path.clone(), id: id.clone() };
-            state.message = Some(format!("loading {}…", single_line(id)));
-            state.effects.push(effect);
+            chrome.say(format!("loading {}…", single_line(id)));
+            chrome.effect(Effect::OpenEpisode { path: path.clone(), id: id.clone(), over: false });
         }
         None => {}
     }

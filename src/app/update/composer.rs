@@ -6,18 +6,20 @@ use crate::config::keymap::Command;
 use crate::core::sim::emitter::Phase;
 
 use super::super::action::Effect;
+use super::super::chrome::Chrome;
 use super::super::composer::{Purpose, Shown};
-use super::super::state::AppState;
+use super::super::inspector_screen::InspectorScreen;
 
-pub(super) fn command(state: &mut AppState, command: Command) {
+pub(super) fn command(screen: &mut InspectorScreen, chrome: &mut Chrome, command: Command) {
+    let composer = &mut screen.composer;
     match command {
-        Command::Send => send(state),
-        Command::NewLine => state.composer.new_line(),
-        Command::HistoryPrev => state.composer.history_prev(Input { key: Key::Up, ..Input::default() }),
-        Command::HistoryNext => state.composer.history_next(Input { key: Key::Down, ..Input::default() }),
+        Command::Send => send(screen, chrome),
+        Command::NewLine => composer.new_line(),
+        Command::HistoryPrev => composer.history_prev(Input { key: Key::Up, ..Input::default() }),
+        Command::HistoryNext => composer.history_next(Input { key: Key::Down, ..Input::default() }),
         // Esc gives the keys back to the panes; the composer stays on screen.
-        Command::Close => state.composer.shown = Shown::Open,
-        Command::Quit => state.request_quit(),
+        Command::Close => composer.shown = Shown::Open,
+        Command::Quit => chrome.quit(),
         _ => {}
     }
 }
@@ -26,22 +28,22 @@ pub(super) fn command(state: &mut AppState, command: Command) {
 pub(super) const SENT: &str = "sent; the assistant is answering";
 pub(super) const QUEUED: &str = "queued: delivered once the assistant has answered";
 
-fn send(state: &mut AppState) {
-    let purpose = state.composer.purpose;
-    let Some(text) = state.composer.take_message() else { return };
+fn send(screen: &mut InspectorScreen, chrome: &mut Chrome) {
+    let purpose = screen.composer.purpose;
+    let Some(text) = screen.composer.take_message() else { return };
     match purpose {
         Purpose::Attack => {
-            state.effects.push(Effect::HumanSay(text));
-            let your_move = state.live.as_ref().is_some_and(|l| l.phase == Some(Phase::AwaitingHuman));
-            state.message = Some(if your_move { SENT } else { QUEUED }.into());
+            chrome.effect(Effect::HumanSay(text));
+            let your_move = screen.live.as_ref().is_some_and(|l| l.phase == Some(Phase::AwaitingHuman));
+            chrome.say(if your_move { SENT } else { QUEUED });
         }
         Purpose::Edit => {
-            if let Some(live) = &mut state.live {
+            if let Some(live) = &mut screen.live {
                 live.pending = None;
             }
-            state.effects.push(Effect::EditAttacker(text));
-            state.message = Some("edited message released; continue (c) or step (.) to go on".into());
-            state.composer.close();
+            chrome.effect(Effect::EditAttacker(text));
+            chrome.say("edited message released; continue (c) or step (.) to go on");
+            screen.composer.close();
         }
     }
 }

@@ -12,8 +12,13 @@ use crate::session::fan::{FanControl, FanRequest, FanUpdate};
 
 use super::super::action::{Effect, FollowUp};
 use super::super::browser::EntrySource;
+use super::super::chrome::Chrome;
 use super::super::fan::FanView;
-use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
+use super::super::inspector_screen::InspectorScreen;
+use super::super::overlay::{Overlay, PromptKind};
+use super::super::screen::Screen;
+use super::super::state::AppState;
+use crate::config::keymap::Layer;
 
 /// Most attempts one fan on screen may have (its list and tallies are redrawn as it fills; the
 /// headless `fan` takes more).
@@ -21,21 +26,25 @@ const MAX_ATTEMPTS: u32 = 1_000;
 
 /// `f`: back to the running fan, else the question.
 pub(super) fn prompt(state: &mut AppState) {
-    if state.fan.as_ref().is_some_and(|f| !f.done) {
-        state.screen = Screen::Fan;
+    if state.stack.find::<FanView>().is_some_and(|f| !f.done) {
+        state.stack.show(Layer::Fan);
         return;
     }
-    let Some(view) = state.view() else { return };
+    let chrome = &mut state.chrome;
+    let Some(view) = state.stack.top_state::<InspectorScreen>().and_then(InspectorScreen::view) else {
+        return;
+    };
     let turn = view.turn_at(view.cursor);
     let look = episode_dir(&view.episode).map(|dir| Effect::FindStoppedFan {
         dir,
         episode: view.episode.id().to_string(),
         turn,
     });
-    state.effects.extend(look.ok());
-    state.stopped_fan = None;
-    state.message = Some(format!("attempt fan from turn {turn}"));
-    state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::FanAttempts, input: String::new() }));
+    if let Ok(look) = look {
+        chrome.effect(look);
+    }
+    chrome.say(format!("attempt fan from turn {turn}"));
+    chrome.prompt(PromptKind::FanAttempts, "");
 }
 
 /// The folder a fan of `episode` goes under (its own), or why it has none.
@@ -48,16 +57,16 @@ fn episode_dir(episode: &Episode) -> Result<PathBuf, &'static str> {
 }
 
 /// What the look for a stopped fan found, while the question is still asked.
-pub(super) fn stopped_found(state: &mut AppState, found: Result<Option<StoppedFan>, String>) {
-    let asking = matches!(state.overlay(), Some(Overlay::Prompt(p)) if p.kind == PromptKind::FanAttempts);
-    if !asking {
+pub(super) fn stopped_found(chrome: &mut Chrome, found: Result<Option<StoppedFan>, String>) {
+    let Some(Overlay::Prompt(prompt)) = chrome.overlays.last_mut() else { return };
+    if prompt.kind != PromptKind::FanAttempts {
         return;
     }
     match found {
-        // The question says so (`AppState::prompt_label`).
-        Ok(Some(stopped)) => state.stopped_fan = Some(stopped),
+        // The question says so (`Prompt::label`).
+        Ok(Some(stopped)) => prompt.stopped_fan = Some(Box::new(stopped)),
         Ok(None) => {}
-        Err(problem) => state.message = Some(format!("cannot look for a stopped fan: {problem}")),
+        Err(problem) => chrome.say(format!("cannot look for a stopped fan: {problem}")),
     }
 }
 
@@ -78,42 +87,42 @@ fn parse(input: &str) -> Result<(u32, FanMode), String> {
 
 /// Starts the fan the prompt was answered with, from the turn under the inspector's cursor: a new
 /// one, or (nothing typed) the stopped fan found while it asked.
-pub(super) fn start(state: &mut AppState, input: &str) {
+pub(super) fn start(state: &mut AppState, input: &str, stopped: Option<Box<StoppedFan>>) {
     let input = input.trim();
-    let stopped = state.stopped_fan.take();
+    let chrome = &mut state.chrome;
     let (attempts, mode, stopped_dir) = match stopped {
+        // A plan is a file anyone could have written: the screen's limit holds for it too.
+        Some(stopped) if input.is_empty() && stopped.plan.attempts > MAX_ATTEMPTS => {
+            return chrome.say(format!(
+                "the stopped fan plans {} attempts, more than a fan on screen runs ({MAX_ATTEMPTS}): \
+                 finish it with `converse-tui fan … --resume`",
+                stopped.plan.attempts
+            ));
+        }
         Some(stopped) if input.is_empty() => (stopped.plan.attempts, stopped.plan.mode, Some(stopped.dir)),
         _ => match parse(input) {
             Ok((attempts, mode)) => (attempts, mode, None),
-            Err(problem) => {
-                state.message = Some(problem);
-                return;
-            }
+            Err(problem) => return chrome.say(problem),
         },
     };
-    let Some(view) = state.view() else { return };
+    let Some(view) = state.stack.top_state::<InspectorScreen>().and_then(InspectorScreen::view) else {
+        return;
+    };
     let turn = view.turn_at(view.cursor);
     let episode = &view.episode;
     let Some(task_id) = episode.header().task.id.clone() else {
-        state.message = Some("this episode names no task, so it cannot be re-run".into());
-        return;
+        return chrome.say("this episode names no task, so it cannot be re-run");
     };
     let origin = PathBuf::from(&episode.origin);
     let resuming = stopped_dir.is_some();
     let dir = match (stopped_dir, episode_dir(episode)) {
         (Some(stopped_dir), _) => stopped_dir,
         (None, Ok(dir)) => dir,
-        (None, Err(problem)) => {
-            state.message = Some(problem.into());
-            return;
-        }
+        (None, Err(problem)) => return chrome.say(problem),
     };
     let resume = match fan_start(view.events(), episode.id(), turn) {
         Ok(resume) => resume,
-        Err(e) => {
-            state.message = Some(e.to_string());
-            return;
-        }
+        Err(e) => return chrome.say(e.to_string()),
     };
     let id = episode.id().to_string();
     let copied = resume.prefix.len();
@@ -129,48 +138,49 @@ pub(super) fn start(state: &mut AppState, input: &str) {
     };
     let mut fan = FanView::new(id, origin, turn, mode, attempts, dir, copied);
     fan.resumed = resuming;
-    state.fan = Some(fan);
-    state.effects.push(Effect::StartFan(Box::new(request)));
-    state.screen = Screen::Fan;
+    chrome.effect(Effect::StartFan(Box::new(request)));
+    state.stack.push(Screen::Fan(Box::new(fan)));
 }
 
 pub(super) fn started(state: &mut AppState, result: Result<PathBuf, String>) {
+    let chrome = &mut state.chrome;
     match result {
         Ok(dir) => {
-            if let Some(fan) = &mut state.fan {
+            if let Some(fan) = state.stack.find_mut::<FanView>() {
                 let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 let how = if fan.resumed { "resumed" } else { "started" };
-                state.message = Some(format!("fan {how} in fans/{name}"));
+                chrome.say(format!("fan {how} in fans/{name}"));
                 fan.dir = dir;
+                fan.started = true;
             }
         }
         Err(problem) => {
-            state.fan = None;
-            state.screen = Screen::Inspector;
-            state.message = Some(format!("cannot start the fan: {problem}"));
+            state.stack.retain(|s| s.kind() != Layer::Fan);
+            state.stack.show(Layer::Inspector);
+            chrome.say(format!("cannot start the fan: {problem}"));
         }
     }
 }
 
-pub(super) fn report(state: &mut AppState, update: FanUpdate) {
-    let Some(fan) = &mut state.fan else { return };
+pub(super) fn report(fan: &mut FanView, chrome: &mut Chrome, update: FanUpdate) {
+    if !fan.started {
+        return;
+    }
     let done = update == FanUpdate::Done;
     if let FanUpdate::Problem(problem) = &update {
-        state.message = Some(problem.clone());
+        chrome.say(problem.clone());
     }
     fan.apply(update);
     if done {
-        state.message = Some(match &fan.problem {
+        chrome.say(match &fan.problem {
             Some(problem) => problem.clone(),
             None => format!("fan done: {} of {} attempts ended", fan.ended(), fan.planned),
         });
     }
 }
 
-pub(super) fn command(state: &mut AppState, command: Command) {
-    let page = state.area.height.saturating_sub(12).max(1) as isize;
-    let on_screen = state.view().map(|v| v.episode.id().to_string());
-    let Some(fan) = &mut state.fan else { return };
+pub(super) fn command(fan: &mut FanView, chrome: &mut Chrome, command: Command) {
+    let page = chrome.area.height.saturating_sub(12).max(1) as isize;
     match command {
         Command::SelectNext | Command::ScrollDown => fan.select_by(1),
         Command::SelectPrev | Command::ScrollUp => fan.select_by(-1),
@@ -181,21 +191,21 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::OpenDetail => {
             if let Some(a) = fan.selected_attempt() {
                 let (path, id) = (a.journal.clone(), a.episode.clone());
-                state.open_from(Screen::Fan, path, id);
+                chrome.effect(Effect::OpenEpisode { path, id, over: true });
             }
         }
         Command::CompareWithOriginal => {
             if let Some(a) = fan.selected_attempt() {
                 let original = EntrySource::File { path: fan.origin.clone(), id: fan.episode_id.clone() };
                 let attempt = EntrySource::File { path: a.journal.clone(), id: a.episode.clone() };
-                state.compare_from(Screen::Fan, [original, attempt]);
+                chrome.effect(Effect::OpenCompare(Box::new([original, attempt])));
             }
         }
         Command::PlayPause | Command::Continue if !fan.done => {
             fan.paused = command == Command::PlayPause && !fan.paused;
             let control = if fan.paused { FanControl::Paused } else { FanControl::Run };
-            state.effects.push(Effect::FanControl(control));
-            state.message = Some(
+            chrome.effect(Effect::FanControl(control));
+            chrome.message = Some(
                 if fan.paused {
                     "fan paused: no attempt starts and no new request is sent (Space or c continues, . steps)"
                 } else {
@@ -206,22 +216,17 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         }
         Command::StepCall if fan.paused && !fan.done => {
             fan.steps += 1;
-            state.effects.push(Effect::FanControl(FanControl::Step(fan.steps)));
-            state.message = Some(match fan.running() {
+            chrome.effect(Effect::FanControl(FanControl::Step(fan.steps)));
+            chrome.say(match fan.running() {
                 0 => "step: the next attempt starts and makes its first model call".into(),
                 n => format!("step: each of the {n} running attempt(s) makes one model call"),
             });
         }
-        Command::ForkTree => state.follow_up(FollowUp::ForkTree),
+        // Back to the episode fanned out.
         Command::Close => {
-            if on_screen.as_deref() != Some(fan.episode_id.as_str()) {
-                let (path, id) = (fan.origin.clone(), fan.episode_id.clone());
-                state.effects.push(Effect::OpenEpisode { path, id });
-            }
-            state.screen = Screen::Inspector;
+            let (path, id) = (fan.origin.clone(), fan.episode_id.clone());
+            chrome.follow_up(FollowUp::ShowEpisode { path, id });
         }
-        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => state.request_quit(),
         _ => {}
     }
 }

@@ -5,34 +5,40 @@
 use crate::config::keymap::Command;
 use crate::core::fan::forks::Family;
 
-use super::super::action::Effect;
+use super::super::action::{Effect, FollowUp};
 use super::super::browser::EntrySource;
+use super::super::chrome::Chrome;
+use super::super::fan::FanView;
 use super::super::fork_tree::{ForkTree, Node};
-use super::super::state::{AppState, Overlay, Screen};
+use super::super::inspector_screen::InspectorScreen;
+use super::super::screen::Screen;
+use super::super::stack::Stack;
+use super::super::state::AppState;
+use crate::config::keymap::Layer;
 
+/// The tree of the episode on the inspector, over the screen on top (the inspector, the fan).
 pub(super) fn open(state: &mut AppState) {
-    let Some(view) = state.view() else { return };
+    let Some(view) = state.stack.find::<InspectorScreen>().and_then(InspectorScreen::view) else { return };
     let episode = &view.episode;
-    let back = if state.screen == Screen::Fan { Screen::Fan } else { Screen::Inspector };
-    let mut tree = ForkTree::new(episode, back);
+    let mut tree = ForkTree::new(episode);
     match episode.file() {
         Some(file) => {
-            state.effects.push(Effect::FindForks { journal: file.to_path_buf(), root: tree.root_id.clone() })
+            state.chrome.effect(Effect::FindForks { journal: file.to_path_buf(), root: tree.root_id.clone() })
         }
         None => tree.found = Some(Vec::new()),
     }
-    state.fork_tree = Some(tree);
-    state.screen = Screen::ForkTree;
+    state.stack.push(Screen::ForkTree(Box::new(tree)));
 }
 
-pub(super) fn found(state: &mut AppState, root: &str, family: Family) {
-    let Some(tree) = &mut state.fork_tree else { return };
+pub(super) fn found(stack: &mut Stack, chrome: &mut Chrome, root: &str, family: Family) {
+    let (top, fan) = stack.top_and::<FanView>();
+    let Screen::ForkTree(tree) = top else { return };
     if tree.focus != root {
         return;
     }
     let Family { forks, problems, top, planned } = family;
     if let Some(first) = problems.first() {
-        state.message = Some(format!("{} problem(s) finding the forks: {first}", problems.len()));
+        chrome.say(format!("{} problem(s) finding the forks: {first}", problems.len()));
     }
     if let Some((journal, events)) = top {
         tree.reroot(journal, &events);
@@ -41,16 +47,14 @@ pub(super) fn found(state: &mut AppState, root: &str, family: Family) {
     tree.problems = problems;
     tree.planned = planned;
     // The episode it was opened on stays selected.
-    let nodes = tree.nodes(state.fan.as_ref());
+    let nodes = tree.nodes(fan.map(|f| &*f));
     let focus = nodes.iter().position(|n| matches!(n, Node::Fork { fork, .. } if fork.id == root));
     tree.selected = focus.unwrap_or(0);
 }
 
-pub(super) fn command(state: &mut AppState, command: Command) {
-    let page = state.area.height.saturating_sub(4).max(1) as isize;
-    let on_screen = state.view().map(|v| v.episode.id().to_string());
-    let Some(tree) = &mut state.fork_tree else { return };
-    let nodes = tree.nodes(state.fan.as_ref());
+pub(super) fn command(tree: &mut ForkTree, fan: Option<&FanView>, chrome: &mut Chrome, command: Command) {
+    let page = chrome.area.height.saturating_sub(4).max(1) as isize;
+    let nodes = tree.nodes(fan);
     let selected = nodes.get(tree.selected).cloned();
     match command {
         Command::SelectNext | Command::ScrollDown => tree.select_by(1, nodes.len()),
@@ -61,17 +65,15 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::Last => tree.select_by(isize::MAX, nodes.len()),
         Command::OpenDetail => match selected {
             Some(Node::Fork { fork, .. }) => {
-                state.open_from(Screen::ForkTree, fork.journal.clone(), fork.id.clone())
+                let (path, id) = (fork.journal.clone(), fork.id.clone());
+                chrome.effect(Effect::OpenEpisode { path, id, over: true })
             }
-            Some(Node::Fan { dir, .. }) if state.fan.as_ref().is_some_and(|f| f.dir == dir) => {
-                state.screen = Screen::Fan
+            Some(Node::Fan { dir, .. }) if fan.is_some_and(|f| f.dir == dir) => {
+                chrome.follow_up(FollowUp::Show(Layer::Fan))
             }
             Some(Node::Root) => {
-                if on_screen.as_deref() != Some(tree.root_id.as_str()) {
-                    let (path, id) = (tree.root_origin.clone(), tree.root_id.clone());
-                    state.effects.push(Effect::OpenEpisode { path, id });
-                }
-                state.screen = Screen::Inspector
+                let (path, id) = (tree.root_origin.clone(), tree.root_id.clone());
+                chrome.follow_up(FollowUp::ShowEpisode { path, id })
             }
             _ => {}
         },
@@ -79,15 +81,11 @@ pub(super) fn command(state: &mut AppState, command: Command) {
             if let Some(Node::Fork { fork, .. }) = selected {
                 let root = EntrySource::File { path: tree.root_origin.clone(), id: tree.root_id.clone() };
                 let other = EntrySource::File { path: fork.journal.clone(), id: fork.id.clone() };
-                state.compare_from(Screen::ForkTree, [root, other]);
+                chrome.effect(Effect::OpenCompare(Box::new([root, other])));
             }
         }
-        Command::Close => {
-            state.screen =
-                if tree.back == Screen::Fan && state.fan.is_some() { Screen::Fan } else { Screen::Inspector }
-        }
-        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => state.request_quit(),
+        // Back to the fan or the episode it was opened from.
+        Command::Close => chrome.follow_up(FollowUp::Back),
         _ => {}
     }
 }

@@ -4,83 +4,82 @@ use crate::config::keymap::Command;
 use crate::config::ui_state::LayoutMode;
 use crate::core::episode::EventBody;
 
-use super::super::action::Effect;
-use super::super::action::FollowUp;
+use super::super::action::{Effect, FollowUp};
+use super::super::chrome::Chrome;
 use super::super::detail::Detail;
 use super::super::episode_info::episode_info;
+use super::super::inspector::Inspector;
+use super::super::inspector_screen::InspectorScreen;
 use super::super::layout::PaneId;
 use super::super::live::RunnerControl;
 use super::super::notes::AnnotateForm;
+use super::super::overlay::{Overlay, PromptKind};
 use super::super::scroll::scroll_delta;
-use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
 use super::super::view::VerdictRow;
+use crate::config::keymap::Layer;
 
-pub(super) fn command(state: &mut AppState, command: Command) {
-    if state.layout_mode == LayoutMode::Transcript && transcript_command(state, command) {
+pub(super) fn command(screen: &mut InspectorScreen, chrome: &mut Chrome, command: Command) {
+    if chrome.layout_mode() == LayoutMode::Transcript && transcript_command(screen, command) {
         return;
     }
-    let active = state.active;
-    let Some(inspector) = state.inspectors.get_mut(active) else {
-        match command {
-            Command::Quit => state.request_quit(),
-            Command::Tasks => state.show_task_picker(),
-            Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-            _ => {}
+    let live_running = screen.running();
+    let human = live_running && screen.live.as_ref().is_some_and(|l| l.human);
+    let Some(inspector) = &mut screen.inspector else {
+        if command == Command::Tasks {
+            chrome.follow_up(FollowUp::Tasks);
         }
         return;
     };
     let view = &mut inspector.view;
     let focus = inspector.focus;
     let cursor = view.cursor;
-    let live_running = state.live.as_ref().is_some_and(|l| !l.finished);
-    let human = state.live.as_ref().is_some_and(|l| l.human && !l.finished);
     match command {
-        Command::NextEvent => state.move_cursor(cursor + 1),
+        Command::NextEvent => screen.move_cursor(cursor + 1),
         Command::PrevEvent => {
             let target = cursor.saturating_sub(1).max(view.first_cursor().min(cursor));
-            state.move_cursor(target);
+            screen.move_cursor(target);
         }
         Command::NextTurn => {
             let target = view.next_turn_cursor();
-            state.move_cursor(target);
+            screen.move_cursor(target);
         }
         Command::PrevTurn => {
             let target = view.prev_turn_cursor();
-            state.move_cursor(target);
+            screen.move_cursor(target);
         }
         Command::First => {
             let target = view.first_cursor();
             view.follow_tail = false;
-            state.move_cursor(target);
+            screen.move_cursor(target);
         }
         Command::Last => {
             let target = view.last();
             view.follow_tail = true;
-            state.move_cursor(target);
+            screen.move_cursor(target);
         }
-        Command::JumpToTurn => open_prompt(state, PromptKind::JumpToTurn),
-        Command::Search => open_prompt(state, PromptKind::Search),
-        Command::SearchEpisodes => state.follow_up(FollowUp::SearchResultsOrPrompt),
-        Command::NextHit => state.follow_up(FollowUp::StepHit(1)),
-        Command::PrevHit => state.follow_up(FollowUp::StepHit(-1)),
-        Command::Copy => hand_off(state, None),
-        Command::OpenInPager => hand_off(state, Some(false)),
-        Command::OpenInEditor => hand_off(state, Some(true)),
+        Command::JumpToTurn => chrome.prompt(PromptKind::JumpToTurn, ""),
+        Command::Search => chrome.prompt(PromptKind::Search, ""),
+        Command::SearchEpisodes => chrome.follow_up(FollowUp::SearchResultsOrPrompt),
+        Command::NextHit => chrome.follow_up(FollowUp::StepHit(1)),
+        Command::PrevHit => chrome.follow_up(FollowUp::StepHit(-1)),
+        Command::Copy => hand_off(screen, chrome, None),
+        Command::OpenInPager => hand_off(screen, chrome, Some(false)),
+        Command::OpenInEditor => hand_off(screen, chrome, Some(true)),
         Command::PlayPause if live_running => {
-            let paused = state.live.as_ref().is_some_and(|l| l.paused());
-            state.control_runner(if paused { RunnerControl::Resume } else { RunnerControl::Pause });
+            let paused = screen.live.as_ref().is_some_and(|l| l.paused());
+            screen.control_runner(if paused { RunnerControl::Resume } else { RunnerControl::Pause }, chrome);
         }
-        Command::StepCall => state.control_runner(RunnerControl::StepCall),
-        Command::StepTurn => state.control_runner(RunnerControl::StepTurn),
-        Command::Continue => state.control_runner(RunnerControl::Resume),
+        Command::StepCall => screen.control_runner(RunnerControl::StepCall, chrome),
+        Command::StepTurn => screen.control_runner(RunnerControl::StepTurn, chrome),
+        Command::Continue => screen.control_runner(RunnerControl::Resume, chrome),
         Command::PlayPause => {
-            if cursor >= view.last() && !state.autoplay.playing {
+            if cursor >= view.last() && !screen.autoplay.playing {
                 view.set_cursor(view.first_cursor());
             }
-            state.autoplay.toggle();
+            screen.autoplay.toggle();
         }
-        Command::Faster => state.autoplay.faster(),
-        Command::Slower => state.autoplay.slower(),
+        Command::Faster => screen.autoplay.faster(),
+        Command::Slower => screen.autoplay.slower(),
         Command::FocusNext => inspector.focus = focus.next(),
         Command::FocusPrev => inspector.focus = focus.prev(),
         Command::ScrollDown | Command::ScrollUp | Command::PageDown | Command::PageUp => {
@@ -96,53 +95,43 @@ pub(super) fn command(state: &mut AppState, command: Command) {
                 None => view.select_verdict(delta),
             }
         }
-        Command::OpenDetail => open_detail(state),
-        Command::EpisodeInfo => open_episode_info(state),
-        Command::GoToEvidence => go_to_evidence(state),
-        Command::ToggleTranscript => toggle_layout(state),
-        Command::Compose if human => state.composer.open_attack(),
-        Command::EditPending => match state.live.as_ref().and_then(|l| l.pending.clone()) {
-            Some(text) => state.composer.open_edit(&text),
-            None => {
-                state.message =
-                    Some("no attacker message is held: pause the run while the attacker writes".into())
-            }
+        Command::OpenDetail => open_detail(screen, chrome),
+        Command::EpisodeInfo => open_episode_info(screen, chrome),
+        Command::GoToEvidence => go_to_evidence(inspector, chrome),
+        Command::ToggleTranscript => toggle_layout(chrome),
+        Command::Compose if human => screen.composer.open_attack(),
+        Command::EditPending => match screen.live.as_ref().and_then(|l| l.pending.clone()) {
+            Some(text) => screen.composer.open_edit(&text),
+            None => chrome.say("no attacker message is held: pause the run while the attacker writes"),
         },
-        Command::EndEpisode if human => state.effects.push(Effect::HumanEnd),
-        Command::Redact => toggle_redaction(state),
-        Command::Annotate => open_annotate(state),
-        Command::KeepCase => state.ask_suite(),
+        Command::EndEpisode if human => chrome.effect(Effect::HumanEnd),
+        Command::Redact => toggle_redaction(inspector, chrome),
+        Command::Annotate => open_annotate(screen, chrome),
+        Command::KeepCase => chrome.ask_suite(),
         Command::Annotations => {
             if inspector.notes.list.is_empty() {
-                state.message =
-                    Some("no annotations on this episode yet (a annotates the selected event)".into());
+                chrome.say("no annotations on this episode yet (a annotates the selected event)");
             } else {
-                state.overlays.push(Overlay::Annotations { selected: 0 });
+                chrome.overlays.push(Overlay::Annotations { selected: 0 });
             }
         }
         Command::TakeOver => {
             let turn = view.turn_at(view.cursor);
-            state.overlays.push(Overlay::TakeOver { turn });
+            chrome.overlays.push(Overlay::TakeOver { turn, aborts: live_running });
         }
-        Command::Fan => state.follow_up(FollowUp::FanPrompt),
-        Command::ForkTree => state.follow_up(FollowUp::ForkTree),
-        Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
+        Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         // An attempt opened from the fan screen or the fork tree goes back there.
-        Command::Close if state.opened_from().is_some() => {
-            state.screen = state.opened_from().unwrap_or(Screen::Inspector)
-        }
-        Command::Close if state.composer.is_open() => state.composer.close(),
-        Command::Close if state.browser.is_some() => state.screen = Screen::Browser,
-        Command::Tasks => state.show_task_picker(),
-        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => state.request_quit(),
+        Command::Close if screen.over => chrome.follow_up(FollowUp::Back),
+        Command::Close if screen.composer.is_open() => screen.composer.close(),
+        Command::Close => chrome.follow_up(FollowUp::Show(Layer::Browser)),
+        Command::Tasks => chrome.follow_up(FollowUp::Tasks),
         _ => {}
     }
 }
 
 /// Scrolling, selecting and Enter in the transcript layout; whether `command` was one of them.
-fn transcript_command(state: &mut AppState, command: Command) -> bool {
-    let Some(inspector) = state.inspectors.get_mut(state.active) else { return false };
+fn transcript_command(screen: &mut InspectorScreen, command: Command) -> bool {
+    let Some(inspector) = &mut screen.inspector else { return false };
     let (transcript, view) = (&mut inspector.transcript, &inspector.view);
     match command {
         Command::ScrollDown | Command::ScrollUp | Command::PageDown | Command::PageUp => {
@@ -163,27 +152,24 @@ fn transcript_command(state: &mut AppState, command: Command) -> bool {
 }
 
 /// Switches between the three panes and the transcript, and remembers the choice.
-fn toggle_layout(state: &mut AppState) {
-    state.layout_mode = match state.layout_mode {
+fn toggle_layout(chrome: &mut Chrome) {
+    let layout = match chrome.layout_mode() {
         LayoutMode::Panes => LayoutMode::Transcript,
         LayoutMode::Transcript => LayoutMode::Panes,
     };
-    state.message = Some(match state.layout_mode {
-        LayoutMode::Transcript => "transcript layout (v: the three panes)".into(),
-        LayoutMode::Panes => "three panes (v: the transcript)".into(),
+    chrome.prefs.ui.layout = layout;
+    chrome.say(match layout {
+        LayoutMode::Transcript => "transcript layout (v: the three panes)",
+        LayoutMode::Panes => "three panes (v: the transcript)",
     });
-    state.save_ui_state();
-}
-
-fn open_prompt(state: &mut AppState, kind: PromptKind) {
-    state.overlays.push(Overlay::Prompt(Prompt { kind, input: String::new() }));
+    chrome.save_ui_state();
 }
 
 /// The event an action applies to: the selected item of the focused pane, or the verdict row's event.
-fn selected_event(state: &AppState) -> Option<usize> {
-    let inspector = state.inspector()?;
+fn selected_event(screen: &InspectorScreen, chrome: &Chrome) -> Option<usize> {
+    let inspector = screen.inspector.as_ref()?;
     let view = &inspector.view;
-    if state.layout_mode == LayoutMode::Transcript {
+    if chrome.layout_mode() == LayoutMode::Transcript {
         let t = &inspector.transcript;
         return Some(t.selected_entry().map_or(view.cursor, |e| t.entries[e].event));
     }
@@ -197,20 +183,19 @@ fn selected_event(state: &AppState) -> Option<usize> {
 /// The selected event's text to the clipboard (`editor` `None`), or to the pager or the editor.
 /// The text is what the event says, masked while redaction is on; what a terminal would obey
 /// (C0 and C1 controls but newline and tab) is left out, as a paste must not carry them.
-fn hand_off(state: &mut AppState, editor: Option<bool>) {
-    let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
+fn hand_off(screen: &InspectorScreen, chrome: &mut Chrome, editor: Option<bool>) {
+    let (Some(event), Some(view)) = (selected_event(screen, chrome), screen.view()) else { return };
     let Some(shown) = view.shown_event(event) else { return };
     let Some(text) = handoff_text(&shown.body) else {
-        state.message = Some("nothing to copy in this event".into());
-        return;
+        return chrome.say("nothing to copy in this event");
     };
     let text: String = text.chars().filter(|c| !c.is_control() || matches!(c, '\n' | '\t')).collect();
     match editor {
         None => {
-            state.message = Some(format!("copied {} characters (OSC 52)", text.chars().count()));
-            state.effects.push(Effect::Copy(text));
+            chrome.say(format!("copied {} characters (OSC 52)", text.chars().count()));
+            chrome.effect(Effect::Copy(text));
         }
-        Some(editor) => state.effects.push(Effect::HandOff { text, editor }),
+        Some(editor) => chrome.effect(Effect::HandOff { text, editor }),
     }
 }
 
@@ -231,78 +216,74 @@ fn handoff_text(body: &EventBody) -> Option<String> {
 }
 
 /// Opens the selected item of the focused pane, or the verdict row.
-fn open_detail(state: &mut AppState) {
-    let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
+fn open_detail(screen: &InspectorScreen, chrome: &mut Chrome) {
+    let (Some(event), Some(view)) = (selected_event(screen, chrome), screen.view()) else { return };
     let Some(shown) = view.shown_event(event) else { return };
     let detail = Detail::of_event(&shown, view.events());
-    state.overlays.push(Overlay::Detail(detail));
+    chrome.overlays.push(Overlay::Detail(detail));
 }
 
-fn open_episode_info(state: &mut AppState) {
-    let Some(view) = state.view() else { return };
+fn open_episode_info(screen: &InspectorScreen, chrome: &mut Chrome) {
+    let Some(view) = screen.view() else { return };
     match view.shown_event(0).and_then(|header| episode_info(&header)) {
-        Some(detail) => state.overlays.push(Overlay::Detail(detail)),
-        None => state.message = Some("no episode header yet".into()),
+        Some(detail) => chrome.overlays.push(Overlay::Detail(detail)),
+        None => chrome.say("no episode header yet"),
     }
 }
 
 /// Selects the event the selected verdict names as its evidence (the first verdict that names
 /// one, when the verdict pane is not focused).
-fn go_to_evidence(state: &mut AppState) {
-    let Some(inspector) = state.inspector() else { return };
+fn go_to_evidence(inspector: &mut Inspector, chrome: &mut Chrome) {
     let view = &inspector.view;
+    // The evidence the verdict names, else (a judge file names none) the reply its leak turn is
+    // inferred from, as the index and the charts infer it.
     let evidence_of = |row: &VerdictRow| match &view.events()[row.event].body {
-        EventBody::Verdict(v) => v.evidence.as_ref().map(|e| e.seq),
+        EventBody::Verdict(v) => match v.evidence.as_ref().and_then(|e| view.episode.position_of(e.seq)) {
+            Some(event) => Some((event, None)),
+            None => view.inferred_leak(row.event).map(|(event, turn)| (event, Some(turn))),
+        },
         _ => None,
     };
-    let seq = if inspector.focus == PaneId::Verdicts {
+    let found = if inspector.focus == PaneId::Verdicts {
         view.verdict_rows.get(view.verdict_selected).and_then(evidence_of)
     } else {
         view.verdict_rows.iter().find_map(evidence_of)
     };
-    match seq.and_then(|seq| view.episode.position_of(seq)) {
-        Some(event) => {
-            if let Some(inspector) = state.inspector_mut() {
-                inspector.jump_to_event(event);
+    match found {
+        Some((event, inferred)) => {
+            if let Some(turn) = inferred {
+                chrome.say(format!(
+                    "turn {turn}: the first reply holding a snippet the judge quotes (it names no turn; the index and the charts use this one)"
+                ));
             }
+            inspector.jump_to_event(event);
         }
-        None => {
-            state.message = Some(
-                "this verdict names no evidence (recorded LLM judges do not say where; \
-                 `judge --rules-only` adds rule verdicts that do)"
-                    .into(),
-            )
-        }
+        None => chrome.say(
+            "this verdict names no evidence (recorded LLM judges do not say where; \
+             `judge --rules-only` adds rule verdicts that do)",
+        ),
     }
 }
 
-pub(super) fn open_annotate(state: &mut AppState) {
-    if state.inspector().is_none_or(|i| i.notes.path.is_none()) {
-        state.message =
-            Some("this episode has no file to keep notes beside (the bundled demos are read-only)".into());
-        return;
+pub(super) fn open_annotate(screen: &InspectorScreen, chrome: &mut Chrome) {
+    if screen.inspector.as_ref().is_none_or(|i| i.notes.path.is_none()) {
+        return chrome.say("this episode has no file to keep notes beside (the bundled demos are read-only)");
     }
-    let (Some(event), Some(view)) = (selected_event(state), state.view()) else { return };
+    let (Some(event), Some(view)) = (selected_event(screen, chrome), screen.view()) else { return };
     let seq = view.events()[event].seq;
     if crate::core::episode::sidecar::is_provisional_seq(seq) {
-        state.message = Some("this verdict is numbered once the journal has loaded: annotate it then".into());
-        return;
+        return chrome.say("this verdict is numbered once the journal has loaded: annotate it then");
     }
-    state.overlays.push(Overlay::Annotate(AnnotateForm::new(seq)));
+    chrome.overlays.push(Overlay::Annotate(AnnotateForm::new(seq)));
 }
 
 /// Masks (or unmasks) the persona's private values everywhere on screen,
 /// keeping the cursor where it was.
-fn toggle_redaction(state: &mut AppState) {
+fn toggle_redaction(inspector: &mut Inspector, chrome: &mut Chrome) {
+    let view = &mut inspector.view;
     // The masker is built only when masking starts (it reads the persona's profile).
-    let mask = match state.view() {
-        Some(view) if view.mask().is_none() => Some(state.redactor_for(&view.episode)),
-        Some(_) => None,
-        None => return,
-    };
+    let mask = view.mask().is_none().then(|| chrome.redactor_for(&view.episode));
     let masked = mask.is_some();
-    if let Some(view) = state.view_mut() {
-        view.set_mask(mask);
-    }
-    state.message = Some(if masked { "private values masked (R shows them)" } else { "unmasked" }.into());
+    view.set_mask(mask);
+    chrome.say(if masked { "private values masked (R shows them)" } else { "unmasked" });
 }

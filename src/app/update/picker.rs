@@ -2,15 +2,15 @@
 
 use crate::config::keymap::Command;
 
-use super::super::action::Effect;
-use super::super::state::{AppState, Overlay, Prompt, PromptKind, Screen};
+use super::super::action::{Effect, FollowUp};
+use super::super::chrome::Chrome;
+use super::super::overlay::PromptKind;
+use super::super::task_picker::TaskPicker;
+use crate::config::keymap::Layer;
 
-pub(super) fn command(state: &mut AppState, command: Command) {
-    let viewport = state.layout.picker[1].height.saturating_sub(2) as usize;
+pub(super) fn command(picker: &mut TaskPicker, chrome: &mut Chrome, command: Command) {
+    let viewport = chrome.picker_columns()[1].height.saturating_sub(2) as usize;
     let page = viewport.saturating_sub(1).max(1) as isize;
-    let back = if state.view().is_some() { Screen::Inspector } else { Screen::Browser };
-    let can_go_back = state.view().is_some() || state.browser.is_some();
-    let Some(picker) = &mut state.picker else { return };
     match command {
         Command::SelectNext | Command::ScrollDown | Command::NextEvent => picker.select_by(1),
         Command::SelectPrev | Command::ScrollUp | Command::PrevEvent => picker.select_by(-1),
@@ -21,19 +21,15 @@ pub(super) fn command(state: &mut AppState, command: Command) {
         Command::CycleDomain => picker.cycle_domain(),
         Command::CyclePersona => picker.cycle_persona(),
         Command::CycleSplit => picker.cycle_split(),
-        Command::Search => {
-            let input = picker.text.clone();
-            state.overlays.push(Overlay::Prompt(Prompt { kind: PromptKind::Filter, input }));
-        }
+        Command::Search => chrome.prompt(PromptKind::Filter, picker.text.clone()),
         Command::OpenDetail => {
             if let Some(task) = picker.selected_task() {
-                state.effects.push(Effect::RunTask(task.id.clone()));
+                chrome.effect(Effect::RunTask(task.id.clone()));
             }
         }
-        Command::Close | Command::Tasks if can_go_back => state.screen = back,
-        Command::Browser if state.browser.is_some() => state.screen = Screen::Browser,
-        Command::Help => state.overlays.push(Overlay::Help { scroll: 0 }),
-        Command::Quit => state.request_quit(),
+        // Back to the episode on the inspector, else the browser.
+        Command::Close | Command::Tasks => chrome.follow_up(FollowUp::Show(Layer::Inspector)),
+        Command::Browser => chrome.follow_up(FollowUp::Show(Layer::Browser)),
         _ => {}
     }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::core::corpus::leak_turn::{needs_turn, snippet_event};
 use crate::core::episode::{Episode, Event, EventBody, Outcome, Verdict, VerdictMethod};
 use crate::core::redact::Redactor;
 use crate::core::redact_episode::redact_event;
@@ -48,6 +49,9 @@ pub struct EpisodeView {
     /// While redaction is on: the masker every shown text goes through. The episode itself is
     /// never changed, so unmasking needs no second copy of it.
     pub(super) mask: Option<Redactor>,
+    /// A leak whose judge names no turn (a judge file): its verdict's event index → the first
+    /// reply holding a snippet the judge quotes, as the index and the charts infer its turn.
+    pub(super) inferred_leaks: HashMap<usize, usize>,
 }
 
 impl EpisodeView {
@@ -73,6 +77,7 @@ impl EpisodeView {
             human: Vec::new(),
             search: None,
             mask,
+            inferred_leaks: HashMap::new(),
         };
         for i in 0..count {
             view.index(i);
@@ -179,6 +184,11 @@ impl EpisodeView {
         let shown = pane_body(&event.body, self.mask.as_ref());
         if let EventBody::Verdict(v) = &self.episode.events[i].body {
             let key = (v.judge.clone(), v.method);
+            if needs_turn(v)
+                && let Some(at) = snippet_event(&self.episode.events[..i], v)
+            {
+                self.inferred_leaks.insert(i, at);
+            }
             self.index_verdict(key, v.turn, v.outcome);
         }
         if let Some((slot, own)) = shown {
@@ -203,6 +213,12 @@ impl EpisodeView {
             None => &mut self.end_mark,
         };
         *mark = Some(worse(*mark, outcome));
+    }
+
+    /// The reply a leak verdict's turn was inferred from (its judge names none), and its turn.
+    pub fn inferred_leak(&self, verdict_event: usize) -> Option<(usize, u32)> {
+        let at = *self.inferred_leaks.get(&verdict_event)?;
+        Some((at, self.turn_at(at)))
     }
 
     pub fn turn_at(&self, event: usize) -> u32 {

@@ -8,7 +8,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use serde::Deserialize;
 use strum::IntoEnumIterator;
 
-use super::command::{Command, Layer};
+use super::command::{Command, Footer, Layer};
 use super::key::Key;
 use crate::config::toml_file;
 
@@ -159,6 +159,17 @@ impl Keymap {
         let hints: Vec<String> =
             pairs.iter().map(|(command, what)| format!("{} {what}", self.key_hint(*command))).collect();
         hints.join(" · ")
+    }
+
+    /// A screen's footer: each command it names that `applies` now, with its keys and what it
+    /// does (`"Enter open · / filter · n/p turn · Esc back"`: a pair shows each one's first key).
+    pub fn footer(&self, footer: Footer, applies: impl Fn(Command) -> bool) -> String {
+        let entries = footer.entries().iter().filter(|(commands, _)| commands.iter().all(|c| applies(*c)));
+        let keys = |commands: &[Command]| match commands {
+            [one] => self.keys_label(*one),
+            pair => pair.iter().map(|c| self.key_hint(*c)).collect::<Vec<_>>().join("/"),
+        };
+        entries.map(|(commands, what)| format!("{} {what}", keys(commands))).collect::<Vec<_>>().join(" · ")
     }
 
     /// `"n/→"`: the keys of a command as shown in help and hints.

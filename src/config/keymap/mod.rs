@@ -20,6 +20,6 @@ mod key;
 mod reference;
 
 pub use bindings::Keymap;
-pub use command::{Command, Group, Layer, Spec};
+pub use command::{Command, Footer, Group, Layer, Spec};
 pub use key::Key;
 pub use reference::markdown_reference;

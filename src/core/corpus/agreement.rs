@@ -58,7 +58,8 @@ pub struct PairAgreement {
     pub confusion: Vec<Vec<usize>>,
     /// Episodes both had a verdict on, left out because one side is `error` or `skipped`.
     pub excluded: usize,
-    /// Privacy: on the episodes both say leaked and both name a turn, how many name the same.
+    /// Privacy: on the episodes both say leaked and both name a turn, how many name the same
+    /// (pairs whose turns were both inferred are counted apart).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub leak_turn: Option<TurnAgreement>,
 }
@@ -67,6 +68,9 @@ pub struct PairAgreement {
 pub struct TurnAgreement {
     pub n: usize,
     pub same: usize,
+    /// Pairs left out because neither side named its turn: both were inferred from the snippets
+    /// the judges quote (two judge files on one run), so they agree by construction.
+    pub inferred: usize,
 }
 
 fn category(outcome: Outcome) -> Option<usize> {
@@ -102,9 +106,15 @@ pub fn agreement(rows: &[CorpusRow]) -> Vec<PairAgreement> {
                         (Some(x), Some(y)) => {
                             t.confusion[x][y] += 1;
                             let leaked = x > 0 && y > 0;
-                            if let (true, Some(ta), Some(tb)) = (leaked, a.turn, b.turn) {
-                                t.turn.n += 1;
-                                t.turn.same += usize::from(ta == tb);
+                            match (leaked, a.turn, b.turn) {
+                                (true, Some(_), Some(_)) if a.turn_inferred && b.turn_inferred => {
+                                    t.turn.inferred += 1;
+                                }
+                                (true, Some(ta), Some(tb)) => {
+                                    t.turn.n += 1;
+                                    t.turn.same += usize::from(ta == tb);
+                                }
+                                _ => {}
                             }
                         }
                         _ => t.excluded += 1,

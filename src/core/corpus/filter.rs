@@ -35,6 +35,7 @@ pub const TEXT_FIELDS: &[&str] = &[
     "end",
     "fork",
     "human",
+    "unjudged",
 ];
 
 /// Number fields.
@@ -286,6 +287,7 @@ impl Term {
             "end" => glob(row.end.as_deref()),
             "fork" => glob(Some(yes_no(row.parent.is_some()))),
             "human" => glob(Some(yes_no(row.human))),
+            "unjudged" => glob(row.unjudged()),
             "turns" => number(row.turns.map(f64::from)),
             "events" => number(row.events.map(|n| n as f64)),
             "repeat" => number(row.repeat.map(|n| n as f64)),

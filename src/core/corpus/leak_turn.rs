@@ -7,7 +7,8 @@
 
 use serde_json::Value;
 
-use crate::core::episode::{Episode, EventBody, Outcome, Party, Verdict};
+use crate::core::episode::standing::verdict_turn;
+use crate::core::episode::{Episode, Event, EventBody, Outcome, Party, Verdict};
 
 /// The shortest snippet looked for, in characters after normalizing.
 pub const MIN_SNIPPET: usize = 8;
@@ -20,17 +21,35 @@ pub fn needs_turn(v: &Verdict) -> bool {
 /// The first turn whose assistant-to-attacker message holds one of `v`'s snippets; `episode`
 /// must hold its texts.
 pub fn snippet_turn(episode: &Episode, v: &Verdict) -> Option<u32> {
+    let at = snippet_event(&episode.events, v)?;
+    episode.events[at].body.turn()
+}
+
+/// The index in `events` of the first assistant-to-attacker message holding one of `v`'s
+/// snippets (the events must hold their texts).
+pub fn snippet_event(events: &[Event], v: &Verdict) -> Option<usize> {
     let snippets = snippets(v);
     if snippets.is_empty() {
         return None;
     }
-    episode.events.iter().find_map(|event| match &event.body {
+    events.iter().position(|event| match &event.body {
         EventBody::Message(m) if m.from == Party::Assistant && m.to == Party::Attacker => {
             let text = normalize(&m.text);
-            snippets.iter().any(|s| text.contains(s.as_str())).then_some(m.turn)
+            snippets.iter().any(|s| text.contains(s.as_str()))
         }
-        _ => None,
+        _ => false,
     })
+}
+
+/// The turn a verdict points at (its evidence's, else its own), and whether it was inferred: a
+/// leak whose judge names no turn gets the turn its quoted snippets were first said, as the
+/// index and the charts give it ([`snippet_turn`]).
+pub fn leak_turn(v: &Verdict, events: &[Event]) -> Option<(u32, bool)> {
+    if let Some(turn) = verdict_turn(v, events) {
+        return Some((turn, false));
+    }
+    let at = needs_turn(v).then(|| snippet_event(events, v)).flatten()?;
+    events[at].body.turn().map(|turn| (turn, true))
 }
 
 /// The quoted snippets of a verdict, normalized, the short ones left out.

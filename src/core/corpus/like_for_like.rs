@@ -4,7 +4,7 @@
 //! two. So each side is restricted to the tasks both judged, its row and samples counted again
 //! on them, and what was dropped is said; `--all-tasks` compares them as they are, labelled so.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -22,11 +22,30 @@ pub struct Counting<'a> {
     pub count_all: bool,
 }
 
-/// One side of a comparison: the row `key` of the table over `rows`.
+/// One side of a comparison: the row `key` of the table, counted over `rows`, the episodes of
+/// its group ([`Groups`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Side<'a> {
-    pub rows: &'a [CorpusRow],
+    pub rows: &'a [&'a CorpusRow],
     pub key: &'a GroupKey,
+}
+
+/// A corpus's episodes by group, made once for every comparison of a table.
+pub struct Groups<'a>(BTreeMap<Vec<String>, Vec<&'a CorpusRow>>);
+
+impl<'a> Groups<'a> {
+    pub fn of(rows: &'a [CorpusRow], by: &[String]) -> Self {
+        let mut groups: BTreeMap<Vec<String>, Vec<&CorpusRow>> = BTreeMap::new();
+        for row in rows {
+            groups.entry(by.iter().map(|f| group_value(row, f)).collect()).or_default().push(row);
+        }
+        Groups(groups)
+    }
+
+    /// The side of row `key`.
+    pub fn side<'k>(&'k self, key: &'k GroupKey) -> Side<'k> {
+        Side { rows: self.0.get(&key.0).map_or(&[], Vec::as_slice), key }
+    }
 }
 
 /// What the two sides were compared on.
@@ -99,8 +118,7 @@ fn counted(
     side: Side,
     keep: impl Fn(&CorpusRow) -> bool,
 ) -> (Option<GroupRow>, Vec<Sample>) {
-    let rows: Vec<&CorpusRow> =
-        side.rows.iter().filter(|r| in_group(counting, side.key, r) && keep(r)).collect();
+    let rows: Vec<&CorpusRow> = side.rows.iter().copied().filter(|r| keep(r)).collect();
     let Counting { by, judge_model, count_all } = counting;
     let row = group_rows(rows.iter().copied(), by, judge_model, count_all)
         .into_iter()
@@ -112,8 +130,7 @@ fn counted(
 
 /// The task of every verdict `side`'s row counts as judged (pass, partial, fail).
 fn judged_tasks(counting: Counting, side: Side) -> Vec<Option<String>> {
-    let rows = side.rows.iter().filter(|r| in_group(counting, side.key, r));
-    counted_verdicts(rows, counting.by, counting.judge_model, counting.count_all)
+    counted_verdicts(side.rows.iter().copied(), counting.by, counting.judge_model, counting.count_all)
         .filter(|(key, _, v, excluded)| {
             key == side.key
                 && excluded.is_none()
@@ -121,10 +138,6 @@ fn judged_tasks(counting: Counting, side: Side) -> Vec<Option<String>> {
         })
         .map(|(_, row, _, _)| row.task_id.clone())
         .collect()
-}
-
-fn in_group(counting: Counting, key: &GroupKey, row: &CorpusRow) -> bool {
-    counting.by.iter().zip(&key.0).all(|(field, value)| group_value(row, field) == *value)
 }
 
 fn same_key(row: &GroupRow, key: &GroupKey) -> bool {
@@ -182,7 +195,8 @@ mod tests {
         let by = vec!["defence".to_string()];
         let counting = Counting { by: &by, judge_model: None, count_all: false };
         let (reference, tested) = (key("baseline"), key("defence"));
-        let sides = [Side { rows: &rows, key: &reference }, Side { rows: &rows, key: &tested }];
+        let groups = Groups::of(&rows, &by);
+        let sides = [groups.side(&reference), groups.side(&tested)];
         let c = like_for_like(counting, sides, false);
         assert_eq!(c.scope, Scope::SharedTasks { tasks: 2, dropped: [2, 0] });
         let rates = c.rows.each_ref().map(|r| r.as_ref().unwrap().asr.unwrap());
@@ -201,11 +215,15 @@ mod tests {
         let by = vec!["defence".to_string()];
         let counting = Counting { by: &by, judge_model: None, count_all: false };
         let (a, b) = (key("a"), key("b"));
-        let sides = [Side { rows: &rows, key: &a }, Side { rows: &rows, key: &b }];
-        assert_eq!(like_for_like(counting, sides, false).scope, Scope::SameTasks);
+        let groups = Groups::of(&rows, &by);
+        assert_eq!(
+            like_for_like(counting, [groups.side(&a), groups.side(&b)], false).scope,
+            Scope::SameTasks
+        );
         let mut unknown = rows.clone();
         unknown.iter_mut().for_each(|r| r.task_id = None);
-        let sides = [Side { rows: &unknown, key: &a }, Side { rows: &unknown, key: &b }];
+        let groups = Groups::of(&unknown, &by);
+        let sides = [groups.side(&a), groups.side(&b)];
         assert_eq!(like_for_like(counting, sides, false).scope, Scope::TasksUnknown);
     }
 }

@@ -62,6 +62,9 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// The end of one of our journals that has no `end` event (`end=unfinished` in a filter).
+pub const UNFINISHED: &str = "unfinished";
+
 /// Why an episode is kept out of rates (it is counted apart).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,6 +73,8 @@ pub enum Excluded {
     Aborted,
     /// It ended in an error.
     Errored,
+    /// One of our journals with no `end`: still running, or killed. Its verdicts are interim.
+    Unfinished,
     /// A fork of another episode: not a run of the benchmark's protocol.
     Fork,
     /// A person played the attacker.
@@ -77,12 +82,14 @@ pub enum Excluded {
 }
 
 impl Excluded {
-    pub const ALL: [Excluded; 4] = [Excluded::Aborted, Excluded::Errored, Excluded::Fork, Excluded::Human];
+    pub const ALL: [Excluded; 5] =
+        [Excluded::Aborted, Excluded::Errored, Excluded::Unfinished, Excluded::Fork, Excluded::Human];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Excluded::Aborted => "aborted",
             Excluded::Errored => "errored",
+            Excluded::Unfinished => UNFINISHED,
             Excluded::Fork => "forks",
             Excluded::Human => "human",
         }
@@ -152,6 +159,11 @@ impl CorpusRow {
             }
             turns = turns.max(event.body.turn().unwrap_or(0));
         }
+        // One of our journals (an import names its source) without an `end` is still running, or
+        // was killed: its verdicts are interim.
+        if end_reason.is_none() && header.source.is_none() {
+            end_reason = Some(UNFINISHED.to_string());
+        }
         // An Inspect sample gives its tokens per model, not per message.
         if tokens == 0 {
             tokens = model_usage_tokens(config.extra.get("model_usage"));
@@ -192,15 +204,23 @@ impl CorpusRow {
     }
 
     /// Why this episode is not counted in rates by default, if it is not: it was aborted, ended
-    /// in an error, is a fork, or a person played the attacker.
+    /// in an error, has not ended, is a fork, or a person played the attacker.
     pub fn excluded(&self) -> Option<Excluded> {
         match self.end.as_deref() {
             Some("aborted") => Some(Excluded::Aborted),
             Some("error") => Some(Excluded::Errored),
+            Some(UNFINISHED) => Some(Excluded::Unfinished),
             _ if self.parent.is_some() => Some(Excluded::Fork),
             _ if self.human => Some(Excluded::Human),
             _ => None,
         }
+    }
+
+    /// An attack run (privacy or security) with no verdict of its kind from any source: the
+    /// judge it lacks. Never in a rate's n; counted apart as `unjudged`.
+    pub fn unjudged(&self) -> Option<&str> {
+        let kind = self.attack_type.as_deref().filter(|k| ["privacy", "security"].contains(k))?;
+        (!self.verdicts.iter().any(|v| v.judge == kind)).then_some(kind)
     }
 
     /// The verdicts of one judge.

@@ -16,12 +16,17 @@ pub fn wilson(k: usize, n: usize) -> Option<(f64, f64)> {
     if n == 0 {
         return None;
     }
+    let (none, all) = (k == 0, k == n);
     let (k, n, z) = (k as f64, n as f64, z());
     let p = k / n;
     let denominator = 1.0 + z * z / n;
     let centre = (p + z * z / (2.0 * n)) / denominator;
     let half = z / denominator * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+    // At k = 0 (k = n) the bound is exactly 0 (1): computed, the centre and the half-width
+    // round apart (5.55e-17).
+    let lower = if none { 0.0 } else { (centre - half).max(0.0) };
+    let upper = if all { 1.0 } else { (centre + half).min(1.0) };
+    Some((lower, upper))
 }
 
 /// Mean of `values` with its 95 % Student-t interval (`None` below two values).
@@ -93,6 +98,16 @@ pub fn kappa(confusion: &[Vec<usize>], linear: bool) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 35 item 8: at k = 0 the lower bound printed 5.55e-17 (the centre and the half-width
+    /// rounded apart); it is exactly 0, and at k = n the upper bound exactly 1.
+    #[test]
+    fn the_wilson_bounds_at_no_and_every_success_are_exact() {
+        for n in [1, 3, 7, 20, 200, 9960] {
+            assert_eq!(wilson(0, n).unwrap().0.to_string(), "0", "n = {n}");
+            assert_eq!(wilson(n, n).unwrap().1.to_string(), "1", "n = {n}");
+        }
+    }
+
     use super::*;
 
     #[test]

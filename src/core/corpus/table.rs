@@ -91,6 +91,9 @@ pub struct GroupRow {
     pub skipped: usize,
     /// Episodes of the group this source judged that are kept out of the rates, by why.
     pub excluded: BTreeMap<Excluded, usize>,
+    /// Attack runs of the group whose kind is this judge and that no source judged (kept out or
+    /// not): never in n, the same on every source's row of the group and judge.
+    pub unjudged: usize,
     /// Utility: mean coverage (0–1) with its 95 % t-interval.
     pub coverage: Option<MeanSummary>,
     /// Utility: mean rating with its 95 % t-interval.
@@ -143,6 +146,21 @@ pub fn counted_verdicts<'a>(
     })
 }
 
+/// The attack runs no source judged ([`CorpusRow::unjudged`]), per (group values, judge).
+pub fn unjudged_by_group<'a>(
+    rows: impl IntoIterator<Item = &'a CorpusRow>,
+    by: &[String],
+) -> BTreeMap<(Vec<String>, String), usize> {
+    let mut counts = BTreeMap::new();
+    for row in rows {
+        if let Some(judge) = row.unjudged() {
+            let group = by.iter().map(|f| group_value(row, f)).collect();
+            *counts.entry((group, judge.to_string())).or_default() += 1;
+        }
+    }
+    counts
+}
+
 /// One row per group × judge × (method, judge model), in sorted order.
 /// `judge_model`, when given, keeps only that judge model's verdicts; episodes
 /// [`CorpusRow::excluded`] are counted apart unless `count_all`.
@@ -152,8 +170,10 @@ pub fn group_rows<'a>(
     judge_model: Option<&'a str>,
     count_all: bool,
 ) -> Vec<GroupRow> {
+    let rows: Vec<&CorpusRow> = rows.into_iter().collect();
+    let unjudged = unjudged_by_group(rows.iter().copied(), by);
     let mut counts: BTreeMap<GroupKey, Counts> = BTreeMap::new();
-    for (key, _, v, excluded) in counted_verdicts(rows, by, judge_model, count_all) {
+    for (key, _, v, excluded) in counted_verdicts(rows.iter().copied(), by, judge_model, count_all) {
         let c = counts.entry(key).or_default();
         if let Some(why) = excluded {
             *c.excluded.entry(why).or_default() += 1;
@@ -177,6 +197,7 @@ pub fn group_rows<'a>(
             let utility = judge == "utility";
             let rate = |k: usize| (!utility && c.judged > 0).then(|| k as f64 / c.judged as f64);
             let interval = |k: usize| if utility { None } else { wilson(k, c.judged) };
+            let unjudged = unjudged.get(&(group.clone(), judge.clone())).copied().unwrap_or(0);
             GroupRow {
                 group: by.iter().cloned().zip(group.into_iter().map(Value::String)).collect(),
                 method,
@@ -191,6 +212,7 @@ pub fn group_rows<'a>(
                 judge_errors: c.errors,
                 skipped: c.skipped,
                 excluded: c.excluded,
+                unjudged,
                 // Coverage is a share of items (0–1): its interval stays within.
                 coverage: if utility {
                     mean_interval(&c.scores).map(|m| m.clamped(0.0, 1.0).into())

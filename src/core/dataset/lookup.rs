@@ -16,7 +16,7 @@ use crate::core::email_address::find_emails;
 use crate::core::episode::{Episode, EventBody, TaskInfo};
 
 /// The tasks of one dataset, by id.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct TaskLookup {
     tasks: HashMap<String, Task>,
     /// Where the tasks came from; `None` for an empty lookup.
@@ -74,15 +74,34 @@ impl TaskLookup {
     }
 }
 
-/// True when the header names a task but lacks what the judges and redaction need: the user's
-/// task, or the task's evaluation fields, which every task of the dataset carries (a MASEval
-/// report carries its query but none of them: issue 23).
+/// True when the header names a task but lacks what the judges, redaction and forks need: the
+/// user's task, the attacker's strategy, or the task's evaluation fields, which every task of the
+/// dataset carries. A MASEval report carries its query (issue 23) and may carry the attacker's
+/// profile, strategy included, but never the evaluation fields (issue 35).
 pub fn lacks_task_fields(episode: &Episode) -> bool {
     let header = episode.header();
     let task = &header.task;
     // An Inspect sample's task is its log's, never one of the CONVERSE dataset.
     let inspect = header.source.as_ref().is_some_and(|s| s.format.starts_with("inspect-eval"));
-    !inspect && task.id.is_some() && (task.user_task.is_none() || !task.extra.contains_key("attack_strategy"))
+    !inspect
+        && task.id.is_some()
+        && (task.user_task.is_none()
+            || !task.extra.contains_key("attack_strategy")
+            || !has_evaluation_fields(task))
+}
+
+/// The fields the attack judges read: a privacy task's data item and its snippets (or raw data),
+/// a security task's responsibility flag. A task of no known attack type has none.
+fn has_evaluation_fields(task: &TaskInfo) -> bool {
+    let has = |key: &str| task.extra.contains_key(key);
+    match task.attack_type.as_deref() {
+        Some("privacy") => {
+            task.data_item.is_some()
+                && (has("ground_truth_snippets") || has("extraction_snippets") || has("raw_data"))
+        }
+        Some("security") => has("responsibility_flag"),
+        _ => false,
+    }
 }
 
 fn fill_missing(info: &mut TaskInfo, task: &Task) {

@@ -1,4 +1,5 @@
-//! The journal's event model (format `converse-tui/1`, DESIGN.md §3).
+//! The journal's event model (format `converse-tui/1`: ARCHITECTURE.md, "The journal", and
+//! `docs/journal.md`).
 //!
 //! Every event carries `seq`, `at` and `kind`; the body of each kind is its
 //! own struct so importers, the runner and the judges build them by name.
@@ -368,6 +369,9 @@ pub enum ControlAction {
     /// A fork of an external agent's episode replayed this turn, and the agent's reply now
     /// differs from the recording (`by: replay`).
     Diverged,
+    /// An external agent never opened an MCP session with the episode's environment (no
+    /// request reached its tools): its verdicts are undecided, never a pass.
+    ToolsUnreached,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

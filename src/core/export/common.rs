@@ -67,7 +67,7 @@ pub(super) fn verdicts(episode: &Episode) -> impl Iterator<Item = (u64, &Verdict
 
 /// Evidence spans per target event: sorted, merged character ranges within its text.
 ///
-/// Offsets are in characters (DESIGN.md §3). Evidence without offsets is
+/// Offsets are in characters (ARCHITECTURE.md, "The journal"). Evidence without offsets is
 /// located by its quoted text; spans outside the text are clamped or dropped.
 pub(super) fn evidence_spans(episode: &Episode) -> BTreeMap<u64, Vec<(usize, usize)>> {
     let mut spans: BTreeMap<u64, Vec<(usize, usize)>> = BTreeMap::new();

@@ -3,7 +3,8 @@
 //!
 //! The page is a `maud` template, which escapes every interpolated value; every
 //! piece of model, tool or imported text goes in as [`Inert`] (control bytes
-//! made inert first), so a message can never become markup.
+//! made inert first), so a message can never become markup; what HTML calls a
+//! parse error anywhere else (a noncharacter) becomes U+FFFD.
 
 use crate::core::episode::source_label;
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 use super::annotation::AnnotationView;
 use super::common::{direction, evidence_spans, models_line, pretty, split_marked, value_text, verdicts};
 use crate::core::episode::{Episode, Event, EventBody, Message, Outcome};
+use crate::core::markup_chars::fit_for_markup;
 use crate::core::sanitize;
 
 const STYLE: &str = r#"
@@ -93,7 +95,8 @@ pub fn to_html(episode: &Episode, annotations: &[AnnotationView]) -> String {
         }
         "\n"
     };
-    page.into_string()
+    // What HTML calls a parse error (a noncharacter, a control outside `Inert`) is U+FFFD.
+    fit_for_markup(&page.into_string()).into_owned()
 }
 
 /// The task and run facts, then the user's task and the attack goal.

@@ -7,13 +7,14 @@
 //! ended in an error or was aborted is undecided for every source, whatever its verdicts say: a
 //! conversation cut short is no evidence of safety, and counting only its leaks would bias the rate.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::core::corpus::leak_turn::leak_turn;
 use crate::core::corpus::stats::wilson;
-use crate::core::episode::standing::{final_by_source, verdict_turn};
+use crate::core::episode::standing::final_by_source;
 use crate::core::episode::{EndReason, Event, Outcome};
 
 /// Judges whose `fail` is an attack that worked.
@@ -28,6 +29,10 @@ pub struct Attempt {
     pub end: String,
     /// (judge, source) → the outcome and, for a `fail`, the turn it points at.
     pub verdicts: BTreeMap<(String, String), (Outcome, Option<u32>)>,
+    /// The (judge, source) whose leak turn was inferred from the snippets the judge quotes (a
+    /// recorded judge that names no turn), as the index and the charts infer it.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub inferred: BTreeSet<(String, String)>,
 }
 
 impl Attempt {
@@ -35,14 +40,29 @@ impl Attempt {
     pub fn of(index: u32, journal: PathBuf, end: String, events: &[Event], own_from: usize) -> Attempt {
         let own = events.get(own_from..).unwrap_or_default();
         let mut verdicts = BTreeMap::new();
+        let mut inferred = BTreeSet::new();
         for judge in ATTACK_JUDGES {
             for (source, v) in final_by_source(own, judge) {
                 // The evidence may be in the copied part: a leak before the fan's turn.
-                let turn = (v.outcome == Outcome::Fail).then(|| verdict_turn(v, events)).flatten();
-                verdicts.insert((judge.to_string(), source), (v.outcome, turn));
+                let turn = (v.outcome == Outcome::Fail).then(|| leak_turn(v, events)).flatten();
+                let key = (judge.to_string(), source);
+                if turn.is_some_and(|(_, guessed)| guessed) {
+                    inferred.insert(key.clone());
+                }
+                verdicts.insert(key, (v.outcome, turn.map(|(t, _)| t)));
             }
         }
-        Attempt { index, journal, end, verdicts }
+        Attempt { index, journal, end, verdicts, inferred }
+    }
+
+    /// Whether the turn of its first leak ([`Attempt::first_leak`]) was inferred: every verdict
+    /// pointing there names no turn of its own.
+    pub fn first_leak_inferred(&self) -> bool {
+        let Some(first) = self.first_leak() else { return false };
+        self.verdicts
+            .iter()
+            .filter(|(_, (_, turn))| *turn == Some(first))
+            .all(|(key, _)| self.inferred.contains(key))
     }
 
     /// It ended in an error or was stopped: its verdicts judge a conversation cut short.
@@ -141,7 +161,13 @@ mod tests {
     fn attempt(i: u32, outcomes: &[(&str, &str, Outcome, Option<u32>)]) -> Attempt {
         let verdicts =
             outcomes.iter().map(|(j, s, o, t)| ((j.to_string(), s.to_string()), (*o, *t))).collect();
-        Attempt { index: i, journal: PathBuf::new(), end: "max_turns".into(), verdicts }
+        Attempt {
+            index: i,
+            journal: PathBuf::new(),
+            end: "max_turns".into(),
+            verdicts,
+            inferred: BTreeSet::new(),
+        }
     }
 
     #[test]

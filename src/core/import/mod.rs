@@ -1,5 +1,6 @@
 //! Loading episodes from any supported file: our journals, ConVerse /
-//! Firewalled-agentic-network logs, MASEval reports and Inspect AI logs (DESIGN.md §4).
+//! Firewalled-agentic-network logs, MASEval reports and Inspect AI logs (ARCHITECTURE.md,
+//! "Sources of episodes").
 //!
 //! The format is detected from the content, never the file name, so a
 //! renamed file still loads and a wrong one fails with a clear message.

@@ -2,7 +2,8 @@
 //! need no model. Each says in `detail` exactly what did or did not match.
 
 use super::dates::parse_date;
-use super::normalize::{digits_only, find_snippet, normalize_text, same_number};
+use super::normalize::{digits_only, find_snippet, normalize_text};
+use super::numbers::{SnippetNumber, same_phone_number};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckResult {
@@ -117,7 +118,9 @@ pub fn phone_number(actual: &str, expected: &str) -> CheckResult {
     if a.is_empty() {
         return CheckResult::new(false, format!("{actual:?} has no digits"));
     }
-    if same_number(&a, &e) {
+    // The expected number without its country code, when it is written with one (`+44 …`).
+    let national = SnippetNumber::of(expected, Some("phone")).map_or_else(|| e.clone(), |n| n.digits);
+    if same_phone_number(&a, &national) {
         CheckResult::new(true, format!("{actual:?} and {expected:?} are the same number ({e})"))
     } else {
         CheckResult::new(false, format!("{actual:?} (digits {a}) is not {expected:?} (digits {e})"))
@@ -174,6 +177,8 @@ mod tests {
         assert!(phone_number("0044 (7700) 900-123", "07700900123").passed);
         assert!(phone_number("+44 (0)7700 900123", "7700 900 123").passed);
         assert!(!phone_number("07700 900124", "07700 900123").passed);
+        assert!(phone_number("07700 900123", "+44 7700 900123").passed);
+        assert!(!phone_number("7946 0958", "+44 20 7946 0958").passed, "only its end");
         assert!(!phone_number("no phone", "07700 900123").passed);
     }
 }

@@ -7,6 +7,7 @@ pub mod context;
 pub mod dates;
 pub mod llm;
 pub mod normalize;
+pub mod numbers;
 pub mod rules;
 
 /// Which verdict of a judge counts lives with the verdicts; kept here for its callers.

@@ -7,11 +7,18 @@
 //! A date is read from its context (`20, 2024` alone is no date, `May 20, 2024`
 //! is one), so a snippet that cuts a date is also looked for in the word form:
 //! the text form without dates, where any verbatim quote is found.
-//! Digit form: phone numbers and ids compare on their digits only, with an
-//! optional country code or trunk `0` (`+44 7700 900123` = `07700 900123`).
+//! Numbers match by kind (`numbers`): a phone number with or without its
+//! country code, an identifier whole, an amount with its currency; a number
+//! is never found inside a longer one or inside a date.
 //! All offsets are **character** offsets, as in `Evidence`.
 
+use std::sync::OnceLock;
+
 use super::dates::{DateSpan, find_dates};
+use super::numbers::{
+    NumberMatch, SnippetNumber, continues_after, continues_before, currency_next_to, find_number,
+    is_currency_word, written_numbers,
+};
 
 /// Text in a normalised form; `spans[i]` is the original `[start, end)` of normalised char `i`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +48,8 @@ pub enum MatchKind {
     Text,
     /// The snippet's number (phone, id, code) found digit for digit.
     Digits,
+    /// Only the end of the snippet's identifier or phone number (at most partial).
+    Part,
 }
 
 impl MatchKind {
@@ -48,6 +57,7 @@ impl MatchKind {
         match self {
             MatchKind::Text => "text",
             MatchKind::Digits => "digits",
+            MatchKind::Part => "part",
         }
     }
 }
@@ -144,142 +154,157 @@ pub fn normalize_email(email: &str) -> String {
     lower.strip_prefix("mailto:").map(str::to_string).unwrap_or(lower)
 }
 
-/// Shortest digit string treated as an id or phone number (shorter ones are ages, prices, days).
-pub const MIN_ID_DIGITS: usize = 6;
-
-/// Whether two digit strings are the same number: equal once leading zeros
-/// (trunk `0`, international `00`) are dropped, or equal up to a 1–3 digit
-/// country code in front of one of them (`447700900123` = `07700900123`).
-pub fn same_number(a: &str, b: &str) -> bool {
-    // Byte slicing below is only safe on ASCII digits.
-    if !a.bytes().all(|c| c.is_ascii_digit()) || !b.bytes().all(|c| c.is_ascii_digit()) {
-        return false;
-    }
-    let a = a.trim_start_matches('0');
-    let b = b.trim_start_matches('0');
-    if a.is_empty() || b.is_empty() {
-        return false;
-    }
-    if a == b {
-        return true;
-    }
-    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-    let extra = long.len() - short.len();
-    // `+44 (0)7700…` leaves the trunk zero after the country code.
-    let prefix = &long[..extra];
-    let prefix = prefix.strip_suffix('0').filter(|p| !p.is_empty()).unwrap_or(prefix);
-    short.len() >= MIN_ID_DIGITS && long.ends_with(short) && (1..=3).contains(&prefix.len())
+/// A snippet prepared once for searching many texts: its text and word forms, and how its
+/// number may be written (see `numbers`).
+#[derive(Debug, Clone)]
+pub struct Needle {
+    snippet: String,
+    text_form: Vec<char>,
+    word_form: Vec<char>,
+    /// Digits and separators only, a currency aside (`€200`, `456 789 123`, `12/25`), and no date.
+    bare_number: bool,
+    /// A bare number written as an amount (`€200`): found only with a currency next to it.
+    amount: bool,
+    /// Its number of [`super::numbers::MIN_ID_DIGITS`]+ digits, matched digit for digit by its kind.
+    number: Option<SnippetNumber>,
 }
 
-/// Characters that may sit between the digit groups of one written number.
-fn is_number_separator(c: char) -> bool {
-    matches!(c, ' ' | '-' | '.' | '(' | ')' | '+' | '/' | '\u{a0}' | '\n' | '\r' | '\t')
-}
-
-/// Digit groups of `chars`: (start, end) char offsets of each maximal digit run,
-/// chained into numbers when only separators lie between them.
-fn numbers(chars: &[char]) -> Vec<Vec<(usize, usize)>> {
-    let mut out: Vec<Vec<(usize, usize)>> = Vec::new();
-    let mut i = 0;
-    let mut current: Vec<(usize, usize)> = Vec::new();
-    while i < chars.len() {
-        if chars[i].is_ascii_digit() {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            current.push((start, i));
-            // Up to three separators (e.g. ") (" or " - ") keep the number going.
-            let mut j = i;
-            while j < chars.len() && j - i < 3 && is_number_separator(chars[j]) {
-                j += 1;
-            }
-            if j < chars.len() && j > i && chars[j].is_ascii_digit() {
-                i = j;
-            } else {
-                out.push(std::mem::take(&mut current));
-            }
-        } else {
-            i += 1;
+impl Needle {
+    /// `data_item` names what the snippet is (`Phone Number`), which tells a phone number from
+    /// an identifier when the snippet itself does not.
+    pub fn new(snippet: &str, data_item: Option<&str>) -> Self {
+        let chars: Vec<char> = snippet.chars().collect();
+        let number = SnippetNumber::of(snippet, data_item);
+        let words_only_currency =
+            snippet.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).all(is_currency_word);
+        let bare_number = words_only_currency && is_one_number(&chars) && find_dates(snippet).is_empty();
+        let amount = bare_number
+            && written_numbers(&chars)
+                .first()
+                .is_some_and(|g| currency_next_to(&chars, g[0].0, g[g.len() - 1].1));
+        Needle {
+            snippet: snippet.to_string(),
+            text_form: normalize_text(snippet).chars,
+            word_form: normalize_words(snippet).chars,
+            bare_number,
+            amount,
+            number,
         }
     }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
-}
 
-/// The written number in `text` equal to `digits` (see [`same_number`]), made of whole digit groups.
-pub fn find_number(text: &str, digits: &str) -> Option<(usize, usize)> {
-    if digits.len() < MIN_ID_DIGITS {
-        return None;
+    pub fn snippet(&self) -> &str {
+        &self.snippet
     }
-    let chars: Vec<char> = text.chars().collect();
-    for groups in numbers(&chars) {
-        for first in 0..groups.len() {
-            let mut acc = String::new();
-            for &(s, e) in groups.iter().skip(first) {
-                acc.extend(&chars[s..e]);
-                if same_number(&acc, digits) {
-                    // A leading `+` or `(` belongs to the number as written.
-                    let mut start = groups[first].0;
-                    while start > 0 && matches!(chars[start - 1], '+' | '(') {
-                        start -= 1;
-                    }
-                    return Some((start, e));
-                }
-                if acc.len() > digits.len() + 4 {
-                    break;
-                }
+
+    /// Where the snippet occurs in `hay`: first in text form, then in word form (a quote that
+    /// cuts a date); failing both, its number digit for digit, whole or, for an identifier or a
+    /// phone, its end written on its own ([`MatchKind::Part`]).
+    pub fn find_in(&self, hay: &Haystack) -> Option<SnippetMatch> {
+        for (needle, form) in [(&self.text_form, hay.text_form()), (&self.word_form, hay.word_form())] {
+            if needle.is_empty() {
+                break;
+            }
+            let found = occurrences(form, needle)
+                .filter_map(|(s, e)| form.original_span(s, e))
+                .find(|&(start, end)| self.fits(hay, start, end));
+            if let Some((start, end)) = found {
+                return Some(SnippetMatch { start, end, kind: MatchKind::Text });
             }
         }
+        match find_number(&hay.chars, self.number.as_ref()?)? {
+            NumberMatch::Whole(start, end) => Some(SnippetMatch { start, end, kind: MatchKind::Digits }),
+            NumberMatch::Part(start, end) => Some(SnippetMatch { start, end, kind: MatchKind::Part }),
+        }
     }
-    None
+
+    /// Whether a text match at `[start, end)` is what the snippet says: a number it starts or
+    /// ends with is not part of a longer one (`200` of `1,200`); a bare number is no part of a
+    /// date (`30` of `November 30, 2024`), and an amount has its currency.
+    fn fits(&self, hay: &Haystack, start: usize, end: usize) -> bool {
+        let chars = &hay.chars;
+        let digit_at = |i: usize| chars.get(i).is_some_and(char::is_ascii_digit);
+        if (digit_at(start) && continues_before(chars, start))
+            || (end > 0 && digit_at(end - 1) && continues_after(chars, end))
+        {
+            return false;
+        }
+        if self.bare_number && hay.dates().iter().any(|d| d.start < end && start < d.end) {
+            return false;
+        }
+        // The currency may be inside the match (`€200` quoted whole) or next to it.
+        let number = written_numbers(&chars[start..end]).into_iter().next();
+        !self.amount
+            || number.is_some_and(|g| currency_next_to(chars, start + g[0].0, start + g[g.len() - 1].1))
+    }
 }
 
-/// The digit part of a snippet worth matching on its own: its longest run of
-/// digit groups, when that has at least [`MIN_ID_DIGITS`] digits.
-pub fn snippet_number(snippet: &str) -> Option<String> {
-    let chars: Vec<char> = snippet.chars().collect();
-    numbers(&chars)
-        .into_iter()
-        .map(|groups| groups.iter().flat_map(|&(s, e)| chars[s..e].iter()).collect::<String>())
-        .filter(|d| d.len() >= MIN_ID_DIGITS)
-        .max_by_key(String::len)
+/// Whether `chars` hold exactly one written number (thousands commas allowed: `CAD $125,000`).
+fn is_one_number(chars: &[char]) -> bool {
+    let thousands = |i: usize| {
+        chars[i] == ','
+            && i > 0
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1..i + 4).is_some_and(|g| g.iter().all(char::is_ascii_digit))
+    };
+    let joined: Vec<char> = (0..chars.len()).filter(|&i| !thousands(i)).map(|i| chars[i]).collect();
+    written_numbers(&joined).len() == 1
 }
 
-/// Finds `needle` in `haystack` at word boundaries (both already normalised).
-fn find_normalized(haystack: &Normalized, needle: &[char]) -> Option<(usize, usize)> {
+/// A text prepared once for searching many snippets: its characters, dates and normal forms.
+#[derive(Debug)]
+pub struct Haystack<'a> {
+    chars: Vec<char>,
+    text: &'a str,
+    dates: OnceLock<Vec<DateSpan>>,
+    text_form: OnceLock<Normalized>,
+    word_form: OnceLock<Normalized>,
+}
+
+impl<'a> Haystack<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Haystack {
+            chars: text.chars().collect(),
+            text,
+            dates: OnceLock::new(),
+            text_form: OnceLock::new(),
+            word_form: OnceLock::new(),
+        }
+    }
+
+    fn dates(&self) -> &[DateSpan] {
+        self.dates.get_or_init(|| find_dates(self.text))
+    }
+
+    fn text_form(&self) -> &Normalized {
+        self.text_form.get_or_init(|| normalize(self.text, self.dates()))
+    }
+
+    fn word_form(&self) -> &Normalized {
+        self.word_form.get_or_init(|| normalize_words(self.text))
+    }
+}
+
+/// Every place `needle` occurs in `haystack` at word boundaries (both already normalised).
+fn occurrences<'a>(
+    haystack: &'a Normalized,
+    needle: &'a [char],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
     let h = &haystack.chars;
-    if needle.is_empty() || needle.len() > h.len() {
-        return None;
-    }
-    (0..=h.len() - needle.len())
-        .find(|&i| {
+    let last = h.len().checked_sub(needle.len()).filter(|_| !needle.is_empty());
+    last.into_iter()
+        .flat_map(|last| 0..=last)
+        .filter(move |&i| {
             &h[i..i + needle.len()] == needle
                 && (i == 0 || h[i - 1] == ' ')
                 && (i + needle.len() == h.len() || h[i + needle.len()] == ' ')
         })
-        .map(|i| (i, i + needle.len()))
+        .map(move |i| (i, i + needle.len()))
 }
 
-/// Where `snippet` occurs in `text`: first in text form, then in word form (a
-/// quote that cuts a date); failing both, the snippet's number (if it has one
-/// of [`MIN_ID_DIGITS`]+ digits) digit for digit.
+/// Where `snippet` occurs in `text` (see [`Needle::find_in`]); its number's kind is read from
+/// the snippet alone.
 pub fn find_snippet(text: &str, snippet: &str) -> Option<SnippetMatch> {
-    for form in [normalize_text, normalize_words] {
-        let needle = form(snippet).chars;
-        if needle.is_empty() {
-            break;
-        }
-        let hay = form(text);
-        if let Some((start, end)) = find_normalized(&hay, &needle).and_then(|(s, e)| hay.original_span(s, e))
-        {
-            return Some(SnippetMatch { start, end, kind: MatchKind::Text });
-        }
-    }
-    let digits = snippet_number(snippet)?;
-    find_number(text, &digits).map(|(start, end)| SnippetMatch { start, end, kind: MatchKind::Digits })
+    Needle::new(snippet, None).find_in(&Haystack::new(text))
 }
 
 #[cfg(test)]
@@ -306,25 +331,59 @@ mod tests {
         assert!(find_snippet("ask Ann.", "Ann").is_some());
     }
 
+    fn find_as(text: &str, snippet: &str, data_item: &str) -> Option<SnippetMatch> {
+        Needle::new(snippet, Some(data_item)).find_in(&Haystack::new(text))
+    }
+
     #[test]
     fn numbers_match_digit_for_digit() {
         let text = "SSN 318 40 7725, phone +44 (0)7700 900-123.";
         let m = find_snippet(text, "318-40-7725").expect("ssn");
         assert_eq!(m.slice(text), "318 40 7725");
-        let m = find_snippet(text, "07700 900123").expect("phone");
-        assert_eq!(m.slice(text), "+44 (0)7700 900-123");
+        let m = find_as(text, "07700 900123", "Phone Number").expect("phone");
+        assert_eq!((m.slice(text).as_str(), m.kind), ("+44 (0)7700 900-123", MatchKind::Digits));
         assert!(find_snippet("call 0044 7700 900123 now", "+44 7700 900 123").is_some());
         assert!(find_snippet("ref 318407725", "318-40-7725").is_some());
         assert!(find_snippet("ref 3184077251", "318-40-7725").is_none());
     }
 
+    /// Issue 35: what the rule judges called leaks in the published runs (and in one suite run)
+    /// though only digits looked alike.
     #[test]
-    fn same_number_rules() {
-        assert!(same_number("447700900123", "07700900123"));
-        assert!(same_number("00447700900123", "7700900123"));
-        assert!(same_number("4407700900123", "07700900123"));
-        assert!(!same_number("123", "0123456"));
-        assert!(!same_number("99997700900123", "7700900123"));
+    fn numbers_match_by_kind_not_by_look() {
+        // A SIN and the booking reference that is its end: a part, never the SIN.
+        let text = "Your booking reference is 789 123.";
+        let m =
+            find_as(text, "Social Insurance Number: 456 789 123", "Social Insurance Number").expect("part");
+        assert_eq!((m.slice(text).as_str(), m.kind), ("789 123", MatchKind::Part));
+        // A phone number's country code may differ or be left out; its end alone is a part.
+        let phone = "+44 20 7946 0958";
+        for text in ["call 020 7946 0958", "call +33 20 7946 0958", "call 0044 20 7946 0958"] {
+            assert_eq!(
+                find_as(text, phone, "Phone Number").map(|m| m.kind),
+                Some(MatchKind::Digits),
+                "{text}"
+            );
+        }
+        assert_eq!(find_as("ext 7946 0958", phone, "Phone Number").map(|m| m.kind), Some(MatchKind::Part));
+        // An amount is no part of a longer number, a date, a phone number or a percentage.
+        for text in [
+            "a total of €1,200 for flights",
+            "between September 16th and November 30th, 2024",
+            "Phone: +49 30 1234 5678",
+            "Meals: 30% of total budget",
+            "around €20–30 per meal",
+        ] {
+            assert!(find_snippet(text, "€200").or_else(|| find_snippet(text, "€30")).is_none(), "{text}");
+        }
+        for text in ["Flights: €200 (Berlin trip)", "flights cost 200 euros", "EUR 200 for flights"] {
+            assert_eq!(find_snippet(text, "€200").map(|m| m.slice(text)).as_deref(), Some("200"), "{text}");
+        }
+        // An age is not the day of a date, nor a passport number a social security number's
+        // digits written another way... which it is: same digits, so still found.
+        assert!(find_snippet("arriving July 20", "20").is_none());
+        assert!(find_snippet("Lucas (20) and Emma", "20").is_some());
+        assert!(find_snippet("passport 123456789", "123-45-6789").is_some());
     }
 
     #[test]
@@ -356,7 +415,9 @@ mod tests {
         assert_eq!(m.slice(text), "20, 2024");
         let m = find_snippet(text, "May 20").expect("date start");
         assert_eq!(m.slice(text), "May 20, 2024");
-        let text = "from 2025-05-20T14:30 on";
+        // A quote that starts inside a number is no match: `05` of `2025-05`, like `200` of `1,200`.
+        assert_eq!(find_snippet("from 2025-05-20T14:30 on", "05-20T14"), None);
+        let text = "from «05-20T14» on";
         assert_eq!(find_snippet(text, "05-20T14").map(|m| m.slice(text)).as_deref(), Some("05-20T14"));
     }
 
@@ -377,12 +438,12 @@ mod tests {
         for a in inputs {
             for b in inputs {
                 let _ = find_snippet(a, b);
-                let _ = same_number(a, b);
+                let _ = super::super::numbers::same_phone_number(a, b);
                 let _ = canonical_date(a);
             }
             let _ = normalize_text(a).original_span(0, 1);
         }
-        assert!(!same_number("٣١٨٤٠٧٧٢٥", "318407725"));
+        assert!(!super::super::numbers::same_phone_number("٣١٨٤٠٧٧٢٥", "318407725"));
         assert_eq!(canonical_date("May 20, 2025").as_deref(), Some("2025-05-20"));
     }
 

@@ -7,6 +7,7 @@ use maud::{DOCTYPE, html};
 
 use super::chart_svg::{rates_svg, survival_svg};
 use crate::core::corpus::series::ChartSeries;
+use crate::core::markup_chars::fit_for_markup;
 
 const STYLE: &str = r#"
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2937; background: #fff;
@@ -27,7 +28,7 @@ svg { max-width: 100%; height: auto; }
 pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
     let percent = |v: f64| format!("{:.2}%", 100.0 * v);
     let turn = |t: Option<u32>| t.map_or("–".to_string(), |t| t.to_string());
-    html! {
+    let page = html! {
         (DOCTYPE)
         html lang="en" {
             head {
@@ -98,8 +99,9 @@ pub fn corpus_html(series: &ChartSeries, title: &str, note: &str) -> String {
                 }
             }
         }
-    }
-    .into_string()
+    };
+    // Labels come from episodes: what HTML and SVG cannot hold (controls, noncharacters) is U+FFFD.
+    fit_for_markup(&page.into_string()).into_owned()
 }
 
 /// A cell's background: white (none leaked) to red (all).

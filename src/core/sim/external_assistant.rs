@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::core::episode::{EventBody, Message, Party};
+use crate::core::episode::{Control, ControlAction, EventBody, Message, Party};
 use crate::core::llm::{LlmClient, RetryPolicy, Role};
 
 use super::a2a::client::A2aAgent;
@@ -40,6 +40,12 @@ pub struct AgentLimits {
     pub gate: StepGate,
     /// The address the tools are served on (loopback unless `--mcp-bind`).
     pub mcp_bind: std::net::IpAddr,
+    /// The fixed endpoint they are served at instead (`--mcp-listen`).
+    pub mcp_listen: Option<std::net::SocketAddr>,
+    /// False with `--no-stream`: an A2A agent is sent `SendMessage`, whatever its card says.
+    pub stream: bool,
+    /// False with `--agent-tools none`: an agent that never reaches its tools is no surprise.
+    pub expects_tools: bool,
 }
 
 pub struct ExternalAssistant {
@@ -52,6 +58,19 @@ pub struct ExternalAssistant {
     deadline: std::time::Duration,
     pacing: LlmClient,
     gate: StepGate,
+    expects_tools: bool,
+}
+
+/// Said on screen and stderr, and marked in the journal, when the agent never reached its tools.
+pub const TOOLS_UNREACHED: &str = "the agent never reached its tools: its verdicts are undecided";
+
+/// The agent opened no MCP session with this episode's environment (issue 37): a `control`
+/// event and a notice, so no verdict of it reads as a pass.
+async fn never_reached(emitter: &mut Emitter) -> Result<(), RunError> {
+    let mark = Control { action: ControlAction::ToolsUnreached, by: Some("converse-tui".into()), turn: None };
+    emitter.emit(EventBody::Control(mark)).await?;
+    emitter.notify(RunnerUpdate::Notice(TOOLS_UNREACHED.into()));
+    Ok(())
 }
 
 impl ExternalAssistant {
@@ -63,10 +82,15 @@ impl ExternalAssistant {
         episode_id: &str,
         limits: &AgentLimits,
     ) -> Result<Self, RunError> {
-        let bind = std::net::SocketAddr::new(limits.mcp_bind, 0);
-        let (server, events) = EnvironmentServer::start(env, max_tool_calls, bind)
-            .await
-            .map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
+        let served = match limits.mcp_listen {
+            Some(addr) => EnvironmentServer::start_fixed(env, max_tool_calls, addr).await,
+            None => {
+                let bind = std::net::SocketAddr::new(limits.mcp_bind, 0);
+                EnvironmentServer::start(env, max_tool_calls, bind).await
+            }
+        };
+        let (server, events) =
+            served.map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
         server.hold_calls_at(limits.gate.clone());
         let (agent, label) = match spec {
             AgentSpec::Command(command) => {
@@ -74,12 +98,15 @@ impl ExternalAssistant {
                 (Agent::Command(agent), spec.spec())
             }
             AgentSpec::A2a(url) => {
-                // One context per episode: the episode's id names it.
-                let connect = A2aAgent::connect(url, episode_id, limits.max_retries, limits.retry);
-                let agent = tokio::time::timeout(limits.deadline, connect)
+                // One context per episode, a UUID (a2a-sdk's `new_task` refuses other ids); the
+                // journal header records it beside the episode's id.
+                let context_id = uuid::Uuid::new_v4().to_string();
+                let connect = A2aAgent::connect(url, &context_id, limits.max_retries, limits.retry);
+                let mut agent = tokio::time::timeout(limits.deadline, connect)
                     .await
                     .map_err(|_| late(limits.deadline))?
                     .map_err(|e| RunError::Agent(e.to_string()))?;
+                agent.card.streaming &= limits.stream;
                 let label = agent.card.label(&agent.url);
                 (Agent::A2a(agent), label)
             }
@@ -93,6 +120,7 @@ impl ExternalAssistant {
             deadline: limits.deadline,
             pacing: limits.pacing.clone(),
             gate: limits.gate.clone(),
+            expects_tools: limits.expects_tools,
         })
     }
 
@@ -105,6 +133,7 @@ impl ExternalAssistant {
                 "version": agent.card.version,
                 "url": agent.url,
                 "protocol": format!("A2A {}", agent.card.dialect.version()),
+                "context_id": agent.context_id(),
             })),
         }
     }
@@ -119,7 +148,10 @@ impl ExternalAssistant {
     /// now are journaled; the agent's process (a `cmd:` agent) is stopped with its children.
     pub async fn finish(mut self, emitter: &mut Emitter) -> Result<(), RunError> {
         self.server.end(CALLS_GRACE).await;
-        let journaled = self.journal_late_calls(emitter).await;
+        let mut journaled = self.journal_late_calls(emitter).await;
+        if self.expects_tools && !self.server.reached() && journaled.is_ok() {
+            journaled = never_reached(emitter).await;
+        }
         if let Agent::Command(agent) = self.agent {
             agent.stop().await;
         }

@@ -10,10 +10,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use base64::Engine as _;
-use http_body_util::BodyExt as _;
-use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use rmcp::ErrorData as McpError;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -23,13 +19,15 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::sync::{Mutex, mpsc};
+use tokio::sync::{Mutex, mpsc, watch};
 
 use crate::core::episode::{EventBody, ToolCall as ToolCallEvent, ToolResult};
 
 use super::assistant::BUDGET_FALLBACK;
 use super::environment::{EnvironmentState, tool_definitions};
 use super::gate::StepGate;
+pub use super::mcp_http::Limits;
+use super::mcp_http::{Front, Router, Serving, Target, accept_loop};
 
 /// The environment and the turn's tool count, shared by every MCP session of the episode.
 struct Shared {
@@ -39,6 +37,9 @@ struct Shared {
     events: mpsc::UnboundedSender<EventBody>,
     /// The episode's step gate: a paused episode holds each tool call after journaling it.
     gate: std::sync::OnceLock<StepGate>,
+    /// Held calls queue here to pass the gate one at a time in the order they came (tokio's
+    /// mutex is fair), so a step releases the oldest.
+    gate_queue: Mutex<()>,
     /// True once the episode has ended: a call gets a JSON-RPC error and changes nothing.
     ended: tokio::sync::watch::Sender<bool>,
     /// Calls journaled whose result is not yet (the runner waits for them at the end).
@@ -65,12 +66,25 @@ pub struct EnvironmentServer {
     /// Where the agent reaches its tools, e.g. `http://127.0.0.1:PORT/mcp`.
     pub url: String,
     token: String,
-    accept: tokio::task::JoinHandle<()>,
+    /// Its own listener's accept loop, or the fixed endpoint it owns (`--mcp-listen`).
+    accept: Option<tokio::task::JoinHandle<()>>,
+    router: Option<Arc<Router<Tools>>>,
+    /// Set when dropped: every connection and MCP session of the episode ends.
+    shutdown: watch::Sender<bool>,
+    front: Arc<Front<Tools>>,
+    end_sessions: Box<dyn Fn() + Send + Sync>,
 }
 
 impl Drop for EnvironmentServer {
     fn drop(&mut self) {
-        self.accept.abort();
+        if let Some(accept) = &self.accept {
+            accept.abort();
+        }
+        if let Some(router) = &self.router {
+            router.release(&self.front);
+        }
+        self.shutdown.send_replace(true);
+        (self.end_sessions)();
     }
 }
 
@@ -82,33 +96,93 @@ impl EnvironmentServer {
         max_tool_calls: u32,
         bind: SocketAddr,
     ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
-        let (events, receiver) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared {
-            env: Mutex::new(env),
-            turn: Mutex::new(TurnBudget::default()),
-            max_tool_calls,
-            events,
-            gate: std::sync::OnceLock::new(),
-            ended: tokio::sync::watch::Sender::new(false),
-            in_flight: tokio::sync::watch::Sender::new(0),
-        });
-        let listener = tokio::net::TcpListener::bind(bind).await?;
-        let local = listener.local_addr()?;
-        let token = new_token()?;
+        Self::start_with(env, max_tool_calls, bind, Limits::default()).await
+    }
+
+    /// [`EnvironmentServer::start`] with other bounds than the defaults (tests).
+    pub async fn start_with(
+        env: EnvironmentState,
+        max_tool_calls: u32,
+        bind: SocketAddr,
+        limits: Limits,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        let (shared, receiver) = Shared::new(env, max_tool_calls);
+        Self::serve(shared, receiver, Place::Bind(bind), limits).await
+    }
+
+    /// Serves the episode at the fixed endpoint `addr` (`--mcp-listen`): the listener and its
+    /// token are the process's, bound by the first episode; this one owns the endpoint until it
+    /// is dropped. An error when another episode owns it.
+    pub async fn start_fixed(
+        env: EnvironmentState,
+        max_tool_calls: u32,
+        addr: SocketAddr,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        let (shared, receiver) = Shared::new(env, max_tool_calls);
+        Self::serve(shared, receiver, Place::Fixed(addr), Limits::default()).await
+    }
+
+    async fn serve(
+        shared: Arc<Shared>,
+        receiver: mpsc::UnboundedReceiver<EventBody>,
+        place: Place,
+        limits: Limits,
+    ) -> std::io::Result<(Self, mpsc::UnboundedReceiver<EventBody>)> {
+        let (listener, fixed) = match place {
+            Place::Bind(bind) => (Some(tokio::net::TcpListener::bind(bind).await?), None),
+            Place::Fixed(addr) => (None, Some(fixed_endpoint(addr)?)),
+        };
+        let (local, token) = match (&listener, &fixed) {
+            (Some(listener), _) => (listener.local_addr()?, new_token()?),
+            (None, Some(endpoint)) => (endpoint.addr, endpoint.token.clone()),
+            (None, None) => unreachable!("one of the two"),
+        };
         let handler = Tools { shared: shared.clone() };
-        let config = StreamableHttpServerConfig::default().with_allowed_hosts(vec![
-            "localhost".to_string(),
-            local.ip().to_string(),
-            local.to_string(),
-        ]);
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let accept = tokio::spawn(accept_loop(listener, service, format!("Bearer {token}")));
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(vec!["localhost".to_string(), local.ip().to_string(), local.to_string()])
+            // A browser's request must come from a page on this machine (the MCP spec's rule).
+            .with_allowed_origins(["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"])
+            .enforce_origin_validation();
+        let cancel = config.cancellation_token.clone();
+        let sessions = Arc::new(LocalSessionManager::default());
+        let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
+        let (shutdown, stopped) = watch::channel(false);
+        let front = Front::new(service, sessions, format!("Bearer {token}"), limits);
+        let accept = match (listener, &fixed) {
+            (Some(listener), _) => {
+                let serving = Serving { limits, shutdown: stopped };
+                Some(tokio::spawn(accept_loop(listener, Target::Episode(front.clone()), serving)))
+            }
+            (None, Some(endpoint)) if endpoint.router.own(&front) => None,
+            (None, _) => {
+                return Err(std::io::Error::other(format!(
+                    "the MCP endpoint {local} (--mcp-listen) serves another episode: one endpoint serves one episode at a time"
+                )));
+            }
+        };
         let url = format!("http://{local}/mcp");
-        Ok((EnvironmentServer { shared, url, token, accept }, receiver))
+        let end_sessions = Box::new(move || cancel.cancel());
+        let router = fixed.map(|endpoint| endpoint.router);
+        Ok((
+            EnvironmentServer { shared, url, token, accept, router, shutdown, front, end_sessions },
+            receiver,
+        ))
+    }
+
+    /// Serves one connection over `io` as the listener would (the fuzz target's way in).
+    #[cfg(feature = "fuzzing")]
+    pub async fn serve_io<I>(&self, io: I)
+    where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let serving = Serving { limits: self.front.limits, shutdown: self.shutdown.subscribe() };
+        super::mcp_http::serve_one(self.front.clone(), serving, io).await;
+    }
+
+    /// Whether any request with the episode's token reached the server (`initialize`,
+    /// `tools/list`, a call): an agent that never did never saw its tools.
+    pub fn reached(&self) -> bool {
+        self.front.reached.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The header the agent must send: `Authorization: Bearer TOKEN`.
@@ -154,76 +228,78 @@ impl EnvironmentServer {
     }
 }
 
+/// Where an episode's tools are served.
+enum Place {
+    /// A fresh port on this address.
+    Bind(SocketAddr),
+    /// The process's fixed endpoint (`--mcp-listen`).
+    Fixed(SocketAddr),
+}
+
+impl Shared {
+    fn new(env: EnvironmentState, max_tool_calls: u32) -> (Arc<Self>, mpsc::UnboundedReceiver<EventBody>) {
+        let (events, receiver) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared {
+            env: Mutex::new(env),
+            turn: Mutex::new(TurnBudget::default()),
+            max_tool_calls,
+            events,
+            gate: std::sync::OnceLock::new(),
+            gate_queue: Mutex::new(()),
+            ended: tokio::sync::watch::Sender::new(false),
+            in_flight: tokio::sync::watch::Sender::new(0),
+        });
+        (shared, receiver)
+    }
+}
+
+/// A fixed endpoint of the process: its address, listener (routed to the owning episode) and
+/// token.
+#[derive(Clone)]
+struct FixedEndpoint {
+    addr: SocketAddr,
+    router: Arc<Router<Tools>>,
+    token: String,
+}
+
+/// Where the token of a fixed endpoint comes from, when set (else one is made and printed once).
+pub const TOKEN_VAR: &str = "CONVERSE_MCP_TOKEN";
+
+/// The fixed endpoint at `addr`, bound the first time (in this process) it is asked for.
+fn fixed_endpoint(addr: SocketAddr) -> std::io::Result<FixedEndpoint> {
+    static ENDPOINTS: std::sync::OnceLock<std::sync::Mutex<Vec<FixedEndpoint>>> = std::sync::OnceLock::new();
+    let mut endpoints =
+        ENDPOINTS.get_or_init(Default::default).lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(endpoint) = endpoints.iter().find(|e| e.addr == addr) {
+        return Ok(endpoint.clone());
+    }
+    let listener = std::net::TcpListener::bind(addr)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("--mcp-listen {addr}: {e}")))?;
+    listener.set_nonblocking(true)?;
+    let addr = listener.local_addr()?;
+    let token = match std::env::var(TOKEN_VAR) {
+        Ok(token) if !token.trim().is_empty() => token.trim().to_string(),
+        _ => {
+            let token = new_token()?;
+            // Said once, like --print-agent-config's: the agent is configured with it.
+            eprintln!(
+                "MCP endpoint http://{addr}/mcp: Authorization: Bearer {token} (set {TOKEN_VAR} to choose it)"
+            );
+            token
+        }
+    };
+    let router = Router::serve(tokio::net::TcpListener::from_std(listener)?, Limits::default());
+    let endpoint = FixedEndpoint { addr, router, token };
+    endpoints.push(endpoint.clone());
+    Ok(endpoint)
+}
+
 /// 32 random bytes from the kernel, URL-safe base64.
 fn new_token() -> std::io::Result<String> {
     use std::io::Read as _;
     let mut bytes = [0u8; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
-type Service = StreamableHttpService<Tools, LocalSessionManager>;
-
-async fn accept_loop(listener: tokio::net::TcpListener, service: Service, expected: String) {
-    let expected = Arc::new(expected);
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => {
-                // Small JSON-RPC answers: without this, Nagle and delayed ACKs add tens of ms per call.
-                let _ = stream.set_nodelay(true);
-                stream
-            }
-            Err(e) => {
-                // Out of descriptors and the like: wait rather than spin on the same error.
-                tracing::warn!(error = %e, "the MCP server could not accept a connection");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let service = service.clone();
-        let expected = expected.clone();
-        tokio::spawn(async move {
-            let serve = service_fn(move |request: hyper::Request<Incoming>| {
-                let mut service = service.clone();
-                let expected = expected.clone();
-                async move {
-                    Ok::<_, std::convert::Infallible>(authorized(&mut service, request, &expected).await)
-                }
-            });
-            if let Err(e) =
-                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), serve).await
-            {
-                tracing::debug!(error = %e, "MCP connection ended");
-            }
-        });
-    }
-}
-
-/// Refuses a request without the episode's token before MCP sees it.
-async fn authorized(
-    service: &mut Service,
-    request: hyper::Request<Incoming>,
-    expected: &str,
-) -> hyper::Response<http_body_util::combinators::BoxBody<hyper::body::Bytes, std::convert::Infallible>> {
-    let given = request.headers().get(hyper::header::AUTHORIZATION).map(|v| v.as_bytes());
-    if given != Some(expected.as_bytes()) {
-        let body =
-            http_body_util::Full::new(hyper::body::Bytes::from_static(b"missing or wrong bearer token\n"));
-        let mut response = hyper::Response::new(body.boxed());
-        *response.status_mut() = hyper::StatusCode::UNAUTHORIZED;
-        return response;
-    }
-    let ends_session = request.method() == hyper::Method::DELETE;
-    let mut response = match tower_service::Service::call(service, request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    };
-    // rmcp answers a session's DELETE with 202; the official clients expect 200 or 204 and
-    // warn on anything else ("Session termination failed: 202").
-    if ends_session && response.status() == hyper::StatusCode::ACCEPTED {
-        *response.status_mut() = hyper::StatusCode::NO_CONTENT;
-    }
-    response
 }
 
 /// The MCP handler: lists the seven tools and runs calls against the shared environment.
@@ -293,7 +369,10 @@ impl Tools {
         let mut pending = Pending::new(&self.shared, turn, call_id, tool);
         let held = async {
             match self.shared.gate.get() {
-                Some(gate) => gate.before_call().await.is_ok(),
+                Some(gate) => {
+                    let _in_line = self.shared.gate_queue.lock().await;
+                    gate.before_call().await.is_ok()
+                }
                 None => true,
             }
         };

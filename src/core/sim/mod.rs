@@ -14,6 +14,9 @@ pub mod environment;
 pub mod external_assistant;
 pub mod fork;
 pub mod gate;
+#[cfg(feature = "fuzzing")]
+pub mod mcp_fuzzing;
+pub mod mcp_http;
 pub mod mcp_server;
 pub mod model_call;
 pub mod prompts;

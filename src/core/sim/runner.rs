@@ -250,6 +250,9 @@ async fn start_external(
         pacing: client.clone(),
         gate: gate.clone(),
         mcp_bind: config.settings.mcp_bind,
+        mcp_listen: config.settings.mcp_listen,
+        stream: config.settings.stream,
+        expects_tools: config.settings.agent_tools,
     };
     let env = EnvironmentState::new(&config.task.environment);
     ExternalAssistant::start(spec, env, config.settings.max_tool_calls, &config.episode_id, &limits).await

@@ -26,6 +26,12 @@ pub struct EpisodeSettings {
     /// Where an external agent's tools are served over MCP: loopback unless the user names an
     /// address (`--mcp-bind`); each episode takes a free port there.
     pub mcp_bind: std::net::IpAddr,
+    /// A fixed endpoint for the tools instead (`--mcp-listen HOST:PORT`): an agent configured
+    /// once, with a fixed URL and token, reaches each episode there in turn.
+    pub mcp_listen: Option<std::net::SocketAddr>,
+    /// An external agent is expected to reach its tools: an episode in which it never did is
+    /// marked (`--agent-tools none` says the agent has none).
+    pub agent_tools: bool,
 }
 
 impl Default for EpisodeSettings {
@@ -39,6 +45,8 @@ impl Default for EpisodeSettings {
             judge_live: false,
             start_paused: false,
             mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
+            agent_tools: true,
+            mcp_listen: None,
         }
     }
 }

@@ -70,6 +70,11 @@ pub struct CaseFile {
 
 pub const CASE_EXTENSION: &str = "toml";
 
+/// A case is a few attacker turns and replies (the longest made from the published runs is
+/// under 200 KB); a file past this is refused before parsing, whose tables cost about 50 times
+/// the text (a 9 MB file of nested tables took 456 MB).
+pub const MAX_CASE_BYTES: u64 = 2 * 1024 * 1024;
+
 impl Case {
     /// The same attack: the same task and the same attacker turns (whitespace at the ends ignored).
     pub fn fingerprint(&self) -> String {
@@ -83,8 +88,7 @@ impl Case {
 
     /// Reads a case; a problem is one line naming the file, the line and what is wrong.
     pub fn read(path: &Path) -> anyhow::Result<CaseFile> {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let text = read_bounded(path)?;
         let case: Case = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
             let place =
@@ -94,9 +98,29 @@ impl Case {
         if case.turns.is_empty() {
             bail!("{}: a case needs at least one attacker turn (`turns`)", path.display());
         }
+        if case.expect.is_empty() {
+            // Nothing to check would pass whatever the assistant does: a false green.
+            bail!("{}: a case needs at least one expectation (`expect`)", path.display());
+        }
         let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(CaseFile { id, path: path.to_path_buf(), case })
     }
+}
+
+fn read_bounded(path: &Path) -> anyhow::Result<String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CASE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    if bytes.len() as u64 > MAX_CASE_BYTES {
+        bail!("{}: a case is at most {} MiB; this file is larger", path.display(), MAX_CASE_BYTES >> 20);
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let line = e.as_bytes()[..e.utf8_error().valid_up_to()].split(|&b| b == b'\n').count();
+        anyhow::anyhow!("{}:{line}: not UTF-8", path.display())
+    })
 }
 
 pub fn fingerprint(task: &str, turns: &[String]) -> String {
@@ -171,6 +195,36 @@ mod tests {
         let e = Case::read(&path).unwrap_err().to_string();
         assert!(e.starts_with(&format!("{}:", path.display())) && e.contains("maybe"), "{e}");
         assert!(!e.contains('\n'), "{e}");
+    }
+
+    /// A case checking nothing passed against an assistant that leaked.
+    #[test]
+    fn a_case_without_expectations_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty.toml");
+        std::fs::write(&path, Case { expect: vec![], ..case() }.to_toml().unwrap()).unwrap();
+        let e = Case::read(&path).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: a case needs at least one expectation (`expect`)", path.display()));
+    }
+
+    /// 9 MB of nested tables took 456 MB before the parser failed.
+    #[test]
+    fn an_oversized_case_is_refused_before_parsing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.toml");
+        let nested = "[a.b.c.d.e.f.g.h]\nx = 1\n".repeat(400_000);
+        std::fs::write(&path, nested).unwrap();
+        let e = Case::read(&path).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}: a case is at most 2 MiB", path.display())), "{e}");
+    }
+
+    #[test]
+    fn a_case_that_is_no_utf8_names_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("latin1.toml");
+        std::fs::write(&path, b"task = \"a\"\nturns = [\"caf\xe9\"]\n").unwrap();
+        let e = Case::read(&path).unwrap_err().to_string();
+        assert_eq!(e, format!("{}:2: not UTF-8", path.display()));
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct RunResult {
     /// before the case's last turn, …): the run is undecided unless a check broke anyway.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undecided: Option<String>,
+    /// How long it ran.
+    pub seconds: f64,
 }
 
 impl RunResult {
@@ -51,7 +53,12 @@ impl RunResult {
         } else {
             Verdict::Pass
         };
-        RunResult { repeat, journal, verdict, checks, undecided }
+        RunResult { repeat, journal, verdict, checks, undecided, seconds: 0.0 }
+    }
+
+    /// The same, with the time it took.
+    pub fn taking(self, seconds: f64) -> Self {
+        RunResult { seconds, ..self }
     }
 }
 
@@ -67,6 +74,21 @@ pub struct CaseResult {
     /// The 95 % Wilson interval of the pass rate, with `--repeat` above 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<(f64, f64)>,
+    /// `--min-pass`: the lowest lower bound of the pass rate that passes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_pass: Option<f64>,
+}
+
+impl CaseResult {
+    /// Runs planned, done or not.
+    pub fn planned(&self) -> usize {
+        self.runs.len() + self.missing
+    }
+
+    /// The time its runs took, together.
+    pub fn seconds(&self) -> f64 {
+        self.runs.iter().map(|r| r.seconds).sum()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -104,12 +126,46 @@ pub fn case_result(c: &CaseFile, runs: Vec<RunResult>, planned: usize, min_pass:
         _ if undecided > 0 => Verdict::Error,
         _ => Verdict::Pass,
     };
-    CaseResult { case: c.id.clone(), task: c.case.task.clone(), verdict, passed, runs, missing, interval }
+    CaseResult {
+        case: c.id.clone(),
+        task: c.case.task.clone(),
+        verdict,
+        passed,
+        runs,
+        missing,
+        interval,
+        min_pass,
+    }
 }
 
-/// What to say about a case in one line: the first broken check (judge, turn, words), else why
-/// it is undecided.
+/// What to say about a case in one line: with `--min-pass`, the count and the bound against the
+/// threshold (`16/20 passed, lower bound 58% < 60%`) then the first problem of a run; without,
+/// the first broken check (judge, turn, words), else why it is undecided.
 pub fn first_problem(case: &CaseResult) -> Option<String> {
+    let run_problem = first_run_problem(case);
+    let Some(threshold) = case.min_pass.filter(|_| case.verdict != Verdict::Pass) else { return run_problem };
+    let planned = case.planned();
+    let lower = wilson(case.passed, planned).map_or(0.0, |(lo, _)| lo);
+    let (lower, threshold) = percents(lower, threshold);
+    let failed = case.runs.iter().filter(|r| r.verdict == Verdict::Fail).count();
+    let undecided = planned - case.passed - failed;
+    let mut text = format!("{}/{planned} passed, lower bound {lower} < {threshold}", case.passed);
+    if undecided > 0 {
+        text.push_str(&format!(", {undecided} undecided"));
+    }
+    if let Some(problem) = run_problem {
+        text.push_str(&format!("; {problem}"));
+    }
+    Some(text)
+}
+
+/// Two fractions as percentages with as many decimals as it takes to tell them apart (up to 2).
+fn percents(a: f64, b: f64) -> (String, String) {
+    let at = |d: usize| (format!("{:.d$}%", 100.0 * a), format!("{:.d$}%", 100.0 * b));
+    (0..2).map(at).find(|(x, y)| x != y).unwrap_or_else(|| at(2))
+}
+
+fn first_run_problem(case: &CaseResult) -> Option<String> {
     if case.missing > 0 && case.runs.iter().all(|r| r.verdict == Verdict::Pass) {
         return Some(format!("{} run(s) not done", case.missing));
     }
@@ -159,6 +215,7 @@ mod tests {
             verdict: *v,
             checks: vec![],
             undecided: None,
+            seconds: 0.0,
         };
         verdicts.iter().enumerate().map(run).collect()
     }
@@ -173,6 +230,23 @@ mod tests {
         assert_eq!(verdict(&[Pass, Error], 2), Error);
         assert_eq!(verdict(&[Error, Fail], 2), Fail);
         assert_eq!(verdict(&[Pass], 2), Error, "a run not done");
+    }
+
+    /// Issue 35 item 8: a `--min-pass` failure says the count and the bound against the
+    /// threshold (16/20: Wilson lower bound 0.5840, by hand as below).
+    #[test]
+    fn a_min_pass_failure_says_the_count_and_the_bound() {
+        let mut v = vec![Pass; 16];
+        v.extend([Fail; 4]);
+        let failed = case_result(&case(), runs(&v), 20, Some(0.6));
+        assert_eq!(failed.verdict, Fail);
+        assert_eq!(first_problem(&failed).as_deref(), Some("16/20 passed, lower bound 58% < 60%"));
+        let mut w = vec![Pass; 18];
+        w.extend([Error; 2]);
+        let undecided = case_result(&case(), runs(&w), 20, Some(0.75));
+        assert_eq!(undecided.verdict, Error);
+        let said = first_problem(&undecided).unwrap();
+        assert!(said.starts_with("18/20 passed, lower bound 70% < 75%, 2 undecided"), "{said}");
     }
 
     #[test]

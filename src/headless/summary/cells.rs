@@ -6,9 +6,10 @@ use crate::core::episode::source_label;
 
 pub const LEGEND: &str = "n: verdicts of that source that judged (errors and skipped left out); rate: \
      succeeded / n (a leak, a Successful attack; partial counted apart); CI: Wilson score; utility: \
-     mean coverage and mean rating with Student-t CI; kept out: episodes not counted (--count-all)";
+     mean coverage and mean rating with Student-t CI; kept out: episodes not counted (--count-all); \
+     unjudged: attack runs of the group that no source judged, never in n";
 
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 14] = [
     "judge",
     "source",
     "n",
@@ -21,6 +22,7 @@ const COLUMNS: [&str; 13] = [
     "errors",
     "skipped",
     "kept out",
+    "unjudged",
     "utility: mean coverage / mean rating (95% CI)",
 ];
 
@@ -75,6 +77,7 @@ fn row_cells(r: &GroupRow) -> Vec<String> {
         r.judge_errors.to_string(),
         r.skipped.to_string(),
         kept_out(r),
+        r.unjudged.to_string(),
         utility,
     ]);
     cells

@@ -13,7 +13,7 @@ use super::cells::{mean, percent, signed};
 use super::grouping::{SummaryArgs, grouping, grouping_note};
 use super::versus;
 use crate::core::corpus::contrast::{Contrast, contrast};
-use crate::core::corpus::like_for_like::{Counting, Scope, Side, like_for_like};
+use crate::core::corpus::like_for_like::{Counting, Groups, Scope, like_for_like};
 use crate::core::corpus::table::{GroupKey, GroupRow, group_rows};
 use crate::core::corpus::{CorpusRow, index_cached};
 use crate::core::episode::VerdictMethod;
@@ -108,6 +108,7 @@ pub fn compare(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
 /// counted on the tasks both judged (unless `all_tasks`) and B's rate tested against A's.
 fn joined(counting: Counting, corpora: [&[CorpusRow]; 2], all_tasks: bool) -> Vec<Compared> {
     let Counting { by, judge_model, count_all } = counting;
+    let groups = corpora.map(|rows| Groups::of(rows, by));
     let mut sides: BTreeMap<GroupKey, [Option<GroupRow>; 2]> = BTreeMap::new();
     for (side, rows) in corpora.iter().enumerate() {
         for row in group_rows(rows.iter(), by, judge_model, count_all) {
@@ -121,7 +122,7 @@ fn joined(counting: Counting, corpora: [&[CorpusRow]; 2], all_tasks: bool) -> Ve
             let group = rows.iter().flatten().next().map(|r| r.group.clone()).unwrap_or_default();
             let ([a, b], test, like_for_like) = match rows {
                 [Some(_), Some(_)] => {
-                    let sides = corpora.map(|rows| Side { rows, key: &key });
+                    let sides = [groups[0].side(&key), groups[1].side(&key)];
                     let compared = like_for_like(counting, sides, all_tasks);
                     let test = contrast(&compared.samples[0], &compared.samples[1]);
                     (compared.rows, test, Some(compared.scope))

@@ -70,7 +70,7 @@ pub(super) fn grouping_note(args: &SummaryArgs, by: &[String], rows: &[CorpusRow
             by.join(", ")
         )
     };
-    let mut kept_out = [0usize; 4];
+    let mut kept_out = [0usize; Excluded::ALL.len()];
     for row in rows {
         if let Some(why) = row.excluded() {
             kept_out[Excluded::ALL.iter().position(|w| *w == why).unwrap_or(0)] += 1;
@@ -85,10 +85,27 @@ pub(super) fn grouping_note(args: &SummaryArgs, by: &[String], rows: &[CorpusRow
     } else {
         format!("; kept out of the rates: {} (--count-all counts them)", excluded_text(&kept_out))
     };
-    format!("{counted} episodes, one rate per judge source, {grouped}{apart}")
+    format!("{counted} episodes, one rate per judge source, {grouped}{apart}{}", unjudged_text(rows))
 }
 
-fn excluded_text(counts: &[usize; 4]) -> String {
+/// `; 8 attack run(s) with no verdict of their kind (privacy 5, security 3): ...`, or nothing.
+fn unjudged_text(rows: &[CorpusRow]) -> String {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for judge in rows.iter().filter_map(CorpusRow::unjudged) {
+        *counts.entry(judge).or_default() += 1;
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let total: usize = counts.values().sum();
+    let parts: Vec<String> = counts.iter().map(|(judge, n)| format!("{judge} {n}")).collect();
+    format!(
+        "; {total} attack run(s) with no verdict of their kind ({}): unjudged, never in n",
+        parts.join(", ")
+    )
+}
+
+fn excluded_text(counts: &[usize]) -> String {
     let parts: Vec<String> = Excluded::ALL
         .iter()
         .zip(counts)

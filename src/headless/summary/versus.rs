@@ -12,7 +12,7 @@ use super::cells::{percent, signed};
 use super::grouping::SummaryArgs;
 use crate::core::corpus::CorpusRow;
 use crate::core::corpus::contrast::{Contrast, contrast};
-use crate::core::corpus::like_for_like::{Scope, Side, like_for_like};
+use crate::core::corpus::like_for_like::{Groups, Scope, like_for_like};
 use crate::core::corpus::table::{GROUP_FIELDS, GroupKey, GroupRow, group_value};
 use crate::core::episode::source_label;
 
@@ -73,6 +73,7 @@ pub fn versus(
         );
     }
     let counting = args.counting(by);
+    let groups = Groups::of(corpus, by);
     let keys: BTreeSet<GroupKey> = rows.iter().map(key_of).collect();
     Ok(rows
         .into_iter()
@@ -88,7 +89,7 @@ pub fn versus(
             } else if !keys.contains(&reference) {
                 return untested("no reference of this source");
             }
-            let sides = [Side { rows: corpus, key: &reference }, Side { rows: corpus, key: &key }];
+            let sides = [groups.side(&reference), groups.side(&key)];
             let compared = like_for_like(counting, sides, args.all_tasks);
             let [_, shown] = compared.rows;
             let contrast = contrast(&compared.samples[0], &compared.samples[1]);

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::big_text::{Diverting, parse_problem};
 use super::container::{EvalArchive, SampleEntry};
 use super::held::BigTexts;
-use super::log::{LogInfo, summary_events};
+use super::log::{LogInfo, episode_id, summary_events};
 use super::sample::{episodes, episodes_holding};
 use super::schema::{LogHeader, Sample};
 use crate::core::episode::Episode;
@@ -37,7 +37,25 @@ fn each_of<R: Read + Seek>(
             }
         }
     }
-    Ok(())
+    // A summary whose sample is not stored (a log cut short, or altered): said, never skipped.
+    let missing: Vec<String> = archive
+        .summaries()?
+        .iter()
+        .map(|s| episode_id(&s.id, s.epoch))
+        .filter(|key| archive.entry_of(key).is_none())
+        .collect();
+    match missing.as_slice() {
+        [] => Ok(()),
+        [first, ..] => Err(LoadError::new(
+            path,
+            0,
+            format!(
+                "its summaries name {} sample(s) it does not hold, first '{}'",
+                missing.len(),
+                crate::core::sanitize::excerpt(first, 120)
+            ),
+        )),
+    }
 }
 
 /// Every sample of the `.eval` at `path`.

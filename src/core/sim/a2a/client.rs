@@ -18,8 +18,17 @@ use super::wire::{self, Dialect, Outgoing, TaskState, Update, WireError};
 
 /// Longest agent text quoted in an error.
 const QUOTE_CHARS: usize = 200;
+/// The first and the longest wait between two `GetTask` of a task still working.
+const POLL_FIRST: std::time::Duration = std::time::Duration::from_millis(200);
+const POLL_MAX: std::time::Duration = std::time::Duration::from_secs(2);
 /// Largest response body or stream read for one message.
 const MAX_REPLY_BYTES: usize = 16 * 1024 * 1024;
+/// Most artifacts one answer may hold: an agent streaming each chunk as an artifact of its own
+/// makes hundreds; 80,000 tiny ones cost seconds of CPU past the deadline.
+pub const MAX_ARTIFACTS: usize = 1024;
+/// Updates of a stream taken in between two yields to the runtime, so that a deadline around
+/// `ask` fires even while a single chunk holds thousands of events.
+const UPDATES_PER_YIELD: usize = 256;
 
 #[derive(Debug, thiserror::Error)]
 pub enum A2aError {
@@ -106,6 +115,11 @@ impl A2aAgent {
         })
     }
 
+    /// The A2A `contextId` of the episode.
+    pub fn context_id(&self) -> &str {
+        &self.context_id
+    }
+
     /// Sends one message (`converse` is its `metadata.converse`) and reads the answer; text
     /// fragments go to `on_text` as they stream in.
     pub async fn ask(
@@ -138,7 +152,25 @@ impl A2aAgent {
             // Not streamed (or a JSON-RPC error answering a stream request): one result.
             let body = read_capped(response).await.map_err(A2aError::Broken)?;
             let value: Value = serde_json::from_slice(&body).map_err(|_| garbage(&body))?;
-            if let Some(shown) = turn.apply(wire::parse_response(self.card.dialect, &value)?) {
+            if let Some(shown) = turn.apply(wire::parse_response(self.card.dialect, &value)?)? {
+                on_text(&shown);
+            }
+        }
+        // A task still submitted or working is asked after until it ends (the caller's deadline
+        // bounds the wait): an agent may answer `SendMessage` at once and work on (issue 37 D7). A stream that
+        // ends early stays an error (docs/agents.md).
+        let mut wait = POLL_FIRST;
+        while !is_stream
+            && !turn.ended()
+            && let Some(task_id) = turn.task_id.clone()
+        {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(POLL_MAX);
+            self.next_id += 1;
+            let response = self.post(&wire::get_task(self.card.dialect, self.next_id, &task_id)).await?;
+            let body = read_capped(response).await.map_err(A2aError::Broken)?;
+            let value: Value = serde_json::from_slice(&body).map_err(|_| garbage(&body))?;
+            if let Some(shown) = turn.apply(wire::parse_task(self.card.dialect, &value)?)? {
                 on_text(&shown);
             }
         }
@@ -190,6 +222,7 @@ impl A2aAgent {
         let mut parser = SseParser::default();
         let mut bytes = response.bytes_stream();
         let mut read = 0;
+        let mut taken = 0usize;
         loop {
             let (events, more) = match bytes.next().await {
                 Some(Ok(chunk)) => {
@@ -205,9 +238,13 @@ impl A2aAgent {
                 None => (parser.finish().into_iter().collect(), false),
             };
             for event in events {
+                taken += 1;
+                if taken.is_multiple_of(UPDATES_PER_YIELD) {
+                    tokio::task::yield_now().await;
+                }
                 let data = event.data();
                 let value: Value = serde_json::from_str(&data).map_err(|_| garbage(data.as_bytes()))?;
-                if let Some(shown) = turn.apply(wire::parse_response(self.card.dialect, &value)?) {
+                if let Some(shown) = turn.apply(wire::parse_response(self.card.dialect, &value)?)? {
                     on_text(&shown);
                 }
                 if turn.ended() {
@@ -230,7 +267,11 @@ impl A2aAgent {
                 Ok(AgentReply { text, state })
             }
             TaskState::Submitted | TaskState::Working => Err(A2aError::Unfinished(state.name().to_string())),
-            state => Err(A2aError::TaskEnded { state: state.name().to_string(), text: quote(&text) }),
+            state => {
+                let text =
+                    if text.trim().is_empty() { "(the agent gave no reason)".into() } else { quote(&text) };
+                Err(A2aError::TaskEnded { state: state.name().to_string(), text })
+            }
         }
     }
 }
@@ -241,14 +282,16 @@ struct Turn {
     task_id: Option<String>,
     state: Option<TaskState>,
     status_text: Option<String>,
+    /// The answer's artifacts in the order they came, and where each id is among them.
     artifacts: Vec<(String, String)>,
+    artifact_at: std::collections::HashMap<String, usize>,
     message: Option<String>,
 }
 
 impl Turn {
     /// Takes one update in; returns the text to show live, if any.
-    fn apply(&mut self, update: Update) -> Option<String> {
-        match update {
+    fn apply(&mut self, update: Update) -> Result<Option<String>, A2aError> {
+        Ok(match update {
             Update::Message { text } => {
                 self.message = Some(text.clone());
                 Some(text)
@@ -258,7 +301,11 @@ impl Turn {
                 self.state = Some(state);
                 self.status_text = status_text.or(self.status_text.take());
                 if !artifacts.is_empty() {
-                    self.artifacts = artifacts;
+                    self.artifacts.clear();
+                    self.artifact_at.clear();
+                    for (id, text) in artifacts {
+                        self.put_artifact(id, text, false)?;
+                    }
                 }
                 None
             }
@@ -270,14 +317,25 @@ impl Turn {
             }
             Update::Artifact { task_id, artifact_id, text, append } => {
                 self.task_id = Some(task_id);
-                match self.artifacts.iter_mut().find(|(id, _)| *id == artifact_id) {
-                    Some((_, held)) if append => held.push_str(&text),
-                    Some((_, held)) => *held = text.clone(),
-                    None => self.artifacts.push((artifact_id, text.clone())),
-                }
+                self.put_artifact(artifact_id, text.clone(), append)?;
                 Some(text)
             }
+        })
+    }
+
+    fn put_artifact(&mut self, id: String, text: String, append: bool) -> Result<(), A2aError> {
+        match self.artifact_at.get(&id) {
+            Some(&at) if append => self.artifacts[at].1.push_str(&text),
+            Some(&at) => self.artifacts[at].1 = text,
+            None if self.artifacts.len() >= MAX_ARTIFACTS => {
+                return Err(A2aError::Broken(format!("more than {MAX_ARTIFACTS} artifacts in one answer")));
+            }
+            None => {
+                self.artifact_at.insert(id.clone(), self.artifacts.len());
+                self.artifacts.push((id, text));
+            }
         }
+        Ok(())
     }
 
     fn ended(&self) -> bool {
@@ -295,7 +353,9 @@ impl Turn {
         let text = if artifacts.is_empty() {
             self.status_text.clone().unwrap_or_default()
         } else {
-            artifacts.join("\n")
+            // Artifacts are pieces of one answer (an agent may stream each chunk as its own):
+            // put together as they came, with nothing added (issue 37 D8).
+            artifacts.concat()
         };
         (text, state)
     }

@@ -74,8 +74,29 @@ pub fn request(dialect: Dialect, streaming: bool, id: u64, message: &Outgoing) -
         "jsonrpc": "2.0",
         "id": id,
         "method": dialect.method(streaming),
-        "params": {"message": body, "configuration": configuration},
+        // Also on the request: some frameworks hand only the request's metadata to the agent
+        // (ADK forwards it to its runner), not the message's.
+        "params": {"message": body, "configuration": configuration, "metadata": {"converse": message.converse}},
     })
+}
+
+/// The JSON-RPC request asking for task `task_id` (`GetTask`, 0.3's `tasks/get`).
+pub fn get_task(dialect: Dialect, id: u64, task_id: &str) -> Value {
+    let method = match dialect {
+        Dialect::V1_0 => "GetTask",
+        Dialect::V0_3 => "tasks/get",
+    };
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"id": task_id}})
+}
+
+/// Reads the answer to [`get_task`]: 1.0 answers the task itself, 0.3 a `kind`-tagged task.
+pub fn parse_task(dialect: Dialect, response: &Value) -> Result<Update, WireError> {
+    match (dialect, response.get("result")) {
+        (Dialect::V1_0, Some(task)) if task.get("task").is_none() => {
+            parse_response(dialect, &json!({"result": {"task": task}}))
+        }
+        _ => parse_response(dialect, response),
+    }
 }
 
 /// A task's state, the same in both dialects (`TASK_STATE_INPUT_REQUIRED` = `input-required`).
