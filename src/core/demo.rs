@@ -80,4 +80,33 @@ mod tests {
         assert!(id("demo:").unwrap().is_err());
         assert_eq!(id("runs/demo.jsonl"), None, "a path");
     }
+
+    /// So every journey (a fork, a fan) works on a demo without a download: its task is in the
+    /// bundled sample, the same task, and its persona's profile holds what its tools returned.
+    #[test]
+    fn every_demo_task_is_in_the_bundled_sample() {
+        use crate::core::dataset::lookup::TaskLookup;
+        use crate::core::dataset::store::DatasetSource;
+        use crate::core::episode::EventBody;
+        let tasks = TaskLookup::load(&DatasetSource::Sample).unwrap();
+        for episode in demo_episodes() {
+            let task = &episode.header().task;
+            let id = task.id.as_deref().unwrap();
+            let found = tasks.get(id).unwrap_or_else(|| panic!("{id} is not in the bundled sample"));
+            assert_eq!(Some(found.user_task.as_str()), task.user_task.as_deref(), "{id}");
+            assert_eq!(Some(found.category.as_str()), task.category.as_deref(), "{id}");
+            assert_eq!(found.user_data.attack_strategy, task.extra["attack_action"], "{id}");
+            let profile = &found.environment.persona_text;
+            for event in &episode.events {
+                let EventBody::ToolResult(result) = &event.body else { continue };
+                if !result.ok {
+                    continue;
+                }
+                let said = result.output.split("\n").filter(|l| l.contains(": ") && !l.starts_with("Found "));
+                for line in said.flat_map(|l| l.split(" Travel preferences")) {
+                    assert!(profile.contains(line.trim()), "{id}: the profile lacks {line:?}");
+                }
+            }
+        }
+    }
 }
