@@ -36,6 +36,8 @@ class Journal:
         return event["seq"]
 
     def header(self, id, task, config):
+        # The whole task, as a run writes it: the attacker's strategy is the task's attack action.
+        task = dict(task, attack_strategy=task["attack_action"])
         return self._add("episode", 0, {"format": FORMAT, "id": id, "task": task, "config": config})
 
     def message(self, frm, to, text, delay, model=None, usage=None, raw=None):
