@@ -265,11 +265,6 @@ fn ours_to_eval_to_ours_gives_back_the_same_events() {
     // The note is carried: dump shows it, summary counts the reviewer's source.
     let (ok, table, _) = run(&["dump", out.to_str().unwrap()]);
     assert!(ok && table.contains("note #4 leak"), "{table}");
-    let summary = |path: &Path| {
-        let (ok, stdout, stderr) = run(&["summary", "--json", "--no-cache", path.to_str().unwrap()]);
-        assert!(ok, "{stderr}");
-        stdout
-    };
     assert_eq!(summary(&out), summary(&runs));
 }
 
@@ -329,4 +324,26 @@ fn inspect_to_ours_to_inspect_gives_back_each_sample_as_inspect_wrote_it() {
             assert_eq!(again["scores"][scorer], *score, "{}: {scorer} as Inspect wrote it", sample["id"]);
         }
     }
+}
+
+/// A log holds one task: the samples of an eval set's two tasks exported as one log keep their
+/// tasks (they were read back as the log's `converse` task, one group where there were two).
+#[test]
+fn an_eval_set_exported_as_one_log_keeps_each_samples_task() {
+    let (shapes_dir, _) = shapes();
+    let dir = tempfile::tempdir().unwrap();
+    let (set, out) = (shapes_dir.join("set"), dir.path().join("set.eval"));
+    let (ok, _, stderr) =
+        run(&["export", set.to_str().unwrap(), "--format", "eval", "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let grouped = summary(&set);
+    assert!(grouped.contains("set_a") && grouped.contains("set_b"), "{grouped}");
+    assert_eq!(summary(&out), grouped);
+}
+
+/// `summary --json` of `path`.
+fn summary(path: &Path) -> String {
+    let (ok, stdout, stderr) = run(&["summary", "--json", "--no-cache", path.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    stdout
 }

@@ -16,7 +16,7 @@ use super::sample::{self, branches};
 use super::scores::{notes_of, scores};
 use super::transcript::Attachments;
 use crate::core::episode::Episode;
-use crate::core::import::inspect::{FORMAT, WRITER};
+use crate::core::import::inspect::{CARRIED_TASK, FORMAT, WRITER};
 
 /// What the log names its task when the episodes do not agree on one.
 const TASK: &str = "converse";
@@ -43,6 +43,15 @@ pub fn to_eval<W: Write + Seek>(exported: &[Exported], created: &str, out: W) ->
         });
         roots.push(e.episode);
     }
+    let task = log_task(&roots);
+    for (sample, episode) in samples.iter_mut().zip(&roots) {
+        // A log holds one task: a sample carried over from another keeps its task's name (a
+        // sample we built keeps the episode's task in its metadata).
+        let own = episode.header().task.extra.get("inspect_task").and_then(Value::as_str);
+        if let Some(own) = own.filter(|own| *own != task && sample["metadata"]["converse"].is_null()) {
+            sample["metadata"][CARRIED_TASK] = json!(own);
+        }
+    }
     let mut zip = ZipWriter::new(out);
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     let mut entry = |name: &str, value: &Value| -> io::Result<()> {
@@ -53,7 +62,7 @@ pub fn to_eval<W: Write + Seek>(exported: &[Exported], created: &str, out: W) ->
         entry(&format!("samples/{}_epoch_{}.json", id_text(&sample["id"]), sample["epoch"]), sample)?;
     }
     entry("summaries.json", &Value::Array(samples.iter().map(summary).collect()))?;
-    entry("header.json", &header(&roots, &samples, created))?;
+    entry("header.json", &header(&roots, &samples, &task, created))?;
     zip.finish().map_err(io::Error::other)
 }
 
@@ -153,14 +162,17 @@ fn summary(sample: &Value) -> Value {
     Value::Object(summary)
 }
 
-fn header(episodes: &[&Episode], samples: &[Value], created: &str) -> Value {
-    let first = episodes.first().map(|e| e.header());
+/// One task name when every episode agrees on its domain (an Inspect task), else ours.
+fn log_task(episodes: &[&Episode]) -> String {
     let tasks: Vec<&str> = episodes.iter().filter_map(|e| e.header().task.domain.as_deref()).collect();
-    // One task name when every episode agrees on its domain (an Inspect task), else ours.
-    let task = match tasks.first() {
+    match tasks.first() {
         Some(t) if tasks.len() == episodes.len() && tasks.iter().all(|x| x == t) => t.to_string(),
         _ => TASK.to_string(),
-    };
+    }
+}
+
+fn header(episodes: &[&Episode], samples: &[Value], task: &str, created: &str) -> Value {
+    let first = episodes.first().map(|e| e.header());
     let models: Map<String, Value> = first.map(|h| h.config.models.clone()).unwrap_or_default();
     let model = models.get("assistant").and_then(Value::as_str).unwrap_or("none/none").to_string();
     // The roles as Inspect named them when the episodes came from an Inspect log (an audit's

@@ -18,7 +18,7 @@ mod text;
 pub use branch::BRANCHES_WEIGH;
 pub use container::{file_is_zip, is_zip};
 pub use held::{COPIES, LONG};
-pub use log::{FORMAT, SUMMARY_FORMAT, WRITER};
+pub use log::{CARRIED_TASK, FORMAT, SUMMARY_FORMAT, WRITER};
 #[cfg(test)]
 pub(crate) use read::summary_episodes_reading_forks_up_to;
 pub use read::{
