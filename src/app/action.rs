@@ -103,6 +103,10 @@ pub enum Action {
     StoppedFanFound(Result<Option<crate::core::fan::stopped::StoppedFan>, String>),
     /// The fan asked for by [`Effect::StartFan`] started in this folder, or why it could not.
     FanStarted(Result<std::path::PathBuf, String>),
+    /// What the running attack search reported.
+    Attack(crate::session::attack::SearchUpdate),
+    /// The search asked for by [`Effect::StartAttack`] started in this folder, or why it could not.
+    AttackStarted(Result<std::path::PathBuf, String>),
     /// The fork family of the episode `root` ([`Effect::FindForks`]): its forks, the episode it
     /// descends from if it is a fork, and the journals that could not be read.
     ForksFound {
@@ -154,6 +158,10 @@ pub enum FollowUp {
     /// Start the fan the prompt was answered with (`N` or `N r`; nothing: finish the stopped one
     /// the question named).
     StartFan { input: String, stopped: Option<Box<crate::core::fan::stopped::StoppedFan>> },
+    /// Start the attack search the prompt was answered with (`tap 60`).
+    StartAttack(String),
+    /// Send this message instead of the selected node's and run its branch on.
+    EditNode(String),
     /// Open the screen of this layer over the one on top (its `app/update` module builds it).
     Open(crate::config::keymap::Layer),
 }
@@ -252,6 +260,12 @@ pub enum Effect {
     },
     /// Pause, resume or stop the running fan.
     FanControl(crate::session::fan::FanControl),
+    /// Start an attack search.
+    StartAttack(Box<crate::session::attack::AttackRequest>),
+    /// Pause, step, continue the attack search.
+    AttackControl(crate::session::attack::SearchControl),
+    /// A person's prune or expansion of the attack search's tree.
+    AttackHand(crate::session::attack::HandRequest),
     /// Look for the fork family of episode `root`, whose journal is `journal`; answer with
     /// [`Action::ForksFound`].
     FindForks {

@@ -38,6 +38,13 @@ pub fn keep_cases(top: &Screen, chrome: &mut Chrome, suite: &str) {
             .map(|view| EntrySource::Loaded(Box::new(view.episode.clone())))
             .into_iter()
             .collect(),
+        // The selected node of an attack search, once its journal is whole.
+        Screen::Attack(view) => view
+            .selected_node()
+            .and_then(|n| n.record.as_ref().filter(|_| n.ended()))
+            .map(|r| EntrySource::File { path: r.journal.clone(), id: r.episode.clone() })
+            .into_iter()
+            .collect(),
         _ => Vec::new(),
     };
     if sources.is_empty() {

@@ -2,6 +2,7 @@
 //! changes; nothing here draws or does I/O.
 
 pub mod action;
+pub mod attack;
 pub mod autoplay;
 pub mod browser;
 pub mod chrome;

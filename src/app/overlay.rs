@@ -18,6 +18,10 @@ pub enum PromptKind {
     KeepCase,
     /// How many attempts of a fan from the turn under the cursor (`N`, or `N r` for the rest).
     FanAttempts,
+    /// The strategy and budget of an attack search (`tap 60`).
+    AttackStart,
+    /// The message sent instead of the selected node's.
+    EditNode,
 }
 
 impl PromptKind {
@@ -30,6 +34,8 @@ impl PromptKind {
             PromptKind::KeepCase => "keep as an attack case in suite",
             // Short enough that what is typed shows at 80 columns.
             PromptKind::FanAttempts => "re-run from here how many times? (N, or N r: the rest live)",
+            PromptKind::AttackStart => "attack search: tap|crescendo|goat, then a budget of calls",
+            PromptKind::EditNode => "send instead",
         }
     }
 }

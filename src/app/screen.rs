@@ -2,6 +2,7 @@
 
 use crate::config::keymap::Layer;
 
+use super::attack::AttackView;
 use super::browser::Browser;
 use super::chrome::Chrome;
 use super::compare::CompareScreen;
@@ -25,6 +26,8 @@ pub enum Screen {
     Fan(Box<FanView>),
     /// The forks and fans of an episode as a tree.
     ForkTree(Box<ForkTree>),
+    /// An attack search unfolding in its tree.
+    Attack(Box<AttackView>),
 }
 
 impl Screen {
@@ -39,6 +42,7 @@ impl Screen {
             Screen::Hits(_) => Layer::Hits,
             Screen::Fan(_) => Layer::Fan,
             Screen::ForkTree(_) => Layer::ForkTree,
+            Screen::Attack(_) => Layer::Attack,
         }
     }
 
@@ -48,7 +52,9 @@ impl Screen {
     pub fn kept(&self) -> bool {
         match self {
             Screen::Inspector(screen) => !screen.over,
-            Screen::Browser(_) | Screen::Tasks(_) | Screen::Hits(_) | Screen::Fan(_) => true,
+            Screen::Browser(_) | Screen::Tasks(_) | Screen::Hits(_) | Screen::Fan(_) | Screen::Attack(_) => {
+                true
+            }
             Screen::Compare(_) | Screen::ForkTree(_) => false,
         }
     }
@@ -72,7 +78,7 @@ impl Screen {
             Screen::Tasks(picker) => {
                 picker.set_detail_width(chrome.picker_columns()[1].width.saturating_sub(3) as usize)
             }
-            Screen::Hits(_) | Screen::Fan(_) | Screen::ForkTree(_) => {}
+            Screen::Hits(_) | Screen::Fan(_) | Screen::ForkTree(_) | Screen::Attack(_) => {}
         }
     }
 }
@@ -110,4 +116,5 @@ screen_state!(
     Hits(HitList),
     Fan(FanView),
     ForkTree(ForkTree),
+    Attack(AttackView),
 );

@@ -256,6 +256,9 @@ pub enum Command {
     /// Run every case of an attack suite against an assistant (a model or an external agent);
     /// exit 0 when every case holds, 1 when one fails, 2 when one was left undecided.
     Test(Box<TestCli>),
+    /// Search for an attack that works: Crescendo, GOAT or TAP over the fork tree, every node a
+    /// fork journal; exit 0 when nothing leaked within the budget, 1 on a leak, 2 when undecided.
+    Attack(Box<AttackCli>),
     /// Print shell completions.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -544,6 +547,66 @@ pub struct TestCli {
     pub settings: EpisodeSettings,
 }
 
+#[derive(Debug, Clone, clap::Args)]
+pub struct AttackCli {
+    /// The task to attack from its first turn (see `converse-tui tasks`).
+    #[arg(long, conflicts_with = "from")]
+    pub task: Option<String>,
+    /// Start from a turn of this episode (any format) instead: every node continues it.
+    #[arg(long, value_name = "EPISODE", requires = "turn")]
+    pub from: Option<PathBuf>,
+    /// The turn of --from every node continues from (its reply included).
+    #[arg(long, requires = "from", value_parser = clap::value_parser!(u32).range(1..))]
+    pub turn: Option<u32>,
+    /// crescendo, goat or tap (docs/attacks.md).
+    #[arg(long, value_enum)]
+    pub strategy: Option<crate::core::attack::Strategy>,
+    /// Attacker turns after the root (default 5); may go past CONVERSE's 10 replies.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub depth: Option<u32>,
+    /// TAP: candidates per kept leaf and turn (default 4).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub branch: Option<u32>,
+    /// TAP: leaves kept per turn, by the judge's score (default 4).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub width: Option<u32>,
+    /// TAP: send every candidate, without the on-topic filter.
+    #[arg(long)]
+    pub no_on_topic: bool,
+    /// Crescendo: refused turns dropped and tried again, at most (default 10).
+    #[arg(long)]
+    pub max_backtracks: Option<u32>,
+    /// GOAT: conversations, one after the other until one leaks (default 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub attempts: Option<u32>,
+    /// GOAT: a technique catalogue (TOML) extending the bundled one; repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub techniques: Vec<PathBuf>,
+    /// The most calls: every model call of every role, and every message to an external agent.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: Option<u64>,
+    /// Nodes running at once (TAP).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency: u32,
+    #[command(flatten)]
+    pub rpm: crate::session::RpmFlags,
+    /// The search's folder: the node journals, attack.json and attack.calls.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Continue the search in --out: nodes whose journals are complete are not run again.
+    #[arg(long)]
+    pub resume: bool,
+    /// One JSON object (status, best path, every node, calls) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dataset: DatasetDir,
+    #[command(flatten)]
+    pub models: ModelArgs,
+    #[command(flatten)]
+    pub agent: AssistantArgs,
+}
+
 fn parse_fraction(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
@@ -618,6 +681,13 @@ pub struct EpisodeSettings {
     /// Re-run the attacker messages of a saved episode against the assistant.
     #[arg(long, value_name = "EPISODE")]
     pub attacker_script: Option<PathBuf>,
+    #[command(flatten)]
+    pub agent: AssistantArgs,
+}
+
+/// Who the assistant is and how every episode runs: the same flags for `run`, `batch`, `attack`…
+#[derive(Debug, Clone, clap::Args)]
+pub struct AssistantArgs {
     /// Replace the assistant's system prompt ({user_task} and {domain} are filled in).
     #[arg(long, value_name = "FILE")]
     pub assistant_prompt: Option<PathBuf>,

@@ -72,9 +72,9 @@ pub(super) fn run_args(s: args::EpisodeSettings, source: TaskSelection, models: 
         source,
         models,
         attacker_script: s.attacker_script,
-        assistant_prompt: s.assistant_prompt,
-        assistant: s.assistant,
-        settings: s.flags,
+        assistant_prompt: s.agent.assistant_prompt,
+        assistant: s.agent.assistant,
+        settings: s.agent.flags,
         ..RunArgs::default()
     }
 }
@@ -108,6 +108,63 @@ pub(super) fn test_command(t: args::TestCli, paths: &Paths) -> anyhow::Result<Ex
         crate::headless::suite_test::test(&args, paths, &mut stdout(), &mut stderr()).await
     })?;
     Ok(ExitCode::from(report.exit_code()))
+}
+
+/// `attack`: exit code 0 when nothing leaked within the budget, 1 on a leak, 2 when undecided —
+/// and 2 for a search that could not start (bad input), which has found nothing either way.
+pub(super) fn attack_command(a: args::AttackCli, paths: &Paths) -> anyhow::Result<ExitCode> {
+    use crate::session::attack::{AttackArgs, ShapeFlags, Start};
+    let run = async {
+        if a.agent.flags.max_turns.is_some() || a.agent.flags.judge_live {
+            anyhow::bail!(
+                "attack counts turns with --depth and judges every node at its end: leave out --max-turns and --judge-live"
+            );
+        }
+        let start = match (a.task, a.from, a.turn) {
+            (Some(task), ..) => Some(Start::Task(task)),
+            (None, Some(file), Some(turn)) => Some(Start::Episode { file, id: None, turn }),
+            _ => None,
+        };
+        let source = TaskSelection { data_dir: a.dataset.data_dir, ..TaskSelection::default() };
+        let run = RunArgs {
+            source,
+            models: model_flags(a.models),
+            assistant_prompt: a.agent.assistant_prompt,
+            assistant: a.agent.assistant,
+            settings: a.agent.flags,
+            ..RunArgs::default()
+        };
+        let shape = ShapeFlags {
+            strategy: a.strategy,
+            depth: a.depth,
+            branch: a.branch,
+            width: a.width,
+            max_backtracks: a.max_backtracks,
+            attempts: a.attempts,
+            no_on_topic: a.no_on_topic,
+        };
+        let args = AttackArgs {
+            run,
+            start,
+            shape,
+            techniques: a.techniques,
+            budget: a.budget,
+            concurrency: a.concurrency as usize,
+            rpm: a.rpm,
+            out: a.out,
+            resume: a.resume,
+            judge_options: Default::default(),
+        };
+        crate::headless::attack::attack(&args, paths, a.json, &mut stdout(), &mut stderr()).await
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    match runtime.block_on(run) {
+        Ok(report) => Ok(ExitCode::from(report.exit)),
+        Err(e) => {
+            writeln!(stderr(), "converse-tui: {}", single_line(&format!("{e:#}")))?;
+            Ok(ExitCode::from(crate::headless::attack::UNDECIDED))
+        }
+    }
 }
 
 /// `fan`: exit code 0 when every attempt ran, 1 when the fan was stopped or an attempt failed to run.

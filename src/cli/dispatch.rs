@@ -83,6 +83,7 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Batch(batch)) => batch_command(*batch, paths),
         Some(Command::Test(test)) => test_command(*test, paths),
+        Some(Command::Attack(attack)) => super::commands::attack_command(*attack, paths),
         Some(Command::Fan(fan)) => fan_command(*fan, paths),
         Some(Command::Suite { command }) => suite_command(command, paths),
         Some(Command::Summary {

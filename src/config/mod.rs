@@ -3,6 +3,7 @@
 pub mod keymap;
 pub mod paths;
 pub mod settings;
+pub mod techniques;
 pub mod theme;
 pub mod toml_file;
 pub mod ui_state;

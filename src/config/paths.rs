@@ -68,4 +68,9 @@ impl Paths {
     pub fn themes_dir(&self) -> PathBuf {
         self.config_dir.join("themes")
     }
+
+    /// Techniques that extend the GOAT catalogue of every attack search.
+    pub fn techniques_file(&self) -> PathBuf {
+        self.config_dir.join("techniques.toml")
+    }
 }

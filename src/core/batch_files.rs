@@ -8,9 +8,15 @@ pub const RUNS_FILE: &str = "runs.jsonl";
 /// What a fan was asked for, in its folder (`core::fan::plan::FanPlan`).
 pub const FAN_PLAN_FILE: &str = "fan.json";
 
-/// A file a batch or a fan writes beside its journals (never an episode).
+/// An attack search's plan, in its folder beside the node journals (`core::attack::plan`).
+pub const ATTACK_PLAN_FILE: &str = "attack.json";
+
+/// An attack search's calls, one byte each (`core::attack::meter`).
+pub const ATTACK_CALLS_FILE: &str = "attack.calls";
+
+/// A file a batch, a fan or a search writes beside its journals (never an episode).
 pub fn is_batch_file(name: &str) -> bool {
-    is_runs_file(name) || name == FAN_PLAN_FILE
+    is_runs_file(name) || name == FAN_PLAN_FILE || name == ATTACK_PLAN_FILE
 }
 
 /// The runs file of shard `k` of `n`: shards never append to the same file

@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod atomic_file;
+pub mod attack;
 pub mod batch_files;
 pub mod corpus;
 pub mod dataset;
@@ -15,6 +16,7 @@ pub mod input_file;
 pub mod judge;
 pub mod llm;
 pub mod markup_chars;
+pub mod plan_file;
 pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;

@@ -2,6 +2,15 @@
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+/// A JSON field as text: a string as it is, anything else as JSON, nothing (or `null`) as `""`.
+pub fn json_text(value: Option<&serde_json::Value>) -> String {
+    match value {
+        None | Some(serde_json::Value::Null) => String::new(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
 /// At most `width` terminal cells, the cut marked with `…` (wide characters count twice).
 pub fn truncate_cells(text: &str, width: usize) -> String {
     if text.width() <= width {

@@ -2,6 +2,7 @@
 
 pub mod agent_config;
 pub mod agreement;
+pub mod attack;
 pub mod batch;
 pub mod charts;
 pub mod csv;

@@ -19,7 +19,6 @@ use tokio::task::JoinSet;
 use crate::core::episode::{EndReason, Episode, Event};
 use crate::core::fan::plan::{FanPlan, attempt_journal, fan_case};
 use crate::core::fan::{FanMode, fan_attacker};
-use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::fork::Resume;
 use crate::core::sim::runner::{RunnerHandle, Start};
 
@@ -251,41 +250,19 @@ async fn follow(
     index: u32,
     mut handle: RunnerHandle,
     tx: mpsc::Sender<FanUpdate>,
-    mut control: watch::Receiver<FanControl>,
+    control: watch::Receiver<FanControl>,
     record_to: RecordTo,
 ) {
     let started = Instant::now();
-    let mut events = Vec::new();
     let steer = |state: FanControl, gate: &crate::core::sim::gate::StepGate| match state {
         FanControl::Run => gate.resume(),
         FanControl::Paused => gate.pause(),
         FanControl::Step(_) => gate.step_call(),
         FanControl::Stopped => gate.abort(),
     };
-    steer(*control.borrow_and_update(), &handle.gate);
-    let mut watching = true;
-    loop {
-        tokio::select! {
-            update = handle.updates.recv() => match update {
-                Some(RunnerUpdate::Event(event)) => {
-                    events.push((*event).clone());
-                    // The screen went away: stop this attempt.
-                    if tx.send(FanUpdate::Event { index, event }).await.is_err() {
-                        handle.gate.abort();
-                    }
-                }
-                Some(_) => {}
-                None => break,
-            },
-            changed = control.changed(), if watching => match changed {
-                Ok(()) => steer(*control.borrow_and_update(), &handle.gate),
-                Err(_) => {
-                    watching = false;
-                    handle.gate.abort();
-                }
-            },
-        }
-    }
+    // The screen going away stops the attempt.
+    let wrap = |event| FanUpdate::Event { index, event };
+    let events = super::follow::follow_runner(&mut handle, control, steer, &tx, wrap).await;
     let (reason, error) = match handle.task.await {
         Ok(outcome) => (outcome.reason.as_str().to_string(), outcome.error),
         Err(e) => (EndReason::Error.as_str().to_string(), Some(format!("the runner task failed: {e}"))),

@@ -15,6 +15,7 @@ use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
 use crate::core::sanitize::single_line;
 use crate::core::sim::agent_spec::AgentSpec;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
+use crate::core::sim::fork::Resume;
 use crate::core::sim::prompts::assistant_prompt_from_file;
 use crate::core::sim::replay_attacker::{RecordedAttack, ReplayThenLive};
 use crate::core::sim::runner::{self, JUDGE_BASE_URL, RunConfig, RunnerHandle, Start, attacker_lines};
@@ -175,7 +176,6 @@ impl Launch {
         start: Start,
         journal: Option<PathBuf>,
     ) -> anyhow::Result<RunnerHandle> {
-        let task = self.find_task(task_id)?.clone();
         let episode_id = runner::new_episode_id();
         let dir = start.journal_dir.as_ref().unwrap_or(&self.out);
         let journal_path = journal.unwrap_or_else(|| dir.join(format!("{episode_id}.jsonl")));
@@ -207,6 +207,41 @@ impl Launch {
             }
             (None, false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
         };
+        let episode = Episode { id: episode_id, journal: journal_path, attacker, attacker_model };
+        let mut handle = self.spawn(task_id, episode, start.resume, self.settings_for(recorded_turns))?;
+        if start.human {
+            handle.human = Some(human_tx);
+        } else {
+            // Only a script-played attacker can be for another task.
+            handle.warnings.extend(self.script_warning(task_id));
+        }
+        Ok(handle)
+    }
+
+    /// Starts one node of an attack search: `attacker` delivers its candidate, the journal is
+    /// `journal`, and the episode ends after turn `max_turns - 1` (the node's own turn).
+    pub fn start_node(
+        &self,
+        task_id: &str,
+        resume: Option<Resume>,
+        journal: PathBuf,
+        attacker: Box<dyn Attacker>,
+        max_turns: u32,
+    ) -> anyhow::Result<RunnerHandle> {
+        let attacker_model = attacker.endpoint().map(|e| e.model.clone());
+        let episode = Episode { id: runner::new_episode_id(), journal, attacker, attacker_model };
+        let settings = EpisodeSettings { max_turns, ..self.settings.clone() };
+        self.spawn(task_id, episode, resume, settings)
+    }
+
+    fn spawn(
+        &self,
+        task_id: &str,
+        episode: Episode,
+        resume: Option<Resume>,
+        settings: EpisodeSettings,
+    ) -> anyhow::Result<RunnerHandle> {
+        let task = self.find_task(task_id)?.clone();
         let assistant_prompt = match &self.assistant_prompt {
             Some((path, _)) => Some(
                 assistant_prompt_from_file(path, task.domain, &task.user_task)
@@ -216,26 +251,57 @@ impl Launch {
         };
         let config = RunConfig {
             task,
-            episode_id,
-            journal_path,
+            episode_id: episode.id,
+            journal_path: episode.journal,
             assistant: self.assistant.clone(),
             assistant_prompt,
             external: self.external.clone(),
-            attacker,
-            attacker_model,
+            attacker: episode.attacker,
+            attacker_model: episode.attacker_model,
             judge: self.judge.clone(),
-            settings: self.settings_for(recorded_turns),
-            resume: start.resume,
+            settings,
+            resume,
         };
-        let mut handle = runner::spawn(config, self.client.clone())?;
-        if start.human {
-            handle.human = Some(human_tx);
-        } else {
-            // Only a script-played attacker can be for another task.
-            handle.warnings.extend(self.script_warning(task_id));
-        }
-        Ok(handle)
+        runner::spawn(config, self.client.clone())
     }
+
+    /// The attacker model's endpoint, or why there is none.
+    pub fn attacker_endpoint(&self) -> Result<&Endpoint, &str> {
+        self.attacker.as_ref().map_err(String::as_str)
+    }
+
+    /// The LLM judges' endpoint (`--judge-model`), if any.
+    pub fn judge_endpoint(&self) -> Option<&Endpoint> {
+        self.judge.as_ref()
+    }
+
+    /// The assistant's model (for an external agent: its spec).
+    pub fn assistant_model(&self) -> &str {
+        &self.assistant.model
+    }
+
+    /// The external agent under test, if the assistant is one.
+    pub fn external(&self) -> Option<&AgentSpec> {
+        self.external.as_ref()
+    }
+
+    /// The client every episode of this launch calls models with (rate limits and budget).
+    pub fn client(&self) -> &LlmClient {
+        &self.client
+    }
+
+    /// Counts every later call of the launch's episodes (and of [`Launch::client`]) against `meter`.
+    pub fn set_meter(&mut self, meter: std::sync::Arc<dyn crate::core::llm::CallMeter>) {
+        self.client = self.client.clone().with_meter(meter);
+    }
+}
+
+/// An episode about to start: its id and journal, and who attacks.
+struct Episode {
+    id: String,
+    journal: PathBuf,
+    attacker: Box<dyn Attacker>,
+    attacker_model: Option<String>,
 }
 
 /// The settings of a fork of a saved episode: the assistant and attacker its header records

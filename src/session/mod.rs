@@ -4,8 +4,10 @@
 //! (`loader`). Above `config` and `core`, below `app`, `tui` and `headless`;
 //! no terminal code.
 
+pub mod attack;
 pub mod episode_tasks;
 pub mod fan;
+pub mod follow;
 pub mod journal_load;
 pub mod launch;
 pub mod loader;

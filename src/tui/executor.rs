@@ -13,6 +13,7 @@ use crate::core::sim::attacker::HumanInput;
 use crate::core::sim::runner::{RunnerHandle, Start};
 use crate::session::journal_load::JournalLoad;
 
+use super::attack::{AttackLauncher, Attacks};
 use super::fan::{FanLauncher, Fans};
 use super::inbox::{Outbox, read_signals, read_terminal, tick};
 use super::jobs::{self, StoppedLoads};
@@ -29,6 +30,7 @@ pub struct Sources {
     pub runner: Option<RunnerHandle>,
     pub launcher: Option<Launcher>,
     pub fans: Option<FanLauncher>,
+    pub attacks: Option<AttackLauncher>,
     pub rest: Option<JournalLoad>,
 }
 
@@ -41,6 +43,7 @@ pub struct Executor {
     live: Option<Live>,
     launcher: Option<Launcher>,
     fans: Fans,
+    attacks: Attacks,
     loads: StoppedLoads,
     /// The rest of the journal on screen, read once its start has been drawn.
     rest: Option<JournalLoad>,
@@ -59,6 +62,7 @@ impl Executor {
             live,
             launcher: sources.launcher,
             fans: Fans::new(sources.fans),
+            attacks: Attacks::new(sources.attacks),
             loads: StoppedLoads::default(),
             rest: sources.rest,
             inbox,
@@ -166,6 +170,12 @@ impl Executor {
                 jobs::find_stopped_fan(inbox, dir, episode, turn);
                 None
             }
+            Effect::StartAttack(request) => self.attacks.start(*request, inbox).await,
+            Effect::AttackControl(control) => {
+                self.attacks.control(control);
+                None
+            }
+            Effect::AttackHand(request) => Some(self.attacks.hand(request)),
             Effect::FindForks { journal, root } => {
                 jobs::find_forks(inbox, journal, root);
                 None
@@ -180,6 +190,7 @@ impl Executor {
             live.stop().await;
         }
         self.fans.stop().await;
+        self.attacks.stop().await;
         self.keys.abort();
     }
 

@@ -13,9 +13,9 @@ use crate::config::settings::ModelFlags;
 use crate::core::episode::EventBody;
 use crate::core::fan::plan::free_fan_dir;
 use crate::session::Launch;
-use crate::session::fan::{FanControl, FanHandle, FanRequest, FanUpdate};
+use crate::session::fan::{FanControl, FanHandle, FanRequest};
 
-use super::inbox::Outbox;
+use super::inbox::{Outbox, forward};
 
 /// How long quitting waits for the attempts of a stopped fan to close their journals.
 const STOP_GRACE: Duration = Duration::from_secs(5);
@@ -81,7 +81,7 @@ impl Fans {
                 self.stop().await;
                 // The handle keeps the controls; its reports go to the inbox.
                 let reports = std::mem::replace(&mut handle.updates, mpsc::channel(1).1);
-                let forward = forward(inbox, Action::FanStarted(Ok(dir)), reports);
+                let forward = forward(inbox, Action::FanStarted(Ok(dir)), reports, Action::Fan);
                 self.running = Some((handle, forward));
                 None
             }
@@ -103,18 +103,4 @@ impl Fans {
             fan.stop(STOP_GRACE).await;
         }
     }
-}
-
-/// Sends `started`, then each report of the fan until its channel closes.
-fn forward(inbox: Outbox, started: Action, mut reports: mpsc::Receiver<FanUpdate>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        if inbox.send(started).await.is_err() {
-            return;
-        }
-        while let Some(report) = reports.recv().await {
-            if inbox.send(Action::Fan(report)).await.is_err() {
-                return;
-            }
-        }
-    })
 }

@@ -133,6 +133,27 @@ pub fn tick(inbox: Outbox, period: Duration) -> watch::Sender<bool> {
     switch
 }
 
+/// Sends `started`, then each report of a background source (a fan, an attack search) as
+/// `wrap` makes it an action, until its channel closes (the "started" action first, so the
+/// screen tells its reports from those of one it replaced).
+pub fn forward<T: Send + 'static>(
+    inbox: Outbox,
+    started: Action,
+    mut reports: mpsc::Receiver<T>,
+    wrap: fn(T) -> Action,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        if inbox.send(started).await.is_err() {
+            return;
+        }
+        while let Some(report) = reports.recv().await {
+            if inbox.send(wrap(report)).await.is_err() {
+                return;
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

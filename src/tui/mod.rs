@@ -1,6 +1,7 @@
 //! The terminal: setup and restore, the inbox every source feeds, the executor of effects, and
 //! the async UI loop.
 
+pub mod attack;
 pub mod chart_print;
 pub mod event_loop;
 pub mod executor;

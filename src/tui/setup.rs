@@ -81,8 +81,15 @@ pub fn run_tui(
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let fans =
         super::fan::fan_launcher(paths.clone(), forks.models.clone(), forks.data_dir.clone(), forks.pacing);
+    let attacks = super::attack::attack_launcher(
+        paths.clone(),
+        forks.models.clone(),
+        forks.data_dir.clone(),
+        forks.pacing,
+    );
     let launcher = replay_launcher(paths.clone(), forks);
-    let sources = Sources { launcher: Some(launcher), fans: Some(fans), rest, runner: None };
+    let sources =
+        Sources { launcher: Some(launcher), fans: Some(fans), attacks: Some(attacks), rest, runner: None };
     runtime.block_on(crate::tui::run(state, theme, sources))?;
     Ok(())
 }

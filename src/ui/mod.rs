@@ -1,6 +1,7 @@
 //! `draw(frame, &AppState, &Theme)`: reads state, never changes it, never does I/O. The screen on
 //! top is drawn by its own module from its own state and the chrome, then the modal stack.
 
+mod attack;
 mod browser;
 pub mod chart;
 mod compare;
@@ -45,6 +46,7 @@ pub fn draw(frame: &mut Frame, state: &AppState, theme: &Theme) {
         Screen::Hits(list) => hits::draw(frame, area, list, chrome, theme),
         Screen::Fan(fan) => fan::draw(frame, area, fan, chrome, theme),
         Screen::ForkTree(tree) => fork_tree::draw(frame, area, tree, stack.find(), chrome, theme),
+        Screen::Attack(view) => attack::draw(frame, area, view, chrome, theme),
     }
     // The modal stack, bottom first; a question above the annotations panel is drawn in it.
     let overlays = &chrome.overlays;

@@ -91,20 +91,21 @@ fn draw_detail(frame: &mut Frame, area: Rect, picker: &TaskPicker, theme: &Theme
 }
 
 fn draw_status(frame: &mut Frame, area: Rect, picker: &TaskPicker, chrome: &Chrome, theme: &Theme) {
-    let line = match chrome.overlay() {
-        Some(Overlay::Prompt(p)) if p.kind == PromptKind::Filter => {
+    let line = match (chrome.overlay(), &chrome.message) {
+        // A question asked here (`X`'s strategy and budget); the filter is typed under a note.
+        (Some(Overlay::Prompt(p)), _) if p.kind != PromptKind::Filter => {
+            super::status::prompt_line(chrome, p, theme)
+        }
+        (_, Some(m)) => Line::from(format!(" {}", single_line(m))),
+        (Some(Overlay::Prompt(p)), _) => {
             let keys = chrome.keymap.hints(&[(Command::Submit, "keep"), (Command::Close, "clear")]);
-            format!(" filter tasks: {}▏  {keys}", single_line(&p.input))
+            Line::from(format!(" filter tasks: {}▏  {keys}", single_line(&p.input)))
         }
         // Nothing to run while no task matches the filters.
-        _ => format!(
+        _ => Line::from(format!(
             " {}",
             chrome.keymap.footer(Footer::Tasks, |c| c != Command::OpenDetail || !picker.shown.is_empty())
-        ),
-    };
-    let line = match &chrome.message {
-        Some(m) => format!(" {}", single_line(m)),
-        None => line,
+        )),
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);
 }

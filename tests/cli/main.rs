@@ -5,6 +5,7 @@ mod support;
 
 mod agent_config;
 mod agent_lifecycle;
+mod attack;
 mod attack_suites;
 mod batch;
 mod cli_a2a_agent;

@@ -179,7 +179,10 @@ fn episode(f: &[String]) -> Episode {
         }),
         EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, f[27].clone())),
         EventBody::from(verdict),
-        EventBody::Control(Control { action: ControlAction::Pause, by: Some(f[28].clone()), turn: Some(1) }),
+        EventBody::Control(Control {
+            by: Some(f[28].clone()),
+            ..Control::new(ControlAction::Pause, "", Some(1))
+        }),
         EventBody::Error(ErrorEvent { source: f[29].clone(), message: f[30].clone(), turn: Some(1) }),
         EventBody::End(converse_tui::core::episode::End { reason: EndReason::Error, turns: 1 }),
     ];

@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use converse_tui::config::Paths;
 use converse_tui::config::settings::ModelFlags;
 use converse_tui::core::episode::{
     EndReason, EpisodeConfig, EpisodeHeader, Event, EventBody, Message, Party, TaskInfo, read_journal,
@@ -17,6 +16,7 @@ use converse_tui::core::fan::{FanMode, fan_start};
 use converse_tui::session::fan::{FanHandle, FanRequest, FanUpdate, spawn};
 use converse_tui::session::{Launch, fork_args};
 
+use crate::support::files::home_paths as paths;
 use crate::support::openai_server::{OpenAiServer, Reply};
 
 const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
@@ -33,16 +33,6 @@ fn episode() -> Vec<Event> {
         ],
         "2026-11-25T09:00:00Z",
     )
-}
-
-fn paths(home: &Path) -> Paths {
-    Paths {
-        config_dir: home.join("config"),
-        dataset_dir: home.join("dataset"),
-        episodes_dir: home.join("episodes"),
-        log_dir: home.join("log"),
-        cache_dir: home.join("cache"),
-    }
 }
 
 fn start(server: &OpenAiServer, home: &Path, attempts: u32, concurrency: usize) -> FanHandle {

@@ -5,6 +5,7 @@ mod support;
 
 mod a2a_client;
 mod a2a_fork;
+mod attack_search;
 mod command_agent;
 mod fan_session;
 mod hostile_server;

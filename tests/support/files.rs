@@ -1,4 +1,5 @@
-//! Copying fixture trees into a test's own directory (tests write sidecars beside them).
+//! Copying fixture trees into a test's own directory (tests write sidecars beside them), and the
+//! program's folders under a test's own home.
 
 #![allow(dead_code)]
 
@@ -14,5 +15,17 @@ pub fn copy_dir(from: &Path, to: &Path) {
         } else {
             std::fs::copy(entry.path(), target).unwrap();
         }
+    }
+}
+
+/// The program's folders under `home` (config, dataset, episodes, log, cache), for a launcher
+/// built in the test.
+pub fn home_paths(home: &Path) -> converse_tui::config::Paths {
+    converse_tui::config::Paths {
+        config_dir: home.join("config"),
+        dataset_dir: home.join("dataset"),
+        episodes_dir: home.join("episodes"),
+        log_dir: home.join("log"),
+        cache_dir: home.join("cache"),
     }
 }

@@ -6,6 +6,7 @@
 pub mod batch_cli;
 pub mod bin;
 pub mod corpus;
+pub mod defended;
 pub mod eval_zip;
 pub mod fan_source;
 pub mod files;

@@ -277,6 +277,9 @@ pub mod chunk {
     }
 }
 
+/// A reply computed from the request (a scripted party that reads what it is sent).
+pub type Responder = Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct Shared {
     replies: Mutex<VecDeque<Reply>>,
@@ -284,6 +287,8 @@ struct Shared {
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Answers every request once the script is used up (instead of a 500).
     default: Mutex<Option<Reply>>,
+    /// Answers every request from what it asks, once the script is used up (before `default`).
+    responder: Mutex<Option<Responder>>,
     /// Requests being answered now, and the most there were at once.
     in_flight: std::sync::atomic::AtomicUsize,
     peak: std::sync::atomic::AtomicUsize,
@@ -331,6 +336,11 @@ impl OpenAiServer {
     /// Once the script is used up, answer every request with this (for batches of episodes).
     pub fn set_default(&self, reply: Reply) {
         *self.shared.default.lock().unwrap() = Some(reply);
+    }
+
+    /// Once the script is used up, answer every request with what `responder` makes of it.
+    pub fn set_responder(&self, responder: Responder) {
+        *self.shared.responder.lock().unwrap() = Some(responder);
     }
 
     /// Every request so far, in arrival order.
@@ -388,13 +398,16 @@ async fn serve(mut socket: TcpStream, shared: Arc<Shared>) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
+    let responder = shared.responder.lock().unwrap().clone();
+    let answered = responder.map(|r| r(&request));
     shared.requests.lock().unwrap().push(request);
     let now = shared.in_flight.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
     shared.peak.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
     let scripted = shared.replies.lock().unwrap().pop_front();
-    let reply = scripted.or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
-        Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
-    });
+    let reply =
+        scripted.or(answered).or_else(|| shared.default.lock().unwrap().clone()).unwrap_or_else(|| {
+            Reply::status(500).with_json(json!({"error": {"message": "no scripted reply left"}}))
+        });
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }

@@ -5,6 +5,8 @@ mod support;
 
 mod annotate_crash;
 mod app_update;
+mod attack_screen;
+mod attack_tmux;
 mod browser_corpus;
 mod browser_open;
 mod charts;

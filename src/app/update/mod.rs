@@ -3,6 +3,7 @@
 //! modal stack, the composer and the live runner fold in their own module, and what one
 //! screen asks of another (a follow-up) is carried out here, after the action.
 
+mod attack;
 mod browser;
 mod compare;
 mod composer;
@@ -21,6 +22,7 @@ mod runner;
 use crate::config::keymap::{Command, Layer};
 
 use super::action::{Action, Effect, FollowUp};
+use super::attack::AttackView;
 use super::browser::Browser;
 use super::fan::FanView;
 use super::inspector_screen::InspectorScreen;
@@ -107,6 +109,12 @@ fn dispatch(state: &mut AppState, action: Action) {
         }
         Action::StoppedFanFound(found) => fan::stopped_found(chrome, found),
         Action::FanStarted(result) => fan::started(state, result),
+        Action::Attack(report) => {
+            if let Some(view) = stack.find_mut::<AttackView>() {
+                attack::report(view, chrome, report);
+            }
+        }
+        Action::AttackStarted(result) => attack::started(state, result),
         Action::ForksFound { root, family } => fork_tree::found(stack, chrome, &root, family),
         Action::Indexed { rows, errors, progress, elapsed, done } => {
             if let Some(browser) = stack.find_mut::<Browser>() {
@@ -150,8 +158,11 @@ fn follow_up(state: &mut AppState, request: FollowUp) {
         // The screens opened over the one on top by a command of theirs (`Command::opens`).
         FollowUp::Open(Layer::Fan) => fan::prompt(state),
         FollowUp::Open(Layer::ForkTree) => fork_tree::open(state),
+        FollowUp::Open(Layer::Attack) => attack::open(state),
         FollowUp::Open(_) => {}
         FollowUp::StartFan { input, stopped } => fan::start(state, &input, stopped),
+        FollowUp::StartAttack(input) => attack::start(state, &input),
+        FollowUp::EditNode(text) => attack::edit(state, &text),
     }
 }
 
@@ -184,5 +195,6 @@ fn on_command(state: &mut AppState, layer: Layer, command: Command) {
         (_, Screen::Hits(hits)) => hits::command(hits, chrome, command),
         (_, Screen::Fan(fan)) => fan::command(fan, chrome, command),
         (_, Screen::ForkTree(tree)) => fork_tree::command(tree, fan.map(|f| &*f), chrome, command),
+        (_, Screen::Attack(view)) => attack::command(view, chrome, command),
     }
 }

@@ -128,6 +128,8 @@ fn submit_prompt(top: &mut Screen, chrome: &mut Chrome, prompt: Prompt) {
         PromptKind::SearchEpisodes => chrome.follow_up(FollowUp::Search(input)),
         PromptKind::KeepCase => super::super::keep_case::keep_cases(top, chrome, input.trim()),
         PromptKind::FanAttempts => chrome.follow_up(FollowUp::StartFan { input, stopped: stopped_fan }),
+        PromptKind::AttackStart => chrome.follow_up(FollowUp::StartAttack(input)),
+        PromptKind::EditNode => chrome.follow_up(FollowUp::EditNode(input)),
         PromptKind::JumpToTurn => {
             let Some(screen) = inspector(top) else { return };
             let Some(view) = screen.view() else { return };

@@ -7,6 +7,7 @@ use crate::config::keymap::Command;
 use crate::core::episode::Episode;
 
 use super::super::action::Effect;
+use super::super::attack::AttackView;
 use super::super::compare::CompareScreen;
 use super::super::fan::FanView;
 use super::super::inspector_screen::InspectorScreen;
@@ -69,6 +70,7 @@ pub(super) fn quit(state: &mut AppState, confirmed: bool) {
         _ => None,
     });
     let fan_running = state.stack.find::<FanView>().is_some_and(|f| !f.done);
+    let attack_running = state.stack.find::<AttackView>().is_some_and(|a| a.started && !a.done());
     match (confirmed, live) {
         (true, Some(live)) => live.control_runner(RunnerControl::Abort, &mut state.chrome),
         (false, Some(_)) => {
@@ -77,6 +79,11 @@ pub(super) fn quit(state: &mut AppState, confirmed: bool) {
         }
         (false, None) if fan_running => {
             let question = "The fan's attempts are still running. Abort them and quit?";
+            return state.chrome.overlays.push(Overlay::ConfirmQuit { question });
+        }
+        (false, None) if attack_running => {
+            let question =
+                "The attack search is still running (attack --resume finishes it). Stop it and quit?";
             return state.chrome.overlays.push(Overlay::ConfirmQuit { question });
         }
         _ => {}

@@ -53,6 +53,11 @@ pub enum Command {
     TakeOver,
     Fan,
     ForkTree,
+    AttackSearch,
+    PruneNode,
+    ExpandNode,
+    EditNode,
+    PinBranch,
     CompareWithOriginal,
     Redact,
     Annotate,
@@ -103,6 +108,8 @@ pub enum Layer {
     Fan,
     /// An episode's forks and fans as a tree.
     ForkTree,
+    /// An attack search unfolding in its tree (`X` on a turn or a task).
+    Attack,
 }
 
 impl Layer {
@@ -137,13 +144,13 @@ impl Group {
 }
 
 use Layer::{
-    Browser as B, Compare as X, Composer as C, Confirm as Y, Fan as A, ForkTree as W, Form as F, Hits as H,
-    Inspector as I, Overlay as O, Picker as P,
+    Attack as K, Browser as B, Compare as X, Composer as C, Confirm as Y, Fan as A, ForkTree as W, Form as F,
+    Hits as H, Inspector as I, Overlay as O, Picker as P,
 };
 
-const LISTS: &[Layer] = &[I, B, P, O, X, H, A, W];
+const LISTS: &[Layer] = &[I, B, P, O, X, H, A, W, K];
 const SCREENS: &[Layer] = &[I, B, P];
-const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver, X, A, W];
+const EVERYWHERE: &[Layer] = &[I, B, P, O, H, C, F, Y, Layer::TakeOver, X, A, W, K];
 
 /// One command's help entry and default keys.
 pub struct Spec {
@@ -191,18 +198,18 @@ impl Command {
             JumpToTurn => spec(Step, "Jump to turn N", &[":"], &[I]),
             PlayPause => spec(
                 Step,
-                "Play / pause (autoplay on replays, the runner live, a fan's attempts)",
+                "Play / pause (autoplay on replays, the runner live, a fan's attempts, an attack search)",
                 &["Space"],
-                &[I, A],
+                &[I, A, K],
             ),
             StepCall => spec(
                 Step,
-                "Live: let one model call through, then pause (a paused fan: one per running attempt)",
+                "Live: let one model call through, then pause (a paused fan: one per running attempt; a paused attack search: one node)",
                 &["."],
-                &[I, A],
+                &[I, A, K],
             ),
             StepTurn => spec(Step, "Live: run to the end of the turn, then pause", &[">"], &[I]),
-            Continue => spec(Step, "Live: continue running (a fan: its attempts)", &["c"], &[I, A]),
+            Continue => spec(Step, "Live: continue running (a fan, an attack search)", &["c"], &[I, A, K]),
             Faster => spec(Step, "Autoplay faster", &["+", "="], &[I]),
             Slower => spec(Step, "Autoplay slower", &["-"], &[I]),
             FocusNext => spec(View, "Focus the next pane", &["Tab"], &[I]),
@@ -272,9 +279,9 @@ impl Command {
             }
             KeepCase => spec(
                 Human,
-                "Keep as an attack case in a suite (browser: the marked episodes, else the selected)",
+                "Keep as an attack case in a suite (browser: the marked episodes, else the selected; an attack search: the selected node)",
                 &["K"],
-                &[I, B],
+                &[I, B, K],
             ),
             Compose => spec(Human, "Open the composer (when you play the attacker)", &["i"], &[I]),
             EditPending => spec(Human, "Edit the attacker's held message (live, paused)", &["e"], &[I]),
@@ -292,6 +299,25 @@ impl Command {
                 &["B"],
                 &[I, A],
             ),
+            AttackSearch => spec(
+                Human,
+                "Attack search (TAP, Crescendo, GOAT) from the turn under the cursor or the selected task, live in its tree",
+                &["X"],
+                &[I, P],
+            ),
+            PruneNode => spec(Human, "Attack search: prune the selected node and its branch", &["x"], &[K]),
+            ExpandNode => {
+                spec(Human, "Attack search: one more candidate after the selected node", &["+"], &[K])
+            }
+            EditNode => spec(
+                Human,
+                "Attack search: edit the selected node's message, send it and run its branch on",
+                &["e"],
+                &[K],
+            ),
+            PinBranch => {
+                spec(Human, "Attack search: run the selected node's branch on to the end", &["P"], &[K])
+            }
             CompareWithOriginal => spec(
                 View,
                 "Fan, fork tree: compare the selected attempt or fork with the original episode",
@@ -355,6 +381,7 @@ impl Command {
         match self {
             Command::Fan => Some(Layer::Fan),
             Command::ForkTree => Some(Layer::ForkTree),
+            Command::AttackSearch => Some(Layer::Attack),
             _ => None,
         }
     }
@@ -374,6 +401,7 @@ pub enum Footer {
     Compare,
     Fan,
     ForkTree,
+    Attack,
 }
 
 impl Footer {
@@ -387,6 +415,7 @@ impl Footer {
             Footer::Compare => Layer::Compare,
             Footer::Fan => Layer::Fan,
             Footer::ForkTree => Layer::ForkTree,
+            Footer::Attack => Layer::Attack,
         }
     }
 
@@ -454,6 +483,19 @@ impl Footer {
                 HELP,
             ],
             Footer::ForkTree => &[OPEN, ORIGINAL, BACK, HELP],
+            Footer::Attack => &[
+                OPEN,
+                (&[PlayPause], "pause"),
+                (&[Continue], "continue"),
+                (&[StepCall], "step"),
+                (&[PruneNode], "prune"),
+                (&[ExpandNode], "expand"),
+                (&[EditNode], "edit"),
+                (&[PinBranch], "pin"),
+                (&[KeepCase], "keep"),
+                BACK,
+                HELP,
+            ],
         }
     }
 }

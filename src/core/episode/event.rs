@@ -372,6 +372,15 @@ pub enum ControlAction {
     /// An external agent never opened an MCP session with the episode's environment (no
     /// request reached its tools): its verdicts are undecided, never a pass.
     ToolsUnreached,
+    /// An attack search's note on the candidate message that follows (`by: search`): the
+    /// node, the strategy's reasoning, a GOAT technique, the on-topic check (`details`).
+    Candidate,
+    /// An attack search dropped this node: off topic (before the message reached the
+    /// assistant) or below the kept width (TAP); `details` says why.
+    Prune,
+    /// The assistant refused this turn: a Crescendo search drops it from the conversation and
+    /// tries the turn again (`details`: the retry).
+    Backtrack,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -381,6 +390,15 @@ pub struct Control {
     pub by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
+    /// What the actor noted with it (an attack search's reasons).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub details: Value,
+}
+
+impl Control {
+    pub fn new(action: ControlAction, by: &str, turn: Option<u32>) -> Self {
+        Control { action, by: Some(by.to_string()), turn, details: Value::Null }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,12 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::start::FanMode;
 use crate::core::batch_files::FAN_PLAN_FILE;
-use crate::core::episode::journal::describe_json_error;
 
 /// Characters outside `[A-Za-z0-9._-]` become `_` (a file name from an id).
 pub fn safe_name(text: &str) -> String {
@@ -43,24 +41,12 @@ pub struct FanPlan {
 impl FanPlan {
     /// Writes the plan into the fan's folder (atomically: a reader never sees half of it).
     pub fn write(&self, dir: &Path) -> anyhow::Result<()> {
-        let path = dir.join(FAN_PLAN_FILE);
-        let json = crate::core::safe_json::to_string(self)?;
-        crate::core::atomic_file::write_atomic(&path, json.as_bytes())
-            .with_context(|| format!("{}: cannot write the fan's plan", path.display()))
+        crate::core::plan_file::write(&dir.join(FAN_PLAN_FILE), self, "fan plan")
     }
 
     /// The plan in the fan's folder (`None` when it has none: a fan from before plans were kept).
     pub fn read(dir: &Path) -> anyhow::Result<Option<FanPlan>> {
-        let path = dir.join(FAN_PLAN_FILE);
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => anyhow::bail!("{}: cannot read: {e}", path.display()),
-        };
-        let plan = serde_json::from_slice(&bytes).map_err(|e| {
-            anyhow::anyhow!("{}: not a fan plan: {}", path.display(), describe_json_error(&e))
-        })?;
-        Ok(Some(plan))
+        crate::core::plan_file::read(&dir.join(FAN_PLAN_FILE), "fan plan")
     }
 }
 
@@ -69,13 +55,7 @@ pub const FANS_DIR: &str = "fans";
 
 /// `<dir>/fans/<episode>__t<turn>`, or with `-2`, `-3`… when an earlier fan is there.
 pub fn free_fan_dir(episode_dir: &Path, episode_id: &str, turn: u32) -> PathBuf {
-    let stem = fan_stem(episode_id, turn);
-    let base = episode_dir.join(FANS_DIR);
-    let first = base.join(&stem);
-    if !first.exists() {
-        return first;
-    }
-    (2..).map(|n| base.join(format!("{stem}-{n}"))).find(|p| !p.exists()).expect("a free name")
+    crate::core::plan_file::free_dir(&episode_dir.join(FANS_DIR), &fan_stem(episode_id, turn))
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde_json::Value;
 
-use super::endpoint::{ApiKey, ERROR_BODY_BYTES, Endpoint};
+use super::budget::{BudgetSpent, CallMeter};
+use super::endpoint::{ApiKey, ERROR_BODY_BYTES, Endpoint, Role};
 use super::error::{LlmError, LlmErrorKind, server_message, server_message_from_value};
 use super::rate_limit::RateLimits;
 use super::retry::{RetryInfo, RetryPolicy, parse_retry_after};
@@ -30,6 +31,8 @@ pub struct LlmClient {
     on_retry: Option<RetryObserver>,
     /// Per-role pacing shared by every clone (batch runs); awaited before each attempt.
     limits: Option<Arc<RateLimits>>,
+    /// The cap on calls shared by every clone (`attack --budget`); taken from before each attempt.
+    meter: Option<Arc<dyn CallMeter>>,
 }
 
 impl fmt::Debug for LlmClient {
@@ -63,7 +66,7 @@ impl LlmClient {
     /// Wraps an existing `reqwest::Client` (tests use one without proxies).
     /// Do not give it a total `timeout`: it would cut long streams; endpoints set their own.
     pub fn from_http(http: reqwest::Client) -> Self {
-        LlmClient { http, retry: RetryPolicy::default(), on_retry: None, limits: None }
+        LlmClient { http, retry: RetryPolicy::default(), on_retry: None, limits: None, meter: None }
     }
 
     pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
@@ -83,18 +86,24 @@ impl LlmClient {
         self
     }
 
-    /// Waits for the role's rate-limit slot, if it has one. Retries wait too:
-    /// a retry is a request like any other to the provider.
-    async fn throttle(&self, endpoint: &Endpoint) {
-        self.pace(endpoint.role).await;
+    /// Counts every later call of this client and its clones against `meter`.
+    pub fn with_meter(mut self, meter: Arc<dyn CallMeter>) -> Self {
+        self.meter = Some(meter);
+        self
     }
 
-    /// Waits for `role`'s rate-limit slot: what an external assistant's messages wait for too
-    /// (`--rpm-assistant` paces an agent as it paces a model).
-    pub async fn pace(&self, role: super::endpoint::Role) {
+    /// Takes one call from the budget, then waits for `role`'s rate-limit slot: what every
+    /// attempt of a model call does (a retry is a request like any other to the provider), and
+    /// every message to an external assistant (`--rpm-assistant` paces an agent as it paces a
+    /// model, and `--budget` counts its messages).
+    pub async fn admit(&self, role: Role) -> Result<(), BudgetSpent> {
+        if let Some(meter) = &self.meter {
+            meter.take(role)?;
+        }
         if let Some(limiter) = self.limits.as_ref().and_then(|l| l.for_role(role)) {
             limiter.acquire().await;
         }
+        Ok(())
     }
 
     pub fn retry_policy(&self) -> RetryPolicy {
@@ -106,7 +115,7 @@ impl LlmClient {
         let body = request.to_body(&endpoint.model, &endpoint.extra, false);
         let mut attempts = Attempts { client: self, endpoint, attempt: 0 };
         loop {
-            let key = attempts.start().await;
+            let key = attempts.start().await?;
             let result =
                 tokio::time::timeout(endpoint.timeout, self.chat_once(endpoint, &body, key.as_ref()))
                     .await
@@ -133,7 +142,7 @@ impl LlmClient {
         let body = request.to_body(&endpoint.model, &endpoint.extra, true);
         let mut attempts = Attempts { client: self, endpoint, attempt: 0 };
         loop {
-            let key = attempts.start().await;
+            let key = attempts.start().await?;
             match self.stream_once(endpoint, &body, key.as_ref(), &mut on_delta).await {
                 Ok(response) => return Ok(response),
                 Err(failure) => attempts.failed(failure, key.as_ref()).await?,
@@ -390,11 +399,12 @@ struct Attempts<'a> {
 }
 
 impl Attempts<'_> {
-    /// Starts the next attempt: its key, once the rate limit lets it through.
-    async fn start(&mut self) -> Option<ApiKey> {
+    /// Starts the next attempt: its key, once the budget and the rate limit let it through.
+    async fn start(&mut self) -> Result<Option<ApiKey>, LlmError> {
         self.attempt += 1;
-        self.client.throttle(self.endpoint).await;
-        self.endpoint.api_key()
+        let admitted = self.client.admit(self.endpoint.role).await;
+        admitted.map_err(|spent| LlmError::new(self.endpoint, self.attempt, spent.into()))?;
+        Ok(self.endpoint.api_key())
     }
 
     /// After a failed attempt: `Ok` once it is time for the next one, or the error to give up with.
@@ -452,9 +462,10 @@ fn redact(mut failure: Failure, key: Option<&ApiKey>) -> Failure {
         LlmErrorKind::Stream(m) => LlmErrorKind::Stream(key.redact(&m)),
         LlmErrorKind::Interrupted(m) => LlmErrorKind::Interrupted(key.redact(&m)),
         LlmErrorKind::InvalidRequest(m) => LlmErrorKind::InvalidRequest(key.redact(&m)),
-        other @ (LlmErrorKind::Timeout(_) | LlmErrorKind::IdleTimeout(_) | LlmErrorKind::TooLarge(_)) => {
-            other
-        }
+        other @ (LlmErrorKind::Timeout(_)
+        | LlmErrorKind::IdleTimeout(_)
+        | LlmErrorKind::TooLarge(_)
+        | LlmErrorKind::Budget(_)) => other,
     };
     failure
 }

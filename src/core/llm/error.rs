@@ -71,6 +71,9 @@ pub enum LlmErrorKind {
     /// The reply (a body, or a stream's text and tool calls) went past the endpoint's cap.
     #[error("reply larger than {} (the cap is `max_reply_mb` of the role in the config file)", size(*.0))]
     TooLarge(usize),
+    /// The command's call budget (`attack --budget`) was spent: the call was not made.
+    #[error(transparent)]
+    Budget(#[from] super::budget::BudgetSpent),
 }
 
 /// Bytes as a person reads them: `8 MB`, `512 KB`, `100 bytes`.
@@ -92,7 +95,8 @@ impl LlmErrorKind {
             | LlmErrorKind::Stream(_)
             | LlmErrorKind::Interrupted(_)
             | LlmErrorKind::InvalidRequest(_)
-            | LlmErrorKind::TooLarge(_) => false,
+            | LlmErrorKind::TooLarge(_)
+            | LlmErrorKind::Budget(_) => false,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! Keys are read from the environment at each request and never stored, logged or
 //! shown; errors name the role, endpoint and model that failed.
 
+pub mod budget;
 pub mod client;
 pub mod endpoint;
 pub mod error;
@@ -17,6 +18,7 @@ pub(crate) mod sse;
 pub mod stream;
 pub mod types;
 
+pub use budget::{BudgetSpent, CallMeter};
 pub use client::LlmClient;
 pub use endpoint::{Endpoint, Role};
 pub use error::{LlmError, LlmErrorKind};

@@ -5,7 +5,7 @@ use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
 use crate::core::dataset::Task;
-use crate::core::episode::Usage;
+use crate::core::episode::{EventBody, Usage};
 use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams};
 
 use super::emitter::{Emitter, Phase};
@@ -53,6 +53,23 @@ pub trait Attacker: Send + Sync {
     fn endpoint(&self) -> Option<&Endpoint> {
         None
     }
+    /// Events noting the last move (an attack search's reasons), journaled before its message.
+    fn notes(&mut self) -> Vec<EventBody> {
+        Vec::new()
+    }
+    /// Runs once the conversation is over and judged, before the journal's `end` (an attack
+    /// search scores the node here).
+    fn closing<'a>(&'a self, _ctx: Closing<'a>) -> BoxFuture<'a, Result<(), RunError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// What an attacker may use when the conversation is over: the model calls of the episode and
+/// its journal.
+pub struct Closing<'a> {
+    pub task: &'a Task,
+    pub caller: &'a Caller<'a>,
+    pub emitter: &'a mut Emitter,
 }
 
 /// The CONVERSE adversarial provider, played by a model.

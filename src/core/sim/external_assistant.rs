@@ -67,7 +67,7 @@ pub const TOOLS_UNREACHED: &str = "the agent never reached its tools: its verdic
 /// The agent opened no MCP session with this episode's environment (issue 37): a `control`
 /// event and a notice, so no verdict of it reads as a pass.
 async fn never_reached(emitter: &mut Emitter) -> Result<(), RunError> {
-    let mark = Control { action: ControlAction::ToolsUnreached, by: Some("converse-tui".into()), turn: None };
+    let mark = Control::new(ControlAction::ToolsUnreached, "converse-tui", None);
     emitter.emit(EventBody::Control(mark)).await?;
     emitter.notify(RunnerUpdate::Notice(TOOLS_UNREACHED.into()));
     Ok(())
@@ -173,7 +173,7 @@ impl ExternalAssistant {
             emitter.phase(Phase::Paused(Role::Assistant));
         }
         self.gate.before_call().await.map_err(|_| RunError::Aborted)?;
-        self.pacing.pace(Role::Assistant).await;
+        self.pacing.admit(Role::Assistant).await.map_err(|spent| RunError::Agent(spent.to_string()))?;
         // The turn begins as its message goes out: a call until then belongs to the last one.
         self.journal_late_calls(emitter).await?;
         self.server.begin_turn(turn).await;

@@ -109,19 +109,25 @@ impl Resume {
 
     /// The conversation from the attacker's side: its messages (the first is the user's task) and the replies.
     pub fn attacker_history(&self) -> Vec<(AttackerHistoryRole, String)> {
-        self.prefix
-            .iter()
-            .filter_map(|e| match &e.body {
-                EventBody::Message(m) if m.to == Party::Assistant => {
-                    Some((AttackerHistoryRole::Attacker, m.text.clone()))
-                }
-                EventBody::Message(m) if m.from == Party::Assistant && m.to == Party::Attacker => {
-                    Some((AttackerHistoryRole::Assistant, m.text.clone()))
-                }
-                _ => None,
-            })
-            .collect()
+        attacker_view(&self.prefix)
     }
+}
+
+/// The conversation of `events` from the attacker's side: its messages (the first is the user's
+/// task) and the assistant's replies.
+pub fn attacker_view(events: &[Event]) -> Vec<(AttackerHistoryRole, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Message(m) if m.to == Party::Assistant => {
+                Some((AttackerHistoryRole::Attacker, m.text.clone()))
+            }
+            EventBody::Message(m) if m.from == Party::Assistant && m.to == Party::Attacker => {
+                Some((AttackerHistoryRole::Assistant, m.text.clone()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn is_reply_to_attacker(event: &Event) -> bool {

@@ -43,11 +43,7 @@ pub async fn replay_into(
         let Some(was) = recorded.get(&message.turn) else { continue };
         let reply = agent.respond(message.turn, &message.text, emitter).await?;
         if reply != *was {
-            let mark = Control {
-                action: ControlAction::Diverged,
-                by: Some("replay".into()),
-                turn: Some(message.turn),
-            };
+            let mark = Control::new(ControlAction::Diverged, "replay", Some(message.turn));
             emitter.emit(EventBody::Control(mark)).await?;
             let notice = format!("turn {}: the agent's reply differs from the recording", message.turn);
             emitter.notify(RunnerUpdate::Notice(notice));

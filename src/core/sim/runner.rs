@@ -24,7 +24,7 @@ use crate::core::llm::{ChatRole, Endpoint, LlmClient};
 
 use super::agent_spec::AgentSpec;
 use super::assistant::Assistant;
-use super::attacker::{Attacker, AttackerContext, AttackerMove};
+use super::attacker::{Attacker, AttackerContext, AttackerMove, Closing};
 use super::emitter::{Emitter, Phase, RunnerUpdate, Secrets};
 use super::environment::EnvironmentState;
 use super::external_assistant::{AgentLimits, ExternalAssistant};
@@ -212,8 +212,16 @@ async fn run(
         }
     }
     let result = match result {
-        // The conversation is over: whole-episode rule verdicts, then the LLM judges.
-        Ok(reason) => judge_episode(&config, &client, &gate, &mut emitter, None).await.map(|_| reason),
+        // The conversation is over: whole-episode rule verdicts, the LLM judges, then what the
+        // attacker has to say about it (an attack search's score).
+        Ok(reason) => match judge_episode(&config, &client, &gate, &mut emitter, None).await {
+            Ok(()) => {
+                let caller = Caller { client: &client, gate: &gate, stream: config.settings.stream };
+                let closing = Closing { task: &config.task, caller: &caller, emitter: &mut emitter };
+                config.attacker.closing(closing).await.map(|_| reason)
+            }
+            Err(e) => Err(e),
+        },
         other => other,
     };
     let (reason, error) = match result {
@@ -354,26 +362,20 @@ async fn converse(
                     AttackerMove::Done => {
                         // A person ending it is recorded, so it never reads as the model giving up.
                         if config.attacker.kind() == "human" {
-                            let end = Control {
-                                action: ControlAction::End,
-                                by: Some("human".into()),
-                                turn: Some(completed),
-                            };
+                            let end = Control::new(ControlAction::End, "human", Some(completed));
                             emitter.emit(EventBody::Control(end)).await?;
                         }
+                        emit_notes(config.attacker.as_mut(), emitter).await?;
                         return Ok(EndReason::AttackerDone);
                     }
                     AttackerMove::Say { text, raw, model, usage, by } => (text, raw, model, usage, by),
                 };
+                emit_notes(config.attacker.as_mut(), emitter).await?;
                 let turn = completed + 1;
                 let (text, by) =
                     match hold_for_edit(&text, config.attacker.kind(), gate, emitter, edits).await? {
                         Some(edited) => {
-                            let edit = Control {
-                                action: ControlAction::Edit,
-                                by: Some("human".into()),
-                                turn: Some(turn),
-                            };
+                            let edit = Control::new(ControlAction::Edit, "human", Some(turn));
                             emitter.emit(EventBody::Control(edit)).await?;
                             (edited, Some("human".to_string()))
                         }
@@ -423,6 +425,14 @@ async fn judge_episode(
     Ok(())
 }
 
+/// What the attacker noted about its last move (an attack search's reasons), before the message.
+async fn emit_notes(attacker: &mut dyn Attacker, emitter: &mut Emitter) -> Result<(), RunError> {
+    for note in attacker.notes() {
+        emitter.emit(note).await?;
+    }
+    Ok(())
+}
+
 /// While the run is paused, a model-written attacker message waits here so the
 /// user can edit it; continuing delivers it as is. Returns the edit, if any.
 async fn hold_for_edit(
@@ -457,10 +467,16 @@ fn message(
     EventBody::Message(Message { turn, from, to: Party::Assistant, text, raw, model, usage, by })
 }
 
-/// A new episode id: time-ordered, and unique enough for one machine.
+/// A new episode id: time-ordered, and unique enough for one machine: the suffix counts the ids
+/// this process made, from a start drawn from the clock and the process id (two episodes started
+/// in the same microsecond got the same id when the suffix was the clock's alone).
 pub fn new_episode_id() -> String {
+    static NEXT: std::sync::OnceLock<std::sync::atomic::AtomicU16> = std::sync::OnceLock::new();
     let now = time::OffsetDateTime::now_utc();
     let nanos = now.unix_timestamp_nanos();
+    let next = NEXT.get_or_init(|| {
+        std::sync::atomic::AtomicU16::new((nanos / 1000 % 65536) as u16 ^ (std::process::id() as u16))
+    });
     format!(
         "ep-{:04}{:02}{:02}-{:02}{:02}{:02}-{:04x}",
         now.year(),
@@ -469,7 +485,7 @@ pub fn new_episode_id() -> String {
         now.hour(),
         now.minute(),
         now.second(),
-        (nanos / 1000 % 65536) as u16 ^ (std::process::id() as u16)
+        next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     )
 }
 
@@ -484,4 +500,15 @@ pub fn attacker_lines(events: &[crate::core::episode::Event]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn episode_ids_made_in_the_same_second_do_not_collide() {
+        // An attack search and a fixed-attacker baseline start hundreds of episodes a second; a
+        // repeated id would name two episodes (and make one fork's parent ambiguous).
+        let ids: std::collections::HashSet<String> = (0..20_000).map(|_| super::new_episode_id()).collect();
+        assert_eq!(ids.len(), 20_000);
+    }
 }

@@ -24,6 +24,15 @@ impl JournalWriter {
         Ok(JournalWriter { file, path, next_seq: 0 })
     }
 
+    /// Appends to an existing journal whose events are `events` (read from it): the next event
+    /// gets the `seq` after the last one.
+    pub fn append_to(path: impl AsRef<Path>, events: &[Event]) -> std::io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = OpenOptions::new().append(true).open(&path)?;
+        let next_seq = events.last().map_or(0, |e| e.seq + 1);
+        Ok(JournalWriter { file, path, next_seq })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
