@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use zip::ZipWriter;
 use zip::write::SimpleFileOptions;
 
-use super::Exported;
+use super::exported::Exported;
 use super::family::Family;
 use super::results::{model_usage, results};
 use super::sample::{self, branches};

@@ -12,6 +12,7 @@
 //! read by every Inspect.
 
 mod archive;
+mod exported;
 mod family;
 mod results;
 mod sample;
@@ -19,17 +20,4 @@ mod scores;
 mod transcript;
 
 pub use archive::to_eval;
-
-use serde_json::Value;
-
-use super::annotation::AnnotationView;
-use crate::core::episode::Episode;
-
-/// One episode to export.
-pub struct Exported<'a> {
-    pub episode: &'a Episode,
-    pub notes: Vec<AnnotationView>,
-    /// Its sample as Inspect wrote it, when it was read from an Inspect log that could be read
-    /// again (and not redacted): carried over unchanged.
-    pub written: Option<Value>,
-}
+pub use exported::Exported;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use super::Exported;
+use super::exported::Exported;
 use super::family::Family;
 use super::scores::{notes_of, scores};
 use super::transcript::{self, Attachments, Conversation};
