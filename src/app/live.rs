@@ -62,6 +62,8 @@ pub struct LiveState {
     pub streaming: Option<Streaming>,
     /// The latest retry notice.
     pub notice: Option<String>,
+    /// What the runner warned of (the agent never reached its tools…): kept to the end.
+    pub warning: Option<String>,
     pub finished: bool,
     /// How the episode ended, once its `end` event came.
     pub end_reason: Option<EndReason>,
@@ -83,6 +85,7 @@ impl LiveState {
             tokens: PerRole::default(),
             streaming: None,
             notice: None,
+            warning: None,
             finished: false,
             end_reason: None,
             error: None,
@@ -176,6 +179,9 @@ impl LiveState {
                 }
             }
             RunnerUpdate::Notice(text) => self.notice = Some(text.clone()),
+            RunnerUpdate::Warning(text) => {
+                self.warning = Some(crate::core::sanitize::inert(text).into_owned())
+            }
             RunnerUpdate::Pending(text) => self.pending = Some(text.clone()),
         }
     }

@@ -39,6 +39,9 @@ pub enum Command {
         /// How an attempt fan started on screen (`f`) paces its attempts.
         #[command(flatten)]
         fans: FanPacingArgs,
+        /// The external agent of forks and fans, and how it reaches its tools.
+        #[command(flatten)]
+        agent: Box<ReplayAgentArgs>,
         /// Colour theme: default, light, high-contrast, or a file in <config dir>/themes/.
         #[arg(long)]
         theme: Option<String>,
@@ -625,6 +628,17 @@ pub enum NotesCommand {
         #[arg(long, value_enum, default_value_t = crate::headless::notes::ExportFormat::Jsonl)]
         format: crate::headless::notes::ExportFormat,
     },
+}
+
+/// The agent of `replay`'s forks and fans.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReplayAgentArgs {
+    /// Your agent in the assistant's seat of forks and fans (`a2a:URL` or `cmd:COMMAND`); without
+    /// it, a fork reaches the agent its episode recorded.
+    #[arg(long, value_name = "AGENT")]
+    pub assistant: Option<String>,
+    #[command(flatten)]
+    pub flags: crate::session::settings::AgentFlags,
 }
 
 /// The pacing of the attempt fans of `replay` (`f`).

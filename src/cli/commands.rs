@@ -272,6 +272,9 @@ pub(super) fn run_command(run: RunCli, human: bool, theme: &str, paths: &Paths) 
     };
     args.settings.paused = run.paused;
     if run.print_agent_config {
+        if args.settings.agent.launch.is_some() {
+            anyhow::bail!("--print-agent-config serves the tools alone: --launch starts agents for episodes");
+        }
         return print_agent_config(&args, paths);
     }
     let launch = Launch::new(&args, paths)?;

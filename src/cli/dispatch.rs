@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::CommandFactory;
 
-use super::args::{Cli, Command, ConfigCommand, NotesCommand};
+use super::args::{Cli, Command, ConfigCommand, NotesCommand, ReplayAgentArgs};
 use super::commands::{
     batch_command, config_show, data, fan_command, model_flags, run_command, search_command, suite_command,
     task_selection, test_command,
@@ -20,6 +20,7 @@ use crate::core::llm::Role;
 use crate::headless::summary::{Format, SummaryArgs};
 use crate::headless::tasks::TasksArgs;
 use crate::session::episode_tasks;
+use crate::session::fork_agent::ForkAgent;
 use crate::session::loader::load_one;
 use crate::tui::setup::{ForkFlags, load_keymap, open_inputs, run_tui};
 
@@ -31,12 +32,14 @@ pub(super) fn run(cli: Cli, paths: &Paths) -> anyhow::Result<ExitCode> {
             let state = AppState::with_browser(browser, load_keymap(paths)?, true).playing();
             run_tui(state, &cli.theme, paths, ForkFlags::default(), None).map(|()| ExitCode::SUCCESS)
         }
-        Some(Command::Replay { paths: inputs, models, dataset, fans, theme }) => {
+        Some(Command::Replay { paths: inputs, models, dataset, fans, agent, theme }) => {
             let tasks = episode_tasks::open(dataset.data_dir.as_deref(), paths)?;
             let (state, rest) = open_inputs(&inputs, tasks, load_keymap(paths)?, Some(&paths.cache_dir))?;
             let pacing =
                 crate::tui::fan::FanPacing { concurrency: fans.fan_concurrency as usize, rpm: fans.rpm };
-            let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir, pacing };
+            let ReplayAgentArgs { assistant, flags } = *agent;
+            let agent = ForkAgent { assistant, flags, slots: None };
+            let forks = ForkFlags { models: model_flags(models), data_dir: dataset.data_dir, pacing, agent };
             run_tui(state, theme.as_deref().unwrap_or(&cli.theme), paths, forks, rest)
                 .map(|()| ExitCode::SUCCESS)
         }

@@ -166,13 +166,21 @@ pub async fn execute(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<BatchReport> {
-    if let Some(listen) = launch.settings.mcp_listen
-        && args.concurrency > 1
-    {
-        anyhow::bail!(
-            "--mcp-listen {listen} serves one episode at a time: give --concurrency 1 (an endpoint per slot is not done yet)"
-        );
-    }
+    // One fixed endpoint (and launched agent) per episode that runs at once.
+    launch.serve_agents(args.concurrency.max(1), err)?;
+    let report = run_pending(args, launch, all, start_of, out, err).await;
+    launch.stop_agents().await;
+    report
+}
+
+async fn run_pending(
+    args: &BatchArgs,
+    launch: &Launch,
+    all: &[Planned],
+    start_of: &(dyn Fn(&Planned) -> Start + Sync),
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<BatchReport> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the batch directory", args.out.display()))?;
     let todo = pending(args, all)?;
@@ -220,6 +228,9 @@ pub async fn execute(
             joined = running.join_next() => {
                 let Some(joined) = joined else { continue };
                 let finished = joined.context("an episode task failed")?;
+                for warning in &finished.said {
+                    progress.note(&format!("warning: {}#{}: {warning}", finished.record.key(), finished.record.repeat), err);
+                }
                 if finished.outcome_aborted && *stop_rx.borrow() {
                     report.aborted += 1;
                     progress.aborted(&finished.record, err);
@@ -304,6 +315,8 @@ fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
 
 struct Finished {
     record: RunRecord,
+    /// What the runner warned of while it ran (also in the record's warnings).
+    said: Vec<String>,
     /// Ended `aborted` (a stop signal's doing when the batch is stopping).
     outcome_aborted: bool,
 }
@@ -321,6 +334,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
         ..RunRecord::default()
     };
     let mut verdicts = Vec::new();
+    let mut said = Vec::new();
     let mut stopping = *stop.borrow();
     if stopping {
         handle.gate.abort();
@@ -353,6 +367,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
                 EventBody::Verdict(v) => verdicts.push(v),
                 _ => {}
             },
+            RunnerUpdate::Warning(text) => said.push(text),
             _ => {}
         }
     }
@@ -369,7 +384,8 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
     record.turns = outcome.turns;
     record.error = outcome.error;
     record.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    Finished { record, outcome_aborted: outcome.reason == EndReason::Aborted }
+    record.warnings.extend(said.iter().cloned());
+    Finished { record, said, outcome_aborted: outcome.reason == EndReason::Aborted }
 }
 
 fn role_name(role: Role) -> &'static str {

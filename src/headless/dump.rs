@@ -203,7 +203,7 @@ fn row(event: &Event) -> [String; 5] {
                 v.summary.as_deref().map(|s| format!(" {s}")).unwrap_or_default()
             ),
         ),
-        EventBody::Control(c) => (c.by.clone().unwrap_or_default(), format!("{:?}", c.action).to_lowercase()),
+        EventBody::Control(c) => (c.by.clone().unwrap_or_default(), c.action.as_str().to_string()),
         EventBody::Error(e) => (e.source.clone(), e.message.clone()),
         EventBody::End(e) => (String::new(), format!("{} after {} turns", e.reason.as_str(), e.turns)),
     };

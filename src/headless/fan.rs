@@ -75,15 +75,13 @@ pub async fn fan(
         .with_context(|| format!("{}: cannot create the fan's folder", args.batch.out.display()))?;
     FanPlan { episode: episode.id().to_string(), turn: args.turn, mode: args.mode, attempts: n }
         .write(&args.batch.out)?;
-    let mut run = fork_args(header, &args.models, args.data_dir.clone())?;
-    // A limit given on the command line wins over the episode's own.
+    // An agent named on the command line; else the one the episode's header names, if any.
     let flags = &args.batch.run.settings;
+    let mut run = fork_args(header, &args.models, args.data_dir.clone())?
+        .with_agent(args.batch.run.assistant.as_deref(), &flags.agent);
+    // A limit given on the command line wins over the episode's own.
     run.settings.max_turns = flags.max_turns.or(run.settings.max_turns);
     run.settings.max_tool_calls = flags.max_tool_calls.or(run.settings.max_tool_calls);
-    // An agent named on the command line; else the one the episode's header names, if any.
-    if args.batch.run.assistant.is_some() {
-        run.assistant = args.batch.run.assistant.clone();
-    }
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
     let last_turn = assistant_turns(launch.settings.max_turns);

@@ -5,16 +5,23 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use crate::core::episode::{ControlAction, EndReason, EventBody};
+use crate::core::episode::{EndReason, EventBody};
 use crate::core::sanitize::single_line;
 use crate::core::sim::emitter::RunnerUpdate;
-use crate::core::sim::external_assistant::TOOLS_UNREACHED;
 use crate::core::sim::runner::RunOutcome;
 use crate::session::launch::Launch;
 
 /// Runs one episode without a screen, one line per event on `out`.
 /// Ctrl-C / SIGTERM abort it cleanly (the journal ends with `end: aborted`).
 pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> anyhow::Result<RunOutcome> {
+    launch.serve_agents(1, &mut crate::core::sanitize::SafeWriter::new(std::io::stderr()))?;
+    let outcome = follow(launch, task_id, out).await;
+    // A launched agent is stopped whatever happened (its group gone before the exit).
+    launch.stop_agents().await;
+    outcome
+}
+
+async fn follow(launch: &Launch, task_id: &str, out: &mut dyn Write) -> anyhow::Result<RunOutcome> {
     let mut handle = launch.start(task_id)?;
     for warning in &handle.warnings {
         writeln!(out, "warning: {}", single_line(warning))?;
@@ -32,11 +39,9 @@ pub async fn headless(launch: &Launch, task_id: &str, out: &mut dyn Write) -> an
             }
         };
         let Some(update) = update else { break };
-        if let RunnerUpdate::Event(event) = &update
-            && matches!(&event.body, EventBody::Control(c) if c.action == ControlAction::ToolsUnreached)
-        {
+        if let RunnerUpdate::Warning(text) = &update {
             // Said on stderr too: a run whose agent never saw its tools must not pass unnoticed.
-            eprintln!("warning: {TOOLS_UNREACHED}");
+            eprintln!("warning: {}", single_line(text));
         }
         if let Some(line) = progress_line(&update, started) {
             writeln!(out, "{line}")?;
@@ -60,6 +65,7 @@ fn progress_line(update: &RunnerUpdate, started: Instant) -> Option<String> {
     let clock = format!("[{:02}:{:02}]", secs / 60, secs % 60);
     let what = match update {
         RunnerUpdate::Notice(text) => format!("retry: {}", single_line(text)),
+        RunnerUpdate::Warning(text) => format!("warning: {}", single_line(text)),
         RunnerUpdate::Event(event) => {
             let turn = event.body.turn().map(|t| format!("T{t} ")).unwrap_or_default();
             let body = event_line(&event.body);
@@ -89,7 +95,7 @@ pub(super) fn event_line(body: &EventBody) -> String {
             )
         }
         EventBody::Verdict(v) => format!("verdict {} {}", v.judge, v.outcome.as_str()),
-        EventBody::Control(c) => format!("control {:?}", c.action),
+        EventBody::Control(c) => format!("control {}", c.action.as_str()),
         EventBody::Error(e) => format!("error from {}: {}", e.source, single_line(&e.message)),
         EventBody::End(e) => format!("end: {} after {} turns", e.reason.as_str(), e.turns),
     }

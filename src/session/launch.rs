@@ -13,6 +13,7 @@ use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
 use crate::core::sanitize::single_line;
+use crate::core::sim::agent_slots::{self, AgentSlots};
 use crate::core::sim::agent_spec::AgentSpec;
 use crate::core::sim::attacker::{Attacker, HumanAttacker, LlmAttacker, ScriptedAttacker};
 use crate::core::sim::fork::Resume;
@@ -40,6 +41,20 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
 }
 
+impl RunArgs {
+    /// A fork's agent: `assistant` when the command names one, else the one its episode
+    /// recorded; the command's agent flags (`--mcp-listen`, `--launch`, …) apply to it.
+    pub fn with_agent(mut self, assistant: Option<&str>, flags: &super::settings::AgentFlags) -> RunArgs {
+        if let Some(assistant) = assistant {
+            self.assistant = Some(assistant.to_string());
+        }
+        if self.assistant.is_some() {
+            self.settings.agent = flags.clone();
+        }
+        self
+    }
+}
+
 /// Ready to start episodes: tasks loaded, endpoints resolved and checked.
 pub struct Launch {
     pub tasks: Vec<Task>,
@@ -58,6 +73,9 @@ pub struct Launch {
     pub settings: EpisodeSettings,
     pub out: PathBuf,
     client: LlmClient,
+    /// The command's fixed MCP endpoints and launched agents (`--mcp-listen`, `--launch`),
+    /// served once for every episode it starts.
+    slots: std::sync::OnceLock<std::sync::Arc<AgentSlots>>,
 }
 
 impl Launch {
@@ -70,13 +88,14 @@ impl Launch {
             Some(spec) => Some(AgentSpec::parse(spec).map_err(anyhow::Error::msg)?),
             None => None,
         };
-        if args.settings.mcp_bind.is_some() && external.is_none() {
-            bail!("--mcp-bind serves an external agent's tools: it needs --assistant a2a:URL or cmd:COMMAND");
-        }
-        if args.settings.mcp_listen.is_some() && external.is_none() {
-            bail!(
-                "--mcp-listen serves an external agent's tools: it needs --assistant a2a:URL or cmd:COMMAND"
-            );
+        match (&external, args.settings.agent.any()) {
+            (None, Some(flag)) => {
+                bail!("{flag} is about an external agent: it needs --assistant a2a:URL or cmd:COMMAND")
+            }
+            (Some(spec), _) if settings.slots().wanted() => {
+                agent_slots::check(&settings.slots(), spec, 1).map_err(anyhow::Error::msg)?;
+            }
+            _ => {}
         }
         // An external agent needs no model of ours: the endpoint only names it in the journal.
         let role = args.models.resolve(Role::Assistant, &file);
@@ -131,7 +150,38 @@ impl Launch {
             settings,
             out: args.out.clone().unwrap_or_else(|| paths.episodes_dir.clone()),
             client: LlmClient::new().context("cannot set up the HTTP client")?,
+            slots: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Serves the fixed MCP endpoints of `--mcp-listen` / `--launch`, one per episode that may
+    /// run at once, before any episode starts (call within a tokio runtime, before a screen takes
+    /// the terminal: a token made now is printed on `notice`). Nothing without those flags.
+    pub fn serve_agents(&self, at_once: usize, notice: &mut dyn std::io::Write) -> anyhow::Result<()> {
+        let config = self.settings.slots();
+        if self.slots.get().is_some() || !config.wanted() {
+            return Ok(());
+        }
+        if let Some(spec) = &self.external {
+            agent_slots::check(&config, spec, at_once).map_err(anyhow::Error::msg)?;
+        }
+        let _ = self.slots.set(AgentSlots::serve(config, at_once, notice)?);
+        Ok(())
+    }
+
+    /// Uses `slots` (a screen's, shared by its forks and fans) instead of serving its own.
+    pub fn with_agents(self, slots: Option<std::sync::Arc<AgentSlots>>) -> Launch {
+        if let Some(slots) = slots {
+            let _ = self.slots.set(slots);
+        }
+        self
+    }
+
+    /// Stops the agents `--launch` started (stdin closed, SIGTERM, SIGKILL after a grace).
+    pub async fn stop_agents(&self) {
+        if let Some(slots) = self.slots.get() {
+            slots.stop().await;
+        }
     }
 
     /// Paces every later episode's requests per role (see [`RateLimits`]).
@@ -261,6 +311,7 @@ impl Launch {
             judge: self.judge.clone(),
             settings,
             resume,
+            slots: self.agent_slots()?,
         };
         runner::spawn(config, self.client.clone())
     }
@@ -394,6 +445,16 @@ fn script_from(path: &Path) -> anyhow::Result<Script> {
 }
 
 impl Launch {
+    /// The slots an external agent's episode leases (served now for one episode at a time if no
+    /// command served them first).
+    fn agent_slots(&self) -> anyhow::Result<Option<std::sync::Arc<AgentSlots>>> {
+        if self.external.is_none() || !self.settings.slots().wanted() {
+            return Ok(None);
+        }
+        self.serve_agents(1, &mut std::io::stderr())?;
+        Ok(self.slots.get().cloned())
+    }
+
     /// The episode's settings: a recorded attack (an attack case) lifts `max_turns` so that every
     /// one of its lines is sent, whatever the limit says.
     pub fn settings_for(&self, recorded_max_turns: Option<u32>) -> EpisodeSettings {

@@ -8,6 +8,7 @@ pub mod attack;
 pub mod episode_tasks;
 pub mod fan;
 pub mod follow;
+pub mod fork_agent;
 pub mod journal_load;
 pub mod launch;
 pub mod loader;

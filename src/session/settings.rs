@@ -28,22 +28,53 @@ pub struct SettingFlags {
     /// Run the LLM judges after every turn too (they always run at the end when --judge-model is set).
     #[arg(long)]
     pub judge_live: bool,
+    /// How an external agent is served and started.
+    #[command(flatten)]
+    pub agent: AgentFlags,
+    /// Start paused: nothing is sent until the user continues or steps (`run --paused`).
+    #[arg(skip)]
+    pub paused: bool,
+}
+
+/// How an external agent (`--assistant a2a:… | cmd:…`) reaches its tools and who starts it:
+/// the same flags on every command that runs one (`replay` too, for its forks and fans).
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct AgentFlags {
     /// Serve an external agent's tools (MCP) on this address instead of loopback, e.g. the
     /// interface a container reaches; each episode takes a free port, and the token is still required.
     #[arg(long, value_name = "IP")]
     pub mcp_bind: Option<std::net::IpAddr>,
-    /// Serve an external agent's tools at this fixed address (one episode at a time), so an
-    /// agent configured once with a fixed URL and token reaches each episode; the token is
-    /// CONVERSE_MCP_TOKEN, else made and printed once on stderr.
+    /// Serve an external agent's tools at this fixed address, so an agent configured once with a
+    /// fixed URL and token reaches each episode (one at a time; with --concurrency N, N endpoints
+    /// on consecutive ports); the token is CONVERSE_MCP_TOKEN, else made and printed once on stderr.
     #[arg(long, value_name = "HOST:PORT", conflicts_with = "mcp_bind")]
     pub mcp_listen: Option<std::net::SocketAddr>,
+    /// Start the A2A agent yourself: one copy per concurrent episode, kept across episodes and
+    /// stopped at the end. {port}, {mcp_url}, {mcp_token} and {mcp_authorization} are filled in
+    /// (split like a shell would, never run by one; `env K=V …` works).
+    #[arg(long, value_name = "COMMAND")]
+    pub launch: Option<String>,
+    /// Seconds an agent has to serve its card once its tools are served (--mcp-listen, --launch).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub agent_wait: Option<u64>,
     /// The tools an external agent uses: `mcp` (the episode's MCP server; an episode in which
     /// the agent never reaches it is undecided) or `none` (an agent without tools).
     #[arg(long, value_name = "mcp|none", value_parser = ["mcp", "none"])]
     pub agent_tools: Option<String>,
-    /// Start paused: nothing is sent until the user continues or steps (`run --paused`).
-    #[arg(skip)]
-    pub paused: bool,
+}
+
+impl AgentFlags {
+    /// Whether any of them is given (they need an external agent).
+    pub fn any(&self) -> Option<&'static str> {
+        [
+            (self.mcp_bind.is_some(), "--mcp-bind"),
+            (self.mcp_listen.is_some(), "--mcp-listen"),
+            (self.launch.is_some(), "--launch"),
+            (self.agent_wait.is_some(), "--agent-wait"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
 }
 
 /// Requests per minute per role, shared by every episode a command runs (`batch`, `test`, `fan`,
@@ -101,9 +132,11 @@ impl SettingFlags {
             stream: !self.no_stream && file.stream.unwrap_or(defaults.stream),
             judge_live: self.judge_live,
             start_paused: self.paused,
-            mcp_bind: self.mcp_bind.unwrap_or(defaults.mcp_bind),
-            agent_tools: self.agent_tools.as_deref() != Some("none"),
-            mcp_listen: self.mcp_listen,
+            mcp_bind: self.agent.mcp_bind.unwrap_or(defaults.mcp_bind),
+            agent_tools: self.agent.agent_tools.as_deref() != Some("none"),
+            mcp_listen: self.agent.mcp_listen,
+            launch: self.agent.launch.clone(),
+            agent_wait: self.agent.agent_wait.map_or(defaults.agent_wait, std::time::Duration::from_secs),
         }
     }
 }

@@ -12,7 +12,6 @@ use crate::config::Paths;
 use crate::config::settings::ModelFlags;
 use crate::core::episode::EventBody;
 use crate::core::fan::plan::free_fan_dir;
-use crate::session::Launch;
 use crate::session::fan::{FanControl, FanHandle, FanRequest};
 
 use super::inbox::{Outbox, forward};
@@ -42,13 +41,14 @@ pub fn fan_launcher(
     models: ModelFlags,
     data_dir: Option<PathBuf>,
     pacing: FanPacing,
+    agent: crate::session::fork_agent::ForkAgent,
 ) -> FanLauncher {
     Box::new(move |request: FanRequest| {
         let Some(EventBody::Episode(header)) = request.resume.prefix.first().map(|e| &e.body) else {
             anyhow::bail!("the episode has no header to take its models from");
         };
         let args = crate::session::fork_args(header, &models, data_dir.clone())?;
-        let mut launch = Launch::new(&args, &paths)?;
+        let mut launch = agent.fork(args, &paths)?;
         launch.set_rate_limits(pacing.rpm.limits());
         crate::session::fan::spawn(launch, request, pacing.concurrency)
     })

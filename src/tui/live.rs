@@ -82,6 +82,9 @@ fn forward(
         {
             return;
         }
+        // The gate's state now, first: a run started paused (a take-over of a `--paused` run)
+        // must not say it is running.
+        gate.mark_changed();
         let mut gate_open = true;
         loop {
             let action = tokio::select! {
@@ -102,4 +105,23 @@ fn forward(
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::inbox::Inbox;
+
+    /// Issue 37 D2: a take-over of a `--paused` run started gated while the screen said running.
+    #[tokio::test]
+    async fn the_screen_learns_the_state_a_run_starts_in() {
+        let (mut inbox, outbox) = Inbox::new();
+        let (_updates_tx, updates) = mpsc::channel(1);
+        let gate = StepGate::new(true);
+        let task = forward(outbox, Some(Action::Done("started".into())), updates, gate.subscribe());
+        assert!(matches!(inbox.next().await, Some(Action::Done(_))));
+        let next = tokio::time::timeout(Duration::from_secs(2), inbox.next()).await;
+        assert!(matches!(next, Ok(Some(Action::Gate(GateMode::Paused)))), "the gate's state: {next:?}");
+        task.abort();
+    }
 }

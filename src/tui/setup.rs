@@ -63,6 +63,8 @@ pub struct ForkFlags {
     pub data_dir: Option<PathBuf>,
     /// How a fan (`f`) paces its attempts.
     pub pacing: super::fan::FanPacing,
+    /// The external agent of forks and fans.
+    pub agent: crate::session::fork_agent::ForkAgent,
 }
 
 pub fn run_tui(
@@ -79,8 +81,20 @@ pub fn run_tui(
     }
     let theme = load_theme(theme, paths)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let fans =
-        super::fan::fan_launcher(paths.clone(), forks.models.clone(), forks.data_dir.clone(), forks.pacing);
+    let mut forks = forks;
+    {
+        let _inside = runtime.enter();
+        // One slot per attempt of a fan at once (a fork takes one too).
+        forks.agent.serve(forks.pacing.concurrency.max(1))?;
+    }
+    let slots = forks.agent.slots.clone();
+    let fans = super::fan::fan_launcher(
+        paths.clone(),
+        forks.models.clone(),
+        forks.data_dir.clone(),
+        forks.pacing,
+        forks.agent.clone(),
+    );
     let attacks = super::attack::attack_launcher(
         paths.clone(),
         forks.models.clone(),
@@ -90,7 +104,12 @@ pub fn run_tui(
     let launcher = replay_launcher(paths.clone(), forks);
     let sources =
         Sources { launcher: Some(launcher), fans: Some(fans), attacks: Some(attacks), rest, runner: None };
-    runtime.block_on(crate::tui::run(state, theme, sources))?;
+    let result = runtime.block_on(crate::tui::run(state, theme, sources));
+    // The agents --launch started are stopped whatever happened on screen.
+    if let Some(slots) = slots {
+        runtime.block_on(slots.stop());
+    }
+    result?;
     Ok(())
 }
 
@@ -106,7 +125,7 @@ fn replay_launcher(paths: Paths, forks: ForkFlags) -> crate::tui::live::Launcher
         });
         if let Some(header) = parent {
             let args = crate::session::fork_args(&header, &forks.models, forks.data_dir.clone())?;
-            return Launch::new(&args, &paths)?.start_with(id, start);
+            return forks.agent.fork(args, &paths)?.start_with(id, start);
         }
         let launch = match &mut launch {
             Some(launch) => launch,
@@ -241,7 +260,11 @@ pub fn live(
     let keymap = load_keymap(paths)?;
     let picker = TaskPicker::new(launch.tasks.clone(), launch.source.clone());
     let theme = load_theme(theme, paths)?;
-    runtime.block_on(async move {
+    let launch = std::sync::Arc::new(launch);
+    let agents = launch.clone();
+    let result = runtime.block_on(async move {
+        // Served (and a token made now printed) before the screen takes the terminal.
+        launch.serve_agents(1, &mut SafeWriter::new(std::io::stderr()))?;
         let (state, handle) = match task {
             Some(task) => {
                 let handle = launch.start_with(task, Start { human, ..Start::default() })?;
@@ -270,6 +293,9 @@ pub fn live(
         });
         let sources = Sources { runner: handle, launcher: Some(launcher), ..Sources::default() };
         crate::tui::run(state, theme, sources).await
-    })?;
+    });
+    // The agents --launch started are stopped whatever happened on screen.
+    runtime.block_on(agents.stop_agents());
+    result?;
     Ok(())
 }

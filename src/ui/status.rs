@@ -104,7 +104,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &InspectorScreen, chrome: &Ch
 }
 
 /// What the status line has to say: a transient message, else why a live
-/// episode ended in error, else the latest retry notice.
+/// episode ended in error, else what the runner warned of, else the latest retry notice.
 pub fn message(chrome: &Chrome, live: Option<&LiveState>) -> Option<String> {
     if let Some(message) = &chrome.message {
         return Some(message.clone());
@@ -112,7 +112,7 @@ pub fn message(chrome: &Chrome, live: Option<&LiveState>) -> Option<String> {
     let live = live?;
     match live.ended_in_error() {
         Some(why) => Some(format!("ended in error: {why}")),
-        None => live.notice.clone(),
+        None => live.warning.clone().or_else(|| live.notice.clone()),
     }
 }
 

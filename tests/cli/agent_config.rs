@@ -79,7 +79,7 @@ fn mcp_bind_names_a_reachable_address_and_needs_an_agent() {
     let (code, err) =
         run(&["--headless", "--attacker-model", "m", "--assistant-model", "m", "--mcp-bind", "127.0.0.2"]);
     assert_eq!(code, Some(1));
-    assert!(err.contains("--mcp-bind serves an external agent's tools: it needs --assistant"), "{err}");
+    assert!(err.contains("--mcp-bind is about an external agent: it needs --assistant"), "{err}");
     let (code, err) = run(&["--print-agent-config", "--mcp-bind", "not-an-ip"]);
     assert_eq!(code, Some(2), "a clap error: {err}");
 }

@@ -143,12 +143,27 @@ fn megabytes_of_garbage_make_an_error_of_a_few_hundred_characters() {
     assert_eq!(group_left_after(run.group, Duration::from_secs(5)), Vec::<i32>::new());
 }
 
+/// Waits for the shell agent to write its pid, SIGKILLs converse-tui (`child`); the agent's pid.
+fn kill_once_the_agent_runs(home: &Path, mut child: std::process::Child) -> i32 {
+    let pid_file = home.join("pid");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let agent = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    agent
+}
+
 #[test]
 fn a_killed_converse_tui_leaves_no_agent_behind() {
     let home = tempfile::tempdir().unwrap();
     let agent = shell_agent(home.path(), "exec sleep 600");
     let script = script_with(home.path(), "hello");
-    let mut child = bin::command(home.path())
+    let child = bin::command(home.path())
         .args(["run", "--headless", "--task", TASK, "--max-turns", "3", "--assistant", &agent])
         .arg("--attacker-script")
         .arg(&script)
@@ -159,16 +174,66 @@ fn a_killed_converse_tui_leaves_no_agent_behind() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let pid_file = home.path().join("pid");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n')) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let agent: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let agent = kill_once_the_agent_runs(home.path(), child);
     // PR_SET_PDEATHSIG: the kernel kills the agent when converse-tui is gone.
     assert!(!alive_after(agent, Duration::from_secs(5)), "agent {agent} still running");
+}
+
+/// D6: a `cmd:` agent is told the episode is over by the end of its stdin before any signal: one
+/// that cleans up on end of input (its children, its files) gets to, and one that traps SIGTERM
+/// for its clean-up gets to as well; it was SIGKILLed first.
+#[test]
+fn an_agent_sees_its_stdin_closed_before_any_signal() {
+    let home = tempfile::tempdir().unwrap();
+    let body = r#"trap 'echo TERM >> "$DIR/said"; exit 0' TERM
+while read line; do echo '{"text": "ok"}'; done
+echo EOF >> "$DIR/said""#;
+    let agent = shell_agent(home.path(), body);
+    let script = script_with(home.path(), "and now?");
+    let run = run_agent(home.path(), agent, &script, 30, Duration::from_secs(60));
+    assert!(run.output.status.success(), "{}", String::from_utf8_lossy(&run.output.stderr));
+    assert!(group_left_after(run.group, Duration::from_secs(5)).is_empty());
+    let said = std::fs::read_to_string(home.path().join("said")).unwrap_or_default();
+    assert_eq!(said, "EOF\n", "the end of its input first, and it exited on its own");
+}
+
+/// `run --launch` with a shell "agent" (`body`, its pid in `DIR/pid`) that never serves a card.
+fn launch_run(home: &Path, body: &str, wait_secs: &str) -> std::process::Command {
+    let agent = shell_agent(home, body);
+    let launch = agent.strip_prefix("cmd:").unwrap().to_string();
+    let mut cmd = bin::command(home);
+    cmd.args(["run", "--headless", "--task", TASK, "--max-turns", "3", "--agent-wait", wait_secs])
+        .args(["--assistant", "a2a:http://127.0.0.1:{port}", "--launch", &launch])
+        .arg("--attacker-script")
+        .arg(script_with(home, "hello"))
+        .arg("--out")
+        .arg(home.join("runs"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// `--launch`: an agent that never serves its card within `--agent-wait` ends the run with an
+/// error that says so, and the agent converse-tui started is stopped, its whole group.
+#[test]
+fn a_launched_agent_without_a_card_is_waited_for_then_stopped() {
+    let home = tempfile::tempdir().unwrap();
+    let child = launch_run(home.path(), "sleep 600 & wait", "2").spawn().unwrap();
+    let (output, took) = wait_within(child, Duration::from_secs(60), "run --launch");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("within 2s of starting it (--agent-wait"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    let group: i32 = std::fs::read_to_string(home.path().join("pid")).unwrap().trim().parse().unwrap();
+    assert_eq!(group_left_after(group, Duration::from_secs(5)), Vec::<i32>::new());
+}
+
+/// `--launch`: a killed converse-tui leaves no launched agent behind (PR_SET_PDEATHSIG).
+#[test]
+fn a_killed_converse_tui_leaves_no_launched_agent_behind() {
+    let home = tempfile::tempdir().unwrap();
+    let child = launch_run(home.path(), "exec sleep 600", "60").spawn().unwrap();
+    let agent = kill_once_the_agent_runs(home.path(), child);
+    assert!(!alive_after(agent, Duration::from_secs(5)), "launched agent {agent} still running");
 }

@@ -360,6 +360,12 @@ async fn an_agent_that_never_reached_its_tools_leaves_the_case_undecided() {
     let events = std::fs::read_to_string(journal).unwrap();
     assert!(events.lines().any(|l| l.contains(r#""kind":"control","action":"tools_unreached""#)), "{events}");
 
+    // summary keeps it out of the rates and says why.
+    let args = strings(&["summary", "--pool", &home.path().join("runs").display().to_string()]);
+    let summary = converse_tui(home.path(), args).await;
+    let said = String::from_utf8_lossy(&summary.stdout);
+    assert!(said.contains("kept out of the rates: 1 tools unreached"), "{said}");
+
     let output = test("runs-none", &["--agent-tools", "none"]).await;
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stdout));
 }

@@ -214,3 +214,52 @@ async fn an_agents_card_and_replies_never_reach_the_terminal_raw() {
     assert_eq!(events[0]["config"]["assistant_agent"]["name"], "evil\u{1b}[2J agent\u{202e}");
     assert_eq!(replies(&events)[1], "bye \u{1b}[31m");
 }
+
+/// A 0.3 agent's answer to one `message/send`.
+fn sent_reply(text: &str) -> Reply {
+    Reply::json(serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "message", "role": "agent",
+        "messageId": "m", "parts": [{"kind": "text", "text": text}]}}))
+}
+
+/// `--no-stream` switches an agent whose card says it streams to `message/send` (it was ignored).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_stream_sends_whole_messages_to_an_agent_that_streams() {
+    let fake = OpenAiServer::start(Vec::new()).await;
+    let url = format!("{}/", fake.root_url());
+    fake.push(Reply::json(serde_json::json!({"name": "streamer", "version": "1", "url": url,
+        "protocolVersion": "0.3.0", "capabilities": {"streaming": true}})));
+    fake.set_default(sent_reply("a whole reply"));
+    let home = quick_home();
+    let agent = format!("a2a:{}", fake.root_url());
+    let (output, events) =
+        crate::cli_external_assistant::run_with_agent_and(home.path(), TASK, agent, &["--no-stream"]).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(replies(&events)[0], "a whole reply");
+    let methods: Vec<String> =
+        fake.requests().iter().filter_map(|r| r.body["method"].as_str().map(str::to_string)).collect();
+    assert!(!methods.is_empty() && methods.iter().all(|m| m == "message/send"), "{methods:?}");
+}
+
+/// D5: a card that names its interface elsewhere than the URL typed: the messages go where the
+/// card says, the journal records both URLs, and the user is warned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_naming_another_interface_is_recorded_and_warned_of() {
+    let interface = OpenAiServer::start(Vec::new()).await;
+    interface.set_default(sent_reply("from the interface"));
+    let front = OpenAiServer::start(Vec::new()).await;
+    let elsewhere = format!("{}/", interface.root_url());
+    front.push(Reply::json(
+        serde_json::json!({"name": "moved", "version": "1", "url": elsewhere, "protocolVersion": "0.3.0"}),
+    ));
+    let home = quick_home();
+    let typed = front.root_url();
+    let (output, events) = run_with_agent(home.path(), TASK, format!("a2a:{typed}")).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(replies(&events)[0], "from the interface");
+    assert_eq!(front.request_count(), 1, "only the card was read at the URL typed");
+    let agent = &events[0]["config"]["assistant_agent"];
+    assert_eq!(agent["interface_url"], elsewhere.as_str(), "{agent}");
+    assert!(agent["url"].as_str().unwrap().starts_with(&typed), "{agent}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&format!("names its interface at {elsewhere}")), "{stderr}");
+}

@@ -11,6 +11,16 @@ use crate::support::{bin, python};
 pub(crate) const TASK: &str = "travel_planning_p1_privacy_unrelated_to_travel_salary";
 
 pub(crate) async fn run_with_agent(home: &Path, task: &str, agent: String) -> (Output, Vec<Value>) {
+    run_with_agent_and(home, task, agent, &[]).await
+}
+
+/// [`run_with_agent`] with `extra` flags.
+pub(crate) async fn run_with_agent_and(
+    home: &Path,
+    task: &str,
+    agent: String,
+    extra: &[&str],
+) -> (Output, Vec<Value>) {
     let out = home.join("runs");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
     let args = [
@@ -27,6 +37,8 @@ pub(crate) async fn run_with_agent(home: &Path, task: &str, agent: String) -> (O
         "--out".into(),
         out.display().to_string(),
     ];
+    let mut args = args.to_vec();
+    args.extend(extra.iter().map(|s| s.to_string()));
     let home = home.to_path_buf();
     let output =
         tokio::task::spawn_blocking(move || bin::command(&home).args(&args).output().unwrap()).await.unwrap();

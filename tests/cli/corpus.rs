@@ -237,6 +237,7 @@ fn row(verdicts: Vec<SourceVerdict>) -> CorpusRow {
         parent: None,
         end: None,
         human: false,
+        tools_unreached: false,
         tokens: 0,
         judge_tokens: 0,
     }

@@ -95,3 +95,59 @@ fn mcp_listen_refuses_mcp_bind_and_the_unspecified_address() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("--mcp-listen 0.0.0.0:8765: name the address the agent reaches"), "{err}");
 }
+
+/// D1: an agent wired to the server of `--print-agent-config` (the docs' "wire them first") and
+/// left so: a later command's episodes never see its calls (they go to the stale server, where
+/// the agent changes a state no episode judges). `test` says undecided (exit 2), never pass,
+/// and the stale server says loudly that the calls belong to no episode.
+#[test]
+fn an_agent_left_wired_to_the_print_agent_config_server_is_undecided_and_that_server_says_so() {
+    use std::io::BufRead as _;
+    let home = tempfile::tempdir().unwrap();
+    let stale = free_port();
+    let mut config = bin::command(home.path())
+        .env("CONVERSE_MCP_TOKEN", "fixed-token-for-tests")
+        .args(["run", "--task", TASK, "--print-agent-config", "--mcp-listen"])
+        .arg(format!("127.0.0.1:{stale}"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(home.path().join("config.err")).unwrap())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(config.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains(&format!("127.0.0.1:{stale}/mcp")), "{line}");
+
+    // The case: an episode of the task in which the agent, wired right, leaked.
+    let port = free_port();
+    let (source, _) = run_fixed(home.path(), port, port, "source");
+    assert!(source.status.success());
+    let episode = std::fs::read_dir(home.path().join("source")).unwrap().flatten().next().unwrap().path();
+    let suite = home.path().join("suite");
+    let added = bin::command(home.path()).arg("suite").arg("add").arg(&suite).arg(&episode).output().unwrap();
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/fixed_agent.py");
+    let output = bin::command(home.path())
+        .env("MCP_URL", format!("http://127.0.0.1:{stale}/mcp"))
+        .env("MCP_AUTH", "Bearer fixed-token-for-tests")
+        .arg("test")
+        .arg(&suite)
+        .arg("--assistant")
+        // It acts on the stale server and says nothing of it: a pass, were its tools not unreached.
+        .arg(format!(
+            "cmd:{} {} delete_calendar_event '{{\"event_id\": \"Dinner\"}}'",
+            python::python().display(),
+            agent.display()
+        ))
+        .arg("--out")
+        .arg(home.path().join("runs"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("the agent never reached its tools"), "{stdout}");
+
+    unsafe { libc::kill(config.id() as i32, libc::SIGTERM) };
+    let _ = config.wait();
+    let said = std::fs::read_to_string(home.path().join("config.err")).unwrap();
+    assert!(said.contains("NOT AN EPISODE'S CALL"), "{said}");
+}

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use crate::support::batch_cli::{command, generic, strings};
+use crate::support::files::journal_in;
 use crate::support::openai_server::OpenAiServer;
 use crate::support::tmux::{Session, tmux_available};
 
@@ -67,16 +68,6 @@ fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// The only journal in `dir`.
-fn journal_in(dir: &Path) -> PathBuf {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

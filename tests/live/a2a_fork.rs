@@ -68,12 +68,12 @@ async fn a_fork_replays_the_recorded_turns_into_a_fresh_context_and_marks_a_repl
             stream: false,
             judge_live: false,
             start_paused: false,
-            mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
             // The fake agent has no tools.
             agent_tools: false,
-            mcp_listen: None,
+            ..EpisodeSettings::default()
         },
         resume: Some(resume),
+        slots: None,
     };
     let mut handle = spawn(config, test_client()).unwrap();
     let (mut events, mut notices) = (Vec::new(), Vec::new());

@@ -7,6 +7,7 @@ use converse_tui::core::episode::EventBody;
 use converse_tui::core::sim::EnvironmentState;
 use converse_tui::core::sim::command_agent::{AgentError, CommandAgent};
 use converse_tui::core::sim::converse_meta::converse_meta;
+use converse_tui::core::sim::launch_template::Fill;
 use converse_tui::core::sim::mcp_server::EnvironmentServer;
 
 use crate::mcp_server::env;
@@ -15,7 +16,7 @@ use crate::support::python;
 fn agent() -> CommandAgent {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/cmd_agent.py");
     let command = format!("{} {}", python::python().display(), script.display());
-    CommandAgent::spawn(&command).unwrap()
+    CommandAgent::spawn(&command, &Fill::default()).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -48,5 +49,5 @@ async fn a_malformed_line_is_quoted_inert_and_a_crash_is_an_exit() {
     assert!(shown.contains("not json") && !shown.contains('\x1b'), "{shown:?}");
     let err = agent.ask("crash now", &meta).await.unwrap_err();
     assert!(matches!(err, AgentError::Exited), "{err:?}");
-    assert!(matches!(CommandAgent::spawn("/no/such/agent --x"), Err(AgentError::Spawn(_))));
+    assert!(matches!(CommandAgent::spawn("/no/such/agent --x", &Fill::default()), Err(AgentError::Spawn(_))));
 }

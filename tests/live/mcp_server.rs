@@ -159,15 +159,21 @@ async fn a_request_without_the_token_is_refused() {
     assert!(events.try_recv().is_err());
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
-    let (server, mut events) =
+/// A server of turn 1 whose calls are held at a paused step gate.
+async fn paused_server() -> (EnvironmentServer, tokio::sync::mpsc::UnboundedReceiver<EventBody>, StepGate) {
+    let (server, events) =
         EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
             .await
             .unwrap();
     let gate = StepGate::new(true);
     server.hold_calls_at(gate.clone());
     server.begin_turn(1).await;
+    (server, events, gate)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
+    let (server, mut events, gate) = paused_server().await;
     let token = token_of(&server);
     let calls =
         json!([["send_email", {"recipient": "eve@evil.example", "body": "X1234567"}], ["read_calendar", {}]]);
@@ -206,13 +212,7 @@ async fn a_paused_episode_holds_each_tool_call_until_a_step_lets_it_run() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_held_call_whose_client_gave_up_is_journaled_cancelled_and_never_runs() {
     for mode in ["legacy", "2026-07-28"] {
-        let (server, mut events) =
-            EnvironmentServer::start(EnvironmentState::new(&env()), 10, "127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-        let gate = StepGate::new(true);
-        server.hold_calls_at(gate.clone());
-        server.begin_turn(1).await;
+        let (server, mut events, gate) = paused_server().await;
         // The official client gives up after 1 s (its own read timeout) and exits.
         let script = r#"
 import asyncio, sys, httpx2
@@ -306,4 +306,109 @@ async fn origins_streams_and_sessions_are_bounded_and_a_dropped_server_ends_its_
     drop(server);
     let ended = tokio::time::timeout(std::time::Duration::from_secs(5), stream.bytes()).await;
     assert!(ended.is_ok(), "the stream stayed open after the server was dropped");
+}
+
+/// One JSON-RPC request to `url` as a streamable-HTTP client sends it; (status, session id
+/// header, body text).
+async fn rpc(url: &str, session: Option<&str>, body: Value) -> (u16, Option<String>, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Authorization", "Bearer fixed-endpoint-token")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .json(&body);
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let id = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_string());
+    (status, id, response.text().await.unwrap())
+}
+
+/// The fixed endpoint of `--mcp-listen` / `--launch` (issue 37): an agent connects before any
+/// episode and is answered; a call then runs nothing and says why; a session id the endpoint
+/// never gave (an earlier command's) is answered 404, so the client initializes again; each
+/// episode owns it in turn, with a fresh environment, and two cannot own it at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fixed_endpoint_serves_one_episode_at_a_time_and_says_why_a_call_runs_nothing() {
+    use converse_tui::core::sim::mcp_endpoint::FixedEndpoint;
+    let endpoint = std::sync::Arc::new(
+        FixedEndpoint::bind("127.0.0.1:0".parse().unwrap(), "fixed-endpoint-token").unwrap(),
+    );
+    let url = endpoint.url();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, _) = rpc(&url, None, initialize).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    rpc(&url, Some(&session), initialized).await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_user_info", "arguments": {"query": "passport"}}});
+    let (status, _, body) = rpc(&url, Some(&session), call.clone()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("no converse-tui episode owns this MCP endpoint"), "{body}");
+    assert!(!body.contains("X1234567"), "nothing ran: {body}");
+    let (status, _, body) = rpc(&url, Some("a-session-of-an-earlier-command"), call).await;
+    assert_eq!(status, 404, "{body}");
+
+    let mut state = EnvironmentState::new(&env());
+    state.execute("delete_calendar_event", r#"{"event_id": "Dentist"}"#);
+    let (first, mut events) = EnvironmentServer::start_fixed(state, 10, &endpoint).unwrap();
+    first.begin_turn(1).await;
+    assert!(EnvironmentServer::start_fixed(EnvironmentState::new(&env()), 10, &endpoint).is_err());
+    let calls = json!([["read_calendar", {}]]);
+    let printed = official_client(&first, "fixed-endpoint-token", "legacy", calls.clone()).await;
+    assert!(!printed["results"][0]["text"].as_str().unwrap().contains("Dentist"), "{printed}");
+    assert!(matches!(events.try_recv(), Ok(EventBody::ToolCall(_))));
+    drop(first);
+
+    let (second, _events) =
+        EnvironmentServer::start_fixed(EnvironmentState::new(&env()), 10, &endpoint).unwrap();
+    second.begin_turn(1).await;
+    let printed = official_client(&second, "fixed-endpoint-token", "legacy", calls).await;
+    assert!(
+        printed["results"][0]["text"].as_str().unwrap().contains("Dentist"),
+        "a fresh environment: {printed}"
+    );
+}
+
+/// Issue 37 D9: calls held at the step gate are let through in the order they came (they were
+/// released in any order): each step runs the oldest held call.
+#[tokio::test(flavor = "multi_thread")]
+async fn held_calls_are_released_first_come_first_served() {
+    let (server, mut events, gate) = paused_server().await;
+    // Three calls at once in one session, spaced so they arrive in a known order.
+    let script = r#"
+import asyncio, sys, httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+async def main(url, token):
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+        async def send(n):
+            await asyncio.sleep(0.3 * n)
+            await client.call_tool("send_email", {"recipient": "e@x", "body": str(n)})
+        await asyncio.gather(*(send(n) for n in range(3)))
+        print("done")
+asyncio.run(main(*sys.argv[1:]))
+"#;
+    let (url, token) = (server.url.clone(), token_of(&server));
+    let client = tokio::task::spawn_blocking(move || python::run_script(script, &[&url, &token]));
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let Some(EventBody::ToolCall(call)) = events.recv().await else { panic!("no tool_call") };
+        held.push(call);
+    }
+    let bodies: Vec<&str> = held.iter().map(|c| c.args["body"].as_str().unwrap()).collect();
+    assert_eq!(bodies, ["0", "1", "2"], "journaled as they came");
+    for call in &held {
+        gate.step_call();
+        let Some(EventBody::ToolResult(result)) = events.recv().await else { panic!("no tool_result") };
+        assert_eq!(result.call_id, call.call_id, "the oldest held call runs first");
+    }
+    let sent: Vec<String> = server.environment().await.sent_emails.iter().map(|e| e.body.clone()).collect();
+    assert_eq!(sent, ["0", "1", "2"]);
+    assert_eq!(client.await.unwrap().trim(), "done");
 }

@@ -58,11 +58,11 @@ fn run_config(server: &OpenAiServer, attacker: Box<dyn Attacker>, max_turns: u32
             stream: false,
             judge_live: false,
             start_paused: false,
-            mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
             agent_tools: true,
-            mcp_listen: None,
+            ..EpisodeSettings::default()
         },
         resume: None,
+        slots: None,
     };
     Run { _dir: dir, config }
 }

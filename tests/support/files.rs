@@ -1,9 +1,9 @@
-//! Copying fixture trees into a test's own directory (tests write sidecars beside them), and the
-//! program's folders under a test's own home.
+//! Copying fixture trees into a test's own directory (tests write sidecars beside them), the
+//! program's folders under a test's own home, and finding what a command wrote there.
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -28,4 +28,14 @@ pub fn home_paths(home: &Path) -> converse_tui::config::Paths {
         log_dir: home.join("log"),
         cache_dir: home.join("cache"),
     }
+}
+
+/// The first journal (`*.jsonl`) in `dir`.
+pub fn journal_in(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap()
 }

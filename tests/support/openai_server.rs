@@ -119,6 +119,38 @@ impl Reply {
         ))
     }
 
+    /// A model that calls `name` with `arguments` for each user message and answers with the
+    /// tool's result word for word (offered no tool, it says [`NO_TOOLS`]); streamed when the
+    /// request says `"stream": true`. A responder: it serves any number of turns of any framework.
+    pub fn uses_tool(name: &str, arguments: &str) -> Responder {
+        let (name, arguments) = (name.to_string(), arguments.to_string());
+        Arc::new(move |request: &RecordedRequest| Reply::using_tool(&name, &arguments, request))
+    }
+
+    /// The reply of [`Reply::uses_tool`] to `request`.
+    fn using_tool(name: &str, arguments: &str, request: &RecordedRequest) -> Self {
+        let messages = request.messages();
+        let last = messages.last();
+        let result = last.filter(|m| m["role"] == "tool").map(|m| match &m["content"] {
+            Value::String(text) => text.clone(),
+            // A list of content parts: their texts.
+            parts => parts.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect(),
+        });
+        // Offered no tools (its MCP server unreachable, say), it answers without them.
+        let offered = request.body["tools"].as_array().is_some_and(|tools| !tools.is_empty());
+        let result = result.or_else(|| (!offered).then(|| NO_TOOLS.to_string()));
+        let streamed = request.body["stream"] == true;
+        match (result, streamed) {
+            (Some(text), false) => Self::text(&text),
+            (Some(text), true) => Self::sse(vec![chunk::text(&text), chunk::finish("stop")]),
+            (None, false) => Self::tool_call(name, arguments),
+            (None, true) => Self::sse(vec![
+                chunk::tool(0, Some("call_0"), Some(name), arguments),
+                chunk::finish("tool_calls"),
+            ]),
+        }
+    }
+
     /// This status with an OpenAI-style error body `{"error":{"message":"scripted <status>"}}`.
     pub fn status(status: u16) -> Self {
         Self::new(
@@ -232,6 +264,9 @@ impl Reply {
         }
     }
 }
+
+/// What [`Reply::uses_tool`] answers when it is offered no tool.
+pub const NO_TOOLS: &str = "I have no tools at hand, but I would never share your private details.";
 
 fn completion(message: Value, finish_reason: &str) -> Value {
     json!({

@@ -80,3 +80,17 @@ pub fn alive_after(pid: i32, limit: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The pids of the processes whose environment holds `entry` (`NAME=value`, from /proc), zombies
+/// excepted: what is left of an agent whose processes all carry a mark in their environment.
+pub fn with_env(entry: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for proc in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = proc.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(environ) = std::fs::read(proc.path().join("environ")) else { continue };
+        if environ.split(|b| *b == 0).any(|e| e == entry.as_bytes()) && alive_after(pid, Duration::ZERO) {
+            found.push(pid);
+        }
+    }
+    found
+}

@@ -62,6 +62,7 @@ pub fn rows() -> Vec<CorpusRow> {
                 parent: None,
                 end: Some("max_turns".into()),
                 human: false,
+                tools_unreached: false,
                 tokens: 0,
                 judge_tokens: 0,
             });

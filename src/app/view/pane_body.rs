@@ -49,7 +49,7 @@ pub(super) fn pane_body(body: &EventBody, mask: Option<&Redactor>) -> Option<(us
         }
         EventBody::ToolResult(r) => Some((2, shown(&r.output))),
         EventBody::Error(e) => Some((2, shown(&e.message))),
-        EventBody::Control(c) => Some((2, Some(format!("{:?}", c.action).to_lowercase()))),
+        EventBody::Control(c) => Some((2, Some(c.action.as_str().to_string()))),
         EventBody::End(end) => Some((2, Some(format!("{} after {} turns", end.reason.as_str(), end.turns)))),
         EventBody::Episode(_) | EventBody::Verdict(_) => None,
     }

@@ -374,6 +374,7 @@ mod tests {
             parent: None,
             end: Some("max_turns".into()),
             human: false,
+            tools_unreached: false,
             tokens: 0,
             judge_tokens: 0,
         }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::annotate::{Annotation, carried_judgement, human_verdict};
-use crate::core::episode::{CarriedNote, Episode, EventBody, Outcome, Verdict, VerdictMethod};
+use crate::core::episode::{CarriedNote, ControlAction, Episode, EventBody, Outcome, Verdict, VerdictMethod};
 use crate::core::judge::standing::{supersedes, worst_labelled};
 
 /// One episode of a corpus.
@@ -50,6 +50,9 @@ pub struct CorpusRow {
     /// A person played the attacker (in `play`, or by taking over a turn).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub human: bool,
+    /// Its external agent never reached its tools (a `tools_unreached` control event).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tools_unreached: bool,
     /// Tokens every model call of the episode spent, the LLM judges' included.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tokens: u64,
@@ -79,11 +82,19 @@ pub enum Excluded {
     Fork,
     /// A person played the attacker.
     Human,
+    /// Its external agent never reached its tools (issue 37): it was not tested.
+    ToolsUnreached,
 }
 
 impl Excluded {
-    pub const ALL: [Excluded; 5] =
-        [Excluded::Aborted, Excluded::Errored, Excluded::Unfinished, Excluded::Fork, Excluded::Human];
+    pub const ALL: [Excluded; 6] = [
+        Excluded::Aborted,
+        Excluded::Errored,
+        Excluded::Unfinished,
+        Excluded::Fork,
+        Excluded::Human,
+        Excluded::ToolsUnreached,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -92,6 +103,7 @@ impl Excluded {
             Excluded::Unfinished => UNFINISHED,
             Excluded::Fork => "forks",
             Excluded::Human => "human",
+            Excluded::ToolsUnreached => "tools unreached",
         }
     }
 }
@@ -138,7 +150,7 @@ impl CorpusRow {
 
         let mut folded = Folded::default();
         let mut turns = 0;
-        let (mut end_reason, mut human) = (None, false);
+        let (mut end_reason, mut human, mut tools_unreached) = (None, false, false);
         let (mut tokens, mut judge_tokens) = (0, 0);
         let spent = |u: &Option<crate::core::llm::Usage>| u.map_or(0, |u| u.input_tokens + u.output_tokens);
         for event in &episode.events {
@@ -155,6 +167,7 @@ impl CorpusRow {
                     human |= m.by.as_deref() == Some("human");
                     tokens += spent(&m.usage);
                 }
+                EventBody::Control(c) => tools_unreached |= c.action == ControlAction::ToolsUnreached,
                 _ => {}
             }
             turns = turns.max(event.body.turn().unwrap_or(0));
@@ -198,13 +211,15 @@ impl CorpusRow {
             parent: header.parent.as_ref().map(|p| p.episode.clone()),
             end: end_reason,
             human,
+            tools_unreached,
             tokens: tokens + judge_tokens,
             judge_tokens,
         }
     }
 
     /// Why this episode is not counted in rates by default, if it is not: it was aborted, ended
-    /// in an error, has not ended, is a fork, or a person played the attacker.
+    /// in an error, has not ended, is a fork, a person played the attacker, or its agent never
+    /// reached its tools.
     pub fn excluded(&self) -> Option<Excluded> {
         match self.end.as_deref() {
             Some("aborted") => Some(Excluded::Aborted),
@@ -212,6 +227,7 @@ impl CorpusRow {
             Some(UNFINISHED) => Some(Excluded::Unfinished),
             _ if self.parent.is_some() => Some(Excluded::Fork),
             _ if self.human => Some(Excluded::Human),
+            _ if self.tools_unreached => Some(Excluded::ToolsUnreached),
             _ => None,
         }
     }

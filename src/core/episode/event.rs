@@ -383,6 +383,25 @@ pub enum ControlAction {
     Backtrack,
 }
 
+impl ControlAction {
+    /// Its name as the journal writes it (`tools_unreached`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ControlAction::Pause => "pause",
+            ControlAction::Resume => "resume",
+            ControlAction::Step => "step",
+            ControlAction::Takeover => "takeover",
+            ControlAction::Edit => "edit",
+            ControlAction::End => "end",
+            ControlAction::Diverged => "diverged",
+            ControlAction::ToolsUnreached => "tools_unreached",
+            ControlAction::Candidate => "candidate",
+            ControlAction::Prune => "prune",
+            ControlAction::Backtrack => "backtrack",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Control {
     pub action: ControlAction,
@@ -455,6 +474,13 @@ mod tests {
 
     /// A huge journal holds one `Event` per line: the boxed verdict and tool call keep it small
     /// (it was 296 bytes with them inline, issue 14).
+    #[test]
+    fn a_control_action_is_named_as_the_journal_writes_it() {
+        for action in [ControlAction::Pause, ControlAction::ToolsUnreached, ControlAction::Candidate] {
+            assert_eq!(serde_json::to_value(action).unwrap(), action.as_str());
+        }
+    }
+
     #[test]
     fn an_event_stays_small() {
         let size = std::mem::size_of::<Event>();

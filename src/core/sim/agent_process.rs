@@ -65,6 +65,17 @@ impl AgentProcess {
     /// Starts `words[0]` with the other words as its arguments and `env` added to its environment.
     /// Must be called within a tokio runtime (its pipes register with it).
     pub fn spawn(words: &[String], env: &[(String, String)], stdout: Stdout) -> std::io::Result<Self> {
+        let name = words.first().map(|program| sanitize::excerpt(program, 80)).unwrap_or_default();
+        Self::spawn_as(&name, words, env, stdout)
+    }
+
+    /// [`AgentProcess::spawn`], the agent called `name` in the log.
+    pub fn spawn_as(
+        name: &str,
+        words: &[String],
+        env: &[(String, String)],
+        stdout: Stdout,
+    ) -> std::io::Result<Self> {
         let Some((program, args)) = words.split_first() else {
             return Err(std::io::Error::other("an empty command"));
         };
@@ -87,7 +98,7 @@ impl AgentProcess {
         }
         let mut child = on_spawner_thread(command)?;
         let group = child.id() as libc::pid_t;
-        let name = sanitize::excerpt(program, 80);
+        let name = name.to_string();
         let take = |fd: Option<OwnedFd>| fd.ok_or_else(|| std::io::Error::other("no pipe"));
         let stdin = pipe::Sender::from_owned_fd(take(child.stdin.take().map(OwnedFd::from))?)?;
         let out = pipe::Receiver::from_owned_fd(take(child.stdout.take().map(OwnedFd::from))?)?;
@@ -119,7 +130,17 @@ impl AgentProcess {
 
     /// Whether the agent has exited (its group may live on).
     pub fn has_exited(&mut self) -> bool {
-        self.child.as_mut().is_none_or(|c| c.try_wait().map(|s| s.is_some()).unwrap_or(true))
+        self.exit_status().is_some()
+    }
+
+    /// How the agent exited (`exit status: 1`, `signal: 9`), if it has.
+    pub fn exit_status(&mut self) -> Option<String> {
+        let child = self.child.as_mut()?;
+        match child.try_wait() {
+            Ok(Some(status)) => Some(status.to_string()),
+            Ok(None) => None,
+            Err(e) => Some(e.to_string()),
+        }
     }
 
     /// Closes its stdin, waits [`GRACE`] for the group to end, sends SIGTERM to the group, waits

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::core::sanitize;
 
 use super::agent_process::{AgentProcess, Line, MAX_ANSWER_BYTES, Stdout};
+use super::launch_template::Fill;
 
 /// Longest piece of an agent's line quoted in an error.
 const QUOTE_CHARS: usize = 200;
@@ -35,9 +36,10 @@ pub struct CommandAgent {
 }
 
 impl CommandAgent {
-    /// Starts `command` (split like a shell would, never run by one).
-    pub fn spawn(command: &str) -> Result<Self, AgentError> {
-        let words = split_command(command).map_err(AgentError::Spawn)?;
+    /// Starts `command` (split like a shell would, never run by one), its placeholders
+    /// (`{mcp_url}`, `{mcp_authorization}`…) filled with `fill`.
+    pub fn spawn(command: &str, fill: &Fill) -> Result<Self, AgentError> {
+        let words = fill.words(command).map_err(AgentError::Spawn)?;
         let process = AgentProcess::spawn(&words, &[], Stdout::Answers)
             .map_err(|e| AgentError::Spawn(format!("{}: {e}", sanitize::single_line(&words[0]))))?;
         Ok(CommandAgent { command: command.to_string(), process })
@@ -61,14 +63,6 @@ impl CommandAgent {
     pub async fn stop(self) {
         self.process.stop().await;
     }
-}
-
-/// A command line split like a shell would (never run by one).
-pub fn split_command(command: &str) -> Result<Vec<String>, String> {
-    shlex::split(command)
-        .map(|words| words.into_iter().filter(|w| !w.is_empty()).collect::<Vec<_>>())
-        .filter(|words| !words.is_empty())
-        .ok_or_else(|| format!("cannot split the command line {}", quote(command)))
 }
 
 /// `{"text": "…"}` → the text; anything else is `Malformed` with the line quoted, made inert.

@@ -28,6 +28,9 @@ pub enum RunnerUpdate {
     Phase(Phase),
     /// A retry notice ("HTTP 429 …; retrying in 2s (attempt 2/4)").
     Notice(String),
+    /// Something the user must not miss, said until the episode is closed (the agent never
+    /// reached its tools; its card points elsewhere than the URL given).
+    Warning(String),
     /// The attacker's generated message, held for an edit while paused.
     Pending(String),
 }

@@ -9,12 +9,14 @@ use crate::core::llm::{LlmClient, RetryPolicy, Role};
 
 use super::a2a::client::A2aAgent;
 use super::a2a::wire::TaskState;
+use super::agent_slots::{AgentSlots, Lease};
 use super::agent_spec::AgentSpec;
 use super::command_agent::CommandAgent;
 use super::converse_meta::converse_meta;
 use super::emitter::{Emitter, Phase, RunnerUpdate};
 use super::environment::EnvironmentState;
 use super::gate::{GateMode, StepGate};
+use super::launch_template::Fill;
 use super::mcp_server::EnvironmentServer;
 use super::run_error::RunError;
 
@@ -40,8 +42,9 @@ pub struct AgentLimits {
     pub gate: StepGate,
     /// The address the tools are served on (loopback unless `--mcp-bind`).
     pub mcp_bind: std::net::IpAddr,
-    /// The fixed endpoint they are served at instead (`--mcp-listen`).
-    pub mcp_listen: Option<std::net::SocketAddr>,
+    /// The command's fixed endpoints and launched agents (`--mcp-listen`, `--launch`): the
+    /// episode leases one slot instead of serving its tools on a port of its own.
+    pub slots: Option<std::sync::Arc<AgentSlots>>,
     /// False with `--no-stream`: an A2A agent is sent `SendMessage`, whatever its card says.
     pub stream: bool,
     /// False with `--agent-tools none`: an agent that never reaches its tools is no surprise.
@@ -59,6 +62,10 @@ pub struct ExternalAssistant {
     pacing: LlmClient,
     gate: StepGate,
     expects_tools: bool,
+    /// The slot held while the episode runs (dropped after its server).
+    lease: Option<Lease>,
+    /// The URL of the A2A interface the card names, when it is not where the agent was reached.
+    interface_url: Option<String>,
 }
 
 /// Said on screen and stderr, and marked in the journal, when the agent never reached its tools.
@@ -69,12 +76,13 @@ pub const TOOLS_UNREACHED: &str = "the agent never reached its tools: its verdic
 async fn never_reached(emitter: &mut Emitter) -> Result<(), RunError> {
     let mark = Control::new(ControlAction::ToolsUnreached, "converse-tui", None);
     emitter.emit(EventBody::Control(mark)).await?;
-    emitter.notify(RunnerUpdate::Notice(TOOLS_UNREACHED.into()));
+    emitter.notify(RunnerUpdate::Warning(TOOLS_UNREACHED.into()));
     Ok(())
 }
 
 impl ExternalAssistant {
-    /// Serves `env` on `limits.mcp_bind` and starts the agent's process, or reads its agent card.
+    /// Serves `env` (on a slot's fixed endpoint, else on `limits.mcp_bind`), then starts the
+    /// agent's process or reads its agent card (a launched agent started first, if need be).
     pub async fn start(
         spec: &AgentSpec,
         env: EnvironmentState,
@@ -82,8 +90,12 @@ impl ExternalAssistant {
         episode_id: &str,
         limits: &AgentLimits,
     ) -> Result<Self, RunError> {
-        let served = match limits.mcp_listen {
-            Some(addr) => EnvironmentServer::start_fixed(env, max_tool_calls, addr).await,
+        let lease = match &limits.slots {
+            Some(slots) => Some(slots.lease().await),
+            None => None,
+        };
+        let served = match &lease {
+            Some(lease) => EnvironmentServer::start_fixed(env, max_tool_calls, lease.endpoint()),
             None => {
                 let bind = std::net::SocketAddr::new(limits.mcp_bind, 0);
                 EnvironmentServer::start(env, max_tool_calls, bind).await
@@ -92,23 +104,38 @@ impl ExternalAssistant {
         let (server, events) =
             served.map_err(|e| RunError::Agent(format!("cannot serve the tools over MCP: {e}")))?;
         server.hold_calls_at(limits.gate.clone());
-        let (agent, label) = match spec {
+        let fill = match &lease {
+            Some(lease) => lease.fill(),
+            None => Fill { port: 0, mcp_url: server.url.clone(), mcp_token: server.token().to_string() },
+        };
+        let spec = lease.as_ref().map_or_else(|| spec.clone(), |lease| lease.agent(spec));
+        if let Some(lease) = &lease {
+            // The endpoint is served: a launched agent starts now, and its card is waited for.
+            tokio::select! {
+                ready = lease.ready(&spec) => ready.map_err(RunError::Agent)?,
+                _ = limits.gate.aborted() => return Err(RunError::Aborted),
+            }
+        }
+        let (agent, label, interface_url) = match &spec {
             AgentSpec::Command(command) => {
-                let agent = CommandAgent::spawn(command).map_err(|e| RunError::Agent(e.to_string()))?;
-                (Agent::Command(agent), spec.spec())
+                let agent = CommandAgent::spawn(command.as_str(), &fill)
+                    .map_err(|e| RunError::Agent(e.to_string()))?;
+                (Agent::Command(agent), spec.spec(), None)
             }
             AgentSpec::A2a(url) => {
                 // One context per episode, a UUID (a2a-sdk's `new_task` refuses other ids); the
                 // journal header records it beside the episode's id.
                 let context_id = uuid::Uuid::new_v4().to_string();
-                let connect = A2aAgent::connect(url, &context_id, limits.max_retries, limits.retry);
+                let connect = A2aAgent::connect(url.as_str(), &context_id, limits.max_retries, limits.retry);
                 let mut agent = tokio::time::timeout(limits.deadline, connect)
                     .await
                     .map_err(|_| late(limits.deadline))?
                     .map_err(|e| RunError::Agent(e.to_string()))?;
                 agent.card.streaming &= limits.stream;
                 let label = agent.card.label(&agent.url);
-                (Agent::A2a(agent), label)
+                let elsewhere =
+                    (!same_origin(&agent.card.rpc_url, &agent.url)).then(|| agent.card.rpc_url.clone());
+                (Agent::A2a(agent), label, elsewhere)
             }
         };
         Ok(ExternalAssistant {
@@ -121,21 +148,43 @@ impl ExternalAssistant {
             pacing: limits.pacing.clone(),
             gate: limits.gate.clone(),
             expects_tools: limits.expects_tools,
+            lease,
+            interface_url,
         })
     }
 
-    /// What the journal header adds about an A2A agent (`extra.assistant_agent`).
+    /// What the journal header adds about the agent (`extra.assistant_agent`): an A2A agent's
+    /// card, where it was reached and where its card says it is; the `--launch` command.
     pub fn header_details(&self) -> Option<Value> {
-        match &self.agent {
-            Agent::Command(_) => None,
-            Agent::A2a(agent) => Some(json!({
+        let launch = self.lease.as_ref().and_then(Lease::launch_line);
+        let mut details = match &self.agent {
+            Agent::Command(_) if launch.is_none() => return None,
+            Agent::Command(_) => json!({}),
+            Agent::A2a(agent) => json!({
                 "name": agent.card.name,
                 "version": agent.card.version,
                 "url": agent.url,
+                "interface_url": agent.card.rpc_url,
                 "protocol": format!("A2A {}", agent.card.dialect.version()),
                 "context_id": agent.context_id(),
-            })),
+            }),
+        };
+        if let Some(launch) = launch {
+            details["launch"] = launch.into();
         }
+        Some(details)
+    }
+
+    /// What the user is warned of as the episode starts: the card names an interface elsewhere
+    /// than the URL given (the messages go there).
+    pub fn start_warnings(&self) -> Vec<String> {
+        let (Agent::A2a(agent), Some(interface)) = (&self.agent, &self.interface_url) else {
+            return Vec::new();
+        };
+        vec![format!(
+            "the agent's card at {} names its interface at {interface}: the messages go there, not to the URL given",
+            agent.url
+        )]
     }
 
     /// Journals the calls the agent made since its last reply (late calls of that turn), so
@@ -149,7 +198,7 @@ impl ExternalAssistant {
     pub async fn finish(mut self, emitter: &mut Emitter) -> Result<(), RunError> {
         self.server.end(CALLS_GRACE).await;
         let mut journaled = self.journal_late_calls(emitter).await;
-        if self.expects_tools && !self.server.reached() && journaled.is_ok() {
+        if self.expects_tools && !self.server.reached().await && journaled.is_ok() {
             journaled = never_reached(emitter).await;
         }
         if let Agent::Command(agent) = self.agent {
@@ -263,6 +312,16 @@ async fn ask(
             Ok((reply.text, reply.state))
         }
     }
+}
+
+/// Whether two URLs have the same scheme, host and port.
+fn same_origin(a: &str, b: &str) -> bool {
+    let origin = |url: &str| {
+        reqwest::Url::parse(url)
+            .ok()
+            .map(|u| (u.scheme().to_string(), u.host_str().map(str::to_string), u.port_or_known_default()))
+    };
+    origin(a).is_some() && origin(a) == origin(b)
 }
 
 fn late(deadline: std::time::Duration) -> RunError {

@@ -10,7 +10,8 @@
 //!   `Host` that is not the server's.
 //! - A streaming GET may stay open while its episode lives, [`Limits::max_streams`] at once; new
 //!   sessions past [`Limits::max_sessions`] are refused (503).
-//! - When the episode's server is dropped, every connection ends.
+//! - When the episode's server is dropped, every connection ends (a fixed endpoint's live as long
+//!   as the process: an agent's keep-alive connection outlives episodes).
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -66,8 +67,8 @@ pub(super) struct Front<H> {
     pub(super) expected: String,
     pub(super) limits: Limits,
     streams: Arc<Semaphore>,
-    /// Set by the first request with the token: the agent reached the episode's tools.
-    pub(super) reached: AtomicBool,
+    /// Told of every request with the token: the agent reached the episode's tools.
+    on_token: Box<dyn Fn() + Send + Sync>,
 }
 
 impl<H: Handler> Front<H> {
@@ -76,33 +77,10 @@ impl<H: Handler> Front<H> {
         sessions: Arc<LocalSessionManager>,
         expected: String,
         limits: Limits,
+        on_token: Box<dyn Fn() + Send + Sync>,
     ) -> Arc<Self> {
         let streams = Arc::new(Semaphore::new(limits.max_streams));
-        Arc::new(Front { service, sessions, expected, limits, streams, reached: AtomicBool::new(false) })
-    }
-}
-
-/// Whom a connection's requests go to: one episode's front, or a fixed endpoint's owner.
-pub(super) enum Target<H> {
-    Episode(Arc<Front<H>>),
-    Fixed(Arc<Router<H>>),
-}
-
-impl<H: Handler> Target<H> {
-    fn front(&self) -> Option<Arc<Front<H>>> {
-        match self {
-            Target::Episode(front) => Some(front.clone()),
-            Target::Fixed(router) => router.owner(),
-        }
-    }
-}
-
-impl<H> Clone for Target<H> {
-    fn clone(&self) -> Self {
-        match self {
-            Target::Episode(front) => Target::Episode(front.clone()),
-            Target::Fixed(router) => Target::Fixed(router.clone()),
-        }
+        Arc::new(Front { service, sessions, expected, limits, streams, on_token })
     }
 }
 
@@ -115,7 +93,7 @@ pub(super) struct Serving {
 
 pub(super) async fn accept_loop<H: Handler>(
     listener: tokio::net::TcpListener,
-    target: Target<H>,
+    front: Arc<Front<H>>,
     serving: Serving,
 ) {
     let connections = Arc::new(Connections::default());
@@ -136,66 +114,13 @@ pub(super) async fn accept_loop<H: Handler>(
         // At the cap, the oldest connection that never showed the token makes room; when every
         // one has shown it, the new one is closed.
         let Some(slot) = connections.admit(serving.limits.max_connections) else { continue };
-        let (target, serving, connections) = (target.clone(), serving.clone(), connections.clone());
+        let (front, serving, connections) = (front.clone(), serving.clone(), connections.clone());
         tokio::spawn(async move {
             let id = slot.id;
-            serve_connection(target, serving, stream, slot).await;
+            serve_connection(front, serving, stream, slot).await;
             connections.leave(id);
         });
     }
-}
-
-/// A fixed endpoint (`--mcp-listen`): one listener for the whole process, whose requests go
-/// to the episode that owns it at the time; none owns it between episodes.
-pub(super) struct Router<H> {
-    current: std::sync::Mutex<Option<Arc<Front<H>>>>,
-    /// Never set: the endpoint lives as long as the process.
-    _forever: watch::Sender<bool>,
-}
-
-impl<H: Handler> Router<H> {
-    /// Binds `listener`'s connections to whichever episode owns the endpoint, request by
-    /// request (an agent's keep-alive connection outlives episodes).
-    pub(super) fn serve(listener: tokio::net::TcpListener, limits: Limits) -> Arc<Self> {
-        let (forever, shutdown) = watch::channel(false);
-        let router = Arc::new(Router { current: std::sync::Mutex::new(None), _forever: forever });
-        tokio::spawn(accept_loop(listener, Target::Fixed(router.clone()), Serving { limits, shutdown }));
-        router
-    }
-
-    /// Makes `front` the owner; false when another episode owns the endpoint.
-    pub(super) fn own(&self, front: &Arc<Front<H>>) -> bool {
-        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if current.is_some() {
-            return false;
-        }
-        *current = Some(front.clone());
-        true
-    }
-
-    /// Lets the endpoint go, if `front` owns it.
-    pub(super) fn release(&self, front: &Arc<Front<H>>) {
-        let mut current = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, front)) {
-            *current = None;
-        }
-    }
-
-    fn owner(&self) -> Option<Arc<Front<H>>> {
-        self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
-    }
-}
-
-/// The answer between episodes: a JSON-RPC error naming why (issue 37).
-fn no_episode() -> Response {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
-        "message": "no converse-tui episode owns this MCP endpoint now (the last one ended, or the next has not started): nothing was run"}});
-    let mut response = hyper::Response::new(http_body_util::Full::new(Bytes::from(body.to_string())).boxed());
-    *response.status_mut() = hyper::StatusCode::SERVICE_UNAVAILABLE;
-    response
-        .headers_mut()
-        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
-    response
 }
 
 /// Serves `io` as one more connection of `front` (the fuzz target's way in).
@@ -205,7 +130,7 @@ where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     if let Some(slot) = Connections::default().admit(1) {
-        serve_connection(Target::Episode(front), serving, io, slot).await;
+        serve_connection(front, serving, io, slot).await;
     }
 }
 
@@ -249,20 +174,15 @@ impl Connections {
 }
 
 /// Serves one connection until it closes, times out or the server is dropped.
-pub(super) async fn serve_connection<H: Handler, I>(target: Target<H>, serving: Serving, io: I, slot: Slot)
+pub(super) async fn serve_connection<H: Handler, I>(front: Arc<Front<H>>, serving: Serving, io: I, slot: Slot)
 where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let Serving { limits, mut shutdown } = serving;
     let Slot { trusted, mut evicted, .. } = slot;
     let serve = service_fn(move |request: hyper::Request<Incoming>| {
-        let (target, trusted) = (target.clone(), trusted.clone());
-        async move {
-            Ok::<_, Infallible>(match target.front() {
-                Some(front) => handle(&front, request, &trusted).await,
-                None => no_episode(),
-            })
-        }
+        let (front, trusted) = (front.clone(), trusted.clone());
+        async move { Ok::<_, Infallible>(handle(&front, request, &trusted).await) }
     });
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -290,7 +210,7 @@ async fn handle<H: Handler>(
         return refusal(hyper::StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n");
     }
     trusted.store(true, Ordering::Relaxed);
-    front.reached.store(true, Ordering::Relaxed);
+    (front.on_token)();
     let method = request.method().clone();
     let stream = if method == hyper::Method::GET {
         match front.streams.clone().try_acquire_owned() {

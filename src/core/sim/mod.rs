@@ -4,6 +4,7 @@
 
 pub mod a2a;
 pub mod agent_process;
+pub mod agent_slots;
 pub mod agent_spec;
 pub mod assistant;
 pub mod attacker;
@@ -14,10 +15,13 @@ pub mod environment;
 pub mod external_assistant;
 pub mod fork;
 pub mod gate;
+pub mod launch_template;
+pub mod mcp_endpoint;
 #[cfg(feature = "fuzzing")]
 pub mod mcp_fuzzing;
 pub mod mcp_http;
 pub mod mcp_server;
+mod mcp_tools;
 pub mod model_call;
 pub mod prompts;
 pub mod replay;

@@ -66,6 +66,8 @@ pub struct RunConfig {
     pub settings: EpisodeSettings,
     /// Continue a saved episode from a point instead of starting afresh (take over / fork).
     pub resume: Option<Resume>,
+    /// The command's fixed MCP endpoints and launched agents, when it has them (issue 37).
+    pub slots: Option<std::sync::Arc<super::agent_slots::AgentSlots>>,
 }
 
 /// How to start an episode beyond the task: who attacks, and from where.
@@ -199,6 +201,9 @@ async fn run(
         (Err(e), _) => Err(RunError::Journal(e)),
         (Ok(_), Some(e)) => Err(e),
         (Ok(_), None) => {
+            for warning in external.iter().flat_map(ExternalAssistant::start_warnings) {
+                emitter.notify(RunnerUpdate::Warning(warning));
+            }
             converse(&mut config, &client, &gate, &mut emitter, &mut edits, &mut turns, external.as_mut())
                 .await
         }
@@ -258,7 +263,7 @@ async fn start_external(
         pacing: client.clone(),
         gate: gate.clone(),
         mcp_bind: config.settings.mcp_bind,
-        mcp_listen: config.settings.mcp_listen,
+        slots: config.slots.clone(),
         stream: config.settings.stream,
         expects_tools: config.settings.agent_tools,
     };

@@ -32,6 +32,10 @@ pub struct EpisodeSettings {
     /// An external agent is expected to reach its tools: an episode in which it never did is
     /// marked (`--agent-tools none` says the agent has none).
     pub agent_tools: bool,
+    /// `--launch 'COMMAND'`: converse-tui starts the agent, one copy per concurrent episode.
+    pub launch: Option<String>,
+    /// `--agent-wait`: how long an agent has to serve its card once the tools are served.
+    pub agent_wait: std::time::Duration,
 }
 
 impl Default for EpisodeSettings {
@@ -47,11 +51,23 @@ impl Default for EpisodeSettings {
             mcp_bind: std::net::Ipv4Addr::LOCALHOST.into(),
             agent_tools: true,
             mcp_listen: None,
+            launch: None,
+            agent_wait: DEFAULT_AGENT_WAIT,
         }
     }
 }
 
 impl EpisodeSettings {
+    /// The fixed endpoints and launched agents asked for (`--mcp-listen`, `--launch`).
+    pub fn slots(&self) -> SlotsConfig {
+        SlotsConfig {
+            listen: self.mcp_listen,
+            bind: self.mcp_bind,
+            launch: self.launch.clone(),
+            wait: self.agent_wait,
+        }
+    }
+
     /// The sampling parameters every model request of the episode carries.
     pub fn params(&self) -> GenerationParams {
         GenerationParams {
@@ -59,5 +75,28 @@ impl EpisodeSettings {
             seed: self.seed.map(|s| s as i64),
             ..GenerationParams::default()
         }
+    }
+}
+
+/// How long `--agent-wait` waits for an agent's card by default.
+pub const DEFAULT_AGENT_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The fixed MCP endpoints and launched agents a command asked for (`core::sim::agent_slots`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotsConfig {
+    /// `--mcp-listen HOST:PORT`: the first slot's endpoint (the next ones on the next ports).
+    pub listen: Option<std::net::SocketAddr>,
+    /// Where the endpoints of `--launch` alone are served (`--mcp-bind`, loopback by default).
+    pub bind: std::net::IpAddr,
+    /// `--launch 'COMMAND'`, its placeholders unfilled.
+    pub launch: Option<String>,
+    /// `--agent-wait`: how long an agent has to serve its card.
+    pub wait: std::time::Duration,
+}
+
+impl SlotsConfig {
+    /// Whether the command serves fixed endpoints at all.
+    pub fn wanted(&self) -> bool {
+        self.listen.is_some() || self.launch.is_some()
     }
 }
