@@ -4,6 +4,7 @@
 //! large sample read alone and drawn. `benches/measure_inspect.sh` measures peak RSS and Inspect's
 //! own reader on a log Inspect wrote.
 
+use converse_tui::core::export::Exported;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -62,7 +63,8 @@ fn log() -> PathBuf {
     if !path.exists() {
         let episodes: Vec<Episode> =
             std::iter::once(episode(0, BIG)).chain((1..=500).map(|i| episode(i, 20 << 10))).collect();
-        let with_notes: Vec<_> = episodes.iter().map(|e| (e, Vec::new())).collect();
+        let with_notes: Vec<Exported> =
+            episodes.iter().map(|episode| Exported { episode, notes: Vec::new(), written: None }).collect();
         let file = std::fs::File::create(&path).unwrap();
         converse_tui::core::export::to_eval(&with_notes, "2026-11-25T00:00:00Z", file).unwrap();
     }

@@ -42,6 +42,7 @@ pub fn episode_info(first: &Event) -> Option<Detail> {
         let rows: Vec<(String, String)> = log.iter().map(|(k, v)| (k.clone(), plain(v))).collect();
         section(&mut body, "RUN LOG (the run's .txt beside it)", &table(&rows));
     }
+    inspect_sections(&mut body, &header.config.extra);
     let others: Vec<(&String, &Value)> =
         header.task.extra.iter().filter(|(k, _)| !TASK_SHOWN.contains(&k.as_str())).collect();
     for (key, value) in others {
@@ -53,6 +54,32 @@ pub fn episode_info(first: &Event) -> Option<Detail> {
     }
     let title = format!("episode {}", header.id);
     Some(Detail::new(title, body))
+}
+
+/// How an Inspect log and its sample ran (`config.inspect`, `config.inspect_sample`): the log's
+/// status, the sample's times, counts, limit and error with its traceback, the errors it was
+/// retried after, its store.
+fn inspect_sections(body: &mut String, config: &Map<String, Value>) {
+    if let Some(Value::Object(run)) = config.get("inspect") {
+        section(body, "INSPECT LOG", &table(&scalars(run).collect::<Vec<_>>()));
+    }
+    let Some(Value::Object(sample)) = config.get("inspect_sample") else { return };
+    let mut rows: Vec<(String, String)> = scalars(sample).collect();
+    if let Some(limit) = sample.get("limit") {
+        let text =
+            [&limit["type"], &limit["limit"], &limit["reason"]].map(|v| (!v.is_null()).then(|| plain(v)));
+        rows.push(("limit".into(), text.into_iter().flatten().collect::<Vec<_>>().join(" · ")));
+    }
+    section(body, "INSPECT SAMPLE", &table(&rows));
+    let errors = sample.get("error").into_iter().map(|e| ("ERROR", e));
+    let retried = sample.get("retried_after").and_then(Value::as_array).into_iter().flatten();
+    for (heading, error) in errors.chain(retried.map(|e| ("RETRIED AFTER", e))) {
+        let traceback = error.get("traceback").map(plain).unwrap_or_default();
+        section(body, heading, format!("{}\n{traceback}", plain(&error["message"])).trim_end());
+    }
+    if let Some(store) = sample.get("store") {
+        section(body, "STORE", &serde_json::to_string_pretty(store).unwrap_or_default());
+    }
 }
 
 fn episode_rows(header: &EpisodeHeader, at: &str) -> Vec<(String, String)> {
@@ -173,6 +200,30 @@ mod tests {
         assert!(body.contains("── USER TASK ──\nEmail the network."), "{body}");
         assert!(body.contains("── task.attack_info ──\nYour task is related to security"), "{body}");
         assert!(!body.contains("started"), "an unknown time (1970) is not shown:\n{body}");
+    }
+
+    #[test]
+    fn an_inspect_sample_shows_how_it_ran() {
+        let mut config = EpisodeConfig::default();
+        config.extra.insert("inspect".into(), json!({"status": "error", "eval_id": "e1"}));
+        config.extra.insert(
+            "inspect_sample".into(),
+            json!({"total_time": 3.5, "turn_count": 2, "retries": 1,
+                "limit": {"type": "message", "limit": 4},
+                "error": {"message": "RuntimeError: boom", "traceback": "Traceback …\n  line 3"},
+                "retried_after": [{"message": "TimeoutError"}],
+                "store": {"count": 3}}),
+        );
+        let body = episode_info(&header_event(TaskInfo::default(), config)).unwrap().body;
+        let lines: Vec<String> =
+            body.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        for expected in ["status error", "total time 3.5", "turn count 2", "retries 1", "limit message · 4"]
+        {
+            assert!(lines.iter().any(|l| l == expected), "missing {expected:?} in\n{body}");
+        }
+        assert!(body.contains("── ERROR ──\nRuntimeError: boom\nTraceback …\n  line 3"), "{body}");
+        assert!(body.contains("── RETRIED AFTER ──\nTimeoutError"), "{body}");
+        assert!(body.contains("── STORE ──\n{\n  \"count\": 3\n}"), "{body}");
     }
 
     #[test]

@@ -118,8 +118,9 @@ pub enum Command {
         /// Episode files or directories of them.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// markdown, html, json or maseval; with --by or --judge, the corpus's charts: html (a
-        /// self-contained page with SVG charts), json or csv (the series).
+        /// markdown, html, json, maseval or eval (an Inspect log, with -o); with --by or --judge,
+        /// the corpus's charts: html (a self-contained page with SVG charts), json or csv (the
+        /// series).
         #[arg(long, value_enum, ignore_case = true, default_value_t = crate::core::export::Format::Markdown)]
         format: crate::core::export::Format,
         /// Export the charts of the corpus grouped by these fields (as summary --by) instead of

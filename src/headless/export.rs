@@ -19,7 +19,7 @@ use crate::core::dataset::TaskLookup;
 use crate::core::episode::sidecar::sidecar_path;
 use crate::core::episode::{Episode, Event, JournalReader, is_journal};
 pub use crate::core::export::Format;
-use crate::core::export::{to_html, to_json_lines, to_markdown_with, to_maseval_line_with};
+use crate::core::export::{Exported, to_html, to_json_lines, to_markdown_with, to_maseval_line_with};
 use crate::core::import::{load_dir, load_path};
 use crate::core::redact_episode::{redact_episode, redactor_from_episode};
 use crate::core::sanitize::{SafeWriter, single_line};
@@ -148,7 +148,7 @@ fn export_episodes(
             );
         };
         inputs.refuse(file)?;
-        return write_eval(&episodes, file);
+        return write_eval(&episodes, file, redact);
     }
     let single = episodes.len() == 1 && !any_dir;
     let per_file = match format {
@@ -288,8 +288,17 @@ fn render(episode: &Episode, format: Format) -> String {
 }
 
 /// Every episode as one Inspect `.eval` log at `file`, written beside it and renamed into place.
-fn write_eval(episodes: &[Episode], file: &Path) -> anyhow::Result<()> {
-    let with_notes: Vec<(&Episode, _)> = episodes.iter().map(|e| (e, annotation_views(e))).collect();
+/// A sample read from an Inspect log is carried over as Inspect wrote it, read again from the log
+/// (never when redacted: it holds what the redaction masks).
+fn write_eval(episodes: &[Episode], file: &Path, redacted: bool) -> anyhow::Result<()> {
+    let with_notes: Vec<Exported> = episodes
+        .iter()
+        .map(|e| Exported {
+            episode: e,
+            notes: annotation_views(e),
+            written: if redacted { None } else { written_by_inspect(e) },
+        })
+        .collect();
     let cannot = || format!("{}: cannot write", file.display());
     let temp = temp_beside(file).with_context(cannot)?;
     let created = crate::core::episode::now_rfc3339();
@@ -297,6 +306,17 @@ fn write_eval(episodes: &[Episode], file: &Path) -> anyhow::Result<()> {
     temp.as_file_mut().sync_all().with_context(cannot)?;
     temp.persist(file).map_err(|e| e.error).with_context(cannot)?;
     Ok(())
+}
+
+/// The sample an episode read from an Inspect `.eval` is, as Inspect wrote it; `None` for any
+/// other episode, a fork read from a branch, or a sample that cannot be read again as one entry.
+fn written_by_inspect(episode: &Episode) -> Option<serde_json::Value> {
+    let header = episode.header();
+    let source = header.source.as_ref().filter(|s| s.format == crate::core::import::inspect::FORMAT)?;
+    if header.parent.is_some() {
+        return None;
+    }
+    crate::core::import::inspect::raw_sample(Path::new(&source.path), episode.id()).ok().flatten()
 }
 
 fn write_each(episodes: &[Episode], format: Format, dir: &Path, inputs: &InputFiles) -> anyhow::Result<()> {

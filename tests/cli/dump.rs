@@ -147,3 +147,19 @@ fn a_truncated_journal_warns_on_stderr_and_annotations_are_listed_with_their_quo
     dump(&[path], true, &TaskLookup::default(), &mut Vec::new(), &mut err).expect("dump");
     assert!(String::from_utf8_lossy(&err).contains("ep.jsonl:3:"), "--json warns too");
 }
+
+#[test]
+fn a_demo_dumps_by_its_name() {
+    let asset = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl");
+    let (expected, _) = read_journal_from(std::fs::read(asset).unwrap().as_slice(), "asset").unwrap();
+    for name in ["demo:01-travel-privacy-leak", "demo:01"] {
+        let text = run(&[PathBuf::from(name)], true).expect("dump");
+        let (events, _) = read_journal_from(text.as_bytes(), "dump").expect("a journal");
+        assert_eq!(events, expected, "{name}");
+    }
+    let err = run(&[PathBuf::from("demo:04")], false).unwrap_err().to_string();
+    assert!(
+        err.starts_with("demo:04: no demo episode is named \"04\" (one of 01-travel-privacy-leak"),
+        "{err}"
+    );
+}

@@ -117,7 +117,7 @@ fn report_has_the_maseval_shape() {
     for key in ["task_id", "repeat_idx", "status", "error", "traces", "config", "usage", "eval", "task"] {
         assert!(r.get(key).is_some(), "missing {key}");
     }
-    assert_eq!(r["task_id"], "travel_planning_p1_privacy_unrelated_to_travel_medical_appointment");
+    assert_eq!(r["task_id"], "travel_planning_p2_privacy_unrelated_to_travel_medical_appointment");
     assert_eq!(r["repeat_idx"], 0);
     assert_eq!(r["status"], "success");
     assert_eq!(r["error"], Value::Null);

@@ -136,6 +136,21 @@ fn an_attachment_referenced_two_thousand_times_reads_once_in_bounded_memory() {
         succeeded(&format!("export --format {format}"), &out);
         assert_eq!(copies(&out.stdout), 1, "export --format {format}: the attachment printed once");
     }
+    // As an `.eval`: carried over as it was written, or (redacted) rebuilt from the episode, whose
+    // references are put back as attachments, each text once: the text, and the replies' text
+    // parts joined in one message (the text and "and again"), a second text.
+    for (redact, texts) in [(false, 1), (true, 2)] {
+        let eval = dir.path().join(format!("again-{redact}.eval"));
+        let mut args = vec!["export", log, "--format", "eval", "-o", eval.to_str().unwrap()];
+        args.extend(redact.then_some("--redact"));
+        succeeded(&args.join(" "), &limited(&args));
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&eval).unwrap()).unwrap();
+        let mut inflated = Vec::new();
+        for i in 0..zip.len() {
+            std::io::Read::read_to_end(&mut zip.by_index(i).unwrap(), &mut inflated).unwrap();
+        }
+        assert_eq!(copies(&inflated), texts, "{}: each text stored once", args.join(" "));
+    }
 }
 
 /// A log whose entry `name` inflates to `parts` (zstd), beside a plain header and summaries.

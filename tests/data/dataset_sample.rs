@@ -25,11 +25,12 @@ fn counts_per_domain_and_split() {
         *counts.entry((t.domain.to_string(), t.attack_type.as_str())).or_default() += 1;
     }
     let expected: BTreeMap<(String, &str), usize> = [
+        // (Each domain's persona 1, and a demo episode's task with its persona.)
         (("insurance".to_string(), "privacy"), 4),
-        (("insurance".to_string(), "security"), 2),
-        (("real_estate".to_string(), "privacy"), 3),
+        (("insurance".to_string(), "security"), 2 + 1),
+        (("real_estate".to_string(), "privacy"), 3 + 1),
         (("real_estate".to_string(), "security"), 2),
-        (("travel_planning".to_string(), "privacy"), 4),
+        (("travel_planning".to_string(), "privacy"), 4 + 1),
         (("travel_planning".to_string(), "security"), 2),
     ]
     .into_iter()
@@ -38,7 +39,7 @@ fn counts_per_domain_and_split() {
     let sec =
         load_tasks(&DatasetSource::Sample, &TaskFilter { split: Split::Security, ..TaskFilter::default() })
             .unwrap();
-    assert_eq!(sec.tasks.len(), 6);
+    assert_eq!(sec.tasks.len(), 7);
     assert!(sample::files().len() >= 15);
 }
 
@@ -133,9 +134,9 @@ fn listing_says_it_is_the_sample() {
     // Issue 23: what is not a row goes to stderr, so a pipe gets the table alone.
     let first = notes.lines().next().unwrap();
     assert!(first.contains("bundled sample") && first.contains("data fetch"), "{first}");
-    assert!(notes.contains("17 tasks (11 privacy, 6 security)"), "{notes}");
+    assert!(notes.contains("20 tasks (13 privacy, 7 security)"), "{notes}");
     assert!(text.lines().next().unwrap().starts_with("ID "), "{text}");
-    assert_eq!(text.lines().count(), 18, "the header and 17 tasks: {text}");
+    assert_eq!(text.lines().count(), 21, "the header and 20 tasks: {text}");
 
     let select = TaskSelection {
         domain: Some("insurance".into()),

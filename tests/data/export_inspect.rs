@@ -265,7 +265,7 @@ fn an_export_reads_back_in_inspect_with_every_message_score_and_note() {
         assert_eq!(sample["id"].as_str(), header.task.id.as_deref(), "the task id is the sample id");
         assert_eq!(sample["epoch"], json!(i + 1), "the second run of the task is epoch 2");
         assert_eq!(sample["input"].as_str(), header.task.user_task.as_deref());
-        assert_eq!(sample["metadata"]["converse_episode"], format!("ep-{i:05}"));
+        assert_eq!(sample["metadata"]["converse"]["episode"], format!("ep-{i:05}"));
 
         // Every message, in order, with its tool calls and results.
         assert_eq!(sample["messages"], inspect_messages(events), "episode {i}");
@@ -290,12 +290,12 @@ fn an_export_reads_back_in_inspect_with_every_message_score_and_note() {
     let human = &samples[0]["scores"]["privacy (human)"];
     assert_eq!((human["value"].as_str(), human["metadata"]["source"].as_str()), (Some("I"), Some("human")));
     assert_eq!(human["metadata"]["evidence"]["seq"], 4, "the labelled event");
-    let notes = samples[0]["metadata"]["annotations"].as_array().unwrap();
+    let notes = samples[0]["metadata"]["converse"]["annotations"].as_array().unwrap();
     assert_eq!(
         (notes.len(), &notes[0]["label"], &notes[0]["note"]),
         (1, &json!("leak"), &json!("shares the hotel"))
     );
-    assert!(samples[1]["metadata"].get("annotations").is_none());
+    assert!(samples[1]["metadata"]["converse"].get("annotations").is_none());
 
     // Read back by converse-tui, the log gives the summary the journals and their notes give,
     // the reviewer's source included.
@@ -356,13 +356,14 @@ fn a_log_we_wrote_reads_back_with_its_verdicts_task_and_config_as_they_were() {
         .filter(|e| e["kind"] == "verdict")
         .map(|e| (e["judge"].as_str().unwrap(), e["outcome"].as_str().unwrap(), e["score"].as_f64()))
         .collect();
-    // The last verdict of each source, as it was: the error stays an error, never a fail.
-    assert_eq!(
-        verdicts,
-        [
-            ("privacy", journals::privacy_outcome(1).as_str(), Some(0.5)),
-            ("utility", "partial", Some(0.71)),
-            ("security", "error", None)
-        ]
-    );
+    // Every verdict, as it was: the error stays an error, never a fail.
+    let original: Vec<(&str, &str, Option<f64>)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Verdict(v) => Some((v.judge.as_str(), v.outcome.as_str(), v.score)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(verdicts, original);
+    assert_eq!(verdicts.last(), Some(&("security", "error", None)));
 }

@@ -236,6 +236,14 @@ fn branches_read_as_forks_of_the_sample_as_inspects_timeline_reads_them() {
     let fork = converse_tui::core::import::load_episode(&dir.join("branch.eval"), &episodes[2].0).unwrap();
     assert_eq!(fork.id(), episodes[2].0);
     assert_eq!(fork.header().parent.as_ref().map(|p| p.episode.as_str()), Some("paris_epoch_1"));
+    // The fork tree (`B`) of the sample, and of a branch, holds both branches at turn 1.
+    let family = converse_tui::core::fan::forks::find_family(&dir.join("branch.eval"), "paris_epoch_1");
+    let forks: Vec<(&str, u32)> = family.forks.iter().map(|f| (f.id.as_str(), f.turn)).collect();
+    assert_eq!(forks, [(episodes[1].0.as_str(), 1), (episodes[2].0.as_str(), 1)]);
+    assert_eq!(family.problems, Vec::<String>::new());
+    let family = converse_tui::core::fan::forks::find_family(&dir.join("branch.eval"), &episodes[2].0);
+    assert_eq!(family.forks.len(), 2);
+    assert_eq!(family.top.map(|(_, events)| events.len()), Some(events.len()), "rooted at the sample");
 }
 
 /// `ls` counts a sample's events as the inspector does (every event after the header: its messages,

@@ -17,6 +17,7 @@ mod import_inspect;
 mod import_malformed;
 mod import_maseval;
 mod inspect_shapes;
+mod inspect_writer;
 mod judge_fixtures;
 mod judge_rules;
 mod redact_personas;

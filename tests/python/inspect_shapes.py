@@ -3,7 +3,7 @@
 
 Usage: python inspect_shapes.py OUT_DIR
 
-Writes OUT_DIR/shapes.eval (one task: a sample whose id holds `/`, a sample that writes its store, a
+Writes OUT_DIR/shapes.eval and OUT_DIR/shapes.json (one task: a sample whose id holds `/`, a sample that writes its store, a
 message-limited sample, an errored sample, a sample retried after an error; a system message; scorers
 giving C/I, P, N, booleans, numbers and a dict) and OUT_DIR/set/ (an `eval_set` of two tasks: its
 eval-set.json, logs.json and two logs). Prints one JSON object: per log, `log_view` of it.
@@ -21,6 +21,7 @@ _model.count_text_tokens = lambda text: max(1, len(text) // 4)
 
 from inspect_ai import Task, eval, eval_set  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
+from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
 from inspect_ai.model import ModelOutput, get_model  # noqa: E402
 from inspect_ai.scorer import Score, mean, scorer, accuracy, match  # noqa: E402
 from inspect_ai.solver import generate, solver, system_message, use_tools  # noqa: E402
@@ -176,7 +177,10 @@ def set_logs(out_dir):
 def main():
     out_dir = sys.argv[1]
     shapes = shapes_log(out_dir)
-    views = {"shapes.eval": log_view(shapes)}
+    # The same log as a plain `.json` log, as Inspect's writer writes one.
+    shapes_json = os.path.join(out_dir, "shapes.json")
+    write_eval_log(read_eval_log(shapes), shapes_json, format="json")
+    views = {"shapes.eval": log_view(shapes), "shapes.json": log_view(shapes_json)}
     for location in set_logs(out_dir):
         views["set/" + os.path.basename(location)] = log_view(location)
     print(json.dumps(views))

@@ -73,14 +73,20 @@ fn two_inspect_samples_compare_turn_by_turn() {
 fn a_log_of_one_sample_opens_on_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("one.eval");
-    let sample = converse_tui::core::import::load_episode(&fixture(), "trip1_epoch_1").unwrap();
+    let mut sample = converse_tui::core::import::load_episode(&fixture(), "trip1_epoch_1").unwrap();
+    // A sample whose id holds a `/` (Inspect's entry name then makes a folder of it).
+    if let converse_tui::core::episode::EventBody::Episode(header) = &mut sample.events[0].body {
+        header.task.extra.insert("sample_id".into(), "travel_agent/trip1".into());
+    }
     let file = std::fs::File::create(&path).unwrap();
-    converse_tui::core::export::to_eval(&[(&sample, Vec::new())], "2026-11-25T00:00:00Z", file).unwrap();
+    let exported =
+        converse_tui::core::export::Exported { episode: &sample, notes: Vec::new(), written: None };
+    converse_tui::core::export::to_eval(&[exported], "2026-11-25T00:00:00Z", file).unwrap();
     let (state, _) =
         converse_tui::tui::setup::open_inputs(&[path], TaskLookup::default(), Keymap::default(), None)
             .unwrap();
     assert_eq!(state.screen(), converse_tui::config::keymap::Layer::Inspector);
-    // Exported, its id keeps the `/` its entry name replaces with `_`.
+    // Exported, its id keeps its `/`.
     assert_eq!(state.view().unwrap().episode.id(), "travel_agent/trip1_epoch_1");
     assert_eq!(state.browser().unwrap().entries.len(), 1, "the browser lists the sample");
 }

@@ -258,7 +258,7 @@ async fn a_live_run_warns_of_a_foreign_attacker_script_and_counts_judge_tokens()
     let s = Session::start(&args, home.path());
     let screen = s.wait_for("was recorded for task");
     assert!(
-        screen.contains("travel_planning_p1_privacy_unrelated_to_travel_medical_appointment"),
+        screen.contains("travel_planning_p2_privacy_unrelated_to_travel_medical_appointment"),
         "{screen}"
     );
     let ended = || {

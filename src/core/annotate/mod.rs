@@ -11,4 +11,4 @@ pub use file::{Draft, NotesError, NotesFile, default_author, notes_path};
 pub use label::{Label, LabelError};
 pub use quote::{annotation_views, quote_of, quoted_text};
 pub use record::{Annotation, Fold, Op, Record, Span};
-pub use verdict::human_verdict;
+pub use verdict::{carried_judgement, human_verdict};

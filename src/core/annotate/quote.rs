@@ -23,6 +23,19 @@ pub fn quoted_text(episode: &Episode, target_seq: u64, span: Option<Span>) -> Op
 /// it was loaded from, as the exporters show them (with their quotes). A
 /// notes file that cannot be read gives none, with a warning in the log.
 pub fn annotation_views(episode: &Episode) -> Vec<AnnotationView> {
+    let mut views = from_notes_file(episode);
+    views.extend(episode.carried_notes.iter().map(|n| AnnotationView {
+        target_seq: n.target_seq,
+        label: n.label.clone(),
+        note: n.note.clone(),
+        author: n.author.clone(),
+        quote: n.quote.clone(),
+        judged: super::verdict::carried_judgement(n),
+    }));
+    views
+}
+
+fn from_notes_file(episode: &Episode) -> Vec<AnnotationView> {
     let path = notes_path(Path::new(&episode.origin));
     if !path.is_file() {
         return Vec::new();
@@ -42,7 +55,7 @@ pub fn annotation_views(episode: &Episode) -> Vec<AnnotationView> {
             note: a.note.clone(),
             author: Some(a.author.clone()).filter(|who| !who.is_empty()),
             quote: quote_of(episode, a),
-            judged: super::verdict::human_verdict(a).map(|v| (v.judge, v.outcome)),
+            judged: super::verdict::judged_by(a.label),
         })
         .collect()
 }

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::row::CorpusRow;
 
 /// Bumped whenever [`CorpusRow`] or the way rows are read changes meaning.
-const FORMAT: u32 = 12; // 12: rows say whether the agent never reached its tools; 11: an Inspect sample ends (error, limit), its tokens from model_usage; 10: a journal with no `end` is `unfinished`; 9: an Inspect sample listed from its summary has no event count (not its message count); 8: keyed on the opened folders' identity and the file's place under them; 7: a leak whose judge names no turn gets the turn its snippets were first said; 6: Inspect .eval logs are indexed (issue 29); 5: events counted after the header; 4: a benchmark run's category is the dataset's sub-category; 3: rows carry the end reason, whether a person played, tokens; 2: the imported appropriateness score is 0–1
+const FORMAT: u32 = 13; // 13: notes carried in an exported log count as human verdicts; 12: rows say whether the agent never reached its tools; 11: an Inspect sample ends (error, limit), its tokens from model_usage; 10: a journal with no `end` is `unfinished`; 9: an Inspect sample listed from its summary has no event count (not its message count); 8: keyed on the opened folders' identity and the file's place under them; 7: a leak whose judge names no turn gets the turn its snippets were first said; 6: Inspect .eval logs are indexed (issue 29); 5: events counted after the header; 4: a benchmark run's category is the dataset's sub-category; 3: rows carry the end reason, whether a person played, tokens; 2: the imported appropriateness score is 0–1
 
 /// One episode file's rows, as cached.
 #[derive(Debug, Clone, Serialize, Deserialize)]

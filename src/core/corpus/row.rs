@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::core::annotate::{Annotation, human_verdict};
+use crate::core::annotate::{Annotation, carried_judgement, human_verdict};
 use crate::core::episode::{
-    ControlAction, Episode, EventBody, Judge, JudgeSource, Outcome, Verdict, VerdictMethod,
+    CarriedNote, ControlAction, Episode, EventBody, Judge, JudgeSource, Outcome, Verdict, VerdictMethod,
 };
 use crate::core::judge::standing::{supersedes, worst_labelled};
 
@@ -187,7 +187,7 @@ impl CorpusRow {
             tokens = model_usage_tokens(config.extra.get("model_usage"));
         }
         let mut verdicts = folded.0;
-        verdicts.extend(human_sources(annotations, &turn_of_seq));
+        verdicts.extend(human_sources(annotations, &episode.carried_notes, &turn_of_seq));
         let mut events = Some(episode.events.len().saturating_sub(1));
         let mut turns = Some(turns);
         // A sample of an Inspect log indexed from its summary: its messages were not read, so its
@@ -290,12 +290,18 @@ impl Folded {
 /// A reviewer's labels as one `human` source per judge ([`worst_labelled`]).
 fn human_sources(
     annotations: &[&Annotation],
+    carried: &[CarriedNote],
     turn_of_seq: &impl Fn(u64) -> Option<u32>,
 ) -> Vec<SourceVerdict> {
     let labels = annotations.iter().filter_map(|a| human_verdict(a)).map(|v| {
         let turn = evidence_turn(&v, turn_of_seq);
         (v.judge, v.outcome, turn)
     });
+    // The notes the episode's file carries count as its notes file's do.
+    let carried = carried.iter().filter_map(|n| {
+        carried_judgement(n).map(|(judge, outcome)| (judge, outcome, turn_of_seq(n.target_seq)))
+    });
+    let labels = labels.chain(carried);
     worst_labelled(labels)
         .into_iter()
         .map(|(judge, (outcome, turn))| SourceVerdict {

@@ -2,7 +2,8 @@
 //! so `converse-tui tasks` works offline and before any download.
 //!
 //! The sample is original fictional text written for this project (one
-//! persona per domain); it copies nothing from the upstream data. It covers
+//! persona per domain, and the demo episodes' personas with their tasks, so a
+//! demo forks offline); it copies nothing from the upstream data. It covers
 //! every privacy category, both security responsibility flags, and the
 //! legacy security format (insurance), and its travel persona exercises both
 //! persona-parser fixes (a numbered list in an email body, a `Reply-To:` line).

@@ -52,23 +52,33 @@ fn parse(body: &str) -> Option<Ref<'_>> {
     Some(Ref { len, seq: seq.parse().ok()?, of })
 }
 
+/// Whether `text` holds a reference (cheap: no text is looked up).
+pub fn holds_references(text: &str) -> bool {
+    text.contains(OPEN)
+}
+
 /// `text` with each reference to a text of `episode` (or of `others`, by id) replaced by that
 /// text; a reference naming nothing there is kept as it is.
 pub fn resolve<'a>(text: &'a str, episode: &'a Episode, others: &[&'a Episode]) -> Cow<'a, str> {
     let found = references(text);
-    if found.is_empty() {
-        return Cow::Borrowed(text);
+    let held = |named: &Ref| {
+        let holder = match named.of {
+            None => Some(episode),
+            Some(id) => others.iter().copied().chain([episode]).find(|e| e.id() == id),
+        };
+        holder.and_then(|e| held_text(e, named.seq, named.len))
+    };
+    match found.as_slice() {
+        [] => return Cow::Borrowed(text),
+        // The whole text one reference: the text it names, borrowed (never copied).
+        [(range, named)] if *range == (0..text.len()) => return Cow::Borrowed(held(named).unwrap_or(text)),
+        _ => {}
     }
     let mut whole = String::with_capacity(text.len());
     let mut at = 0;
     for (range, named) in found {
         whole.push_str(&text[at..range.start]);
-        let holder = match named.of {
-            None => Some(episode),
-            Some(id) => others.iter().copied().chain([episode]).find(|e| e.id() == id),
-        };
-        let held = holder.and_then(|e| held_text(e, named.seq, named.len));
-        whole.push_str(held.unwrap_or(&text[range.clone()]));
+        whole.push_str(held(&named).unwrap_or(&text[range.clone()]));
         at = range.end;
     }
     whole.push_str(&text[at..]);

@@ -28,6 +28,22 @@ pub struct Episode {
     pub origin: String,
     /// What the reader or importer forgave.
     pub warnings: Vec<String>,
+    /// Reviewers' notes the file it was read from carries (an Inspect log converse-tui wrote keeps
+    /// the notes of its episodes), shown with those of its notes file.
+    pub carried_notes: Vec<CarriedNote>,
+}
+
+/// A reviewer's note carried in an episode's file, as the exports write one.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct CarriedNote {
+    pub target_seq: u64,
+    pub label: String,
+    #[serde(default)]
+    pub note: String,
+    #[serde(default)]
+    pub author: Option<String>,
+    #[serde(default)]
+    pub quote: Option<String>,
 }
 
 impl Episode {
@@ -39,7 +55,7 @@ impl Episode {
             matches!(events.first().map(|e| &e.body), Some(EventBody::Episode(_))),
             "an episode starts with its header event"
         );
-        Episode { events, origin: origin.into(), warnings: Vec::new() }
+        Episode { events, origin: origin.into(), warnings: Vec::new(), carried_notes: Vec::new() }
     }
 
     pub fn header(&self) -> &EpisodeHeader {

@@ -14,7 +14,7 @@ pub mod maseval;
 
 pub use annotation::AnnotationView;
 pub use html::to_html;
-pub use inspect::to_eval;
+pub use inspect::{Exported, to_eval};
 pub use json::to_json_lines;
 pub use markdown::{to_markdown, to_markdown_with};
 pub use maseval::{to_maseval, to_maseval_line, to_maseval_line_with};

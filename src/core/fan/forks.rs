@@ -93,7 +93,8 @@ pub fn family_dir(journal: &Path) -> PathBuf {
 /// if it is a fork, the episode it descends from (up its parents as far as the forks found go).
 pub fn find_family(journal: &Path, id: &str) -> Family {
     let dir = family_dir(journal);
-    let (forks, mut problems) = find_forks(&dir);
+    let (mut forks, mut problems) = find_forks(&dir);
+    forks.extend(forks_in_file(journal, &mut problems));
     let mut top = id;
     let mut seen = HashSet::new();
     while let Some(fork) = forks.iter().find(|f| f.id == top) {
@@ -121,6 +122,21 @@ pub fn find_family(journal: &Path, id: &str) -> Family {
         })
         .collect();
     Family { forks, problems, top: found, planned }
+}
+
+/// The forks a file of several episodes holds beside the episode (an Inspect sample's branches,
+/// the forks in a log we exported): none for a journal, which holds one episode.
+fn forks_in_file(file: &Path, problems: &mut Vec<String>) -> Vec<Fork> {
+    if file.extension().is_some_and(|e| e == "jsonl") {
+        return Vec::new();
+    }
+    match crate::core::import::load_path_without_texts(file) {
+        Ok(episodes) => episodes.iter().filter_map(|e| Fork::of(file.to_path_buf(), &e.events)).collect(),
+        Err(e) => {
+            problems.push(e.to_string());
+            Vec::new()
+        }
+    }
 }
 
 /// The episode `id` among the files in `dir` (not below it), its file and its events (texts

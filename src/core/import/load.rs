@@ -71,6 +71,9 @@ fn with_sidecar(path: &Path, episodes: Vec<Episode>) -> Result<Vec<Episode>, Loa
 
 /// Loads every episode in one file as the file has it (no sidecar).
 pub fn load_source(path: &Path) -> Result<Vec<Episode>, LoadError> {
+    if let Some(demo) = crate::core::demo::named(path) {
+        return demo.map(|episode| vec![episode]).map_err(|problem| LoadError::new(path, 0, problem));
+    }
     if is_journal(path) {
         // Streamed from the file: the bytes are never all held beside the events.
         let (events, warnings) = read_journal(path)?;

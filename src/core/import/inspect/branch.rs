@@ -218,7 +218,7 @@ fn value_weight(value: &Value) -> usize {
 
 /// A span's name as part of an episode id: no space, slash or control character (ids are typed,
 /// shown and make file names).
-fn name_of(name: &str, id: &str) -> String {
+pub fn name_of(name: &str, id: &str) -> String {
     let name = if name.trim().is_empty() { id } else { name.trim() };
     let plain = |c: char| !(c.is_whitespace() || c.is_control() || c == '/' || c == '\\' || c == '~');
     name.chars().map(|c| if plain(c) { c } else { '_' }).collect()

@@ -222,6 +222,17 @@ impl<R: Read + Seek> EvalArchive<R> {
         })
     }
 
+    /// A sample as Inspect wrote it, a JSON value (its long texts held once while it parses);
+    /// `None` for a chunked sample, which is not one entry.
+    pub fn raw_sample(&mut self, entry: &SampleEntry) -> Result<Option<serde_json::Value>, LoadError> {
+        let SampleEntry::Whole(name) = entry else { return Ok(None) };
+        let mut budget = Budget::new(Kind::Sample, self.len);
+        let mut texts = BigTexts::default();
+        let Free(mut value) = json_budget::within(|| self.parse(name, Some(&mut texts), &mut budget))?;
+        texts.restore_value(&mut value);
+        Ok(Some(value))
+    }
+
     /// Inspect's chunked layout: `sample.json` is the sample less its sequences. `messages/{start}.json`
     /// chunks are the message pool its model events point into, extended with the final conversation,
     /// which the shell's `message_refs` name; `events/{start}.json` chunks are its events,

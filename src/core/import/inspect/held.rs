@@ -18,7 +18,7 @@ use std::hash::{Hash, Hasher};
 use memchr::{memchr, memmem};
 use serde_json::{Map, Value};
 
-use crate::core::episode::texts::each_text_mut;
+use crate::core::episode::texts::{each_text_mut, each_value_text_mut};
 use crate::core::episode::{Episode, held_ref};
 
 /// What a held text is parsed and built as: `MARK`, its index, `END`. A text of the log's own that
@@ -97,7 +97,7 @@ impl BigTexts {
             return;
         }
         let ids: Vec<String> = episodes.iter().map(|e| e.id().to_string()).collect();
-        self.restore_in(&ids, |f| {
+        self.restore_in(&ids, Restore::HeldOnce, |f| {
             for (index, episode) in episodes.iter_mut().enumerate() {
                 for event in &mut episode.events {
                     let place = Place { episode: index, seq: event.seq };
@@ -107,19 +107,34 @@ impl BigTexts {
         });
     }
 
-    /// Puts the texts in a JSON value's strings (what [`Self::restore`] does to an episode).
-    #[cfg(test)]
+    /// Puts the texts in a JSON value's strings, each use in full: a sample carried over as it was
+    /// written, whose repeated long texts were each in the entry (within its inflation cap).
     pub fn restore_value(self, value: &mut Value) {
         let place = Place { episode: 0, seq: 0 };
-        use crate::core::episode::texts::each_value_text_mut;
-        self.restore_in(&[String::new()], |f| each_value_text_mut(value, &mut |text| f(text, place)));
+        self.restore_in(&[String::new()], Restore::Whole, |f| {
+            each_value_text_mut(value, &mut |text| f(text, place))
+        });
+    }
+
+    /// [`Self::restore_value`] held once, as an episode's texts are.
+    #[cfg(test)]
+    fn restore_value_held(self, value: &mut Value) {
+        let place = Place { episode: 0, seq: 0 };
+        self.restore_in(&[String::new()], Restore::HeldOnce, |f| {
+            each_value_text_mut(value, &mut |text| f(text, place))
+        });
     }
 
     /// Puts the texts in the texts `each` calls its argument on, twice in the same order: once to
     /// decide what each use gets, once to put it there.
-    fn restore_in(mut self, ids: &[String], mut each: impl FnMut(&mut dyn FnMut(&mut String, Place))) {
+    fn restore_in(
+        mut self,
+        ids: &[String],
+        how: Restore,
+        mut each: impl FnMut(&mut dyn FnMut(&mut String, Place)),
+    ) {
         let count = self.texts.len();
-        let mut plan = Plan::new(&self.texts);
+        let mut plan = Plan::new(&self.texts, how);
         each(&mut |text, place| marks(text, count).into_iter().for_each(|(_, index)| plan.add(index, place)));
         let Plan { uses, mut full, .. } = plan;
         let mut uses = uses.into_iter();
@@ -174,9 +189,17 @@ impl BigTexts {
     }
 }
 
+/// How texts are put back: held once (the module's rules), or every use in full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Restore {
+    HeldOnce,
+    Whole,
+}
+
 /// What each use of each text gets, decided in the order the texts are met.
 struct Plan<'a> {
     texts: &'a [Option<String>],
+    how: Restore,
     uses: Vec<Use>,
     /// The uses in full of each text.
     full: Vec<usize>,
@@ -187,10 +210,11 @@ struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(texts: &'a [Option<String>]) -> Self {
+    fn new(texts: &'a [Option<String>], how: Restore) -> Self {
         let count = texts.len();
         Plan {
             texts,
+            how,
             uses: Vec::new(),
             full: vec![0; count],
             first: vec![None; count],
@@ -203,6 +227,7 @@ impl<'a> Plan<'a> {
         let len = self.texts[index].as_ref().map_or(0, String::len);
         let here = self.latest[index].filter(|p| p.episode == at.episode);
         let use_ = match (self.first[index], here) {
+            _ if self.how == Restore::Whole => Use::Full,
             (None, _) => Use::Full,
             (Some(_), Some(place)) if len > LONG => Use::RefersTo(place),
             (Some(first), _) if self.copied + len > COPIES => Use::RefersTo(here.unwrap_or(first)),
@@ -272,7 +297,7 @@ mod tests {
         let short = texts.keep("z".repeat(10));
         let mut value =
             serde_json::json!([long.clone(), [long.clone(), short.clone()], format!("{long}+{short}")]);
-        texts.restore_value(&mut value);
+        texts.restore_value_held(&mut value);
         let reference = held_ref::reference(LONG + 1, 0, None);
         assert_eq!(value[0].as_str().unwrap().len(), LONG + 1);
         assert_eq!(value[1], serde_json::json!([reference.clone(), "z".repeat(10)]));
@@ -286,7 +311,7 @@ mod tests {
         let mark = texts.keep(text.clone());
         let uses = COPIES / LONG + 3;
         let mut value = Value::Array(vec![Value::String(mark); uses]);
-        texts.restore_value(&mut value);
+        texts.restore_value_held(&mut value);
         let full = value.as_array().unwrap().iter().filter(|v| **v == text).count();
         assert_eq!(full, 1 + COPIES / LONG, "the first use and the copies the budget allows");
     }

@@ -86,23 +86,27 @@ impl LogInfo {
         attachments: &Attachments,
         format: &str,
     ) -> EpisodeHeader {
-        let written = if self.ours { episode_of(metadata) } else { None };
+        let written = if self.ours { episode_of(metadata, attachments) } else { None };
         let is_ours = written.is_some();
+        // A sample we carried over from another Inspect task than the log's names its task.
+        let carried_from = metadata.get(CARRIED_TASK).and_then(Value::as_str).filter(|_| self.ours);
+        let inspect_task = carried_from.unwrap_or(&self.task);
         let (mut task, mut config) = written.unwrap_or_else(|| {
             let task = TaskInfo {
                 // `{task}/{sample id}`: the same task in every epoch and every run of the log's task.
-                id: Some(format!("{}/{}", self.task, id_text(id))),
+                id: Some(format!("{inspect_task}/{}", id_text(id))),
                 // The Inspect task: what `domain` groups and filters by in `ls`, `summary` and the browser.
-                domain: Some(self.task.clone()),
+                domain: Some(inspect_task.to_string()),
                 user_task: input_text(input, attachments),
                 ..TaskInfo::default()
             };
             (task, EpisodeConfig { models: self.models.clone(), ..EpisodeConfig::default() })
         });
-        task.extra.insert("inspect_task".into(), Value::String(self.task.clone()));
+        task.extra.insert("inspect_task".into(), Value::String(inspect_task.to_string()));
         task.extra.insert("sample_id".into(), id.clone());
         task.extra.insert("epoch".into(), Value::from(epoch));
-        if !target.is_null() {
+        // (A sample we wrote has its episode's attack goal as target.)
+        if !target.is_null() && !is_ours {
             task.extra.insert("target".into(), attachments.resolve_value(target));
         }
         if !metadata.is_empty() && !is_ours {
@@ -125,10 +129,15 @@ impl LogInfo {
 /// What `export --format eval` names itself in the header's `eval.metadata.written_by`.
 pub const WRITER: &str = "converse-tui";
 
-/// The task and config of the episode a sample we wrote was (its metadata's `task` and `config`).
-fn episode_of(metadata: &Map<String, Value>) -> Option<(TaskInfo, EpisodeConfig)> {
-    let task = serde_json::from_value(metadata.get("task")?.clone()).ok()?;
-    let config = serde_json::from_value(metadata.get("config")?.clone()).ok()?;
+/// The metadata key of a sample `export --format eval` carried over from a log of another task
+/// than the one it wrote (a log holds one task): that task's name.
+pub const CARRIED_TASK: &str = "converse_inspect_task";
+
+/// The task and config of the episode a sample we wrote was (its metadata's `task` and `config`,
+/// their long texts attachments).
+fn episode_of(metadata: &Map<String, Value>, attachments: &Attachments) -> Option<(TaskInfo, EpisodeConfig)> {
+    let task = serde_json::from_value(attachments.resolve_value(metadata.get("task")?)).ok()?;
+    let config = serde_json::from_value(attachments.resolve_value(metadata.get("config")?)).ok()?;
     Some((task, config))
 }
 

@@ -91,6 +91,16 @@ pub fn load_sample(path: &Path, key: &str) -> Result<Episode, LoadError> {
     episodes(sample, &info, path).into_iter().find(|e| e.id() == key).ok_or_else(missing)
 }
 
+/// The sample `{id}_epoch_{n}` of the `.eval` at `path` as Inspect wrote it (a JSON value), for a
+/// writer carrying it over unchanged; `None` when it is stored chunked.
+pub fn raw_sample(path: &Path, key: &str) -> Result<Option<Value>, LoadError> {
+    let mut archive = EvalArchive::open(path)?;
+    let entry = archive
+        .entry_of(key)
+        .ok_or_else(|| LoadError::new(path, 0, format!("no sample '{key}' in this log")))?;
+    archive.raw_sample(&entry)
+}
+
 /// The episodes of the `.eval` at `path` as its summaries give them (header, scores, error; no
 /// message): what an index needs, without reading a sample — but in a log of at most
 /// [`READ_FORKS_UP_TO`] inflated, whose samples are read for the forks of their branches (a larger

@@ -18,6 +18,7 @@ use super::branch::{self, Branch, Spans, conversation_of};
 use super::facts::Ending;
 use super::held::BigTexts;
 use super::log::{FORMAT, LogInfo};
+use super::ours;
 use super::schema::{ChatMessage, Sample, SampleEvent};
 use super::scores;
 use super::text::Attachments;
@@ -46,6 +47,11 @@ pub fn episodes_holding(
     texts: &mut BigTexts,
 ) -> Vec<Episode> {
     texts.hold_attachments(&mut sample.attachments);
+    if info.ours
+        && let Some(read) = ours::episodes(&mut sample, info, path)
+    {
+        return read;
+    }
     let role = info.audit.then_some("target");
     let branches = branch::branches(&sample, role);
     let mut main = episode(&mut sample, info, path);

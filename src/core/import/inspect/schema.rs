@@ -171,6 +171,9 @@ pub struct ChatMessage {
     pub function: Option<String>,
     #[serde(default)]
     pub error: Option<ToolError>,
+    /// What converse-tui keeps of an event it wrote as this message (`converse`).
+    #[serde(default, deserialize_with = "json_budget::opt_value")]
+    pub metadata: Option<Value>,
 }
 
 /// A message's content: a string, or a list of parts (text, reasoning, images…).
@@ -340,8 +343,6 @@ pub struct Score {
     pub answer: Option<String>,
     #[serde(default)]
     pub explanation: Option<String>,
-    #[serde(default, deserialize_with = "json_budget::opt_value")]
-    pub metadata: Option<Value>,
 }
 
 /// The text of a sample id (`paris`, `3`) as Inspect names its entry.

@@ -6,7 +6,7 @@
 //! nothing of pass or fail: the verdict is `skipped`, with no score, and the value kept in its
 //! details — never counted as a pass.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::schema::Score;
 use super::text::Attachments;
@@ -74,15 +74,13 @@ fn verdict(scorer: &str, raw: &Value, attachments: &Attachments) -> Verdict {
     };
     let explanation = score.explanation.as_deref().map(|e| attachments.resolve(e));
     let answer = score.answer.as_deref().map(|a| attachments.resolve(a));
-    let mut details = json!({ "value": score.value });
+    // The score as Inspect wrote it (its history and any other field included), its texts resolved.
+    let mut details = raw.clone();
     if let Some(answer) = &answer {
         details["answer"] = Value::String(answer.clone());
     }
     if let Some(explanation) = &explanation {
         details["explanation"] = Value::String(explanation.clone());
-    }
-    if let Some(metadata) = score.metadata.filter(|m| !m.is_null()) {
-        details["metadata"] = metadata;
     }
     let (outcome, number) = match value_to_float(&score.value) {
         Some(x) if (0.0..=1.0).contains(&x) => (outcome_of(x), Some(x)),
@@ -144,6 +142,7 @@ pub fn value_of(outcome: Outcome, score: Option<f64>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn values_read_as_inspect_reads_them() {
