@@ -412,17 +412,13 @@ for label, g in groups.items():
 print(json.dumps(out))
 "#;
 
-/// The shared sample of 235 runs beside the repository when it is there, else the repository's
-/// copy of ten of them.
+/// The repository's copy of ten of the benchmark's runs, and the larger sample `CONVERSE_BENCHMARK_LOGS`
+/// names (its `logs/` folder) when it is set: nothing outside the repository is read otherwise.
 fn benchmark_logs() -> Vec<std::path::PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut roots = vec![manifest.join("tests/fixtures/converse-benchmark-logs/logs")];
-    let shared = std::env::var_os("CONVERSE_BENCHMARK_LOGS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| manifest.join("../shared/fixtures/converse-benchmark-logs"))
-        .join("logs");
-    if shared.is_dir() {
-        roots.push(shared);
+    if let Some(more) = std::env::var_os("CONVERSE_BENCHMARK_LOGS") {
+        roots.push(std::path::PathBuf::from(more).join("logs"));
     }
     roots
 }
