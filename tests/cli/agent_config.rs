@@ -17,18 +17,26 @@ fn official_client(url: &str, token: &str) -> std::process::Output {
     Command::new(python::python()).arg(script).args([url, token, "2026-07-28", calls]).output().unwrap()
 }
 
-#[test]
-fn the_printed_config_reaches_the_tasks_tools_with_its_token_only() {
-    let home = tempfile::tempdir().unwrap();
-    let mut child = bin::command(home.path())
+/// `run --task TASK --print-agent-config EXTRA…` started, its stderr as `stderr`: the process and
+/// the one JSON line it printed, read.
+fn printed_config(home: &Path, extra: &[&str], stderr: Stdio) -> (std::process::Child, String, Value) {
+    let mut child = bin::command(home)
         .args(["run", "--task", TASK, "--print-agent-config"])
+        .args(extra)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let config: Value = serde_json::from_str(&line).unwrap();
+    let config = serde_json::from_str(&line).unwrap();
+    (child, line, config)
+}
+
+#[test]
+fn the_printed_config_reaches_the_tasks_tools_with_its_token_only() {
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, line, config) = printed_config(home.path(), &[], Stdio::piped());
     let converse = &config["converse"];
     assert_eq!(config.as_object().unwrap().len(), 1, "{line}");
     assert!(converse["episode"].as_str().unwrap().starts_with("ep-"), "{line}");
@@ -87,17 +95,9 @@ fn mcp_bind_names_a_reachable_address_and_needs_an_agent() {
 #[test]
 fn mcp_bind_serves_the_tools_on_the_address_named() {
     let home = tempfile::tempdir().unwrap();
-    let mut child = bin::command(home.path())
-        .args(["run", "--task", TASK, "--print-agent-config", "--mcp-bind", "127.0.0.2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (mut child, line, config) = printed_config(home.path(), &["--mcp-bind", "127.0.0.2"], Stdio::null());
     child.kill().unwrap();
     child.wait().unwrap();
-    let config: Value = serde_json::from_str(&line).unwrap();
     assert!(config["converse"]["mcp"]["url"].as_str().unwrap().starts_with("http://127.0.0.2:"), "{line}");
 }
 
@@ -111,15 +111,7 @@ fn idle_connections_without_the_token_are_closed_and_cannot_lock_the_agent_out()
     use std::time::Duration;
 
     let home = tempfile::tempdir().unwrap();
-    let mut child = bin::command(home.path())
-        .args(["run", "--task", TASK, "--print-agent-config"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let config: Value = serde_json::from_str(&line).unwrap();
+    let (mut child, _, config) = printed_config(home.path(), &[], Stdio::null());
     let url = config["converse"]["mcp"]["url"].as_str().unwrap().to_string();
     let token = config["converse"]["mcp"]["headers"]["Authorization"].as_str().unwrap()["Bearer ".len()..]
         .to_string();
