@@ -143,7 +143,8 @@ async fn kill_9_in_the_middle_then_resume_runs_no_node_twice_and_loses_none() {
     let whole = attack(home.path(), &server, 5, &home.path().join("whole"), &shape).await;
     let whole: Value = serde_json::from_slice(&whole.stdout).unwrap();
 
-    let server = defended::server(5).await;
+    // Each answer a little late, so that the kill lands in the middle however loaded the machine.
+    let server = defended::slow_server(5, Duration::from_millis(25)).await;
     let out = home.path().join("killed");
     let args = attack_args(&server, 5, &out, &shape);
     let mut child = command(home.path(), &args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
@@ -177,8 +178,11 @@ async fn kill_9_in_the_middle_then_resume_runs_no_node_twice_and_loses_none() {
     assert_eq!(shape_of(&resumed), shape_of(&whole));
     assert_eq!(resumed["status"], whole["status"]);
     // The budget held over both runs: every call the server saw was counted before it was made.
+    // A kill between the count and the send leaves a counted call unsent: at most one per
+    // running node (`--concurrency` 4).
     let counted = std::fs::read(out.join("attack.calls")).unwrap().len();
-    assert_eq!(counted, server.request_count());
+    let seen = server.request_count();
+    assert!(seen <= counted && counted <= seen + 4, "{counted} counted, {seen} seen");
     assert!(counted <= 400);
     assert_eq!(resumed["calls"]["total"].as_u64(), Some(counted as u64));
     // A journal the kill cut short was set aside, never read as a node.
