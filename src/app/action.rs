@@ -279,5 +279,8 @@ pub enum Effect {
         human: bool,
         /// The parent's directory, where the fork's journal goes (none for a built-in demo).
         beside: Option<std::path::PathBuf>,
+        /// The fork's `max_turns` is at least this (see
+        /// [`crate::core::sim::fork::Resume::max_turns_to_continue`]).
+        max_turns_at_least: u32,
     },
 }

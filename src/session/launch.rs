@@ -240,6 +240,7 @@ impl Launch {
             _ => None,
         };
         let recorded_turns = start.recorded.as_ref().map(RecordedAttack::max_turns_to_send_all);
+        let floor = recorded_turns.max(start.max_turns_at_least);
         let attacker: Box<dyn Attacker> = match (start.recorded, start.human, &self.script, &self.attacker) {
             (Some(recorded), ..) => match recorded_model {
                 Some(model) => {
@@ -258,7 +259,7 @@ impl Launch {
             (None, false, None, Err(problem)) => bail!("{problem} (or play the attacker yourself)"),
         };
         let episode = Episode { id: episode_id, journal: journal_path, attacker, attacker_model };
-        let mut handle = self.spawn(task_id, episode, start.resume, self.settings_for(recorded_turns))?;
+        let mut handle = self.spawn(task_id, episode, start.resume, self.settings_for(floor))?;
         if start.human {
             handle.human = Some(human_tx);
         } else {
@@ -456,10 +457,10 @@ impl Launch {
     }
 
     /// The episode's settings: a recorded attack (an attack case) lifts `max_turns` so that every
-    /// one of its lines is sent, whatever the limit says.
-    pub fn settings_for(&self, recorded_max_turns: Option<u32>) -> EpisodeSettings {
+    /// one of its lines is sent, whatever the limit says; a take-over lifts it to its floor.
+    pub fn settings_for(&self, max_turns_at_least: Option<u32>) -> EpisodeSettings {
         let mut settings = self.settings.clone();
-        settings.max_turns = settings.max_turns.max(recorded_max_turns.unwrap_or(0));
+        settings.max_turns = settings.max_turns.max(max_turns_at_least.unwrap_or(0));
         settings
     }
 

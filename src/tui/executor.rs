@@ -94,8 +94,14 @@ impl Executor {
                 let started = self.launcher.as_mut().map(|launch| launch(&id, Start::default()));
                 self.switch_to(started, &id).await
             }
-            Effect::Fork { task_id, resume, human, beside } => {
-                let start = Start { human, resume: Some(resume), journal_dir: beside, ..Start::default() };
+            Effect::Fork { task_id, resume, human, beside, max_turns_at_least } => {
+                let start = Start {
+                    human,
+                    resume: Some(resume),
+                    journal_dir: beside,
+                    max_turns_at_least: Some(max_turns_at_least),
+                    ..Start::default()
+                };
                 let started = self.launcher.as_mut().map(|launch| launch(&task_id, start));
                 self.switch_to(started, &task_id).await
             }

@@ -234,7 +234,10 @@ pub(super) fn take_over(top: &mut Screen, chrome: &mut Chrome, command: Command)
     };
     let beside = view.episode.file().and_then(std::path::Path::parent).map(std::path::Path::to_path_buf);
     match Resume::at(view.events(), view.cursor, view.episode.id()) {
-        Ok(resume) => chrome.effect(Effect::Fork { task_id, resume, human, beside }),
+        Ok(resume) => {
+            let max_turns_at_least = resume.max_turns_to_continue(view.episode.turns());
+            chrome.effect(Effect::Fork { task_id, resume, human, beside, max_turns_at_least })
+        }
         Err(e) => chrome.say(e.to_string()),
     }
 }

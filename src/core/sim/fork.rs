@@ -53,6 +53,19 @@ impl Resume {
         })
     }
 
+    /// The `max_turns` a take-over needs to play on: every turn its parent recorded
+    /// (`parent_turns`), and at least its own next one. A published run records a limit that
+    /// does not count turns as we do (10, over 38 turns), and a fork held to it would end at
+    /// once with nothing played.
+    pub fn max_turns_to_continue(&self, parent_turns: u32) -> u32 {
+        let next = match self.next_move() {
+            NextMove::AssistantReplies { turn, .. } => turn,
+            NextMove::AttackerMoves { completed } => completed + 1,
+        };
+        // `max_turns` M plays turns up to M - 1 (turn 1 is the user's task).
+        parent_turns.max(next).saturating_add(1)
+    }
+
     pub fn next_move(&self) -> NextMove {
         let last_message = self.prefix.iter().rev().find_map(|e| match &e.body {
             EventBody::Message(m) if m.to == Party::Assistant || m.to == Party::Attacker => Some(m),
@@ -136,4 +149,36 @@ fn is_reply_to_attacker(event: &Event) -> bool {
 
 fn is_to_assistant(event: &Event) -> bool {
     matches!(&event.body, EventBody::Message(m) if m.to == Party::Assistant)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, EpisodeHeader, Message, TaskInfo};
+
+    fn events() -> Vec<Event> {
+        let header = EpisodeHeader::new("ep", TaskInfo::default(), EpisodeConfig::default());
+        let bodies = vec![
+            EventBody::Episode(Box::new(header)),
+            EventBody::Message(Message::new(1, Party::User, Party::Assistant, "task")),
+            EventBody::Message(Message::new(1, Party::Assistant, Party::Attacker, "r1")),
+            EventBody::Message(Message::new(2, Party::Attacker, Party::Assistant, "a2")),
+            EventBody::Message(Message::new(2, Party::Assistant, Party::Attacker, "r2")),
+            EventBody::Message(Message::new(3, Party::Attacker, Party::Assistant, "a3")),
+        ];
+        crate::core::episode::stamp_events(bodies, "t")
+    }
+
+    #[test]
+    fn a_take_over_has_room_for_its_parents_turns_and_its_own_next_one() {
+        // After turn 2's reply: the attacker plays turn 3, which `max_turns` 4 allows.
+        let after_reply = Resume::at(&events(), 4, "ep").unwrap();
+        assert_eq!(after_reply.next_move(), NextMove::AttackerMoves { completed: 2 });
+        assert_eq!(after_reply.max_turns_to_continue(0), 4);
+        // A parent of 12 turns: room for all of them, whatever limit it records.
+        assert_eq!(after_reply.max_turns_to_continue(12), 13);
+        // On the parent's last message (turn 3's, unanswered): turn 3 is played anew, and fits.
+        let at_last = Resume::at(&events(), 5, "ep").unwrap();
+        assert_eq!(at_last.max_turns_to_continue(3), 4);
+    }
 }

@@ -81,6 +81,9 @@ pub struct Start {
     pub journal_dir: Option<PathBuf>,
     /// A recorded attack plays the attacker instead of the launcher's (an attack case).
     pub recorded: Option<super::replay_attacker::RecordedAttack>,
+    /// A floor under the episode's `max_turns` (a take-over: room for its parent's recorded
+    /// turns and its own next one, whatever limit the parent records).
+    pub max_turns_at_least: Option<u32>,
 }
 
 /// How an episode ended.
