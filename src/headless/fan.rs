@@ -79,17 +79,20 @@ pub async fn fan(
     let flags = &args.batch.run.settings;
     let mut run = fork_args(header, &args.models, args.data_dir.clone())?
         .with_agent(args.batch.run.assistant.as_deref(), &flags.agent);
-    // A limit given on the command line wins over the episode's own.
+    // A limit given on the command line wins over the episode's own; without one, played on, an
+    // attempt has the room its parent had (a published run goes past the limit it records).
     run.settings.max_turns = flags.max_turns.or(run.settings.max_turns);
     run.settings.max_tool_calls = flags.max_tool_calls.or(run.settings.max_tool_calls);
     run.out = Some(args.batch.out.clone());
     let mut launch = Launch::new(&run, paths)?;
-    let last_turn = assistant_turns(launch.settings.max_turns);
-    if args.mode == FanMode::Rest && last_turn <= args.turn {
+    let max_turns_at_least = (args.mode == FanMode::Rest && flags.max_turns.is_none())
+        .then(|| start.max_turns_to_continue(episode.turns()));
+    let max_turns = launch.settings.max_turns.max(max_turns_at_least.unwrap_or(0));
+    if args.mode == FanMode::Rest && assistant_turns(max_turns) <= args.turn {
         writeln!(
             err,
             "note: --max-turns {} ends each attempt after its reply at turn {}: nothing is played on (--max-turns {} plays one more turn)",
-            launch.settings.max_turns,
+            max_turns,
             args.turn,
             args.turn + 2
         )?;
@@ -97,8 +100,12 @@ pub async fn fan(
     let b = &args.batch;
     launch.set_rate_limits(b.rpm.limits());
     let recorded = crate::core::fan::start::fan_attacker(args.mode, episode.id(), args.turn);
-    let start_of =
-        |_: &Planned| Start { resume: Some(start.clone()), recorded: recorded.clone(), ..Start::default() };
+    let start_of = |_: &Planned| Start {
+        resume: Some(start.clone()),
+        recorded: recorded.clone(),
+        max_turns_at_least,
+        ..Start::default()
+    };
     let mut closing = Vec::new();
     let batch = execute(&args.batch, &launch, &plan, &start_of, &mut closing, err).await?;
     err.write_all(&closing)?;

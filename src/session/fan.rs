@@ -39,6 +39,8 @@ pub struct FanRequest {
     pub dir: PathBuf,
     /// Finishing a stopped fan: the attempts its runs files hold are read back, not run again.
     pub resuming: bool,
+    /// A floor under each attempt's `max_turns` (see [`Start::max_turns_at_least`]).
+    pub max_turns_at_least: Option<u32>,
 }
 
 /// What a fan reports, attempt by attempt.
@@ -171,8 +173,12 @@ async fn run(
             let _ = tx.send(FanUpdate::NotStarted { index: next, problem: format!("{e:#}") }).await;
             break;
         }
-        let start =
-            Start { resume: Some(request.resume.clone()), recorded: recorded.clone(), ..Start::default() };
+        let start = Start {
+            resume: Some(request.resume.clone()),
+            recorded: recorded.clone(),
+            max_turns_at_least: request.max_turns_at_least,
+            ..Start::default()
+        };
         match launch.start_at(&request.task_id, start, Some(journal.clone())) {
             Ok(handle) => {
                 let started = FanUpdate::Started { index: next, journal, episode: handle.episode_id.clone() };

@@ -208,3 +208,31 @@ async fn fan_rest_honours_max_turns_over_the_episodes_own() {
         stderr(&output)
     );
 }
+
+/// A published run goes past the limit it records (14 turns, the default limit 10): `fan --rest`
+/// without `--max-turns` gives each attempt the parent's room, as a take-over does; it ended
+/// after the reply with nothing played on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fan_rest_of_a_published_run_past_its_limit_plays_on_to_the_parents_length() {
+    let home = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let run = fixtures.join("converse-benchmark-logs/logs/insurance/gemini_2.5_flash/firewalls_data_abstraction_language_converter/persona3/security/professional_liability_exploitation_attack_6/output_20260116_011201_rep1_retry1.json");
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(r#"{"text": "Your licence number, please?", "details": ""}"#));
+    let out = home.path().join("fan");
+    let mut args = fan_args(&run, &server, &out, &["-n", "1", "--rest", "--attacker-model", "a"]);
+    args[3] = "12".into();
+    args.extend(strings(&["--data-dir", &fixtures.join("converse-dataset/resources").display().to_string()]));
+    let output = converse_tui(home.path(), args).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("nothing is played on"), "{}", stderr(&output));
+    let journal = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("__a1.jsonl"))
+        .unwrap();
+    let events = records(&journal);
+    let last = events.iter().filter(|e| e["kind"] == "message").map(|e| e["turn"].as_u64().unwrap()).max();
+    assert_eq!(last, Some(14));
+}

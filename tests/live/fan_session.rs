@@ -61,6 +61,7 @@ fn start_in(
         resume: fan_start(&events, "ep-src", 2).unwrap(),
         dir: home.join("fan"),
         resuming,
+        max_turns_at_least: None,
     };
     spawn(launch, request, concurrency).unwrap()
 }

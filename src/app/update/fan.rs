@@ -126,6 +126,8 @@ pub(super) fn start(state: &mut AppState, input: &str, stopped: Option<Box<Stopp
     };
     let id = episode.id().to_string();
     let copied = resume.prefix.len();
+    // Played on, an attempt has the room its parent had, as a take-over does.
+    let max_turns_at_least = (mode == FanMode::Rest).then(|| resume.max_turns_to_continue(episode.turns()));
     let request = FanRequest {
         task_id,
         episode_id: id.clone(),
@@ -135,6 +137,7 @@ pub(super) fn start(state: &mut AppState, input: &str, stopped: Option<Box<Stopp
         resume,
         dir: dir.clone(),
         resuming,
+        max_turns_at_least,
     };
     let mut fan = FanView::new(id, origin, turn, mode, attempts, dir, copied);
     fan.resumed = resuming;
