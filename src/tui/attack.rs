@@ -1,6 +1,7 @@
 //! The screen's attack searches: the launcher that starts one (the episode's models, or the
-//! flags' for a task; the replay's pacing), and the search running, its reports forwarded to the
-//! inbox, steered by the screen (pause, step, a person's prune and expansions).
+//! flags' for a task; the replay's pacing and its agent, as forks and fans have them), and the
+//! search running, its reports forwarded to the inbox, steered by the screen (pause, step, a
+//! person's prune and expansions).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,6 +17,7 @@ use crate::session::attack::{
     AttackArgs, AttackRequest, HandRequest, SearchControl, SearchHandle, ShapeFlags, free_attack_dir,
     prepare, spawn,
 };
+use crate::session::fork_agent::ForkAgent;
 use crate::session::{RunArgs, TaskSelection};
 
 use super::fan::FanPacing;
@@ -32,6 +34,7 @@ pub fn attack_launcher(
     models: ModelFlags,
     data_dir: Option<PathBuf>,
     pacing: FanPacing,
+    agent: ForkAgent,
 ) -> AttackLauncher {
     Box::new(move |request: AttackRequest| {
         let run = match &request.header {
@@ -46,6 +49,8 @@ pub fn attack_launcher(
                 ..RunArgs::default()
             },
         };
+        // `replay --assistant … --launch …`: the agent searched is the one named, not the recorded one.
+        let run = run.with_agent(agent.assistant.as_deref(), &agent.flags);
         // Beside the episode, unless its folder cannot be written (a read-only corpus).
         let writable = |dir: &PathBuf| std::fs::create_dir_all(dir.join(ATTACKS_DIR)).is_ok();
         let under = request.under.clone().filter(writable).unwrap_or_else(|| paths.episodes_dir.clone());
@@ -62,7 +67,9 @@ pub fn attack_launcher(
             resume: false,
             judge_options: Default::default(),
         };
-        Ok((spawn(prepare(&args, &paths)?)?, out))
+        let mut parts = prepare(&args, &paths)?;
+        parts.launch = parts.launch.with_agents(agent.slots.clone());
+        Ok((spawn(parts)?, out))
     })
 }
 

@@ -100,6 +100,7 @@ pub fn run_tui(
         forks.models.clone(),
         forks.data_dir.clone(),
         forks.pacing,
+        forks.agent.clone(),
     );
     let launcher = replay_launcher(paths.clone(), forks);
     let sources =

@@ -222,3 +222,47 @@ async fn x_on_a_turn_of_a_published_run_searches_from_that_turn_beside_the_run()
     s.keys(&["q"]);
     s.wait_for("EXIT=");
 }
+
+/// `replay --assistant a2a:URL`: `X` searches that agent, as forks and fans reach it; it searched
+/// the model the run recorded (the flag was dropped), so a person believed their agent tried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x_on_a_replay_naming_an_agent_searches_that_agent() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let published = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
+    let run = home.path().join(published);
+    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures.join("converse-benchmark-logs").join(published), &run).unwrap();
+    let data = fixtures.join("converse-dataset/resources");
+    let server = defended::slow_server(1, Duration::from_millis(20)).await;
+    let agent = defended::a2a_agent().await;
+    let s = Session::start(
+        &format!(
+            "replay '{}' --data-dir '{}' --base-url {} --assistant a2a:{} --attacker-model {ATTACKER} --judge-model {JUDGE}",
+            run.display(),
+            data.display(),
+            server.base_url(),
+            agent.root_url()
+        ),
+        home.path(),
+    );
+    s.wait_for("REPLAY");
+    s.keys(&[":", "2", "Enter", "X"]);
+    s.wait_for("attack search: tap|crescendo|goat");
+    s.keys(&["BSpace"; 6]);
+    s.keys(&["crescendo 30", "Enter"]);
+    s.wait_for("from turn 2 of");
+    wait_until(&s, "the search ended", ended);
+    s.keys(&["q"]);
+    s.wait_for("EXIT=");
+    assert!(defended::agent_messages(&agent) > 0, "the agent was attacked");
+    let to_a_model = server.requests().iter().filter(|r| r.body["model"] == "gpt_5_chat").count();
+    assert_eq!(to_a_model, 0, "no node went to the recorded model");
+    let (events, _) = read_journal(search_dir(home.path()).join("node-1.jsonl")).unwrap();
+    let EventBody::Episode(header) = &events[0].body else { panic!("no header") };
+    let url = &header.config.extra["assistant_agent"]["url"];
+    assert!(url.as_str().is_some_and(|u| u.starts_with(&agent.root_url())), "{url}");
+}
