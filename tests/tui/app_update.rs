@@ -325,6 +325,21 @@ fn a_message_typed_while_the_assistant_answers_is_queued() {
     assert_eq!(s.message(), None);
 }
 
+/// The runner's warning that an agent never reached its tools (nothing was tested) is not hidden
+/// behind a warning the start gave (it showed only once a key cleared that one).
+#[test]
+fn the_agent_never_reaching_its_tools_shows_over_a_start_warning() {
+    use converse_tui::core::sim::emitter::RunnerUpdate;
+    let mut s = AppState::live(Keymap::default(), "ep.jsonl", false, false);
+    let warnings = vec!["the attacker script was recorded for another task".to_string()];
+    update(&mut s, Action::LiveStarted { journal: "ep.jsonl".into(), human: false, warnings });
+    assert!(s.message().is_some_and(|m| m.contains("another task")));
+    let unreached = "the agent never reached its tools: its verdicts are undecided";
+    update(&mut s, Action::Runner(RunnerUpdate::Warning(unreached.into())));
+    assert_eq!(s.message(), None, "the passing message gives way");
+    assert_eq!(s.live_run().unwrap().warning.as_deref(), Some(unreached), "the status line's to the end");
+}
+
 #[test]
 fn deleting_an_annotation_asks_first() {
     use converse_tui::core::annotate::{Annotation, Label};

@@ -34,6 +34,11 @@ pub(super) fn fold(screen: &mut InspectorScreen, chrome: &mut Chrome, update: Ru
         chrome.message = None;
         screen.composer.open_attack();
     }
+    // What the runner warns of (the agent never reached its tools: nothing was tested) outweighs
+    // any passing message, which would hide it until a key cleared it.
+    if matches!(update, RunnerUpdate::Warning(_)) {
+        chrome.message = None;
+    }
     // What the composer said of a message sent is over once the run has ended.
     if update == RunnerUpdate::Phase(Phase::Finished)
         && chrome.message.as_deref().is_some_and(|m| [SENT, QUEUED].contains(&m))
