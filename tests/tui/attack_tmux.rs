@@ -266,3 +266,30 @@ async fn x_on_a_replay_naming_an_agent_searches_that_agent() {
     let url = &header.config.extra["assistant_agent"]["url"];
     assert!(url.as_str().is_some_and(|u| u.starts_with(&agent.root_url())), "{url}");
 }
+
+/// `.` on a paused search lets one node through, then it holds again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_on_a_paused_search_runs_one_node_and_holds_again() {
+    if !tmux_available() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let server = defended::slow_server(2, Duration::from_millis(60)).await;
+    let s = start_search(&server, home.path(), "crescendo 60");
+    wait_until(&s, "a first-turn node started", |screen| row(screen, "1").is_some());
+    s.keys(&["Space"]);
+    s.wait_for("PAUSED");
+    quiet(&server).await;
+    let dir = search_dir(home.path());
+    let nodes = || walk(&dir).into_iter().filter(|p| p.to_string_lossy().ends_with(".jsonl")).count();
+    let before = nodes();
+    s.keys(&["."]);
+    let held = quiet(&server).await;
+    assert_eq!(nodes(), before + 1, "one node more");
+    assert!(!server.wait_for_requests(held + 1, NONE_COMES).await, "then nothing: it holds again");
+    assert!(s.screen().contains("PAUSED"), "{}", s.screen());
+    s.keys(&["c"]);
+    wait_until(&s, "the search ended", ended);
+    s.keys(&["q"]);
+    s.wait_for("EXIT=");
+}
