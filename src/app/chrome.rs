@@ -131,6 +131,13 @@ impl Chrome {
         self.overlays.push(Overlay::Prompt(Prompt::new(kind, input)));
     }
 
+    /// A prompt offering `input`: Enter takes it, typing replaces it.
+    pub fn offer(&mut self, kind: PromptKind, input: impl Into<String>) {
+        let mut prompt = Prompt::new(kind, input);
+        prompt.offered = true;
+        self.overlays.push(Overlay::Prompt(prompt));
+    }
+
     /// The top of the modal stack.
     pub fn overlay(&self) -> Option<&Overlay> {
         self.overlays.last()

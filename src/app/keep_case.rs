@@ -15,7 +15,7 @@ impl Chrome {
     pub fn ask_suite(&mut self) {
         let last = &self.recall.last_suite;
         let input = if last.is_empty() { DEFAULT_SUITE.to_string() } else { last.clone() };
-        self.prompt(PromptKind::KeepCase, input);
+        self.offer(PromptKind::KeepCase, input);
     }
 }
 

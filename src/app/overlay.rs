@@ -44,6 +44,9 @@ impl PromptKind {
 pub struct Prompt {
     pub kind: PromptKind,
     pub input: String,
+    /// The input is a suggestion (`tap 60`, the last suite): Enter takes it, the first key typed
+    /// replaces it, Backspace clears it.
+    pub offered: bool,
     /// `f`'s question: a stopped fan of the episode and turn, found while it asks; Enter alone
     /// finishes it.
     pub stopped_fan: Option<Box<StoppedFan>>,
@@ -51,7 +54,20 @@ pub struct Prompt {
 
 impl Prompt {
     pub fn new(kind: PromptKind, input: impl Into<String>) -> Self {
-        Prompt { kind, input: input.into(), stopped_fan: None }
+        Prompt { kind, input: input.into(), offered: false, stopped_fan: None }
+    }
+
+    /// A key typed or a paste: what the input becomes.
+    pub fn type_in(&mut self, typed: Option<&str>) {
+        if std::mem::take(&mut self.offered) {
+            self.input.clear();
+        }
+        match typed {
+            Some(text) => self.input.push_str(text),
+            None => {
+                self.input.pop();
+            }
+        }
     }
 
     /// What the prompt asks, as the status line shows it: `f`'s question names a stopped fan of
@@ -95,4 +111,25 @@ pub enum Overlay {
     ConfirmQuit {
         question: &'static str,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offered_input_is_taken_as_is_or_replaced_by_the_first_key() {
+        let offered = || Prompt { offered: true, ..Prompt::new(PromptKind::AttackStart, "tap 60") };
+        let mut typed = offered();
+        typed.type_in(Some("g"));
+        typed.type_in(Some("oat"));
+        assert_eq!(typed.input, "goat");
+        let mut cleared = offered();
+        cleared.type_in(None);
+        assert_eq!(cleared.input, "");
+        // A prompt that edits what it shows (a node's text) keeps it.
+        let mut edited = Prompt::new(PromptKind::EditNode, "Hello");
+        edited.type_in(Some("!"));
+        assert_eq!(edited.input, "Hello!");
+    }
 }

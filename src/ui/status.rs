@@ -35,9 +35,16 @@ pub(super) fn search_prompt(chrome: &Chrome, prompt: &Prompt) -> Line<'static> {
 
 /// A prompt as the status line shows it: its label, what is typed, and the keys.
 pub(super) fn prompt_line(chrome: &Chrome, prompt: &Prompt, theme: &Theme) -> Line<'static> {
-    let text = format!(" {}: {}▏", prompt.label(), single_line(&prompt.input));
+    let label = format!(" {}: ", prompt.label());
+    let input = format!("{}▏", single_line(&prompt.input));
+    // An offered input is dim: typing replaces it.
+    let input_style = if prompt.offered { theme.dim() } else { theme.title() };
     let hint = format!("  {}", chrome.keymap.hints(&[(Command::Submit, "ok"), (Command::Close, "cancel")]));
-    Line::from(vec![Span::styled(text, theme.title()), Span::styled(hint, theme.dim())])
+    Line::from(vec![
+        Span::styled(label, theme.title()),
+        Span::styled(input, input_style),
+        Span::styled(hint, theme.dim()),
+    ])
 }
 
 /// The quit question while an episode or a fan runs, as the status line asks it.

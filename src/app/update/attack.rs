@@ -33,7 +33,7 @@ pub(super) fn open(state: &mut AppState) {
                 AttackOrigin::Task(task) => format!("task {task}"),
             };
             state.chrome.say(format!("attack search from {from}"));
-            state.chrome.prompt(PromptKind::AttackStart, DEFAULT_REQUEST);
+            state.chrome.offer(PromptKind::AttackStart, DEFAULT_REQUEST);
         }
         Err(problem) => state.chrome.say(problem),
     }

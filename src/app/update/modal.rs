@@ -51,6 +51,7 @@ pub(super) fn edit(top: &mut Screen, chrome: &mut Chrome, input: Input) {
     if input.ctrl && input.key == Key::Char('u') {
         if let Some(Overlay::Prompt(prompt)) = chrome.overlays.last_mut() {
             prompt.input.clear();
+            prompt.offered = false;
             live_filter(top, chrome);
         }
         return;
@@ -64,12 +65,10 @@ pub(super) fn edit(top: &mut Screen, chrome: &mut Chrome, input: Input) {
         Some(Overlay::Prompt(prompt)) => {
             match typed {
                 Some(c) if prompt.kind != PromptKind::JumpToTurn || c.is_ascii_digit() => {
-                    prompt.input.push(c)
+                    prompt.type_in(Some(c.encode_utf8(&mut [0; 4])))
                 }
                 Some(_) => {}
-                None => {
-                    prompt.input.pop();
-                }
+                None => prompt.type_in(None),
             }
             live_filter(top, chrome);
         }
@@ -93,7 +92,7 @@ pub(super) fn paste(top: &mut Screen, chrome: &mut Chrome, text: &str) {
     let clean = text.chars().filter(|c| !c.is_control());
     match chrome.overlays.last_mut() {
         Some(Overlay::Prompt(prompt)) => {
-            prompt.input.extend(clean);
+            prompt.type_in(Some(&clean.collect::<String>()));
             live_filter(top, chrome);
         }
         Some(Overlay::Annotate(form)) => form.field_mut().extend(clean),
@@ -122,7 +121,7 @@ fn set_list_filter(top: &mut Screen, text: String) {
 }
 
 fn submit_prompt(top: &mut Screen, chrome: &mut Chrome, prompt: Prompt) {
-    let Prompt { kind, input, stopped_fan } = prompt;
+    let Prompt { kind, input, stopped_fan, .. } = prompt;
     match kind {
         PromptKind::Filter => {}
         PromptKind::SearchEpisodes => chrome.follow_up(FollowUp::Search(input)),
