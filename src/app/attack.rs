@@ -23,11 +23,18 @@ pub struct AttackNode {
     pub text: Option<String>,
     /// What its journal says, once it has ended.
     pub record: Option<NodeRecord>,
+    /// The root of a search from an episode: that episode's turn, which every first-level node
+    /// continues (nothing runs for it; `+` on it adds a first-level node by hand).
+    pub episode_turn: Option<u32>,
 }
 
 impl AttackNode {
+    fn new(id: NodeId) -> AttackNode {
+        AttackNode { id, journal: PathBuf::new(), text: None, record: None, episode_turn: None }
+    }
+
     pub fn ended(&self) -> bool {
-        self.record.as_ref().is_some_and(NodeRecord::finished)
+        self.episode_turn.is_some() || self.record.as_ref().is_some_and(NodeRecord::finished)
     }
 
     pub fn score(&self) -> Option<u8> {
@@ -73,13 +80,23 @@ pub struct AttackView {
 
 impl AttackView {
     pub fn new(origin: AttackOrigin, strategy: Strategy, budget: Option<u64>, dir: PathBuf) -> AttackView {
+        // A search from an episode's turn shows that turn as its root.
+        let nodes = match &origin {
+            AttackOrigin::Episode { path, id, turn } => vec![AttackNode {
+                journal: path.clone(),
+                text: Some(format!("turn {turn} of {}", inert(id))),
+                episode_turn: Some(*turn),
+                ..AttackNode::new(NodeId::root())
+            }],
+            AttackOrigin::Task(_) => Vec::new(),
+        };
         AttackView {
             origin,
             strategy,
             budget,
             dir,
             started: false,
-            nodes: Vec::new(),
+            nodes,
             selected: 0,
             paused: false,
             steps: 0,
@@ -132,8 +149,7 @@ impl AttackView {
         let at = match self.nodes.binary_search_by(|n| n.id.path().cmp(&id.path())) {
             Ok(at) => at,
             Err(at) => {
-                let node = AttackNode { id: id.clone(), journal: PathBuf::new(), text: None, record: None };
-                self.nodes.insert(at, node);
+                self.nodes.insert(at, AttackNode::new(id.clone()));
                 if at <= self.selected && self.nodes.len() > 1 {
                     self.selected += 1;
                 }
@@ -145,6 +161,11 @@ impl AttackView {
 
     pub fn done(&self) -> bool {
         self.status.is_some()
+    }
+
+    /// The nodes the search ran (an episode's turn at the root is not one).
+    pub fn node_count(&self) -> usize {
+        self.nodes.iter().filter(|n| n.episode_turn.is_none()).count()
     }
 
     pub fn leaks(&self) -> usize {

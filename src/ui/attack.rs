@@ -90,6 +90,7 @@ fn draw_tree(frame: &mut Frame, area: Rect, view: &AttackView, theme: &Theme) {
 /// What became of a node, in a word.
 fn state_word(view: &AttackView, node: &AttackNode) -> &'static str {
     match &node.record {
+        _ if node.episode_turn.is_some() => "episode",
         Some(record) if record.leak.is_some() => "LEAK",
         _ if view.pruned.iter().any(|p| p.holds(&node.id)) => "pruned by hand",
         Some(record) => record.status(),
@@ -171,6 +172,9 @@ fn draw_detail(frame: &mut Frame, area: Rect, view: &AttackView, theme: &Theme) 
 
 /// `turn 3 · score 7/10 · by hand · [authority, urgency]`
 fn detail_head(view: &AttackView, node: &AttackNode) -> String {
+    if node.episode_turn.is_some() {
+        return "· the episode's turn, which every first-level node continues".into();
+    }
     let mut parts = Vec::new();
     if let Some(record) = &node.record {
         parts.push(format!("turn {}", record.turn));

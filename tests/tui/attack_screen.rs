@@ -171,7 +171,12 @@ fn the_search_done() {
 #[test]
 fn the_keys_pause_step_prune_expand_edit_and_pin_the_search() {
     let mut state = search_state();
-    // The selection stays on the first node as the tree fills: 1, 2, 2-1, 2-2, 2-3, 3.
+    // The selection stays on the root, the episode's turn, as the tree fills: 1, 2, 2-1, 2-2,
+    // 2-3, 3. It cannot be pruned; `+` adds a first-level node by hand.
+    assert_eq!(press(&mut state, "x"), vec![]);
+    let first_level =
+        Effect::AttackHand(HandRequest::Expand { node: NodeId::root(), text: None, pin: false });
+    assert_eq!(press(&mut state, "+"), vec![first_level]);
     assert_eq!(press(&mut state, " "), vec![Effect::AttackControl(SearchControl::Paused)]);
     assert_eq!(press(&mut state, "."), vec![Effect::AttackControl(SearchControl::Step(1))]);
     assert_eq!(
@@ -179,7 +184,7 @@ fn the_keys_pause_step_prune_expand_edit_and_pin_the_search() {
         vec![Effect::AttackControl(SearchControl::Step(2)), Effect::AttackControl(SearchControl::Step(3))]
     );
     assert_eq!(press(&mut state, "c"), vec![Effect::AttackControl(SearchControl::Run)]);
-    press(&mut state, "g↓");
+    press(&mut state, "g↓↓");
     assert_eq!(press(&mut state, "x"), vec![Effect::AttackHand(HandRequest::Prune(id("2")))]);
     // Pruned already: said, not asked again.
     assert_eq!(press(&mut state, "x"), vec![]);
@@ -204,7 +209,10 @@ fn the_keys_pause_step_prune_expand_edit_and_pin_the_search() {
 #[test]
 fn enter_opens_a_node_and_k_keeps_it_as_a_case() {
     let mut state = search_state();
-    press(&mut state, "g↓↓");
+    // Enter on the root opens the episode the search continues.
+    let episode = press(&mut state, "g\n");
+    assert!(matches!(&episode[..], [Effect::OpenEpisode { over: true, .. }]), "{episode:?}");
+    press(&mut state, "g↓↓↓");
     let opened = press(&mut state, "\n");
     let journal = PathBuf::from(format!("{SEARCH}/node-2-1.jsonl"));
     assert!(
@@ -212,7 +220,7 @@ fn enter_opens_a_node_and_k_keeps_it_as_a_case() {
         "{opened:?}"
     );
     let mut state = search_state();
-    press(&mut state, "g↓↓");
+    press(&mut state, "g↓↓↓");
     let kept = press(&mut state, "K\n");
     let sources = kept.iter().find_map(|e| match e {
         Effect::KeepCases { sources, .. } => Some(sources.clone()),

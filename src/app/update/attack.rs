@@ -116,7 +116,9 @@ pub(super) fn report(view: &mut AttackView, chrome: &mut Chrome, update: SearchU
         let status = view.status.map_or("over", |s| s.as_str());
         chrome.say(match &view.problem {
             Some(problem) => format!("attack search {status}: {problem}"),
-            None => format!("attack search {status}: {} node(s), {} leak(s)", view.nodes.len(), view.leaks()),
+            None => {
+                format!("attack search {status}: {} node(s), {} leak(s)", view.node_count(), view.leaks())
+            }
         });
     }
 }
@@ -141,7 +143,12 @@ pub(super) fn command(view: &mut AttackView, chrome: &mut Chrome, command: Comma
         Command::First => view.selected = 0,
         Command::Last => view.select_by(isize::MAX),
         Command::OpenDetail => {
-            if let Some(record) = ended.and_then(|n| n.record.as_ref()) {
+            if let (Some(_), AttackOrigin::Episode { path, id, .. }) =
+                (ended.and_then(|n| n.episode_turn), &view.origin)
+            {
+                let (path, id) = (path.clone(), id.clone());
+                chrome.effect(Effect::OpenEpisode { path, id, over: true });
+            } else if let Some(record) = ended.and_then(|n| n.record.as_ref()) {
                 let (path, id) = (record.journal.clone(), record.episode.clone());
                 chrome.effect(Effect::OpenEpisode { path, id, over: true });
             }
