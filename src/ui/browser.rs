@@ -128,7 +128,7 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
                 };
                 // A group's path cell is its count and what it pools: its start matters most.
                 let text = if column == Column::Path {
-                    truncate(&text, width)
+                    truncate(&browser.group_path(group, width), width)
                 } else {
                     fit_text(column, &text, width)
                 };

@@ -82,6 +82,19 @@ impl Group {
         (!parts.is_empty()).then(|| parts.join(", "))
     }
 
+    /// [`Group::pooled`] where room is short: `4 def, 3 dom`, or tighter `4def,3dom`.
+    pub fn pooled_short(&self, tight: bool) -> Option<String> {
+        let name = |column| match column {
+            Column::Model => "mod",
+            Column::Defence => "def",
+            _ => "dom",
+        };
+        let (gap, join) = if tight { ("", ",") } else { (" ", ", ") };
+        let parts: Vec<String> =
+            self.pools.iter().map(|&(column, n)| format!("{n}{gap}{}", name(column))).collect();
+        (!parts.is_empty()).then(|| parts.join(join))
+    }
+
     /// Its name in a chart: its key, and what it pools (`gpt_5_chat (4 defences, 3 domains)`).
     pub fn label(&self) -> String {
         let key = self.key.join(" / ");

@@ -203,6 +203,29 @@ impl Browser {
             }
         }
     }
+    /// A group's path cell in `width` columns: [`Browser::group_cell`]'s, else shorter forms
+    /// (`17 ep · pools 4 def, 3 dom`, `17 · pools 4def,3dom`), since that its rates pool
+    /// defences or domains must still show.
+    pub fn group_path(&self, group: &Group, width: usize) -> String {
+        use unicode_width::UnicodeWidthStr;
+        let full = self.group_cell(group, Column::Path);
+        if full.width() <= width {
+            return full;
+        }
+        let short = |unit: &str, out: &str, tight: bool| {
+            let count = match group.kept_out {
+                0 => format!("{}{unit}", group.episodes),
+                n => format!("{}{unit} ({n} {out})", group.episodes),
+            };
+            match group.pooled_short(tight) {
+                Some(pooled) => format!("{count} · pools {pooled}"),
+                None => count,
+            }
+        };
+        let medium = short(" ep", "kept out", false);
+        if medium.width() <= width { medium } else { short("", "out", true) }
+    }
+
     /// The text of a group's cell in `column`: its name in the column of its level,
     /// the count in the path column, the rate in each judge's.
     pub fn group_cell(&self, group: &Group, column: Column) -> String {
