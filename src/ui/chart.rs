@@ -74,11 +74,35 @@ fn has_curve(chart: &SurvivalChart) -> bool {
     known > 0 || unknown == 0
 }
 
-fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
+/// The chart's frame, titled with the first of `titles` (longest first) that fits `area`; the
+/// last one cut after a whole word if none does (a legend cut mid-word says nothing).
+fn block<'a>(titles: &[String], area: Rect, theme: &Theme) -> Block<'a> {
+    let room = usize::from(area.width).saturating_sub(4);
+    let title = match titles.iter().find(|t| t.width() <= room) {
+        Some(title) => title.clone(),
+        None => cut_at_word(titles.last().map_or("", String::as_str), room),
+    };
     Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border(false))
         .title(Span::styled(format!(" {title} "), theme.title()))
+}
+
+/// `text` in `width` columns, cut after its last whole word that fits, with `…`.
+fn cut_at_word(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut end = 0;
+    for (i, c) in text.char_indices() {
+        if text[..i].width() + 1 > width {
+            break;
+        }
+        if c == ' ' {
+            end = i;
+        }
+    }
+    format!("{}…", text[..end].trim_end_matches([' ', '·', ',', ';']))
 }
 
 /// Cuts `text` to `width` columns, with `…` when cut, padded to `width`.
@@ -100,11 +124,13 @@ fn fit(text: &str, width: usize) -> String {
 /// Rates of one judge and source: `label  k/n  rate  ████├▓▓●───┤`, highest first, the axis
 /// under the track.
 pub fn draw_rates(buf: &mut Buffer, area: Rect, chart: &RateChart, theme: &Theme) {
-    let title = format!(
-        "{} · {} · rate with 95% CI (Wilson), highest first; █ rate, ├─┤ interval",
-        chart.judge, chart.source
-    );
-    let outer = block(title, theme);
+    let (judge, source) = (&chart.judge, &chart.source);
+    let titles = [
+        format!("{judge} · {source} · rate with 95% CI (Wilson), highest first; █ rate, ├─┤ interval"),
+        format!("{judge} · {source} · rate, 95% Wilson CI; █ rate ├─┤ CI"),
+        format!("{judge} · {source} · rate, 95% CI"),
+    ];
+    let outer = block(&titles, area, theme);
     let inner = outer.inner(area);
     outer.render(area, buf);
     if inner.width < 20 || inner.height == 0 {
@@ -200,11 +226,15 @@ fn axis(width: usize, labels: &[(f64, &str)]) -> String {
 /// turn, one symbol per group, the 50 % line dotted; the legend gives n, events and the median
 /// turn with its interval.
 pub fn draw_survival(buf: &mut Buffer, area: Rect, chart: &SurvivalChart, theme: &Theme) {
-    let title = format!(
-        "{} · {} · share without a {} by turn (Kaplan–Meier; never: censored at the last turn; k/n events)",
-        chart.judge, chart.source, chart.event
-    );
-    let outer = block(title, theme);
+    let (judge, source, event) = (&chart.judge, &chart.source, &chart.event);
+    let titles = [
+        format!(
+            "{judge} · {source} · share without a {event} by turn (Kaplan–Meier; never: censored at the last turn; k/n events)"
+        ),
+        format!("{judge} · {source} · share without a {event} by turn (Kaplan–Meier)"),
+        format!("{judge} · {source} · Kaplan–Meier"),
+    ];
+    let outer = block(&titles, area, theme);
     let inner = outer.inner(area);
     outer.render(area, buf);
     if !has_curve(chart) {
@@ -337,7 +367,9 @@ pub fn draw_judge_page(buf: &mut Buffer, area: Rect, series: &ChartSeries, judge
     let survival = series.survival.iter().find(|r| r.judge == *judge);
     let (Some(rates), Some(survival)) = (rates, survival) else {
         let text = format!("no {judge} verdict of {} to chart", single_line(&series.source));
-        Paragraph::new(Line::styled(text, theme.dim())).block(block("chart".into(), theme)).render(area, buf);
+        Paragraph::new(Line::styled(text, theme.dim()))
+            .block(block(&["chart".to_string()], area, theme))
+            .render(area, buf);
         return;
     };
     let wanted = rates_height(rates);
@@ -404,11 +436,16 @@ pub fn draw_heatmap(
     cursor: (usize, usize),
     theme: &Theme,
 ) {
-    let title = format!(
-        "{} · {} · rate per attack × group (· none, ░ ≤25%, ▒ ≤50%, ▓ ≤75%, █ >75%); arrows move, Enter lists the cell's episodes",
-        map.judge, map.source
-    );
-    let outer = block(title, theme);
+    let (judge, source) = (&map.judge, &map.source);
+    let titles = [
+        format!(
+            "{judge} · {source} · rate per attack × group (· none, ░ ≤25%, ▒ ≤50%, ▓ ≤75%, █ >75%); arrows move, Enter lists the cell's episodes"
+        ),
+        format!("{judge} · {source} · rate per attack × group (· none, ░ ≤25%, ▒ ≤50%, ▓ ≤75%, █ >75%)"),
+        format!("{judge} · {source} · rate per attack × group (·0 ░≤25 ▒≤50 ▓≤75 █>75%)"),
+        format!("{judge} · {source} · rate per attack × group"),
+    ];
+    let outer = block(&titles, area, theme);
     let inner = outer.inner(area);
     outer.render(area, buf);
     if inner.width < 20 || inner.height < 3 || map.rows.is_empty() {
@@ -468,4 +505,18 @@ pub fn draw_heatmap(
         lines.push(Line::styled(format!("{marker}{:>3} {label}", c + 1), theme.dim()));
     }
     Paragraph::new(lines).render(inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_too_long_is_cut_after_a_whole_word() {
+        let text = "privacy · rule · share without a leak by turn (Kaplan–Meier)";
+        assert_eq!(cut_at_word(text, 80), text);
+        assert_eq!(cut_at_word(text, 40), "privacy · rule · share without a leak…");
+        assert_eq!(cut_at_word(text, 23), "privacy · rule · share…");
+        assert_eq!(cut_at_word(text, 22), "privacy · rule…");
+    }
 }
