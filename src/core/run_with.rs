@@ -79,11 +79,9 @@ impl RunWith {
         let assistant = text(agent_url)
             .map(|url| format!("a2a:{url}"))
             .or_else(|| text(config.models.get("assistant")))?;
+        // The header names the attacker's kind (`scripted`, `human`) where no model played it.
         let attacker_kind = text(config.extra.get("attacker_kind"));
-        let attacker = match attacker_kind.as_deref() {
-            None | Some("llm") => text(config.models.get("attacker")),
-            Some(_) => None,
-        };
+        let attacker = text(config.models.get("attacker")).filter(|m| Some(m) != attacker_kind.as_ref());
         let judge = text(config.models.get("judge"));
         let judge_url = text(config.extra.get(crate::core::sim::runner::JUDGE_BASE_URL));
         Some(RunWith {

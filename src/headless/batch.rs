@@ -340,7 +340,7 @@ fn recorded_run_with(dir: &std::path::Path, record: &RunRecord) -> anyhow::Resul
     match header.as_ref().and_then(|e| RunWith::from_header(e.header())) {
         Some(with) => Ok(with),
         None => Err(ResumeRefused(format!(
-            "--resume: {} does not record what {} was run with (its journal {} names no assistant): give another --out",
+            "--resume: {} does not record what {} was run with (its runs file is of an older version and its journal {} names no assistant): give another --out",
             dir.display(),
             record.key(),
             journal.display()
