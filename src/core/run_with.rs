@@ -167,3 +167,57 @@ pub fn attack_digest(lines: &[String], replies: &[String], live: bool) -> String
     hash.update([u8::from(live)]);
     hash.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::episode::{EpisodeConfig, TaskInfo};
+
+    fn header(models: &[(&str, &str)], extra: &[(&str, &str)]) -> EpisodeHeader {
+        let mut config = EpisodeConfig::default();
+        for (role, model) in models {
+            config.models.insert(role.to_string(), (*model).into());
+        }
+        for (key, value) in extra {
+            config.extra.insert(key.to_string(), (*value).into());
+        }
+        EpisodeHeader::new("ep", TaskInfo::default(), config)
+    }
+
+    fn model(name: &str, url: Option<&str>) -> Model {
+        Model { model: name.into(), base_url: url.map(str::to_string) }
+    }
+
+    #[test]
+    fn a_header_names_the_attacker_model_only_where_one_played() {
+        let scripted =
+            header(&[("assistant", "a"), ("attacker", "scripted")], &[("attacker_kind", "scripted")]);
+        assert_eq!(RunWith::from_header(&scripted).unwrap().attacker, None);
+        let live = header(&[("assistant", "a"), ("attacker", "m")], &[("attacker_kind", "replay")]);
+        assert_eq!(RunWith::from_header(&live).unwrap().attacker, Some(model("m", None)));
+        let judged = header(
+            &[("assistant", "a"), ("judge", "j")],
+            &[(crate::core::sim::runner::JUDGE_BASE_URL, "http://h/v1")],
+        );
+        assert_eq!(RunWith::from_header(&judged).unwrap().judge, Some(model("j", Some("http://h/v1"))));
+        assert_eq!(RunWith::from_header(&header(&[], &[])), None, "no assistant named: nothing to go by");
+    }
+
+    #[test]
+    fn endpoints_count_where_both_record_them_and_are_named_when_only_they_differ() {
+        let ours = RunWith {
+            assistant: model("a", Some("http://one/v1")),
+            attacker: None,
+            judge: Some(model("j", Some("http://one/v1"))),
+            attack: None,
+        };
+        let older = RunWith { assistant: model("a", None), judge: Some(model("j", None)), ..ours.clone() };
+        assert!(older.check_same(&ours, "d".as_ref()).is_ok(), "an older folder records no endpoint");
+        let elsewhere = RunWith { assistant: model("a", Some("http://two/v1")), ..ours.clone() };
+        let refused = elsewhere.check_same(&ours, "d".as_ref()).unwrap_err().0;
+        assert_eq!(
+            refused,
+            "--resume: d was run with assistant a at http://two/v1, judge j; this command names assistant a at http://one/v1: give another --out, or the same flags"
+        );
+    }
+}
