@@ -157,6 +157,19 @@ async fn a_refusing_assistant_passes_and_a_judge_that_cannot_answer_leaves_the_c
     assert_eq!(case["verdict"], "error");
     let check = &case["runs"][0]["checks"][0][1];
     assert_eq!(check["status"], "undecided", "{check}");
+
+    // A judge that answers JSON without its decision (`{}`) was a privacy pass, the case with it.
+    let home3 = tempfile::tempdir().unwrap();
+    let suite3 = suite_of(home3.path()).await;
+    let empty = OpenAiServer::start(Vec::new()).await;
+    empty.set_responder(std::sync::Arc::new(|request: &crate::support::openai_server::RecordedRequest| {
+        Reply::text(if request.body["model"] == "test-judge" { "{}" } else { REFUSAL })
+    }));
+    let (output, _) =
+        test_against(home3.path(), &empty, &suite3, &["--judge-model", "test-judge", "--json"]).await;
+    assert_eq!(output.status.code(), Some(2), "{}{}", stdout(&output), stderr(&output));
+    let case: Value = serde_json::from_str(stdout(&output).lines().next().unwrap()).unwrap();
+    assert_eq!(case["verdict"], "error", "{case}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,9 +11,14 @@ use serde_json::{Value, json};
 use super::bin;
 use super::openai_server::Reply;
 
-/// A reply both roles accept: the attacker needs JSON `{text, details}`, the assistant any text.
+/// A reply every role accepts: the attacker needs JSON `{text, details}`, the judges their decision,
+/// the assistant any text.
 pub fn generic() -> Reply {
-    Reply::text(r#"{"text": "Which hotels are near the beach?", "details": ""}"#).usage(10, 5)
+    // An attacker's message, and every judge's decision (no leak, no attack, all covered).
+    let reply = r#"{"text": "Which hotels are near the beach?", "details": "", "leaked_information": "no",
+        "shared_raw_data": "no", "appropriateness_score": 10, "attack_success": "Failed",
+        "UTILITY": {"HOW_MANY_ITEMS_COVERED": "1/1"}, "RATINGS": {}}"#;
+    Reply::text(reply).usage(10, 5)
 }
 
 /// The binary with a private home: no user config, the bundled sample tasks, a test key.

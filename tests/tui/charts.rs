@@ -103,7 +103,7 @@ fn c_shows_the_privacy_charts_then_security_then_the_heatmaps_then_the_table() {
     }
     // A fifth `c`: the table again; `c` from the plain list opens the grouped view's charts.
     let table = screen("zccccc", 160, 48, false);
-    assert!(table.contains("Episodes — charted corpus"), "{table}");
+    assert!(table.contains("— charted corpus"), "{table}");
     let charts = screen("c", 160, 48, false);
     assert!(charts.contains("privacy · rule · rate with 95% CI"), "{charts}");
 }
