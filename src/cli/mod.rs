@@ -27,6 +27,11 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         // `converse-tui dump … | head` is not an error.
         Err(e) if process::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        // A resume refused is a usage error, as clap's: exit 2, not a run that failed.
+        Err(e) if e.downcast_ref::<crate::core::run_with::ResumeRefused>().is_some() => {
+            let _ = writeln!(process::stderr(), "converse-tui: {}", single_line(&format!("{e:#}")));
+            ExitCode::from(2)
+        }
         Err(e) => {
             let _ = writeln!(process::stderr(), "converse-tui: {}", single_line(&format!("{e:#}")));
             ExitCode::FAILURE

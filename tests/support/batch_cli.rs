@@ -101,3 +101,23 @@ pub fn source_row<'a>(rows: &'a [Value], judge: &str, source: &str) -> &'a Value
         .find(|r| r["judge"] == judge && r["method"] == method && r["judge_model"].as_str() == model)
         .unwrap_or_else(|| panic!("no {judge} row from {source} in {rows:?}"))
 }
+
+/// A `--resume` refused as another experiment: exit 2, one line on stderr naming the folder and
+/// each of `differs`, and nothing asked of the server (`requests_before`: its count before).
+pub fn assert_resume_refused(
+    output: &Output,
+    folder: &Path,
+    differs: &[&str],
+    server: &super::openai_server::OpenAiServer,
+    requests_before: usize,
+) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let line = stderr.trim_end();
+    assert_eq!(line.lines().count(), 1, "one line: {stderr}");
+    assert!(line.contains(&format!("--resume: {} was run with", folder.display())), "{line}");
+    for what in differs {
+        assert!(line.contains(what), "names {what}: {line}");
+    }
+    assert_eq!(server.request_count(), requests_before, "nothing run: {line}");
+}
