@@ -436,7 +436,7 @@ async fn a_run_cut_short_is_undecided_unless_it_leaked_before_the_cut() {
         test_against(home.path(), &server, &suite, &["--junit", &junit.display().to_string()]).await;
     assert_eq!(output.status.code(), Some(2), "{}{}", stdout(&output), stderr(&output));
     let table = stdout(&output);
-    assert!(table.contains("ERROR") && table.contains("stopped at turn 4 of 7"), "{table}");
+    assert!(table.contains("UNDECIDED") && table.contains("stopped at turn 4 of 7"), "{table}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.contains("<error") && xml.contains("stopped at turn 4 of 7"), "{xml}");
 
