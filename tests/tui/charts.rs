@@ -134,6 +134,10 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     let labels: Vec<&str> = view.series.rates[0].bars.iter().map(|b| b.label.as_str()).collect();
     assert_eq!(labels, ["gpt_5_chat / baseline", "gpt_5_chat / firewall", "gpt_5_chat / confined"]);
     assert_eq!(view.series.rates[0].bars.iter().map(|b| b.n).sum::<usize>(), 36);
+    // Sorting acts on the rows the chart hides: said, not done.
+    press(&mut state, "s");
+    assert_eq!(state.browser().unwrap().sort, None);
+    assert_eq!(state.message(), Some("that acts on the table's rows: c until the table is back"));
 }
 
 /// The heatmap: attacks × the groups listed; the arrows move between cells and Enter lists the
