@@ -168,6 +168,31 @@ fn the_search_done() {
     snapshot_screens!("attack_done", done, "");
 }
 
+/// A search whose judge never gave a usable score says so when it ends (`-` on every row was all).
+#[test]
+fn a_search_the_judge_never_scored_says_so() {
+    let (mut state, _) = started();
+    for path in ["1", "2"] {
+        let mut r = record(path, 1, "Which card do you use?", Decision::Open, None);
+        r.score = None;
+        update(&mut state, Action::Attack(SearchUpdate::NodeEnded(Box::new(r))));
+    }
+    let outcome = AttackOutcome {
+        status: Status::BudgetSpent,
+        records: Vec::new(),
+        best: None,
+        calls: CallCounts { attacker: 2, assistant: 2, judge: 6 },
+        budget: Some(10),
+        problem: None,
+    };
+    update(&mut state, Action::Attack(SearchUpdate::Finished(Box::new(outcome))));
+    let said = state.message().unwrap_or_default();
+    assert!(
+        said.ends_with("2 node(s), 0 leak(s) · no node was scored: the judge gave no usable score"),
+        "{said}"
+    );
+}
+
 #[test]
 fn the_keys_pause_step_prune_expand_edit_and_pin_the_search() {
     let mut state = search_state();

@@ -117,7 +117,12 @@ pub(super) fn report(view: &mut AttackView, chrome: &mut Chrome, update: SearchU
         chrome.say(match &view.problem {
             Some(problem) => format!("attack search {status}: {problem}"),
             None => {
-                format!("attack search {status}: {} node(s), {} leak(s)", view.node_count(), view.leaks())
+                let nodes = view.node_count();
+                // A search the judge never scored was steered by nothing: said, not left to `-`.
+                let unscored = nodes > 0 && view.nodes.iter().all(|n| n.score().is_none());
+                let note =
+                    if unscored { " · no node was scored: the judge gave no usable score" } else { "" };
+                format!("attack search {status}: {nodes} node(s), {} leak(s){note}", view.leaks())
             }
         });
     }
