@@ -642,6 +642,12 @@ fn a_leak_turn_the_judge_file_does_not_name_is_the_one_the_index_infers() {
     let rows: Vec<&str> = screen.lines().filter(|l| l.contains("privacy ·")).collect();
     assert_eq!(rows.len(), 2, "{screen}");
     assert!(rows.iter().all(|l| l.contains("~T4")), "{screen}");
+    // The timeline marks the same turn, not the end.
+    let timeline = screen
+        .lines()
+        .find(|l| l.contains(" turns ") && l.contains(" 1 "))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(timeline.contains(" 4●") && !timeline.contains("end●"), "{timeline}");
 
     press(&mut s, "V");
     let view = s.view().unwrap();

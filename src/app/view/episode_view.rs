@@ -184,12 +184,15 @@ impl EpisodeView {
         let shown = pane_body(&event.body, self.mask.as_ref());
         if let EventBody::Verdict(v) = &self.episode.events[i].body {
             let key = (v.judge.clone(), v.method);
+            let mut turn = v.turn;
             if needs_turn(v)
                 && let Some(at) = snippet_event(&self.episode.events[..i], v)
             {
                 self.inferred_leaks.insert(i, at);
+                // The timeline marks the turn the pane infers (`~T4`), not the end.
+                turn = Some(self.turn_of[at]);
             }
-            self.index_verdict(key, v.turn, v.outcome);
+            self.index_verdict(key, turn, v.outcome);
         }
         if let Some((slot, own)) = shown {
             self.panes[slot].push(&self.episode.events, i, own);
