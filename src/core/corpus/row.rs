@@ -262,6 +262,16 @@ fn evidence_turn(v: &Verdict, turn_of_seq: &impl Fn(u64) -> Option<u32>) -> Opti
     v.evidence.as_ref().and_then(|e| turn_of_seq(e.seq))
 }
 
+/// The final say of each source among `verdicts`, folded as [`CorpusRow::of`] folds an episode's
+/// (`judge` counts only the verdicts it just gave).
+pub fn source_verdicts<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Vec<SourceVerdict> {
+    let mut folded = Folded::default();
+    for v in verdicts {
+        folded.push(v, v.turn);
+    }
+    folded.0
+}
+
 /// One verdict per (judge, method, model), folded as everywhere else ([`supersedes`]).
 #[derive(Default)]
 struct Folded(Vec<SourceVerdict>);

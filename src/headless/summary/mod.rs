@@ -10,7 +10,7 @@
 //! which; `--pool` puts them in one group. Rates of different judge sources are never pooled.
 
 mod batch_info;
-mod cells;
+pub(super) mod cells;
 mod compare;
 mod grouping;
 mod versus;
