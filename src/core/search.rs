@@ -277,7 +277,7 @@ pub fn files_under(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<PathBu
 /// The episodes of `paths` a `--where` expression keeps; an unknown field is an error.
 pub fn only_where(paths: &[PathBuf], expr: &str) -> Result<(Only, Vec<LoadError>), String> {
     let corpus = index(paths);
-    let filter = Filter::parse(expr, &crate::core::corpus::row::judges(&corpus.rows))?;
+    let filter = Filter::parse_for(expr, &corpus.rows)?;
     let only =
         corpus.rows.iter().filter(|r| filter.matches(r)).map(|r| (r.path.clone(), r.id.clone())).collect();
     Ok((only, corpus.errors))

@@ -113,6 +113,23 @@ pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<Judge> {
     set.into_iter().cloned().collect()
 }
 
+/// Every verdict source among `rows`, in label order.
+pub fn verdict_sources<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<JudgeSource> {
+    let set: std::collections::BTreeSet<JudgeSource> =
+        rows.into_iter().flat_map(|r| r.verdicts.iter().map(SourceVerdict::source)).collect();
+    set.into_iter().collect()
+}
+
+/// What a flag or a filter term naming a source with no verdict here is told: `what` (the flag or
+/// term, as typed), and the sources there are (`chart --judge`, `--where`, `summary --judge-model`).
+pub fn no_such_source<'a>(what: &str, known: impl IntoIterator<Item = &'a JudgeSource>) -> String {
+    // In label order, whatever order the caller keeps them in (the busiest first, for a chart).
+    let known: std::collections::BTreeSet<String> = known.into_iter().map(ToString::to_string).collect();
+    let known: Vec<String> = known.into_iter().collect();
+    let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+    format!("{}: no verdict of that source here; sources: {known}", crate::core::sanitize::single_line(what))
+}
+
 /// The final verdict of one source (a judge file, a judge model, the rule judge, a reviewer)
 /// on one question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
