@@ -138,7 +138,7 @@ fn row_cells(row: &CorpusRow, judges: &[Judge], prefix: &Path) -> Vec<String> {
         // One outcome per source (two judge models: `fail/pass`).
         let outcomes: Vec<&str> = row.verdicts_of(judge).map(|v| v.outcome.as_str()).collect();
         let none = if row.unjudged().as_ref() == Some(judge) { "unjudged" } else { "-" };
-        cells.push(if outcomes.is_empty() { none.to_string() } else { outcomes.join("/") });
+        cells.push(if outcomes.is_empty() { none.to_string() } else { row.verdict_cell(outcomes.join("/")) });
     }
     cells.push(row.path.strip_prefix(prefix).unwrap_or(&row.path).to_string_lossy().into_owned());
     cells.into_iter().map(|c| single_line(&c).into_owned()).collect()

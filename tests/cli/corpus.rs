@@ -1074,3 +1074,35 @@ fn a_filter_naming_a_source_with_no_verdict_here_is_refused() {
     let out = run_in(home.path(), &["ls", logs, "--where", "privacy[imported:gpt-5]=fail", "--no-cache"]);
     assert!(out.status.success() && !out.stdout.is_empty());
 }
+
+/// QA, 2026-11-27: `ls` printed a bare `pass` for a journal cut short (no `end` event): its
+/// verdicts are interim. The cell says so; `--json` says `"end": "unfinished"` as before.
+#[test]
+fn a_journal_cut_short_is_never_listed_as_a_bare_pass() {
+    let home = tempfile::tempdir().unwrap();
+    let journal = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl"),
+    )
+    .unwrap();
+    // Up to the rule judge's pass after turn 1, then nothing: stopped, no `end`.
+    let cut: Vec<&str> = journal.lines().take_while(|l| !l.starts_with(r#"{"seq": 10,"#)).collect();
+    assert!(cut.last().unwrap().contains(r#""outcome": "pass""#));
+    let file = home.path().join("cut.jsonl");
+    std::fs::write(&file, cut.join("\n") + "\n").unwrap();
+    let out = run_in(home.path(), &["ls", file.to_str().unwrap(), "--no-cache"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text.lines().nth(1).unwrap();
+    assert!(row.contains("pass (unfinished)"), "{text}");
+    assert!(!row.replace("pass (unfinished)", "").contains("pass"), "no bare pass: {text}");
+    let out = run_in(home.path(), &["ls", file.to_str().unwrap(), "--json", "--no-cache"]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["end"], "unfinished");
+
+    // The browser's row too.
+    let corpus = index(&[file]);
+    let browser = converse_tui::app::browser::Browser::from_rows("cut", corpus.rows, vec![]);
+    let privacy = browser.judges.iter().position(|j| *j == Judge::Privacy).unwrap();
+    let cell = browser.entries[0].cell(converse_tui::app::browser::Column::Judge(privacy), &browser.judges);
+    assert!(cell.ends_with("(unfinished)"), "{cell}");
+}

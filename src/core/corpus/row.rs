@@ -254,6 +254,16 @@ impl CorpusRow {
         }
     }
 
+    /// A verdict cell of this row as a list shows it: `cell`, marked when the episode has not
+    /// ended (one of our journals cut short), whose verdicts are interim, never a bare pass.
+    pub fn verdict_cell(&self, cell: String) -> String {
+        if self.end.as_deref() == Some(UNFINISHED) && cell != "-" {
+            format!("{cell} (unfinished)")
+        } else {
+            cell
+        }
+    }
+
     /// An attack run (privacy or security) with no verdict of its kind from any source: the
     /// judge it lacks. Never in a rate's n; counted apart as `unjudged`.
     pub fn unjudged(&self) -> Option<Judge> {
