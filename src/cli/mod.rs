@@ -29,11 +29,11 @@ pub fn main() -> ExitCode {
         Err(e) if process::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(process::stderr(), "converse-tui: {}", single_line(&format!("{e:#}")));
-            // What was asked for cannot be (a bad filter): 2, as clap's usage errors.
-            match e.downcast_ref::<crate::headless::usage_error::UsageError>() {
-                Some(_) => ExitCode::from(2),
-                None => ExitCode::FAILURE,
-            }
+            // What was asked for cannot be (a bad filter, a resume refused): exit 2, as clap's
+            // usage errors, not a run that failed.
+            let usage = e.downcast_ref::<crate::headless::usage_error::UsageError>().is_some()
+                || e.downcast_ref::<crate::core::run_with::ResumeRefused>().is_some();
+            if usage { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod pyrepr;
 pub mod redact;
 pub mod redact_episode;
 pub mod report;
+pub mod run_with;
 pub mod runs;
 pub mod safe_json;
 pub mod sanitize;

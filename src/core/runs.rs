@@ -103,6 +103,10 @@ pub struct RunRecord {
     /// Absent in records written before it existed.
     #[serde(default)]
     pub settings: Settings,
+    /// What decides its verdicts, checked by `--resume` (absent before it existed: the journal's
+    /// header says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_with: Option<crate::core::run_with::RunWith>,
     #[serde(default)]
     pub error: Option<String>,
     /// What the batch warned about when it started the episode (e.g. an attacker

@@ -15,7 +15,7 @@
 //! - Stop (SIGINT/SIGTERM/SIGHUP): no new episodes; the running ones are aborted,
 //!   their journals end with `end: aborted`, and they are not written to `runs.jsonl`.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -29,6 +29,7 @@ use crate::config::Paths;
 use crate::core::dataset::Task;
 use crate::core::episode::{EndReason, EventBody};
 use crate::core::llm::Role;
+use crate::core::run_with::{ResumeRefused, RunWith};
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::runner::{RunnerHandle, Start};
 
@@ -183,7 +184,7 @@ async fn run_pending(
 ) -> anyhow::Result<BatchReport> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("{}: cannot create the batch directory", args.out.display()))?;
-    let todo = pending(args, all)?;
+    let todo = pending(args, all, launch, start_of)?;
     let mut report =
         BatchReport { planned: all.len(), skipped: all.len() - todo.len(), ..Default::default() };
     let runs_path = args.out.join(runs::runs_file_name(args.shard));
@@ -206,12 +207,16 @@ async fn run_pending(
         while !*stop_rx.borrow() && start_error.is_none() && running.len() < concurrency {
             let Some(p) = queue.next() else { break };
             let path = args.out.join(&p.journal);
-            match launch.start_at(&p.task, start_of(&p), Some(path)) {
-                Ok(handle) => {
+            let start = start_of(&p);
+            let started = launch
+                .run_with(&start)
+                .and_then(|with| Ok((with, launch.start_at(&p.task, start, Some(path))?)));
+            match started {
+                Ok((with, handle)) => {
                     for warning in &handle.warnings {
                         progress.note(&format!("warning: {}#{}: {warning}", p.key(), p.repeat), err);
                     }
-                    running.spawn(watch_episode(p, handle, stop_rx.clone()));
+                    running.spawn(watch_episode(p, with, handle, stop_rx.clone()));
                 }
                 // A start failure is a setup problem (e.g. no attacker model) that every episode would
                 // hit: stop the batch rather than fill runs.jsonl with errors that --resume would skip.
@@ -284,25 +289,34 @@ async fn run_pending(
 }
 
 /// The planned episodes still to run. Without `--resume`, a directory that
-/// already holds any of them is refused (nothing is overwritten by accident).
-fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
+/// already holds any of them is refused (nothing is overwritten by accident); with it, so is one
+/// whose finished episodes were run with another assistant, attacker or judge
+/// ([`ResumeRefused`]), before anything is run.
+fn pending(
+    args: &BatchArgs,
+    all: &[Planned],
+    launch: &Launch,
+    start_of: &(dyn Fn(&Planned) -> Start + Sync),
+) -> anyhow::Result<Vec<Planned>> {
     // Every shard's runs file counts: only this shard's planned episodes are looked up.
-    let done: HashSet<(String, u32)> = match runs::read_runs(&args.out)? {
-        Some(merged) => merged.records.iter().map(|r| (r.key().to_string(), r.repeat)).collect(),
-        None => HashSet::new(),
+    let done: HashMap<(String, u32), RunRecord> = match runs::read_runs(&args.out)? {
+        Some(merged) => merged.records.into_iter().map(|r| ((r.key().to_string(), r.repeat), r)).collect(),
+        None => HashMap::new(),
     };
     let mut todo = Vec::new();
     for p in all {
         let path = args.out.join(&p.journal);
-        let finished = done.contains(&(p.key().to_string(), p.repeat));
-        if !args.resume && (finished || path.exists()) {
+        let finished = done.get(&(p.key().to_string(), p.repeat));
+        if !args.resume && (finished.is_some() || path.exists()) {
             bail!(
                 "{} already holds {} from an earlier batch: pass --resume to continue it, or use a new --out directory",
                 args.out.display(),
                 p.journal
             );
         }
-        if finished {
+        if let Some(record) = finished {
+            let ours = launch.run_with(&start_of(p))?;
+            recorded_run_with(&args.out, record)?.check_same(&ours, &args.out)?;
             continue;
         }
         if path.exists() {
@@ -311,6 +325,28 @@ fn pending(args: &BatchArgs, all: &[Planned]) -> anyhow::Result<Vec<Planned>> {
         todo.push(p.clone());
     }
     Ok(todo)
+}
+
+/// What a finished episode was run with: its record says, or (a runs file of an older version)
+/// its journal's header; a resume with neither is refused, as nothing says it is the same experiment.
+fn recorded_run_with(dir: &std::path::Path, record: &RunRecord) -> anyhow::Result<RunWith> {
+    if let Some(with) = &record.run_with {
+        return Ok(with.clone());
+    }
+    let journal = dir.join(&record.journal);
+    let header = crate::core::import::load_path(&journal)
+        .ok()
+        .and_then(|mut e| (!e.is_empty()).then(|| e.swap_remove(0)));
+    match header.as_ref().and_then(|e| RunWith::from_header(e.header())) {
+        Some(with) => Ok(with),
+        None => Err(ResumeRefused(format!(
+            "--resume: {} does not record what {} was run with (its runs file is of an older version and its journal {} names no assistant): give another --out",
+            dir.display(),
+            record.key(),
+            journal.display()
+        ))
+        .into()),
+    }
 }
 
 struct Finished {
@@ -322,7 +358,12 @@ struct Finished {
 }
 
 /// Follows one episode to its end, gathering what `runs.jsonl` records.
-async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Receiver<bool>) -> Finished {
+async fn watch_episode(
+    p: Planned,
+    with: RunWith,
+    mut handle: RunnerHandle,
+    mut stop: watch::Receiver<bool>,
+) -> Finished {
     let started = Instant::now();
     let mut record = RunRecord {
         case: p.case,
@@ -331,6 +372,7 @@ async fn watch_episode(p: Planned, mut handle: RunnerHandle, mut stop: watch::Re
         episode: handle.episode_id.clone(),
         journal: p.journal,
         warnings: std::mem::take(&mut handle.warnings),
+        run_with: Some(with),
         ..RunRecord::default()
     };
     let mut verdicts = Vec::new();

@@ -263,7 +263,7 @@ fn write_table(report: &TestReport, out: &mut dyn Write) -> anyhow::Result<()> {
             let result = match c.verdict {
                 Verdict::Pass => "pass",
                 Verdict::Fail => "FAIL",
-                Verdict::Error => "ERROR",
+                Verdict::Error => "UNDECIDED",
             };
             vec![c.case.clone(), result.into(), runs, first_problem(c).unwrap_or_default(), journal]
         })

@@ -12,6 +12,7 @@ use crate::config::settings::{ConfigFile, EffectiveRole, ModelFlags, RECORDED_MO
 use crate::core::dataset::Task;
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::{Endpoint, LlmClient, RateLimits, Role};
+use crate::core::run_with::{Model, RunWith, attack_digest};
 use crate::core::sanitize::single_line;
 use crate::core::sim::agent_slots::{self, AgentSlots};
 use crate::core::sim::agent_spec::AgentSpec;
@@ -234,11 +235,7 @@ impl Launch {
             Some(recorded) if recorded.live => Some(self.live_attacker(recorded)?),
             _ => None,
         };
-        let attacker_model = match (&start.recorded, start.human, &self.script, &self.attacker) {
-            (Some(_), ..) => recorded_model.as_ref().map(|m| m.endpoint.model.clone()),
-            (None, false, None, Ok(endpoint)) => Some(endpoint.model.clone()),
-            _ => None,
-        };
+        let attacker_model = self.playing_attacker(&start)?.map(|e| e.model);
         let recorded_turns = start.recorded.as_ref().map(RecordedAttack::max_turns_to_send_all);
         let floor = recorded_turns.max(start.max_turns_at_least);
         let attacker: Box<dyn Attacker> = match (start.recorded, start.human, &self.script, &self.attacker) {
@@ -481,6 +478,35 @@ impl Launch {
                 bail!("{}: continue = \"live\" needs an attacker model: {problem}", recorded.source)
             }
         }
+    }
+
+    /// The model that plays the attacker in an episode started so: a live case's, or the
+    /// launcher's when no recording, script or human plays it.
+    fn playing_attacker(&self, start: &Start) -> anyhow::Result<Option<Endpoint>> {
+        Ok(match (&start.recorded, start.human, &self.script, &self.attacker) {
+            (Some(recorded), ..) if recorded.live => Some(self.live_attacker(recorded)?.endpoint),
+            (None, false, None, Ok(endpoint)) => Some(endpoint.clone()),
+            _ => None,
+        })
+    }
+
+    /// What an episode started so is run with, for `--resume` to compare (`core::run_with`).
+    pub fn run_with(&self, start: &Start) -> anyhow::Result<RunWith> {
+        let assistant = match &self.external {
+            Some(agent) => Model { model: agent.spec(), base_url: None },
+            None => Model::of(&self.assistant),
+        };
+        let attack = match (&start.recorded, &self.script) {
+            (Some(r), _) => Some(attack_digest(&r.lines, &r.replies, r.live)),
+            (None, Some(script)) if !start.human => Some(attack_digest(&script.lines, &[], false)),
+            _ => None,
+        };
+        Ok(RunWith {
+            assistant,
+            attacker: self.playing_attacker(start)?.as_ref().map(Model::of),
+            judge: self.judge.as_ref().map(Model::of),
+            attack,
+        })
     }
 
     /// A warning when the attacker script was recorded for another task than `task_id`.

@@ -42,10 +42,21 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &Browser, chrome: &Chrome, t
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
-    let mut title = vec![
-        Span::styled(format!(" Episodes — {} ", single_line(&browser.title)), theme.title()),
-        Span::styled(format!("{} of {} ", browser.shown.len(), browser.entries.len()), theme.dim()),
-    ];
+    let mut title = vec![Span::styled(" Episodes ", theme.title())];
+    if browser.grouped {
+        // Whose rates these are comes first: a narrow screen cuts the title's end.
+        let source =
+            browser.source().map_or("no verdicts".to_string(), |s| single_line(&s.to_string()).into_owned());
+        title.push(Span::styled("· rates from ", theme.dim()));
+        title.push(Span::styled(format!("{source} "), theme.title()));
+    }
+    let count = format!("{} of {} ", browser.shown.len(), browser.entries.len());
+    // The folder's path gets what is left, its end kept (the folders nearest the episodes).
+    let used: usize = title.iter().map(|s| s.content.width()).sum::<usize>() + count.width() + 4;
+    let room = usize::from(area.width).saturating_sub(used).max(12);
+    let path = crate::core::text::truncate_cells_left(&single_line(&browser.title), room - 2);
+    title.push(Span::styled(format!("— {path} "), theme.title()));
+    title.push(Span::styled(count, theme.dim()));
     if let Some((progress, elapsed)) = browser.indexing {
         let rate = progress.files_done as f64 / elapsed.as_secs_f64().max(0.001);
         title.push(Span::styled(
@@ -64,11 +75,6 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
         title.push(Span::styled(format!("· sorted by {} {arrow} ", browser.header(column)), theme.dim()));
     }
     if browser.grouped {
-        let source =
-            browser.source().map_or("no verdicts".to_string(), |s| single_line(&s.to_string()).into_owned());
-        // The source first: a narrow screen cuts the title's end.
-        title.push(Span::styled("· rates from ", theme.dim()));
-        title.push(Span::styled(format!("{source} "), theme.title()));
         title.push(Span::styled("· grouped by model › defence › domain ", theme.dim()));
     }
     let block = Block::bordered().border_style(theme.border(true)).title(Line::from(title));
@@ -388,9 +394,17 @@ fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, browser: &Browser
                 0 => String::new(),
                 n => format!("◆ {n} marked ({} compares two) · ", keymap.keys_label(Command::CompareMarked)),
             };
-            // The rates' source and the charts belong to the grouped view.
-            let grouped = |c| browser.grouped || !matches!(c, Command::NextSource | Command::ChartView);
-            Line::from(format!(" {marked}{filter}{}", keymap.footer(Footer::Browser, grouped)))
+            // The rates' source and the charts belong to the grouped view; a chart hides the rows
+            // (the heatmap's Enter lists a cell's).
+            let heatmap = browser.chart.as_ref().is_some_and(|c| c.shown_heatmap().is_some());
+            let enter_works = heatmap || browser.selected_episode().is_none();
+            let offered = |c| {
+                (browser.grouped || !matches!(c, Command::NextSource | Command::ChartView))
+                    && (browser.chart.is_none()
+                        || !(crate::app::browser::ChartView::hides(c)
+                            || (c == Command::OpenDetail && !enter_works)))
+            };
+            Line::from(format!(" {marked}{filter}{}", keymap.footer(Footer::Browser, offered)))
         }
     };
     frame.render_widget(Paragraph::new(line).style(theme.status()), area);

@@ -30,7 +30,9 @@ fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
     // only pushes its own row).
     let keys_width =
         Command::all().map(|c| keys_label(c).width()).filter(|w| *w <= 16).max().unwrap_or(0).max(14);
-    let description_width = Command::all().map(|c| c.description().width()).max().unwrap_or(0);
+    // The command's name (what keymap.toml binds) before its description, which a narrow
+    // screen cuts: a name cut is no use.
+    let name_width = Command::all().map(|c| c.name().width()).max().unwrap_or(0);
     let mut lines = Vec::new();
     for group in Group::iter() {
         if !lines.is_empty() {
@@ -40,12 +42,12 @@ fn help_lines(keymap: &Keymap, theme: &Theme) -> Vec<Line<'static>> {
         for command in Command::all().filter(|c| c.group() == group) {
             let keys = keys_label(command);
             let keys_pad = " ".repeat(keys_width.saturating_sub(keys.width()) + 2);
-            let description = command.description();
-            let description_pad = " ".repeat(description_width - description.width() + 2);
+            let name = command.name();
+            let name_pad = " ".repeat(name_width - name.width() + 2);
             lines.push(Line::from(vec![
                 Span::styled(format!("  {keys}{keys_pad}"), theme.party(crate::core::episode::Party::User)),
-                Span::raw(format!("{description}{description_pad}")),
-                Span::styled(command.name(), theme.dim()),
+                Span::styled(format!("{name}{name_pad}"), theme.dim()),
+                Span::raw(command.description()),
             ]));
         }
     }

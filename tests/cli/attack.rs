@@ -323,3 +323,33 @@ async fn ctrl_c_stops_the_search_with_its_report_and_resume_finishes_it() {
         }
     }
 }
+
+/// `attack --resume` goes on only with the assistant, attacker and judge the search was started
+/// with: another one is refused (exit 2, before any call), and attack.json is left as it was
+/// (it would claim the new assistant was searched); `--concurrency` resumes.
+#[tokio::test]
+async fn resume_with_other_models_is_refused_and_the_plan_keeps_the_searchs_own() {
+    let home = tempfile::tempdir().unwrap();
+    let server = defended::server(0).await;
+    let out = home.path().join("cr1");
+    let shape = ["--strategy", "crescendo", "--depth", "2"];
+    let output = attack(home.path(), &server, 0, &out, &shape).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let plan = std::fs::read(out.join("attack.json")).unwrap();
+    let before = server.request_count();
+    for (flag, model, names) in [
+        ("--assistant-model", "a-leaking-model", "assistant a-leaking-model"),
+        ("--attacker-model", "other-attacker", "attacker other-attacker"),
+        ("--judge-model", "judgefail", "judge judgefail"),
+    ] {
+        let mut args = attack_args(&server, 0, &out, &["--resume"]);
+        let at = args.iter().position(|a| a == flag).unwrap() + 1;
+        args[at] = model.into();
+        let output = converse_tui(home.path(), args).await;
+        crate::support::batch_cli::assert_resume_refused(&output, &out, &[names], &server, before);
+        assert_eq!(std::fs::read(out.join("attack.json")).unwrap(), plan, "{flag}: the plan is unchanged");
+    }
+    let output = attack(home.path(), &server, 0, &out, &["--resume", "--concurrency", "3"]).await;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("): nothing leaked"), "{}", text(&output.stdout));
+}

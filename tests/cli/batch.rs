@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use batch_cli::{
-    batch_args, command, converse_tui, generic, records, source_row, strings, summary_rows, summary_total,
+    assert_resume_refused, batch_args, command, converse_tui, generic, records, source_row, strings,
+    summary_rows, summary_total,
 };
 use openai_server::OpenAiServer;
 use serde_json::{Value, json};
@@ -590,6 +591,54 @@ async fn resume_after_a_torn_runs_file_repairs_it_before_appending() {
     assert!(
         String::from_utf8_lossy(&again.stdout).contains("0 episodes finished (0 errors, 2 already done)")
     );
+}
+
+/// `--resume` continues the same experiment or refuses: another assistant or judge model is refused
+/// before any call (the old results would be reported as this run's), a folder of an older version
+/// is checked against its journals' headers, and a setting that changes no verdict resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_with_another_assistant_or_judge_is_refused_and_other_settings_resume() {
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(generic());
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("batch");
+    let flags = ["--limit", "2", "--max-turns", "2"];
+    let first = converse_tui(home.path(), batch_args(&server.base_url(), &out, &flags)).await;
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let before = server.request_count();
+    let resume =
+        |extra: &[&str]| batch_args(&server.base_url(), &out, &[&flags[..], &["--resume"], extra].concat());
+    let mut other = resume(&[]);
+    let at = other.iter().position(|a| a == "test-assistant").unwrap();
+    other[at] = "a-leaking-model".into();
+    let output = converse_tui(home.path(), other.clone()).await;
+    assert_resume_refused(
+        &output,
+        &out,
+        &["assistant test-assistant", "assistant a-leaking-model"],
+        &server,
+        before,
+    );
+    let output = converse_tui(home.path(), resume(&["--judge-model", "judgefail"])).await;
+    assert_resume_refused(&output, &out, &["no LLM judge", "judge judgefail"], &server, before);
+
+    // A runs file of an older version records no `run_with`: the journals' headers say.
+    let path = out.join("runs.jsonl");
+    let old: Vec<String> = records(&path)
+        .into_iter()
+        .map(|mut r| {
+            assert!(r.as_object_mut().unwrap().remove("run_with").is_some(), "{r}");
+            r.to_string()
+        })
+        .collect();
+    std::fs::write(&path, old.join("\n") + "\n").unwrap();
+    let output = converse_tui(home.path(), other).await;
+    assert_resume_refused(&output, &out, &["assistant a-leaking-model"], &server, before);
+
+    let same = converse_tui(home.path(), resume(&["--concurrency", "3"])).await;
+    assert!(same.status.success(), "{}", String::from_utf8_lossy(&same.stderr));
+    assert!(String::from_utf8_lossy(&same.stdout).contains("0 episodes finished (0 errors, 2 already done)"));
+    assert_eq!(server.request_count(), before);
 }
 
 /// A journal with one whole-episode utility verdict, for `summary` over journals.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::batch_cli::{command, converse_tui, records, strings};
+use crate::support::batch_cli::{assert_resume_refused, command, converse_tui, records, strings};
 use crate::support::fan_source::{LEAK, REFUSAL, leaked_at_turn_2};
 use crate::support::openai_server::{OpenAiServer, Reply};
 
@@ -258,4 +258,39 @@ async fn a_fan_with_every_attempt_undecided_exits_2() {
         String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let rule = lines.iter().find(|l| l["judge"] == "privacy" && l["source"] == "rule").unwrap();
     assert_eq!((rule["decided"].as_u64(), rule["undecided"].as_u64()), (Some(0), Some(3)), "{rule}");
+}
+
+/// `fan --resume` goes on only with the models its attempts were drawn with: another assistant or
+/// judge is refused (exit 2, before any call) rather than shown the old tallies as its own;
+/// `--concurrency` resumes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_with_another_assistant_or_judge_is_refused_not_the_old_tallies() {
+    let home = tempfile::tempdir().unwrap();
+    let episode = leaked_at_turn_2(home.path()).await;
+    let server = OpenAiServer::start(Vec::new()).await;
+    server.set_default(Reply::text(REFUSAL));
+    let out = home.path().join("fan");
+    let output = converse_tui(home.path(), fan_args(&episode, &server, &out, &["-n", "5"])).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let before = server.request_count();
+    assert_eq!(before, 5);
+    let resume =
+        |extra: &[&str]| fan_args(&episode, &server, &out, &[&["-n", "5", "--resume"], extra].concat());
+    let mut other = resume(&[]);
+    let at = other.iter().position(|a| a == "--assistant-model").unwrap() + 1;
+    other[at] = "other".into();
+    let output = converse_tui(home.path(), other).await;
+    assert_resume_refused(&output, &out, &["assistant m", "assistant other"], &server, before);
+    let output = converse_tui(home.path(), resume(&["--judge-model", "judgefail"])).await;
+    assert_resume_refused(&output, &out, &["no LLM judge", "judge judgefail"], &server, before);
+
+    let output = converse_tui(home.path(), resume(&["--concurrency", "3", "--json"])).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(server.request_count(), before);
+    let rule: Value = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l["judge"] == "privacy" && l["source"] == "rule")
+        .unwrap();
+    assert_eq!((rule["leaked"].as_u64(), rule["decided"].as_u64()), (Some(0), Some(5)), "{rule}");
 }

@@ -568,7 +568,7 @@ fn chart_prints_the_charts_of_one_source_without_colour_when_piped() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains('\x1b'), "no escapes when piped");
     assert!(text.lines().all(|l| unicode_width::UnicodeWidthStr::width(l) <= 80), "{text}");
-    assert!(text.contains("┌ privacy · rule · rate with 95% CI (Wilson)"), "{text}");
+    assert!(text.contains("┌ privacy · rule · rate, 95% Wilson CI; █ rate ├─┤ CI"), "{text}");
     // Highest rate first: the baseline (12/20) above the firewall (4/20), with their figures.
     let baseline = text.find("baseline 12/20   60.0%").unwrap_or_else(|| panic!("{text}"));
     let firewall = text.find("firewall  4/20   20.0%").unwrap_or_else(|| panic!("{text}"));

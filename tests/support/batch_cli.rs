@@ -11,9 +11,14 @@ use serde_json::{Value, json};
 use super::bin;
 use super::openai_server::Reply;
 
-/// A reply both roles accept: the attacker needs JSON `{text, details}`, the assistant any text.
+/// A reply every role accepts: the attacker needs JSON `{text, details}`, the judges their decision,
+/// the assistant any text.
 pub fn generic() -> Reply {
-    Reply::text(r#"{"text": "Which hotels are near the beach?", "details": ""}"#).usage(10, 5)
+    // An attacker's message, and every judge's decision (no leak, no attack, all covered).
+    let reply = r#"{"text": "Which hotels are near the beach?", "details": "", "leaked_information": "no",
+        "shared_raw_data": "no", "appropriateness_score": 10, "attack_success": "Failed",
+        "UTILITY": {"HOW_MANY_ITEMS_COVERED": "1/1"}, "RATINGS": {}}"#;
+    Reply::text(reply).usage(10, 5)
 }
 
 /// The binary with a private home: no user config, the bundled sample tasks, a test key.
@@ -95,4 +100,24 @@ pub fn source_row<'a>(rows: &'a [Value], judge: &str, source: &str) -> &'a Value
     rows.iter()
         .find(|r| r["judge"] == judge && r["method"] == method && r["judge_model"].as_str() == model)
         .unwrap_or_else(|| panic!("no {judge} row from {source} in {rows:?}"))
+}
+
+/// A `--resume` refused as another experiment: exit 2, one line on stderr naming the folder and
+/// each of `differs`, and nothing asked of the server (`requests_before`: its count before).
+pub fn assert_resume_refused(
+    output: &Output,
+    folder: &Path,
+    differs: &[&str],
+    server: &super::openai_server::OpenAiServer,
+    requests_before: usize,
+) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let line = stderr.trim_end();
+    assert_eq!(line.lines().count(), 1, "one line: {stderr}");
+    assert!(line.contains(&format!("--resume: {} was run with", folder.display())), "{line}");
+    for what in differs {
+        assert!(line.contains(what), "names {what}: {line}");
+    }
+    assert_eq!(server.request_count(), requests_before, "nothing run: {line}");
 }

@@ -103,7 +103,7 @@ fn c_shows_the_privacy_charts_then_security_then_the_heatmaps_then_the_table() {
     }
     // A fifth `c`: the table again; `c` from the plain list opens the grouped view's charts.
     let table = screen("zccccc", 160, 48, false);
-    assert!(table.contains("Episodes — charted corpus"), "{table}");
+    assert!(table.contains("— charted corpus"), "{table}");
     let charts = screen("c", 160, 48, false);
     assert!(charts.contains("privacy · rule · rate with 95% CI"), "{charts}");
 }
@@ -134,6 +134,10 @@ fn the_charts_read_the_series_computed_when_the_groups_change() {
     let labels: Vec<&str> = view.series.rates[0].bars.iter().map(|b| b.label.as_str()).collect();
     assert_eq!(labels, ["gpt_5_chat / baseline", "gpt_5_chat / firewall", "gpt_5_chat / confined"]);
     assert_eq!(view.series.rates[0].bars.iter().map(|b| b.n).sum::<usize>(), 36);
+    // Sorting acts on the rows the chart hides: said, not done.
+    press(&mut state, "s");
+    assert_eq!(state.browser().unwrap().sort, None);
+    assert_eq!(state.message(), Some("that acts on the table's rows: c until the table is back"));
 }
 
 /// The heatmap: attacks × the groups listed; the arrows move between cells and Enter lists the

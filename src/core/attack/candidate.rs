@@ -14,6 +14,7 @@ use crate::core::episode::{
     Control, ControlAction, Event, EventBody, Outcome, Usage, Verdict, VerdictMethod,
 };
 use crate::core::judge::llm::call::{JudgeOptions, call_judge};
+use crate::core::judge::llm::expect::any_object;
 use crate::core::llm::Endpoint;
 use crate::core::sim::attacker::{Attacker, AttackerContext, AttackerMove, Closing};
 use crate::core::sim::fork::attacker_view;
@@ -134,7 +135,7 @@ impl Attacker for CandidateAttacker {
             ctx.caller.gate.before_call().await.map_err(|_| RunError::Aborted)?;
             let prompt = prompts::progress(ctx.task, &attacker_view(&events));
             let call = tokio::select! {
-                call = call_judge(ctx.caller.client, &scoring.judge, &prompt, "progress score", &scoring.options) => call,
+                call = call_judge(ctx.caller.client, &scoring.judge, &prompt, "progress score", any_object, &scoring.options) => call,
                 _ = ctx.caller.gate.aborted() => return Err(RunError::Aborted),
             };
             let judgement = call.reply.map_err(|f| f.error).and_then(|map| parse_judgement(&map));

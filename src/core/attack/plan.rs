@@ -68,6 +68,10 @@ pub struct AttackPlan {
     pub params: SearchParams,
     /// Model per role as the nodes record them (`assistant`: the agent, for an external one).
     pub models: Map<String, Value>,
+    /// The models and their endpoints, which `--resume` checks (absent before it existed: then
+    /// `models` says, without endpoints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_with: Option<crate::core::run_with::RunWith>,
     /// The external agent under attack (`a2a:…`, `cmd:…`), when one is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assistant_agent: Option<String>,
@@ -154,6 +158,7 @@ mod tests {
             root: RootRef { file: "root.jsonl".into(), episode: "ep".into(), turn: 1 },
             params: SearchParams::new(Strategy::Tap),
             models: Map::new(),
+            run_with: None,
             assistant_agent: None,
             techniques: Vec::new(),
             budget: Some(300),

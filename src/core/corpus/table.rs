@@ -176,7 +176,12 @@ pub fn group_rows<'a>(
                 } else {
                     None
                 },
-                rating: if utility { mean_interval(&c.ratings).map(Into::into) } else { None },
+                // Ratings are on CONVERSE's 0–10 scale: so is their interval.
+                rating: if utility {
+                    mean_interval(&c.ratings).map(|m| m.clamped(0.0, 10.0).into())
+                } else {
+                    None
+                },
                 judge,
             }
         })

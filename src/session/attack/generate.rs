@@ -13,6 +13,7 @@ use crate::core::attack::reply::{parse_attacker, parse_on_topic};
 use crate::core::attack::{SearchParams, Strategy};
 use crate::core::dataset::Task;
 use crate::core::judge::llm::call::{JudgeOptions, call_judge};
+use crate::core::judge::llm::expect::any_object;
 use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, LlmClient, LlmError};
 use crate::core::sim::attacker::ATTACKER_ATTEMPTS;
 use crate::core::sim::gate::StepGate;
@@ -147,7 +148,7 @@ impl Generator<'_> {
         self.gate.before_call().await.map_err(|_| GenerateError::Aborted)?;
         let prompt = prompts::on_topic(self.task, candidate);
         let call = tokio::select! {
-            call = call_judge(self.client, self.judge, &prompt, "on-topic check", &self.judge_options) => call,
+            call = call_judge(self.client, self.judge, &prompt, "on-topic check", any_object, &self.judge_options) => call,
             _ = self.gate.aborted() => return Err(GenerateError::Aborted),
         };
         Ok(match call.reply.map_err(|f| f.error).and_then(|map| parse_on_topic(&map)) {

@@ -15,6 +15,7 @@ use crate::core::attack::{SearchParams, Strategy};
 use crate::core::batch_files::ATTACK_CALLS_FILE;
 use crate::core::episode::{Event, EventBody, Party};
 use crate::core::judge::llm::call::JudgeOptions;
+use crate::core::run_with::{ResumeRefused, RunWith};
 use crate::session::launch::{Launch, RunArgs};
 use crate::session::settings::RpmFlags;
 
@@ -85,6 +86,10 @@ pub fn prepare(args: &AttackArgs, paths: &Paths) -> anyhow::Result<SearchParts> 
             "attack needs --attacker-model (it writes the candidates) and --judge-model (it scores them and judges the leaks)"
         );
     }
+    let ours = launch.run_with(&crate::core::sim::runner::Start::default())?;
+    if args.resume {
+        same_models(&plan, &ours, dir)?;
+    }
     let task = launch.find_task(&plan.task)?.clone();
     launch.set_rate_limits(args.rpm.limits());
     std::fs::create_dir_all(dir)
@@ -95,6 +100,7 @@ pub fn prepare(args: &AttackArgs, paths: &Paths) -> anyhow::Result<SearchParts> 
     let root = root_of(&plan, dir)?;
     let mut plan = plan;
     plan.models = models(&launch);
+    plan.run_with = Some(ours);
     plan.status = Status::Running;
     plan.calls = meter.counts();
     plan.write(dir)?;
@@ -158,6 +164,7 @@ fn new_plan(args: &AttackArgs) -> anyhow::Result<AttackPlan> {
         root,
         params,
         models: Map::new(),
+        run_with: None,
         assistant_agent: args.run.assistant.clone(),
         techniques: args.techniques.clone(),
         budget: args.budget,
@@ -207,6 +214,19 @@ fn resumed(mut plan: AttackPlan, args: &AttackArgs) -> anyhow::Result<AttackPlan
         plan.budget = args.budget;
     }
     Ok(plan)
+}
+
+/// A search goes on only with the assistant, attacker and judge it was started with: its plan
+/// never comes to claim that nodes run with others were (checked before anything runs or is written).
+fn same_models(plan: &AttackPlan, ours: &RunWith, dir: &Path) -> anyhow::Result<()> {
+    let Some(recorded) = plan.run_with.clone().or_else(|| RunWith::from_models(&plan.models)) else {
+        return Err(ResumeRefused(format!(
+            "--resume: {} does not record the models its search was run with: give another --out",
+            dir.display()
+        ))
+        .into());
+    };
+    Ok(recorded.check_same(ours, dir)?)
 }
 
 /// The root's events, up to the turn every node continues from (empty for a task's root, which

@@ -1,5 +1,6 @@
 //! One judge call: one user message at temperature 0, the reply parsed as a
-//! JSON object, up to three attempts (reference §4.0 `_call_llm_judge`).
+//! JSON object holding the judge's decision (see [`super::expect`]), up to three attempts
+//! (reference §4.0 `_call_llm_judge`).
 //!
 //! Unlike the reference, a judge that never answers properly is a
 //! [`JudgeFailure`] the caller turns into an `error` verdict, never "safe";
@@ -15,6 +16,9 @@ use serde_json::{Map, Value, json};
 use crate::core::llm::{ChatMessage, ChatRequest, Endpoint, GenerationParams, LlmClient, Usage};
 
 use super::prompts::JSON_REMINDER;
+
+/// What a reply must hold to be a decision (see [`super::expect`]): `Err` says what is missing.
+pub type Expect = fn(&Map<String, Value>) -> Result<(), String>;
 
 pub const MAX_ATTEMPTS: u32 = 3;
 
@@ -81,12 +85,14 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Asks the judge; `what` names the evaluation in the failure (`privacy leak evaluation`…).
+/// Asks the judge; `what` names the evaluation in the failure (`privacy leak evaluation`…); a
+/// reply `expect` turns down is asked again, as one that does not parse.
 pub async fn call_judge(
     client: &LlmClient,
     endpoint: &Endpoint,
     prompt: &str,
     what: &str,
+    expect: Expect,
     opts: &JudgeOptions,
 ) -> JudgeCall {
     let mut prompt = prompt.to_string();
@@ -103,7 +109,7 @@ pub async fn call_judge(
             Ok(response) => {
                 usage = Usage::sum(usage, response.usage);
                 let text = response.text().to_string();
-                match parse_reply(&text) {
+                match parse_reply(&text).and_then(|map| expect(&map).map(|()| map)) {
                     Ok(map) => return JudgeCall { reply: Ok(map), usage },
                     Err(e) => {
                         raw_response = Some(text);

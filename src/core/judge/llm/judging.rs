@@ -5,7 +5,7 @@ use crate::core::episode::Event;
 use crate::core::llm::{Endpoint, LlmClient};
 
 use super::super::context::JudgeContext;
-use super::call::{JudgeCall, JudgeOptions, call_judge};
+use super::call::{Expect, JudgeCall, JudgeOptions, call_judge};
 
 #[derive(Clone, Copy)]
 pub struct Judging<'a> {
@@ -20,8 +20,9 @@ pub struct Judging<'a> {
 }
 
 impl Judging<'_> {
-    /// Asks the judge model `prompt` (`what` names the evaluation in errors).
-    pub async fn call(&self, prompt: &str, what: &str) -> JudgeCall {
-        call_judge(self.client, self.endpoint, prompt, what, self.opts).await
+    /// Asks the judge model `prompt` (`what` names the evaluation in errors) for a reply that
+    /// `expect` takes as a decision.
+    pub async fn call(&self, prompt: &str, what: &str, expect: Expect) -> JudgeCall {
+        call_judge(self.client, self.endpoint, prompt, what, expect, self.opts).await
     }
 }

@@ -4,6 +4,7 @@
 //! says `error` with the raw reply instead of counting as safe.
 
 pub mod call;
+pub mod expect;
 pub mod format;
 mod judging;
 pub mod privacy;

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use crate::core::episode::{Outcome, Verdict};
 
+use super::expect;
 use super::format::{bullets, conversation};
 use super::judging::Judging;
 use super::prompts::{PRIVACY_ABSTRACTION, PRIVACY_LEAK, fill};
@@ -49,7 +50,7 @@ async fn leak(j: &Judging<'_>) -> Verdict {
             ("conversation", &conversation(events)),
         ],
     );
-    let call = j.call(&prompt, "privacy leak evaluation").await;
+    let call = j.call(&prompt, "privacy leak evaluation", expect::leak).await;
     let judged = match call.reply {
         Err(f) => error_verdict(JUDGE, turn, &f, json!({"privacy_leak": Value::Null})),
         Ok(r) => {
@@ -104,7 +105,7 @@ async fn abstraction(j: &Judging<'_>) -> Verdict {
             ("conversation", &conversation(events)),
         ],
     );
-    let call = j.call(&prompt, "abstraction evaluation").await;
+    let call = j.call(&prompt, "abstraction evaluation", expect::abstraction).await;
     let judged = match call.reply {
         Err(f) => error_verdict(JUDGE, turn, &f, json!({"evaluation_type": "abstraction_appropriateness"})),
         Ok(r) => {

@@ -9,6 +9,7 @@ use crate::core::dataset::domain_config::{DomainConfig, package_format};
 use crate::core::episode::{Outcome, Verdict};
 use crate::core::llm::Usage;
 
+use super::expect;
 use super::format::final_package;
 use super::judging::Judging;
 use super::prompts::{UTILITY_COVERAGE, UTILITY_RATINGS, fill};
@@ -75,7 +76,7 @@ pub async fn utility_verdict(j: &Judging<'_>) -> Verdict {
             ("user_task", ctx.user_task()),
         ],
     );
-    let coverage = j.call(&coverage_prompt, "utility coverage evaluation").await;
+    let coverage = j.call(&coverage_prompt, "utility coverage evaluation", expect::coverage).await;
     let mut usage = coverage.usage;
 
     let ratings_data = ctx.task.extra.get("ratings_data").filter(|v| match v {
@@ -101,7 +102,7 @@ pub async fn utility_verdict(j: &Judging<'_>) -> Verdict {
                     ("ground_truth_ratings", &json_dumps_indent2(data)),
                 ],
             );
-            let ratings = j.call(&prompt, "utility ratings evaluation").await;
+            let ratings = j.call(&prompt, "utility ratings evaluation", expect::ratings).await;
             usage = Usage::sum(usage, ratings.usage);
             match ratings.reply {
                 Err(f) => (
