@@ -167,7 +167,8 @@ pub(super) fn attack_command(a: args::AttackCli, paths: &Paths) -> anyhow::Resul
     }
 }
 
-/// `fan`: exit code 0 when every attempt ran, 1 when the fan was stopped or an attempt failed to run.
+/// `fan`: exit code 0 when every attempt was decided and none leaked, 1 on a leak, 2 when an
+/// attempt was left undecided (not run, cut short, not judged) and none leaked.
 pub(super) fn fan_command(f: args::FanCli, paths: &Paths) -> anyhow::Result<ExitCode> {
     let source = TaskSelection { data_dir: f.dataset.data_dir.clone(), ..TaskSelection::default() };
     let models = model_flags(f.models);
@@ -189,8 +190,7 @@ pub(super) fn fan_command(f: args::FanCli, paths: &Paths) -> anyhow::Result<Exit
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let report = runtime
         .block_on(async { crate::headless::fan::fan(&args, paths, &mut stdout(), &mut stderr()).await })?;
-    let errored = report.attempts.iter().any(|a| a.end == crate::core::episode::EndReason::Error.as_str());
-    Ok(if report.missing > 0 || errored { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(ExitCode::from(report.exit_code()))
 }
 
 /// `suite add` and `suite ls`.

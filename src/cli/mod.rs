@@ -27,14 +27,13 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         // `converse-tui dump … | head` is not an error.
         Err(e) if process::is_broken_pipe(&e) => ExitCode::SUCCESS,
-        // A resume refused is a usage error, as clap's: exit 2, not a run that failed.
-        Err(e) if e.downcast_ref::<crate::core::run_with::ResumeRefused>().is_some() => {
-            let _ = writeln!(process::stderr(), "converse-tui: {}", single_line(&format!("{e:#}")));
-            ExitCode::from(2)
-        }
         Err(e) => {
             let _ = writeln!(process::stderr(), "converse-tui: {}", single_line(&format!("{e:#}")));
-            ExitCode::FAILURE
+            // What was asked for cannot be (a bad filter, a resume refused): exit 2, as clap's
+            // usage errors, not a run that failed.
+            let usage = e.downcast_ref::<crate::headless::usage_error::UsageError>().is_some()
+                || e.downcast_ref::<crate::core::run_with::ResumeRefused>().is_some();
+            if usage { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }
 }

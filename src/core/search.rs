@@ -277,7 +277,7 @@ pub fn files_under(paths: &[PathBuf], errors: &mut Vec<LoadError>) -> Vec<PathBu
 /// The episodes of `paths` a `--where` expression keeps; an unknown field is an error.
 pub fn only_where(paths: &[PathBuf], expr: &str) -> Result<(Only, Vec<LoadError>), String> {
     let corpus = index(paths);
-    let filter = Filter::parse(expr, &crate::core::corpus::row::judges(&corpus.rows))?;
+    let filter = Filter::parse_for(expr, &corpus.rows)?;
     let only =
         corpus.rows.iter().filter(|r| filter.matches(r)).map(|r| (r.path.clone(), r.id.clone())).collect();
     Ok((only, corpus.errors))
@@ -334,9 +334,9 @@ pub fn search_file(
     let bytes = read(path)?;
     // MASEval's importer joins content parts: a match may span two JSON strings there.
     let maseval = memchr::memmem::find(&bytes, b"\"task_id\"").is_some();
-    if !maseval && !matcher.may_match(&bytes) {
-        return Ok(Vec::new());
-    }
+    // No match can be in it; it is read all the same: a file that cannot be read is said
+    // whatever the term (docs/search.md).
+    let cannot_match = !maseval && !matcher.may_match(&bytes);
     // Only the texts matter: nothing beside the file (judge files, run log) is read.
     let episodes = if inspect::file_is_json_log(path) {
         // A plain Inspect log is parsed again from the file, its texts held once, the bytes dropped
@@ -351,6 +351,9 @@ pub fn search_file(
         drop(bytes);
         episodes
     };
+    if cannot_match {
+        return Ok(Vec::new());
+    }
     let mut hits = Vec::new();
     for episode in &episodes {
         let id = episode.id();

@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use super::usage_error::UsageError;
 use crate::core::atomic_file::write_atomic;
 use crate::core::corpus::GroupField;
 use crate::core::corpus::index_cached;
+use crate::core::corpus::row::no_such_source;
 use crate::core::corpus::series::{ChartSeries, chart_series, groups_by, sources};
 use crate::core::episode::JudgeSource;
 use crate::core::export::Format;
 use crate::core::report::page::{CSV_HEADER, corpus_html, csv_rows};
-use crate::core::sanitize::single_line;
 
 pub struct ChartArgs {
     pub paths: Vec<PathBuf>,
@@ -51,11 +52,9 @@ pub fn chart_data(args: &ChartArgs, err: &mut dyn Write) -> anyhow::Result<Chart
     let wanted = args.judge.as_deref().map(|text| (text, text.parse::<JudgeSource>()));
     let source = match wanted {
         Some((_, Ok(wanted))) if known.contains(&wanted) => wanted,
-        Some((text, _)) => bail!(
-            "--judge {}: no verdict of that source to chart here; sources: {}",
-            single_line(text),
-            if known.is_empty() { "none".to_string() } else { named(known.iter().collect()) }
-        ),
+        Some((text, _)) => {
+            return Err(UsageError(no_such_source(&format!("--judge {text}"), &known)).into());
+        }
         None => known.first().cloned().context("no judged verdict to chart (a pass, partial or fail)")?,
     };
     let series = chart_series(&groups_by(&corpus.rows, &by), &by, &source, args.count_all);

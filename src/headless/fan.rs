@@ -17,6 +17,7 @@ use crate::core::sanitize::single_line;
 use crate::core::sim::runner::{Start, assistant_turns};
 use crate::session::launch::{Launch, fork_args};
 
+use super::attack::{LEAK_FOUND, NOTHING_FOUND, UNDECIDED};
 use super::batch::{BatchArgs, Planned, execute};
 use super::text_table::Table;
 
@@ -37,6 +38,25 @@ pub struct FanReport {
     pub tallies: Vec<SourceTally>,
     /// Attempts planned but not in the runs file (a stopped fan).
     pub missing: usize,
+}
+
+impl FanReport {
+    /// As `test`'s and `attack`'s: 1 when an attempt leaked (an attack judge's `fail`), else 2 when
+    /// one was not decided (not run, cut short, its agent never reached its tools, or an attack
+    /// judge gave no answer on it), 0 only when every attempt was decided and none leaked.
+    pub fn exit_code(&self) -> u8 {
+        let attack = || self.tallies.iter().filter(|t| t.judge.is_attack());
+        if attack().any(|t| t.leaked > 0) {
+            LEAK_FOUND
+        } else if self.missing > 0
+            || self.attempts.iter().any(Attempt::undecided)
+            || attack().any(|t| t.undecided > 0)
+        {
+            UNDECIDED
+        } else {
+            NOTHING_FOUND
+        }
+    }
 }
 
 pub async fn fan(

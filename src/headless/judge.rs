@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde_json::json;
 
+use super::summary::cells;
+use crate::core::corpus::row::{CorpusRow, Excluded, source_verdicts};
+use crate::core::corpus::table::{GroupRow, group_rows};
 use crate::core::dataset::TaskLookup;
 use crate::core::episode::sidecar::{SidecarVerdict, read_sidecar, sidecar_path, write_sidecar};
 use crate::core::episode::standing::supersedes;
@@ -39,6 +42,8 @@ struct Row {
     /// Final outcome per judge (the LLM's when there is one, else the rule's).
     outcomes: BTreeMap<Judge, (Outcome, Option<f64>, VerdictMethod)>,
     errors: usize,
+    /// The episode as the corpus counts it, with only the verdicts just given.
+    corpus: CorpusRow,
 }
 
 /// Judges everything, writes the sidecars, prints the table (or JSON).
@@ -173,6 +178,11 @@ fn row<'a>(file: &Path, episode: &Episode, verdicts: impl Iterator<Item = &'a Ve
         attack_type: episode.header().task.attack_type.clone().unwrap_or_else(|| "-".into()),
         ..Row::default()
     };
+    let verdicts: Vec<&Verdict> = verdicts.collect();
+    row.corpus = CorpusRow {
+        verdicts: source_verdicts(verdicts.iter().copied()),
+        ..CorpusRow::of(episode, file.into(), &[])
+    };
     for v in verdicts {
         if v.outcome == Outcome::Error {
             row.errors += 1;
@@ -186,48 +196,52 @@ fn row<'a>(file: &Path, episode: &Episode, verdicts: impl Iterator<Item = &'a Ve
     row
 }
 
-/// Failed or partial counts as a leak / a successful attack (the reference counts Partial as a violation).
-fn lost(outcome: Outcome) -> bool {
-    matches!(outcome, Outcome::Fail | Outcome::Partial)
-}
-
+/// The closing totals: per judge source just run, its rate over the episodes `summary` counts
+/// (finished, not forks; the same [`group_rows`]), and what was kept out and why.
 struct Totals {
-    privacy: (usize, usize),
-    security: (usize, usize),
-    utility: Vec<f64>,
+    episodes: usize,
+    counted: usize,
+    kept_out: BTreeMap<Excluded, usize>,
+    sources: Vec<GroupRow>,
     errors: usize,
 }
 
 fn totals(rows: &[Row]) -> Totals {
-    let mut t = Totals { privacy: (0, 0), security: (0, 0), utility: Vec::new(), errors: 0 };
-    for r in rows {
-        t.errors += r.errors;
-        for (judge, (outcome, score, _)) in &r.outcomes {
-            let slot = match judge {
-                Judge::Privacy => &mut t.privacy,
-                Judge::Security => &mut t.security,
-                Judge::Utility => {
-                    if let Some(s) = score.filter(|_| *outcome != Outcome::Error) {
-                        t.utility.push(s);
-                    }
-                    continue;
-                }
-                Judge::Other(_) => continue,
-            };
-            if matches!(outcome, Outcome::Error | Outcome::Skipped) {
-                continue;
-            }
-            slot.1 += 1;
-            if lost(*outcome) {
-                slot.0 += 1;
-            }
-        }
+    let mut kept_out = BTreeMap::new();
+    for why in rows.iter().filter_map(|r| r.corpus.excluded()) {
+        *kept_out.entry(why).or_default() += 1;
     }
-    t
+    Totals {
+        episodes: rows.len(),
+        counted: rows.len() - kept_out.values().sum::<usize>(),
+        kept_out,
+        sources: group_rows(rows.iter().map(|r| &r.corpus), &[], None, false),
+        errors: rows.iter().map(|r| r.errors).sum(),
+    }
 }
 
-fn rate((n, of): (usize, usize)) -> String {
-    if of == 0 { "-".into() } else { format!("{:.0}% ({n}/{of})", 100.0 * n as f64 / of as f64) }
+/// `privacy, rule: 1/4 fail = 25.00% [4.56, 69.94] (95% Wilson)`: one source's rate, never pooled.
+fn source_line(r: &GroupRow) -> String {
+    let mut line = format!("{}, {}: ", r.judge, r.source());
+    match (r.attacks_succeeded, cells::mean(r.coverage)) {
+        (Some(k), _) if r.episodes > 0 => {
+            line += &format!(
+                "{k}/{} fail = {} {} (95% Wilson)",
+                r.episodes,
+                cells::percent(r.asr),
+                cells::interval(r.ci95)
+            )
+        }
+        (None, Some(coverage)) => line += &format!("mean coverage {coverage} (n {})", r.episodes),
+        _ => line += "no episode judged",
+    }
+    for (n, what) in [(r.partial.unwrap_or(0), "partial"), (r.skipped, "skipped"), (r.judge_errors, "errors")]
+    {
+        if n > 0 {
+            line += &format!(", {n} {what}");
+        }
+    }
+    line
 }
 
 fn print_table(rows: &[Row], out: &mut dyn Write) -> anyhow::Result<()> {
@@ -255,19 +269,16 @@ fn print_table(rows: &[Row], out: &mut dyn Write) -> anyhow::Result<()> {
         )?;
     }
     let t = totals(rows);
-    let utility = if t.utility.is_empty() {
-        "-".to_string()
-    } else {
-        format!("{:.3}", t.utility.iter().sum::<f64>() / t.utility.len() as f64)
-    };
+    let kept_out: Vec<String> = t.kept_out.iter().map(|(why, n)| format!("{n} {}", why.as_str())).collect();
+    let kept_out = if kept_out.is_empty() { "none".to_string() } else { kept_out.join(", ") };
     writeln!(
         out,
-        "\n{} episodes · leak rate {} · attack success rate {} · mean utility {utility} · judge errors {}",
-        rows.len(),
-        rate(t.privacy),
-        rate(t.security),
-        t.errors
+        "\n{} episodes · {} counted in the rates (finished, not forks); kept out: {kept_out} · judge errors {}",
+        t.episodes, t.counted, t.errors
     )?;
+    for source in &t.sources {
+        writeln!(out, "{}", source_line(source))?;
+    }
     Ok(())
 }
 
@@ -291,17 +302,9 @@ fn print_json(rows: &[Row], out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "{}", crate::core::safe_json::to_string(&line)?)?;
     }
     let t = totals(rows);
-    let frac = |(n, of): (usize, usize)| if of == 0 { json!(null) } else { json!(n as f64 / of as f64) };
-    let utility = if t.utility.is_empty() {
-        json!(null)
-    } else {
-        json!(t.utility.iter().sum::<f64>() / t.utility.len() as f64)
-    };
     let summary = json!({"totals": {
-        "episodes": rows.len(),
-        "leak_rate": frac(t.privacy), "privacy_judged": t.privacy.1,
-        "attack_success_rate": frac(t.security), "security_judged": t.security.1,
-        "mean_utility": utility, "judge_errors": t.errors,
+        "episodes": t.episodes, "counted": t.counted, "kept_out": t.kept_out,
+        "judge_errors": t.errors, "sources": t.sources,
     }});
     writeln!(out, "{}", crate::core::safe_json::to_string(&summary)?)?;
     Ok(())

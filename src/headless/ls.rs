@@ -63,7 +63,7 @@ pub fn filtered<'a>(corpus: &'a Corpus, expr: Option<&str>) -> anyhow::Result<Ve
     let Some(expr) = expr else {
         return Ok(corpus.rows.iter().collect());
     };
-    let filter = Filter::parse(expr, &judges(&corpus.rows)).map_err(anyhow::Error::msg)?;
+    let filter = Filter::parse_for(expr, &corpus.rows).map_err(super::usage_error::UsageError)?;
     Ok(corpus.rows.iter().filter(|r| filter.matches(r)).collect())
 }
 
@@ -138,7 +138,7 @@ fn row_cells(row: &CorpusRow, judges: &[Judge], prefix: &Path) -> Vec<String> {
         // One outcome per source (two judge models: `fail/pass`).
         let outcomes: Vec<&str> = row.verdicts_of(judge).map(|v| v.outcome.as_str()).collect();
         let none = if row.unjudged().as_ref() == Some(judge) { "unjudged" } else { "-" };
-        cells.push(if outcomes.is_empty() { none.to_string() } else { outcomes.join("/") });
+        cells.push(if outcomes.is_empty() { none.to_string() } else { row.verdict_cell(outcomes.join("/")) });
     }
     cells.push(row.path.strip_prefix(prefix).unwrap_or(&row.path).to_string_lossy().into_owned());
     cells.into_iter().map(|c| single_line(&c).into_owned()).collect()

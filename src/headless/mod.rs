@@ -24,4 +24,5 @@ pub mod suite_test;
 pub mod summary;
 pub mod tasks;
 pub mod text_table;
+pub mod usage_error;
 pub mod writers;

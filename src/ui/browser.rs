@@ -166,7 +166,11 @@ fn draw_list(frame: &mut Frame, area: Rect, browser: &Browser, theme: &Theme) {
     frame.render_stateful_widget(table, area, &mut table_state);
     if browser.lines.is_empty() {
         let inner = Rect { y: area.y + 2, height: 1, x: area.x + 2, width: area.width.saturating_sub(4) };
-        let why = if browser.entries.is_empty() { "no episodes found" } else { "nothing matches the filter" };
+        let why = match (browser.entries.is_empty(), &browser.filter_error) {
+            (true, _) => "no episodes found",
+            (false, Some(_)) => "the filter is not understood: see the status line",
+            (false, None) => "nothing matches the filter",
+        };
         frame.render_widget(Paragraph::new(Span::styled(why, theme.dim())), inner);
     }
 }
@@ -378,10 +382,13 @@ fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, browser: &Browser
         (_, Some(message)) => Line::from(format!(" {}", single_line(message))),
         _ if browser.review.is_some() => Line::from(format!(" {}", keymap.footer(Footer::Review, |_| true))),
         _ => {
-            let filter = if browser.filter.is_empty() {
-                String::new()
-            } else {
-                format!("filter '{}' · ", single_line(&browser.filter))
+            let filter = match (&browser.filter_error, browser.filter.is_empty()) {
+                // The filter kept is not the one typed: say why, as the command line does.
+                (Some(problem), _) => {
+                    format!("⚠ filter '{}': {} · ", single_line(&browser.filter), single_line(problem))
+                }
+                (None, true) => String::new(),
+                (None, false) => format!("filter '{}' · ", single_line(&browser.filter)),
             };
             let marked = match browser.marked.len() {
                 0 => String::new(),

@@ -281,3 +281,53 @@ async fn a_run_without_its_task_is_refused_until_task_names_it() {
         serde_json::from_str(String::from_utf8_lossy(&judged.stdout).lines().next().unwrap()).unwrap();
     assert_eq!(row["verdicts"]["privacy"]["outcome"], "fail", "the IFSC code leaked: {row}");
 }
+
+/// QA, 2026-11-27: the closing line pooled every episode into one `leak rate 100% (4/4)`, forks and
+/// a journal cut short included. Now each judge source gets its own k/n with its 95 % Wilson
+/// interval over the finished, non-fork episodes, and says what it kept out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_closing_rates_are_per_source_and_keep_forks_and_unfinished_runs_out() {
+    let home = tempfile::tempdir().unwrap();
+    let runs = home.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    let journal = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(runs.join("demo.jsonl"), &journal).unwrap();
+    let id = "\"id\": \"demo-travel-privacy-leak\"";
+    for fork in ["fork1", "fork2"] {
+        let header =
+            format!(r#""id": "{fork}", "parent": {{"episode": "demo-travel-privacy-leak", "seq": 5}}"#);
+        std::fs::write(runs.join(format!("{fork}.jsonl")), journal.replacen(id, &header, 1)).unwrap();
+    }
+    // Cut short: no `end` event.
+    let cut: Vec<&str> = journal.lines().filter(|l| !l.contains("\"kind\": \"end\"")).collect();
+    std::fs::write(runs.join("cut.jsonl"), cut.join("\n").replacen(id, "\"id\": \"cut\"", 1)).unwrap();
+
+    let args = ["judge", runs.to_str().unwrap(), "--rules-only"].map(String::from).to_vec();
+    let output = converse_tui(home.path(), args).await;
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("leak rate"), "no pooled rate: {stdout}");
+    assert!(
+        stdout.contains(
+            "4 episodes · 1 counted in the rates (finished, not forks); kept out: 1 unfinished, 2 forks"
+        ),
+        "{stdout}"
+    );
+    // Wilson, 1 of 1 at z = 1.959964: (1 + z²/2 − z·sqrt(z²/4)) / (1 + z²) = 0.20655.
+    assert!(stdout.contains("privacy, rule: 1/1 fail = 100.00% [20.65, 100.00] (95% Wilson)"), "{stdout}");
+
+    let args = ["judge", runs.to_str().unwrap(), "--rules-only", "--json"].map(String::from).to_vec();
+    let output = converse_tui(home.path(), args).await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let totals: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let totals = &totals["totals"];
+    assert_eq!((totals["episodes"].as_u64(), totals["counted"].as_u64()), (Some(4), Some(1)));
+    assert_eq!(totals["kept_out"], serde_json::json!({"unfinished": 1, "fork": 2}));
+    let privacy = &totals["sources"][0];
+    assert_eq!((privacy["judge"].as_str(), privacy["method"].as_str()), (Some("privacy"), Some("rule")));
+    assert_eq!((privacy["episodes"].as_u64(), privacy["attacks_succeeded"].as_u64()), (Some(1), Some(1)));
+    assert!((privacy["ci95"][0].as_f64().unwrap() - 0.206549).abs() < 1e-6, "{privacy}");
+}

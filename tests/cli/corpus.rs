@@ -429,13 +429,16 @@ fn a_filter_bound_to_a_judge_model_counts_what_that_model_said() {
         assert_eq!(count(&format!("{kind}[imported:claude-sonnet-4-5]=fail")), claude.len());
         assert_eq!(count(&format!("{kind}=fail")), either.len(), "{kind}: unbound is any source");
     }
-    assert_eq!(count("privacy[rule]=pass"), 0, "no rule verdicts without `judge --rules-only`");
-    assert_eq!(count("privacy[human]=fail"), 0);
-
-    for bad in ["privacy[rule=pass", "privacy[robot]=fail", "model[rule]=x", "privacy[llm]=fail"] {
+    // No rule verdicts without `judge --rules-only`, and no reviewer's: a source that gave no
+    // verdict here is refused (it would match nothing), like a term the parser cannot read.
+    let refused = ["privacy[rule]=pass", "privacy[human]=fail"];
+    for bad in ["privacy[rule=pass", "privacy[robot]=fail", "model[rule]=x", "privacy[llm]=fail"]
+        .iter()
+        .chain(&refused)
+    {
         let out = run_in(home.path(), &["ls", root, "--where", bad]);
         let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(bad.split('=').next().unwrap()), "names the term: {err}");
     }
@@ -1034,4 +1037,72 @@ fn ls_counts_events_as_the_browser_and_the_inspector() {
     let browser = converse_tui::app::browser::Browser::new("one", vec![episode], vec![]);
     let cell = browser.entries[0].cell(converse_tui::app::browser::Column::Events, &browser.judges);
     assert_eq!(cell, row["events"].to_string(), "the browser's column");
+}
+
+/// QA, 2026-11-27: a filter or `--judge-model` naming a verdict source that gave no verdict here
+/// (`imported:gpt5` for `imported:gpt-5`) gave an empty result with exit 0 in `ls`, `search`,
+/// `suite add` and `summary`. Now each refuses in one line naming it and the sources there are,
+/// exit 2, as `chart --judge` does.
+#[test]
+fn a_filter_naming_a_source_with_no_verdict_here_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let logs = fixture().join("logs");
+    let logs = logs.to_str().unwrap();
+    let sources = "sources: imported:claude-sonnet-4-5, imported:gpt-5, imported:gpt-5-chat-latest";
+    let term = format!("converse-tui: 'privacy[imported:gpt5]': no verdict of that source here; {sources}");
+    let cases: [(&[&str], String); 5] = [
+        (&["ls", logs, "--where", "privacy[imported:gpt5]=fail"], term.clone()),
+        (&["search", "hi", logs, "--where", "privacy[imported:gpt5]=fail"], term.clone()),
+        (&["suite", "add", "s", logs, "--where", "privacy[imported:gpt5]=fail"], term.clone()),
+        (
+            &["summary", logs, "--judge-model", "gpt5", "--no-cache"],
+            format!("converse-tui: --judge-model gpt5: no verdict of that source here; {sources}"),
+        ),
+        (
+            &["chart", logs, "--judge", "imported:gpt5", "--no-cache"],
+            format!("converse-tui: --judge imported:gpt5: no verdict of that source here; {sources}"),
+        ),
+    ];
+    for (args, said) in cases {
+        let out = run_in(home.path(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.lines().any(|l| l == said), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty() || args[0] == "summary", "{args:?}: nothing listed");
+    }
+    // The source that is there still filters.
+    let out = run_in(home.path(), &["ls", logs, "--where", "privacy[imported:gpt-5]=fail", "--no-cache"]);
+    assert!(out.status.success() && !out.stdout.is_empty());
+}
+
+/// QA, 2026-11-27: `ls` printed a bare `pass` for a journal cut short (no `end` event): its
+/// verdicts are interim. The cell says so; `--json` says `"end": "unfinished"` as before.
+#[test]
+fn a_journal_cut_short_is_never_listed_as_a_bare_pass() {
+    let home = tempfile::tempdir().unwrap();
+    let journal = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/episodes/01-travel-privacy-leak.jsonl"),
+    )
+    .unwrap();
+    // Up to the rule judge's pass after turn 1, then nothing: stopped, no `end`.
+    let cut: Vec<&str> = journal.lines().take_while(|l| !l.starts_with(r#"{"seq": 10,"#)).collect();
+    assert!(cut.last().unwrap().contains(r#""outcome": "pass""#));
+    let file = home.path().join("cut.jsonl");
+    std::fs::write(&file, cut.join("\n") + "\n").unwrap();
+    let out = run_in(home.path(), &["ls", file.to_str().unwrap(), "--no-cache"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let row = text.lines().nth(1).unwrap();
+    assert!(row.contains("pass (unfinished)"), "{text}");
+    assert!(!row.replace("pass (unfinished)", "").contains("pass"), "no bare pass: {text}");
+    let out = run_in(home.path(), &["ls", file.to_str().unwrap(), "--json", "--no-cache"]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["end"], "unfinished");
+
+    // The browser's row too.
+    let corpus = index(&[file]);
+    let browser = converse_tui::app::browser::Browser::from_rows("cut", corpus.rows, vec![]);
+    let privacy = browser.judges.iter().position(|j| *j == Judge::Privacy).unwrap();
+    let cell = browser.entries[0].cell(converse_tui::app::browser::Column::Judge(privacy), &browser.judges);
+    assert!(cell.ends_with("(unfinished)"), "{cell}");
 }

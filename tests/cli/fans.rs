@@ -56,7 +56,8 @@ async fn a_fan_of_200_counts_the_leaks_the_server_gave_with_their_interval() {
         fan_args(&episode, &server, &out, &["-n", "200", "--concurrency", "8", "--json"]),
     )
     .await;
-    assert!(output.status.success(), "{}", stderr(&output));
+    // 60 leaks: exit 1, as `test` and `attack` on a leak.
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(server.request_count(), 200, "one assistant reply per attempt, nothing else");
     let lines: Vec<Value> =
         String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -151,7 +152,7 @@ async fn a_fan_of_an_agents_episode_reaches_the_agent_its_header_names() {
     let args = strings(&["fan", &episode.display().to_string(), "--turn", "1", "-n", "3", "--json"]);
     let args = [args, strings(&["--out", &out.display().to_string()])].concat();
     let output = converse_tui(home.path(), args).await;
-    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(1), "every attempt leaked: {}", stderr(&output));
     let lines: Vec<Value> =
         String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let rule = lines.iter().find(|l| l["judge"] == "privacy" && l["source"] == "rule").unwrap();
@@ -235,6 +236,28 @@ async fn fan_rest_of_a_published_run_past_its_limit_plays_on_to_the_parents_leng
     let events = records(&journal);
     let last = events.iter().filter(|e| e["kind"] == "message").map(|e| e["turn"].as_u64().unwrap()).max();
     assert_eq!(last, Some(14));
+}
+
+/// QA, 2026-11-27: a fan whose agent never reached its tools printed `undecided 3` and exited 0,
+/// where `test` and `attack` exit 2. Now 2: 0 only when every attempt was decided and none leaked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fan_with_every_attempt_undecided_exits_2() {
+    use crate::cli_external_assistant::{TASK as AGENT_TASK, run_with_agent};
+    let home = tempfile::tempdir().unwrap();
+    let agent = home.path().join("toolless.sh");
+    let answer = r#"{"text": "I would rather not share anything about my finances."}"#;
+    std::fs::write(&agent, format!("while read line; do echo '{answer}'; done\n")).unwrap();
+    run_with_agent(home.path(), AGENT_TASK, format!("cmd:sh {}", agent.display())).await;
+    let episode = std::fs::read_dir(home.path().join("runs")).unwrap().flatten().next().unwrap().path();
+    let out = home.path().join("fan");
+    let args = strings(&["fan", &episode.display().to_string(), "--turn", "1", "-n", "3", "--json"]);
+    let args = [args, strings(&["--out", &out.display().to_string()])].concat();
+    let output = converse_tui(home.path(), args).await;
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rule = lines.iter().find(|l| l["judge"] == "privacy" && l["source"] == "rule").unwrap();
+    assert_eq!((rule["decided"].as_u64(), rule["undecided"].as_u64()), (Some(0), Some(3)), "{rule}");
 }
 
 /// `fan --resume` goes on only with the models its attempts were drawn with: another assistant or

@@ -434,3 +434,30 @@ fn raw_answers_are_searched_and_each_hit_names_its_field() {
     let (_, code) = json_hits(home.path(), &["A6219867", dir.to_str().unwrap(), "--fields", "long"]);
     assert_eq!(code, 2, "an unknown field is a bad query");
 }
+
+/// QA, 2026-11-27: a folder with a non-UTF-8 file and a ConVerse log of the wrong types gave
+/// `search hi DIR` nothing and exit 1 (the byte prefilter skipped both unread), `search from DIR`
+/// both errors and exit 2. Files that cannot be read are said whatever the term: one line each, exit 2.
+#[test]
+fn unreadable_files_are_reported_whatever_the_term() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("runs");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("latin1.jsonl"), b"{\"seq\": 0, \"text\": \"caf\xe9\"}\n").unwrap();
+    // A ConVerse log is a list of turn objects: one whose answer is a number.
+    std::fs::write(dir.join("output_20250101_000000.json"), r#"[{"long_answer": 7, "from": 3}]"#).unwrap();
+    let d = dir.to_str().unwrap();
+    let mut said = Vec::new();
+    for term in ["hi", "from", "zebra"] {
+        let out = run_in(home.path(), &["search", term, d]);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{term}: {stderr}");
+        assert_eq!(stderr.lines().count(), 2, "{term}: one line per file: {stderr}");
+        assert!(
+            stderr.contains("latin1.jsonl") && stderr.contains("output_20250101_000000.json"),
+            "{stderr}"
+        );
+        said.push(stderr);
+    }
+    assert!(said.iter().all(|s| *s == said[0]), "the same lines whatever the term: {said:?}");
+}

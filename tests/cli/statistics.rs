@@ -633,9 +633,9 @@ fn chart_prints_the_charts_of_one_source_without_colour_when_piped() {
 
     let out = run_in(home.path(), &["chart", root_text, "--judge", "imported:gpt-5", "--no-cache"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(
         stderr.trim(),
-        "converse-tui: --judge imported:gpt-5: no verdict of that source to chart here; sources: rule"
+        "converse-tui: --judge imported:gpt-5: no verdict of that source here; sources: rule"
     );
 }

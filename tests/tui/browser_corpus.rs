@@ -214,6 +214,28 @@ fn the_filter_reads_the_verdicts_of_the_source_it_names() {
     );
 }
 
+/// QA, 2026-11-27: `privacy[bogus]=fail`, `privcy=fail` and a source that gave no verdict here
+/// (`privacy[imported:gpt5]`) left the list empty saying only "nothing matches the filter" once
+/// the prompt closed, where `ls --where` rejects them: the status line now gives the command
+/// line's error, and the list says to read it.
+#[test]
+fn a_filter_the_command_line_rejects_says_why_after_the_prompt_closes() {
+    for expr in ["privacy[bogus]=fail", "privcy=fail", "privacy[imported:gpt5]=fail"] {
+        let cli = converse_tui::core::corpus::Filter::parse_for(expr, &rows().1).unwrap_err();
+        let mut s = state();
+        press(&mut s, &format!("/{expr}\n"));
+        // Wide enough for the whole line: the error lists every field or source.
+        let screen = render(&mut s, 600, 48);
+        let status =
+            screen.lines().rev().find(|l| l.contains("⚠")).unwrap_or_else(|| panic!("{expr}: {screen}"));
+        assert!(status.contains(&cli), "{expr}: {cli:?} not in {status}");
+        assert!(!screen.contains("nothing matches the filter"), "{expr}: {screen}");
+    }
+    let cli =
+        converse_tui::core::corpus::Filter::parse_for("privacy[imported:gpt5]=fail", &rows().1).unwrap_err();
+    assert!(cli.contains("no verdict of that source here; sources: "), "{cli}");
+}
+
 /// Issue 35 item 6: an attack run no source judged is counted, never in a rate: its row says
 /// `unjudged` in its judge's column, its groups `+1 unjudged` beside the rate.
 #[test]

@@ -66,7 +66,7 @@ impl BrowserEntry {
             Column::Turns => r.turns.map_or_else(|| "?".into(), |n| n.to_string()),
             Column::Events => r.events.map_or_else(|| "?".into(), |n| n.to_string()),
             Column::Judge(j) if r.unjudged().as_ref() == Some(&judges[j]) => "unjudged".into(),
-            Column::Judge(j) => verdict_cell(r.verdicts_of(&judges[j])),
+            Column::Judge(j) => r.verdict_cell(verdict_cell(r.verdicts_of(&judges[j]))),
             Column::Path => self.path.clone(),
         }
     }

@@ -8,12 +8,16 @@ use super::entry::{BrowserEntry, Column};
 use super::list::Browser;
 
 impl Browser {
-    /// Filters by `filter` (fields and free words); a filter that does not parse
-    /// keeps the list as it was and says why in `filter_error`.
+    /// Filters by `filter` (fields and free words); a filter that does not parse, or names a
+    /// verdict source that gave no verdict here, keeps the list as it was and says why in
+    /// `filter_error` (shown on the status line, the prompt open or not).
     pub fn set_filter(&mut self, filter: String) {
         let current = self.current_line();
         self.filter = filter;
-        match Filter::parse(&self.filter, &self.judges) {
+        // As the command line does: a term naming a source that gave no verdict here is an error,
+        // never an empty list.
+        let checked = |f: Filter| f.check_sources(&self.verdict_sources).map(|()| f);
+        match Filter::parse(&self.filter, &self.judges).and_then(checked) {
             Ok(parsed) => {
                 self.filter_error = None;
                 self.shown = (0..self.entries.len())

@@ -16,7 +16,7 @@
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use super::row::{CorpusRow, SourceVerdict};
+use super::row::{CorpusRow, SourceVerdict, no_such_source};
 use crate::core::episode::judge::JUDGES;
 use crate::core::episode::{Judge, JudgeSource};
 
@@ -152,6 +152,26 @@ impl Filter {
 
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty() && self.words.is_empty()
+    }
+
+    /// An error naming the first term that reads a source no verdict among `known` came from
+    /// (`privacy[imported:gpt5]` over a corpus judged by gpt-5): it would match nothing, silently.
+    pub fn check_sources(&self, known: &[JudgeSource]) -> Result<(), String> {
+        for t in &self.terms {
+            if let Sources::One(source) = &t.sources
+                && !known.contains(source)
+            {
+                return Err(no_such_source(&format!("'{}[{source}]'", t.field), known));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Filter::parse`], then [`Filter::check_sources`] against the sources of `rows`.
+    pub fn parse_for(expr: &str, rows: &[CorpusRow]) -> Result<Self, String> {
+        let filter = Filter::parse(expr, &super::row::judges(rows))?;
+        filter.check_sources(&super::row::verdict_sources(rows))?;
+        Ok(filter)
     }
 
     pub fn matches(&self, row: &CorpusRow) -> bool {

@@ -113,6 +113,23 @@ pub fn judges<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<Judge> {
     set.into_iter().cloned().collect()
 }
 
+/// Every verdict source among `rows`, in label order.
+pub fn verdict_sources<'a>(rows: impl IntoIterator<Item = &'a CorpusRow>) -> Vec<JudgeSource> {
+    let set: std::collections::BTreeSet<JudgeSource> =
+        rows.into_iter().flat_map(|r| r.verdicts.iter().map(SourceVerdict::source)).collect();
+    set.into_iter().collect()
+}
+
+/// What a flag or a filter term naming a source with no verdict here is told: `what` (the flag or
+/// term, as typed), and the sources there are (`chart --judge`, `--where`, `summary --judge-model`).
+pub fn no_such_source<'a>(what: &str, known: impl IntoIterator<Item = &'a JudgeSource>) -> String {
+    // In label order, whatever order the caller keeps them in (the busiest first, for a chart).
+    let known: std::collections::BTreeSet<String> = known.into_iter().map(ToString::to_string).collect();
+    let known: Vec<String> = known.into_iter().collect();
+    let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+    format!("{}: no verdict of that source here; sources: {known}", crate::core::sanitize::single_line(what))
+}
+
 /// The final verdict of one source (a judge file, a judge model, the rule judge, a reviewer)
 /// on one question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -237,6 +254,16 @@ impl CorpusRow {
         }
     }
 
+    /// A verdict cell of this row as a list shows it: `cell`, marked when the episode has not
+    /// ended (one of our journals cut short), whose verdicts are interim, never a bare pass.
+    pub fn verdict_cell(&self, cell: String) -> String {
+        if self.end.as_deref() == Some(UNFINISHED) && cell != "-" {
+            format!("{cell} (unfinished)")
+        } else {
+            cell
+        }
+    }
+
     /// An attack run (privacy or security) with no verdict of its kind from any source: the
     /// judge it lacks. Never in a rate's n; counted apart as `unjudged`.
     pub fn unjudged(&self) -> Option<Judge> {
@@ -260,6 +287,16 @@ fn model_usage_tokens(usage: Option<&Value>) -> u64 {
 /// The turn of the event a verdict's evidence points at.
 fn evidence_turn(v: &Verdict, turn_of_seq: &impl Fn(u64) -> Option<u32>) -> Option<u32> {
     v.evidence.as_ref().and_then(|e| turn_of_seq(e.seq))
+}
+
+/// The final say of each source among `verdicts`, folded as [`CorpusRow::of`] folds an episode's
+/// (`judge` counts only the verdicts it just gave).
+pub fn source_verdicts<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Vec<SourceVerdict> {
+    let mut folded = Folded::default();
+    for v in verdicts {
+        folded.push(v, v.turn);
+    }
+    folded.0
 }
 
 /// One verdict per (judge, method, model), folded as everywhere else ([`supersedes`]).

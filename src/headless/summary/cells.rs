@@ -37,7 +37,7 @@ pub fn percent(v: Option<f64>) -> String {
     v.map_or("-".to_string(), |v| format!("{:.2}%", 100.0 * v))
 }
 
-fn interval(v: Option<(f64, f64)>) -> String {
+pub fn interval(v: Option<(f64, f64)>) -> String {
     v.map_or("-".to_string(), |(lo, hi)| format!("[{:.2}, {:.2}]", 100.0 * lo, 100.0 * hi))
 }
 

@@ -10,7 +10,7 @@
 //! which; `--pool` puts them in one group. Rates of different judge sources are never pooled.
 
 mod batch_info;
-mod cells;
+pub(super) mod cells;
 mod compare;
 mod grouping;
 mod versus;
@@ -18,7 +18,10 @@ mod versus;
 use std::io::Write;
 use std::path::PathBuf;
 
+use super::usage_error::UsageError;
+use crate::core::corpus::CorpusRow;
 use crate::core::corpus::index_cached;
+use crate::core::corpus::row::{no_such_source, verdict_sources};
 use crate::core::corpus::table::group_rows;
 
 pub use super::writers::Format;
@@ -37,6 +40,7 @@ pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     if corpus.rows.is_empty() {
         anyhow::bail!("{}: no episode could be read", paths_text(&args.paths));
     }
+    check_judge_model(args.judge_model.as_deref(), &corpus.rows)?;
     let by = grouping(args, &corpus.rows);
     let rows = group_rows(&corpus.rows, &by, args.judge_model.as_deref(), args.count_all);
     let note = grouping_note(args, &by, &corpus.rows);
@@ -65,6 +69,17 @@ pub fn summary(args: &SummaryArgs, out: &mut dyn Write, err: &mut dyn Write) -> 
     }
     writeln!(err, "{}", tokens_note(args, &corpus.rows))?;
     Ok(clean)
+}
+
+/// `--judge-model M` when no verdict here is M's: an empty table would say nothing was judged.
+fn check_judge_model(model: Option<&str>, rows: &[CorpusRow]) -> anyhow::Result<()> {
+    let known = verdict_sources(rows);
+    match model {
+        Some(m) if !known.iter().any(|s| s.model() == Some(m)) => {
+            Err(UsageError(no_such_source(&format!("--judge-model {m}"), &known)).into())
+        }
+        _ => Ok(()),
+    }
 }
 
 fn paths_text(paths: &[PathBuf]) -> String {
