@@ -42,6 +42,17 @@ fn start_search(server: &OpenAiServer, home: &Path, request: &str) -> Session {
     s
 }
 
+/// A published run copied under `home` in the benchmark's layout (the task is in its path; a
+/// search goes beside it), and the dataset its task is looked up in.
+fn published_run(home: &Path) -> (PathBuf, PathBuf) {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let published = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
+    let run = home.join(published);
+    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures.join("converse-benchmark-logs").join(published), &run).unwrap();
+    (run, fixtures.join("converse-dataset/resources"))
+}
+
 /// Waits until `want` holds of the screen (no sleep stands for a state).
 fn wait_until(s: &Session, what: &str, want: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -179,13 +190,7 @@ async fn x_on_a_turn_of_a_published_run_searches_from_that_turn_beside_the_run()
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let published = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
-    // A copy in the benchmark's layout (the task is in its path): the search goes beside it.
-    let run = home.path().join(published);
-    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
-    std::fs::copy(fixtures.join("converse-benchmark-logs").join(published), &run).unwrap();
-    let data = fixtures.join("converse-dataset/resources");
+    let (run, data) = published_run(home.path());
     let server = defended::slow_server(1, Duration::from_millis(20)).await;
     let s = Session::start(
         &format!(
@@ -231,12 +236,7 @@ async fn x_on_a_replay_naming_an_agent_searches_that_agent() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let published = "logs/travel_planning/gpt_5_chat/baseline/persona2/privacy/unrelated_to_travel_bank_ifsc_code/output_20250915_003845_rep1.json";
-    let run = home.path().join(published);
-    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
-    std::fs::copy(fixtures.join("converse-benchmark-logs").join(published), &run).unwrap();
-    let data = fixtures.join("converse-dataset/resources");
+    let (run, data) = published_run(home.path());
     let server = defended::slow_server(1, Duration::from_millis(20)).await;
     let agent = defended::a2a_agent().await;
     let s = Session::start(
