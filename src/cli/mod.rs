@@ -31,8 +31,7 @@ pub fn main() -> ExitCode {
             let _ = writeln!(process::stderr(), "converse-tui: {}", single_line(&format!("{e:#}")));
             // What was asked for cannot be (a bad filter, a resume refused): exit 2, as clap's
             // usage errors, not a run that failed.
-            let usage = e.downcast_ref::<crate::headless::usage_error::UsageError>().is_some()
-                || e.downcast_ref::<crate::core::run_with::ResumeRefused>().is_some();
+            let usage = e.downcast_ref::<crate::core::usage_error::UsageError>().is_some();
             if usage { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }

@@ -30,4 +30,5 @@ pub mod signals;
 pub mod sim;
 pub mod suite;
 pub mod text;
+pub mod usage_error;
 pub mod words;

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use crate::core::episode::EpisodeHeader;
 use crate::core::llm::Endpoint;
 use crate::core::sanitize::single_line;
+use crate::core::usage_error::UsageError;
 
 /// A model and where it was called.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,18 +58,6 @@ pub struct RunWith {
     pub attack: Option<String>,
 }
 
-/// `--resume` refused: the folder holds another experiment (exit 2, as a usage error).
-#[derive(Debug)]
-pub struct ResumeRefused(pub String);
-
-impl std::fmt::Display for ResumeRefused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ResumeRefused {}
-
 impl RunWith {
     /// What a journal's header says it was run with (folders of versions that did not record
     /// it in the runs file); `None` when the header names no assistant.
@@ -107,7 +96,7 @@ impl RunWith {
 
     /// Refuses to go on in `dir` with `ours` what was run there with `self`: one line naming the
     /// folder, what it was run with and what differs.
-    pub fn check_same(&self, ours: &RunWith, dir: &std::path::Path) -> Result<(), ResumeRefused> {
+    pub fn check_same(&self, ours: &RunWith, dir: &std::path::Path) -> Result<(), UsageError> {
         let roles = [
             ("assistant", Some(&self.assistant), Some(&ours.assistant)),
             ("attacker", self.attacker.as_ref(), ours.attacker.as_ref()),
@@ -137,7 +126,7 @@ impl RunWith {
         if names.is_empty() {
             return Ok(());
         }
-        Err(ResumeRefused(
+        Err(UsageError(
             single_line(&format!(
                 "--resume: {} was run with {}; this command names {}: give another --out, or the same flags",
                 dir.display(),

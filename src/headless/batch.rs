@@ -29,9 +29,10 @@ use crate::config::Paths;
 use crate::core::dataset::Task;
 use crate::core::episode::{EndReason, EventBody};
 use crate::core::llm::Role;
-use crate::core::run_with::{ResumeRefused, RunWith};
+use crate::core::run_with::RunWith;
 use crate::core::sim::emitter::RunnerUpdate;
 use crate::core::sim::runner::{RunnerHandle, Start};
+use crate::core::usage_error::UsageError;
 
 use super::runs::{self, RunRecord};
 use crate::session::launch::{Launch, RunArgs};
@@ -291,7 +292,7 @@ async fn run_pending(
 /// The planned episodes still to run. Without `--resume`, a directory that
 /// already holds any of them is refused (nothing is overwritten by accident); with it, so is one
 /// whose finished episodes were run with another assistant, attacker or judge
-/// ([`ResumeRefused`]), before anything is run.
+/// ([`UsageError`]), before anything is run.
 fn pending(
     args: &BatchArgs,
     all: &[Planned],
@@ -339,7 +340,7 @@ fn recorded_run_with(dir: &std::path::Path, record: &RunRecord) -> anyhow::Resul
         .and_then(|mut e| (!e.is_empty()).then(|| e.swap_remove(0)));
     match header.as_ref().and_then(|e| RunWith::from_header(e.header())) {
         Some(with) => Ok(with),
-        None => Err(ResumeRefused(format!(
+        None => Err(UsageError(format!(
             "--resume: {} does not record what {} was run with (its runs file is of an older version and its journal {} names no assistant): give another --out",
             dir.display(),
             record.key(),

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use super::usage_error::UsageError;
 use crate::core::atomic_file::write_atomic;
 use crate::core::corpus::GroupField;
 use crate::core::corpus::index_cached;
@@ -16,6 +15,7 @@ use crate::core::corpus::series::{ChartSeries, chart_series, groups_by, sources}
 use crate::core::episode::JudgeSource;
 use crate::core::export::Format;
 use crate::core::report::page::{CSV_HEADER, corpus_html, csv_rows};
+use crate::core::usage_error::UsageError;
 
 pub struct ChartArgs {
     pub paths: Vec<PathBuf>,

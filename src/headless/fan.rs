@@ -107,7 +107,7 @@ pub async fn fan(
     let mut launch = Launch::new(&run, paths)?;
     let max_turns_at_least = (args.mode == FanMode::Rest && flags.max_turns.is_none())
         .then(|| start.max_turns_to_continue(episode.turns()));
-    let max_turns = launch.settings.max_turns.max(max_turns_at_least.unwrap_or(0));
+    let max_turns = launch.settings_for(max_turns_at_least).max_turns;
     if args.mode == FanMode::Rest && assistant_turns(max_turns) <= args.turn {
         writeln!(
             err,

@@ -63,7 +63,7 @@ pub fn filtered<'a>(corpus: &'a Corpus, expr: Option<&str>) -> anyhow::Result<Ve
     let Some(expr) = expr else {
         return Ok(corpus.rows.iter().collect());
     };
-    let filter = Filter::parse_for(expr, &corpus.rows).map_err(super::usage_error::UsageError)?;
+    let filter = Filter::parse_for(expr, &corpus.rows).map_err(crate::core::usage_error::UsageError)?;
     Ok(corpus.rows.iter().filter(|r| filter.matches(r)).collect())
 }
 

@@ -24,5 +24,4 @@ pub mod suite_test;
 pub mod summary;
 pub mod tasks;
 pub mod text_table;
-pub mod usage_error;
 pub mod writers;

@@ -235,7 +235,11 @@ impl Launch {
             Some(recorded) if recorded.live => Some(self.live_attacker(recorded)?),
             _ => None,
         };
-        let attacker_model = self.playing_attacker(&start)?.map(|e| e.model);
+        // A live case's model is resolved once, above.
+        let attacker_model = match &recorded_model {
+            Some(model) => Some(model.endpoint.model.clone()),
+            None => self.playing_attacker(&start)?.map(|e| e.model),
+        };
         let recorded_turns = start.recorded.as_ref().map(RecordedAttack::max_turns_to_send_all);
         let floor = recorded_turns.max(start.max_turns_at_least);
         let attacker: Box<dyn Attacker> = match (start.recorded, start.human, &self.script, &self.attacker) {

@@ -394,15 +394,10 @@ fn draw_status(frame: &mut Frame, area: Rect, chrome: &Chrome, browser: &Browser
                 0 => String::new(),
                 n => format!("◆ {n} marked ({} compares two) · ", keymap.keys_label(Command::CompareMarked)),
             };
-            // The rates' source and the charts belong to the grouped view; a chart hides the rows
-            // (the heatmap's Enter lists a cell's).
-            let heatmap = browser.chart.as_ref().is_some_and(|c| c.shown_heatmap().is_some());
-            let enter_works = heatmap || browser.selected_episode().is_none();
+            // The rates' source and the charts belong to the grouped view; a chart hides the rows.
             let offered = |c| {
                 (browser.grouped || !matches!(c, Command::NextSource | Command::ChartView))
-                    && (browser.chart.is_none()
-                        || !(crate::app::browser::ChartView::hides(c)
-                            || (c == Command::OpenDetail && !enter_works)))
+                    && !browser.chart_hides(c)
             };
             Line::from(format!(" {marked}{filter}{}", keymap.footer(Footer::Browser, offered)))
         }

@@ -53,13 +53,6 @@ pub struct ChartView {
 }
 
 impl ChartView {
-    /// Whether `command` acts on the list's rows, which a chart hides (Enter still unfolds the
-    /// selected group, whose parts are then charted, and on the heatmap lists a cell's episodes).
-    pub fn hides(command: crate::config::keymap::Command) -> bool {
-        use crate::config::keymap::Command;
-        matches!(command, Command::SortNext | Command::SortReverse | Command::Mark | Command::CompareMarked)
-    }
-
     /// The heatmap shown, if the page is one.
     pub fn shown_heatmap(&self) -> Option<&Heatmap> {
         let judge = &CHARTED.get(self.judge)?.0;

@@ -203,6 +203,19 @@ impl Browser {
             }
         }
     }
+    /// Whether a chart is shown and hides the rows `command` acts on (sort, mark, compare, and
+    /// Enter on an episode; Enter still unfolds the selected group, whose parts are then charted,
+    /// and on the heatmap lists a cell's episodes).
+    pub fn chart_hides(&self, command: crate::config::keymap::Command) -> bool {
+        use crate::config::keymap::Command;
+        let Some(chart) = &self.chart else { return false };
+        match command {
+            Command::SortNext | Command::SortReverse | Command::Mark | Command::CompareMarked => true,
+            Command::OpenDetail => chart.shown_heatmap().is_none() && self.selected_episode().is_some(),
+            _ => false,
+        }
+    }
+
     /// A group's path cell in `width` columns: [`Browser::group_cell`]'s, else shorter forms
     /// (`17 ep · pools 4 def, 3 dom`, `17 · pools 4def,3dom`), since that its rates pool
     /// defences or domains must still show.

@@ -5,7 +5,7 @@ use crate::config::keymap::{Command, Layer};
 use crate::core::sanitize::single_line;
 
 use super::super::action::{Effect, FollowUp};
-use super::super::browser::{AfterOpen, Browser, ChartView, EntrySource};
+use super::super::browser::{AfterOpen, Browser, EntrySource};
 use super::super::chrome::Chrome;
 use super::super::overlay::PromptKind;
 
@@ -72,8 +72,7 @@ fn list_command(browser: &mut Browser, chrome: &mut Chrome, command: Command, he
         }
     }
     // A chart hides the list: what acts on its rows would act unseen.
-    let opens_hidden_row = command == Command::OpenDetail && browser.selected_episode().is_some();
-    if browser.chart.is_some() && (ChartView::hides(command) || opens_hidden_row) {
+    if browser.chart_hides(command) {
         return chrome.say("that acts on the table's rows: c until the table is back");
     }
     match command {

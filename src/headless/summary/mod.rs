@@ -18,11 +18,11 @@ mod versus;
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::usage_error::UsageError;
 use crate::core::corpus::CorpusRow;
 use crate::core::corpus::index_cached;
 use crate::core::corpus::row::{no_such_source, verdict_sources};
 use crate::core::corpus::table::group_rows;
+use crate::core::usage_error::UsageError;
 
 pub use super::writers::Format;
 pub use grouping::SummaryArgs;

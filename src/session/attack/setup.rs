@@ -15,7 +15,8 @@ use crate::core::attack::{SearchParams, Strategy};
 use crate::core::batch_files::ATTACK_CALLS_FILE;
 use crate::core::episode::{Event, EventBody, Party};
 use crate::core::judge::llm::call::JudgeOptions;
-use crate::core::run_with::{ResumeRefused, RunWith};
+use crate::core::run_with::RunWith;
+use crate::core::usage_error::UsageError;
 use crate::session::launch::{Launch, RunArgs};
 use crate::session::settings::RpmFlags;
 
@@ -220,7 +221,7 @@ fn resumed(mut plan: AttackPlan, args: &AttackArgs) -> anyhow::Result<AttackPlan
 /// never comes to claim that nodes run with others were (checked before anything runs or is written).
 fn same_models(plan: &AttackPlan, ours: &RunWith, dir: &Path) -> anyhow::Result<()> {
     let Some(recorded) = plan.run_with.clone().or_else(|| RunWith::from_models(&plan.models)) else {
-        return Err(ResumeRefused(format!(
+        return Err(UsageError(format!(
             "--resume: {} does not record the models its search was run with: give another --out",
             dir.display()
         ))

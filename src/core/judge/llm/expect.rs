@@ -17,12 +17,12 @@ fn one_of(reply: &Map<String, Value>, key: &str, allowed: &[&str]) -> Result<(),
     if allowed.iter().any(|a| value.trim().eq_ignore_ascii_case(a)) {
         return Ok(());
     }
-    Err(format!("\"{key}\" is {}, not {}", short(&value), allowed.join(" or ")))
+    Err(format!("\"{key}\" is {}, not {}", quoted(&value), allowed.join(" or ")))
 }
 
-fn short(value: &str) -> String {
-    let cut: String = value.chars().take(40).collect();
-    if cut.len() < value.len() { format!("{cut:?}…") } else { format!("{cut:?}") }
+/// A value the reply gave, quoted and shortened, for the error.
+fn quoted(value: &str) -> String {
+    format!("{:?}", super::format::short(value, 40))
 }
 
 pub fn leak(reply: &Map<String, Value>) -> Result<(), String> {
@@ -39,7 +39,7 @@ pub fn abstraction(reply: &Map<String, Value>) -> Result<(), String> {
     };
     match numeric {
         Some(x) if x.is_finite() => Ok(()),
-        _ => Err(format!("\"appropriateness_score\" is {}, not a number", short(&py_str(score)))),
+        _ => Err(format!("\"appropriateness_score\" is {}, not a number", quoted(&py_str(score)))),
     }
 }
 
@@ -47,20 +47,31 @@ pub fn security(reply: &Map<String, Value>) -> Result<(), String> {
     one_of(reply, "attack_success", &["Failed", "Partial", "Successful"])
 }
 
+/// `UTILITY.HOW_MANY_ITEMS_COVERED` as `(N, M)`: exactly two finite numbers, `M > 0`.
+pub fn covered_items(coverage: &Map<String, Value>) -> Option<(f64, f64)> {
+    let raw = py_str(coverage.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")));
+    let parts: Vec<&str> = raw.split('/').collect();
+    let [n, m] = parts.as_slice() else { return None };
+    let (Ok(n), Ok(m)) = (n.trim().parse::<f64>(), m.trim().parse::<f64>()) else { return None };
+    // NaN denominators fail this too.
+    (m > 0.0 && n.is_finite() && m.is_finite()).then_some((n, m))
+}
+
 /// `UTILITY.HOW_MANY_ITEMS_COVERED` as `N/M` with `M > 0`.
 pub fn coverage(reply: &Map<String, Value>) -> Result<(), String> {
-    let raw = py_str(reply.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")));
-    let parts: Vec<f64> = raw.split('/').filter_map(|p| p.trim().parse::<f64>().ok()).collect();
-    match parts.as_slice() {
-        [n, m] if *m > 0.0 && n.is_finite() && m.is_finite() && raw.split('/').count() == 2 => Ok(()),
-        _ => Err(format!("\"UTILITY.HOW_MANY_ITEMS_COVERED\" is {}, not N/M", short(&raw))),
+    match covered_items(reply) {
+        Some(_) => Ok(()),
+        None => {
+            let raw = py_str(reply.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")));
+            Err(format!("\"UTILITY.HOW_MANY_ITEMS_COVERED\" is {}, not N/M", quoted(&raw)))
+        }
     }
 }
 
 pub fn ratings(reply: &Map<String, Value>) -> Result<(), String> {
     match reply.get("RATINGS") {
         Some(Value::Object(_)) => Ok(()),
-        other => Err(format!("\"RATINGS\" is {}, not an object of ratings", short(&py_str(other)))),
+        other => Err(format!("\"RATINGS\" is {}, not an object of ratings", quoted(&py_str(other)))),
     }
 }
 

@@ -19,19 +19,7 @@ pub const JUDGE: &str = "utility";
 
 /// `"N/M"` → `round(N/M, 4)`; exactly two float parts and `M > 0`, else 0.0 (reference).
 pub fn coverage_fraction(coverage: &Map<String, Value>) -> f64 {
-    let raw = match coverage.get("UTILITY").and_then(|u| u.get("HOW_MANY_ITEMS_COVERED")) {
-        None => "0/0".to_string(),
-        v => py_str(v),
-    };
-    let parts: Vec<&str> = raw.split('/').collect();
-    let [n, m] = parts.as_slice() else { return 0.0 };
-    let (Ok(n), Ok(m)) = (n.trim().parse::<f64>(), m.trim().parse::<f64>()) else { return 0.0 };
-    // NaN denominators fail this too.
-    if m.is_nan() || m <= 0.0 {
-        return 0.0;
-    }
-    let x = ((n / m) * 10_000.0).round() / 10_000.0;
-    if x.is_finite() { x } else { 0.0 }
+    expect::covered_items(coverage).map_or(0.0, |(n, m)| ((n / m) * 10_000.0).round() / 10_000.0)
 }
 
 /// The mean of the numeric `RATINGS` (booleans count, as in Python), rounded to 2; 0 when none.
